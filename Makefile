@@ -1,0 +1,31 @@
+# Every target installs what it needs first; tools land in .tools/ (git-ignored).
+GO ?= go
+BIN := bin/pi-lsp
+
+.PHONY: build test test-go vsix bench demo tools clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/pi-lsp
+
+# The main job on the embedded default: compact a shipped example session offline.
+demo: build
+	bash scripts/demo.sh
+
+# Every test layer: unit, differential against real Pi, LSP harness, process level,
+# real editors. Installs real Pi, Neovim, code-server and chromium first.
+test: build
+	bash scripts/test.sh
+
+# Go layers only (no Node, no editors): what `go test ./...` covers.
+test-go:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+vsix:
+	bash scripts/build-vsix.sh
+
+bench: build
+	bash scripts/bench.sh
+
+clean:
+	rm -rf bin
