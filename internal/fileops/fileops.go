@@ -1,0 +1,222 @@
+// Package fileops tracks which files the agent read and modified through its tool calls
+// (read, write and edit, matched exactly as Pi 0.73.1 matches them), accumulates them
+// across earlier summaries, and formats them as Pi's <read-files>/<modified-files> blocks.
+//
+// Invariant: a file that was modified anywhere in a set of operations is listed as
+// modified and never as read, and lists are sorted as JavaScript sorts strings (UTF-16).
+package fileops
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// Ops is Pi's FileOperations: the paths read, written and edited.
+type Ops struct {
+	Read, Written, Edited map[string]struct{}
+}
+
+// New returns empty operations.
+func New() *Ops {
+	return &Ops{Read: map[string]struct{}{}, Written: map[string]struct{}{}, Edited: map[string]struct{}{}}
+}
+
+// AddMessage is Pi's extractFileOpsFromMessage: tool calls named exactly read, write or
+// edit with a non-empty string path argument.
+func (o *Ops) AddMessage(m *session.Message) {
+	if m == nil || m.Role != session.RoleAssistant {
+		return
+	}
+	for _, b := range m.Blocks {
+		if b.Type != "toolCall" || b.Name == "" || len(b.Arguments) == 0 || b.Arguments[0] != '{' {
+			continue
+		}
+		var args map[string]json.RawMessage
+		if json.Unmarshal(b.Arguments, &args) != nil {
+			continue
+		}
+		var path string
+		if json.Unmarshal(args["path"], &path) != nil || path == "" {
+			continue
+		}
+		switch b.Name {
+		case "read":
+			o.Read[path] = struct{}{}
+		case "write":
+			o.Written[path] = struct{}{}
+		case "edit":
+			o.Edited[path] = struct{}{}
+		}
+	}
+}
+
+// AddDetails merges the file lists stored in an earlier summary's details: read files as
+// read, modified files as edited (so they never move back to read).
+func (o *Ops) AddDetails(d session.FileDetails) {
+	for _, f := range d.ReadFiles {
+		o.Read[f] = struct{}{}
+	}
+	for _, f := range d.ModifiedFiles {
+		o.Edited[f] = struct{}{}
+	}
+}
+
+// Lists is Pi's computeFileLists: files only read, and files modified, each sorted.
+func (o *Ops) Lists() (readFiles, modifiedFiles []string) {
+	modified := map[string]struct{}{}
+	for f := range o.Edited {
+		modified[f] = struct{}{}
+	}
+	for f := range o.Written {
+		modified[f] = struct{}{}
+	}
+	readFiles = []string{}
+	for f := range o.Read {
+		if _, ok := modified[f]; !ok {
+			readFiles = append(readFiles, f)
+		}
+	}
+	modifiedFiles = make([]string, 0, len(modified))
+	for f := range modified {
+		modifiedFiles = append(modifiedFiles, f)
+	}
+	SortJS(readFiles)
+	SortJS(modifiedFiles)
+	return readFiles, modifiedFiles
+}
+
+// SortJS sorts strings by UTF-16 code units, as Array.prototype.sort does by default.
+func SortJS(s []string) {
+	sort.Slice(s, func(i, j int) bool { return lessUTF16(s[i], s[j]) })
+}
+
+func lessUTF16(a, b string) bool {
+	// Byte order equals UTF-16 order unless a supplementary-plane character meets one
+	// in U+E000..U+FFFF; compare exactly only when non-ASCII bytes are present.
+	ascii := true
+	for i := 0; i < len(a) && ascii; i++ {
+		ascii = a[i] < 0x80
+	}
+	for i := 0; i < len(b) && ascii; i++ {
+		ascii = b[i] < 0x80
+	}
+	if ascii {
+		return a < b
+	}
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			return ua[i] < ub[i]
+		}
+	}
+	return len(ua) < len(ub)
+}
+
+// Format is Pi's formatFileOperations: "" when both lists are empty, otherwise the
+// blocks preceded by a blank line.
+func Format(readFiles, modifiedFiles []string) string {
+	var sections []string
+	if len(readFiles) > 0 {
+		sections = append(sections, "<read-files>\n"+strings.Join(readFiles, "\n")+"\n</read-files>")
+	}
+	if len(modifiedFiles) > 0 {
+		sections = append(sections, "<modified-files>\n"+strings.Join(modifiedFiles, "\n")+"\n</modified-files>")
+	}
+	if len(sections) == 0 {
+		return ""
+	}
+	return "\n\n" + strings.Join(sections, "\n\n")
+}
+
+// DefaultMaxListed bounds each list in summary text (design divergence 7).
+const DefaultMaxListed = 50
+
+// FormatBounded is Format with each list cut to max entries, most recent first, plus a
+// "(+N more)" line; recent lists the paths in order of last use (newest last). Entries
+// missing from recent keep their sorted order after the recent ones. The summary
+// entry's details keep the full lists.
+func FormatBounded(readFiles, modifiedFiles []string, recent []string, max int) string {
+	if max <= 0 || (len(readFiles) <= max && len(modifiedFiles) <= max) {
+		return Format(readFiles, modifiedFiles)
+	}
+	return Format(bound(readFiles, recent, max), bound(modifiedFiles, recent, max))
+}
+
+func bound(list, recent []string, max int) []string {
+	if len(list) <= max {
+		return list
+	}
+	in := map[string]bool{}
+	for _, f := range list {
+		in[f] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for i := len(recent) - 1; i >= 0 && len(out) < max; i-- {
+		f := recent[i]
+		if in[f] && !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	for _, f := range list {
+		if len(out) >= max {
+			break
+		}
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return append(out, fmt.Sprintf("(+%d more)", len(list)-len(out)))
+}
+
+// Recent lists the paths touched by read/write/edit tool calls in messages, in order of
+// last use (oldest first).
+func Recent(messages []*session.Message) []string {
+	var out []string
+	for _, m := range messages {
+		if m == nil || m.Role != session.RoleAssistant {
+			continue
+		}
+		for _, b := range m.Blocks {
+			o := New()
+			o.AddMessage(&session.Message{Role: session.RoleAssistant, Blocks: []session.Block{b}})
+			for _, set := range []map[string]struct{}{o.Read, o.Written, o.Edited} {
+				for f := range set {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ForPath returns the files read and modified along a root-first path: the details of
+// every compaction and branch summary on it (unless written by an extension), plus
+// every tool call of its messages (design divergence 6: both kinds accumulate).
+func ForPath(path []*session.Entry) (readFiles, modifiedFiles []string) {
+	o := New()
+	for _, e := range path {
+		switch e.Type {
+		case session.TypeCompaction:
+			if c := e.Compaction(); !c.FromHook && c.Details.Present {
+				o.AddDetails(c.Details)
+			}
+		case session.TypeBranchSummary:
+			if b := e.BranchSummary(); !b.FromHook && b.Details.Present {
+				o.AddDetails(b.Details)
+			}
+		case session.TypeMessage:
+			if m, err := e.Message(); err == nil {
+				o.AddMessage(m)
+			}
+		}
+	}
+	return o.Lists()
+}

@@ -1,0 +1,198 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// AgentDir is Pi's agent directory: $PI_CODING_AGENT_DIR (with ~ expanded) or
+// ~/.pi/agent.
+func AgentDir() (string, error) {
+	if d := os.Getenv("PI_CODING_AGENT_DIR"); d != "" {
+		return expandHome(d)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("agent dir: %w", err)
+	}
+	return filepath.Join(home, ".pi", "agent"), nil
+}
+
+func expandHome(p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("expand ~: %w", err)
+		}
+		return filepath.Join(home, p[1:]), nil
+	}
+	return p, nil
+}
+
+// SessionsRoot is <agentDir>/sessions.
+func SessionsRoot(agentDir string) string { return filepath.Join(agentDir, "sessions") }
+
+// EncodeCwd is Pi's per-cwd folder name: one leading / or \ removed, then every /, \ and
+// : replaced by -, wrapped in --. Nothing else is escaped.
+func EncodeCwd(cwd string) string {
+	s := cwd
+	if strings.HasPrefix(s, "/") || strings.HasPrefix(s, `\`) {
+		s = s[1:]
+	}
+	s = strings.NewReplacer("/", "-", `\`, "-", ":", "-").Replace(s)
+	return "--" + s + "--"
+}
+
+// SessionDir is the folder Pi uses for cwd's sessions. Unlike Pi it does not create it.
+func SessionDir(agentDir, cwd string) string {
+	return filepath.Join(SessionsRoot(agentDir), EncodeCwd(cwd))
+}
+
+// FileName is Pi's session file name for a header timestamp and session id.
+func FileName(isoTimestamp, id string) string {
+	return strings.NewReplacer(":", "-", ".", "-").Replace(isoTimestamp) + "_" + id + ".jsonl"
+}
+
+// Info describes one session file, as Pi's SessionManager.list does.
+type Info struct {
+	Path          string
+	ID            string
+	Cwd           string
+	Name          string
+	ParentSession string
+	Created       time.Time
+	Modified      time.Time
+	MessageCount  int
+	FirstMessage  string
+	ModTime       time.Time // file mtime
+}
+
+// headerOK is Pi's isValidSessionFile: the first line within the first 512 bytes parses
+// as a header with a string id.
+func headerOK(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 512)
+	n, _ := f.Read(buf)
+	line, _, _ := bytes.Cut(buf[:n], []byte("\n"))
+	var h struct {
+		Type string          `json:"type"`
+		ID   json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &h) != nil || h.Type != TypeSession {
+		return false
+	}
+	_, ok := rawString(h.ID)
+	return ok
+}
+
+// MostRecent is Pi's findMostRecentSession: the valid *.jsonl file in dir with the newest
+// mtime, or "" when there is none.
+func MostRecent(dir string) string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	best, bestT := "", time.Time{}
+	for _, de := range ents {
+		if de.IsDir() || !strings.HasSuffix(de.Name(), ".jsonl") {
+			continue
+		}
+		p := filepath.Join(dir, de.Name())
+		if !headerOK(p) {
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if best == "" || st.ModTime().After(bestT) {
+			best, bestT = p, st.ModTime()
+		}
+	}
+	return best
+}
+
+// List describes every session file in dir, newest activity first (Pi's list order).
+// Files that do not load are left out.
+func List(dir string) ([]Info, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var out []Info
+	for _, de := range ents {
+		if de.IsDir() || !strings.HasSuffix(de.Name(), ".jsonl") {
+			continue
+		}
+		p := filepath.Join(dir, de.Name())
+		info, err := Describe(p)
+		if err != nil {
+			continue
+		}
+		out = append(out, *info)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Modified.After(out[j].Modified) })
+	return out, nil
+}
+
+// Describe loads one session file and summarises it.
+func Describe(path string) (*Info, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("describe session: %w", err)
+	}
+	f, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	ix := NewIndex(f)
+	info := &Info{Path: path, ID: f.Header.ID, Cwd: f.Header.Cwd, Name: ix.Name(), ParentSession: f.Header.ParentSession, ModTime: st.ModTime()}
+	if ms, ok := ParseJSDate(f.Header.Timestamp); ok {
+		info.Created = time.UnixMilli(int64(ms)).UTC()
+	}
+	var last float64
+	for _, e := range f.Entries {
+		if e.Type != TypeMessage {
+			continue
+		}
+		info.MessageCount++
+		m, err := e.Message()
+		if err != nil || (m.Role != RoleUser && m.Role != RoleAssistant) {
+			continue
+		}
+		if info.FirstMessage == "" && m.Role == RoleUser {
+			info.FirstMessage = m.Text(" ")
+		}
+		var ts float64
+		if json.Unmarshal(m.Timestamp, &ts) == nil {
+			last = max(last, ts)
+		} else if ms, ok := e.TimeMillis(); ok {
+			last = max(last, ms)
+		}
+	}
+	if info.FirstMessage == "" {
+		info.FirstMessage = "(no messages)"
+	}
+	switch {
+	case last > 0:
+		info.Modified = time.UnixMilli(int64(last)).UTC()
+	case !info.Created.IsZero():
+		info.Modified = info.Created
+	default:
+		info.Modified = st.ModTime()
+	}
+	return info, nil
+}

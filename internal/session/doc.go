@@ -1,0 +1,13 @@
+// Package session reads, indexes and appends to Pi session files (JSONL trees of
+// entries) exactly as Pi 0.73.1 does.
+//
+// Invariants:
+//   - a session file is never rewritten, truncated or edited in place: the only write is
+//     an append of whole, newline-terminated lines (see Writer);
+//   - every entry keeps the exact bytes it was read from, so unknown entry types and
+//     unknown fields survive untouched;
+//   - no walk over parent links can loop: cycles and self-parented entries are detected
+//     and reported, never followed twice.
+//
+// The package knows nothing about editors or JSON-RPC; it exposes plain Go values.
+package session

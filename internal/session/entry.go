@@ -1,0 +1,242 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
+
+// Entry types of the v3 format.
+const (
+	TypeSession             = "session"
+	TypeMessage             = "message"
+	TypeThinkingLevelChange = "thinking_level_change"
+	TypeModelChange         = "model_change"
+	TypeCompaction          = "compaction"
+	TypeBranchSummary       = "branch_summary"
+	TypeCustom              = "custom"
+	TypeCustomMessage       = "custom_message"
+	TypeLabel               = "label"
+	TypeSessionInfo         = "session_info"
+)
+
+// CurrentVersion is the session format version Pi 0.73.1 writes.
+const CurrentVersion = 3
+
+// Entry is one non-header line of a session file. Only the envelope is decoded eagerly;
+// the rest is decoded from Raw on demand.
+type Entry struct {
+	Type      string
+	ID        string
+	ParentID  string // "" for a root (null or missing parentId)
+	Timestamp string
+	Line      int    // 1-based line in the file, 0 when not read from a file
+	Raw       []byte // the JSON object (as stored, or as migrated in memory)
+
+	fields map[string]json.RawMessage // decoded on first use
+	msg    *Message
+	msgErr error
+}
+
+// invalidParent marks a parentId that is present but not a string: Pi never finds
+// such a parent, so the entry is an orphan.
+const invalidParent = "\x00invalid-parent"
+
+type envelope struct {
+	Type      json.RawMessage `json:"type"`
+	ID        json.RawMessage `json:"id"`
+	ParentID  json.RawMessage `json:"parentId"`
+	Timestamp json.RawMessage `json:"timestamp"`
+}
+
+func rawString(r json.RawMessage) (string, bool) {
+	if len(r) == 0 || r[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(r, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func isNull(r json.RawMessage) bool {
+	return len(r) == 0 || bytes.Equal(r, []byte("null"))
+}
+
+// decodeEntry decodes the envelope of one JSON object line.
+func decodeEntry(line []byte) (*Entry, error) {
+	var env envelope
+	if err := json.Unmarshal(line, &env); err != nil {
+		return nil, err
+	}
+	e := &Entry{Raw: line}
+	e.Type, _ = rawString(env.Type)
+	e.ID, _ = rawString(env.ID)
+	e.Timestamp, _ = rawString(env.Timestamp)
+	if !isNull(env.ParentID) {
+		if p, ok := rawString(env.ParentID); ok {
+			e.ParentID = p
+		} else {
+			e.ParentID = invalidParent
+		}
+	}
+	return e, nil
+}
+
+// Field decodes one top-level field of the entry into v. Missing fields leave v untouched
+// and report false.
+func (e *Entry) Field(name string, v any) bool {
+	raw := e.RawField(name)
+	if raw == nil {
+		return false
+	}
+	return json.Unmarshal(raw, v) == nil
+}
+
+// RawField returns the raw JSON of one top-level field, or nil when absent.
+func (e *Entry) RawField(name string) json.RawMessage {
+	if e.fields == nil {
+		if json.Unmarshal(e.Raw, &e.fields) != nil || e.fields == nil {
+			e.fields = map[string]json.RawMessage{}
+		}
+	}
+	return e.fields[name]
+}
+
+// TimeMillis is new Date(timestamp).getTime() of the entry, or NaN-like ok=false.
+func (e *Entry) TimeMillis() (float64, bool) { return ParseJSDate(e.Timestamp) }
+
+// ParseJSDate parses an ISO timestamp as JavaScript's Date does for Pi's timestamps.
+func ParseJSDate(s string) (float64, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return float64(t.UnixMilli()), true
+		}
+	}
+	return 0, false
+}
+
+// FileDetails are the file lists stored in compaction and branch-summary details.
+type FileDetails struct {
+	ReadFiles     []string
+	ModifiedFiles []string
+	Present       bool // details is an object
+}
+
+func (e *Entry) fileDetails() FileDetails {
+	raw := e.RawField("details")
+	var d FileDetails
+	if len(raw) == 0 || raw[0] != '{' {
+		return d
+	}
+	d.Present = true
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return d
+	}
+	d.ReadFiles = stringArray(m["readFiles"])
+	d.ModifiedFiles = stringArray(m["modifiedFiles"])
+	return d
+}
+
+// stringArray decodes a JSON array, keeping only string members (Pi adds whatever the
+// array holds to a Set; non-strings never match a tool-call path).
+func stringArray(raw json.RawMessage) []string {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if s, ok := rawString(it); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (e *Entry) truthy(name string) bool {
+	raw := e.RawField(name)
+	return truthyRaw(raw)
+}
+
+func truthyRaw(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch string(raw) {
+	case "null", "false", "0", `""`, "-0":
+		return false
+	}
+	if raw[0] >= '0' && raw[0] <= '9' || raw[0] == '-' {
+		var f float64
+		if json.Unmarshal(raw, &f) == nil && f == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Compaction is the decoded body of a compaction entry.
+type Compaction struct {
+	Summary          string
+	FirstKeptEntryID string
+	TokensBefore     float64
+	Details          FileDetails
+	FromHook         bool
+}
+
+// Compaction decodes a compaction entry's fields.
+func (e *Entry) Compaction() Compaction {
+	var c Compaction
+	e.Field("summary", &c.Summary)
+	e.Field("firstKeptEntryId", &c.FirstKeptEntryID)
+	e.Field("tokensBefore", &c.TokensBefore)
+	c.Details = e.fileDetails()
+	c.FromHook = e.truthy("fromHook")
+	return c
+}
+
+// BranchSummary is the decoded body of a branch_summary entry.
+type BranchSummary struct {
+	FromID   string
+	Summary  string
+	Details  FileDetails
+	FromHook bool
+}
+
+// BranchSummary decodes a branch_summary entry's fields.
+func (e *Entry) BranchSummary() BranchSummary {
+	var b BranchSummary
+	e.Field("fromId", &b.FromID)
+	e.Field("summary", &b.Summary)
+	b.Details = e.fileDetails()
+	b.FromHook = e.truthy("fromHook")
+	return b
+}
+
+// LabelChange is the decoded body of a label entry. An empty Label clears.
+type LabelChange struct {
+	TargetID string
+	Label    string
+}
+
+// Label decodes a label entry's fields.
+func (e *Entry) Label() LabelChange {
+	var l LabelChange
+	e.Field("targetId", &l.TargetID)
+	e.Field("label", &l.Label)
+	return l
+}
+
+// StringField returns a string field or "".
+func (e *Entry) StringField(name string) string {
+	var s string
+	e.Field(name, &s)
+	return s
+}

@@ -1,0 +1,182 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Tail reads what is appended to one file, in whole lines. It holds back an incomplete
+// last line until its newline arrives, and starts over when the file is replaced (new
+// inode) or truncated (smaller than what was read).
+type Tail struct {
+	Path    string
+	ino     uint64
+	offset  int64
+	partial []byte
+	started bool
+}
+
+// NewTail follows path from offset (use the size of what was already loaded, or 0).
+func NewTail(path string, offset int64) *Tail {
+	t := &Tail{Path: path, offset: offset}
+	if st, err := os.Stat(path); err == nil {
+		t.ino = inode(st)
+		t.started = true
+	}
+	return t
+}
+
+// Update is what one Poll found.
+type Update struct {
+	// Reset is true when the file was replaced or truncated: Lines then hold the whole
+	// file and earlier state must be dropped.
+	Reset   bool
+	Removed bool
+	Lines   [][]byte // complete lines, without their '\n'
+	Offset  int64    // bytes consumed through the last complete line
+}
+
+func inode(st os.FileInfo) uint64 {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return s.Ino
+	}
+	return 0
+}
+
+// Poll reads the bytes appended since the last call. Its cost is proportional to what
+// was appended.
+func (t *Tail) Poll() (Update, error) {
+	var u Update
+	st, err := os.Stat(t.Path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			if t.started {
+				u.Removed = true
+				t.started, t.offset, t.partial = false, 0, nil
+			}
+			return u, nil
+		}
+		return u, fmt.Errorf("tail %s: %w", t.Path, err)
+	}
+	ino := inode(st)
+	readFrom := t.offset + int64(len(t.partial))
+	if !t.started || ino != t.ino || st.Size() < readFrom {
+		u.Reset = t.started || t.offset > 0
+		t.ino, t.offset, t.partial, t.started = ino, 0, nil, true
+		readFrom = 0
+	}
+	if st.Size() == readFrom {
+		u.Offset = t.offset
+		return u, nil
+	}
+	f, err := os.Open(t.Path)
+	if err != nil {
+		return u, fmt.Errorf("tail %s: %w", t.Path, err)
+	}
+	defer f.Close()
+	buf := make([]byte, st.Size()-readFrom)
+	n, err := f.ReadAt(buf, readFrom)
+	if err != nil && err != io.EOF {
+		return u, fmt.Errorf("tail %s: %w", t.Path, err)
+	}
+	data := append(t.partial, buf[:n]...)
+	last := bytes.LastIndexByte(data, '\n')
+	if last < 0 {
+		t.partial = data
+		u.Offset = t.offset
+		return u, nil
+	}
+	complete := data[:last]
+	t.partial = append([]byte(nil), data[last+1:]...)
+	t.offset += int64(last + 1)
+	for _, line := range bytes.Split(complete, []byte("\n")) {
+		u.Lines = append(u.Lines, line)
+	}
+	u.Offset = t.offset
+	return u, nil
+}
+
+// Watch watches dir for changes to *.jsonl files and calls onChange with the changed
+// file's path. fsnotify events are only hints: the folder is also rescanned every
+// interval, and on event overflow. Watch returns when ctx is done.
+func Watch(ctx context.Context, dir string, interval time.Duration, onChange func(path string)) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", dir, err)
+	}
+	defer w.Close()
+	if err := w.Add(dir); err != nil {
+		return fmt.Errorf("watch %s: %w", dir, err)
+	}
+	if interval <= 0 {
+		interval = 2 * time.Second
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	sizes := map[string]int64{}
+	scan := func() {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, de := range ents {
+			if !strings.HasSuffix(de.Name(), ".jsonl") {
+				continue
+			}
+			p := filepath.Join(dir, de.Name())
+			st, err := de.Info()
+			if err != nil {
+				continue
+			}
+			if old, ok := sizes[p]; !ok || old != st.Size() {
+				sizes[p] = st.Size()
+				onChange(p)
+			}
+		}
+	}
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, de := range ents {
+			if st, err := de.Info(); err == nil && strings.HasSuffix(de.Name(), ".jsonl") {
+				sizes[filepath.Join(dir, de.Name())] = st.Size()
+			}
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if ev.Op&fsnotify.Chmod == ev.Op || !strings.HasSuffix(ev.Name, ".jsonl") {
+				continue
+			}
+			if st, err := os.Stat(ev.Name); err == nil {
+				sizes[ev.Name] = st.Size()
+			} else {
+				delete(sizes, ev.Name)
+			}
+			onChange(ev.Name)
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				scan()
+			}
+		case <-tick.C:
+			scan()
+		}
+	}
+}

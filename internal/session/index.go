@@ -1,0 +1,256 @@
+package session
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ProblemKind names a structural defect of a session tree.
+type ProblemKind string
+
+const (
+	ProblemOrphan      ProblemKind = "orphan"       // parentId names no entry
+	ProblemDuplicateID ProblemKind = "duplicate-id" // a later entry reuses an id
+	ProblemSelfParent  ProblemKind = "self-parent"  // parentId == id
+	ProblemCycle       ProblemKind = "cycle"        // parent links loop
+	ProblemMissingID   ProblemKind = "missing-id"   // no string id
+)
+
+// Problem is a structural defect found while indexing. None of them stops loading.
+type Problem struct {
+	Kind    ProblemKind
+	EntryID string
+	Line    int
+	Detail  string
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("line %d: %s %s %s", p.Line, p.Kind, p.EntryID, p.Detail)
+}
+
+// Index is the tree view of a session file: entries by id, children, leaf, labels, name.
+// Lookups follow Pi: for a duplicated id the later entry wins.
+type Index struct {
+	File     *File
+	byID     map[string]*Entry
+	position map[*Entry]int // file order
+	children map[string][]*Entry
+	labels   map[string]string
+	problems []Problem
+}
+
+// NewIndex indexes a parsed file.
+func NewIndex(f *File) *Index {
+	ix := &Index{
+		File:     f,
+		byID:     make(map[string]*Entry, len(f.Entries)),
+		position: make(map[*Entry]int, len(f.Entries)),
+		children: make(map[string][]*Entry),
+		labels:   make(map[string]string),
+	}
+	for i, e := range f.Entries {
+		ix.add(e, i)
+	}
+	ix.findProblems()
+	return ix
+}
+
+func (ix *Index) add(e *Entry, pos int) {
+	if e.ID == "" {
+		ix.problems = append(ix.problems, Problem{Kind: ProblemMissingID, Line: e.Line, Detail: e.Type})
+	} else if _, dup := ix.byID[e.ID]; dup {
+		ix.problems = append(ix.problems, Problem{Kind: ProblemDuplicateID, EntryID: e.ID, Line: e.Line})
+	}
+	ix.byID[e.ID] = e
+	ix.position[e] = pos
+	if e.ParentID != "" {
+		ix.children[e.ParentID] = append(ix.children[e.ParentID], e)
+	}
+	if e.Type == TypeLabel {
+		l := e.Label()
+		if l.Label != "" {
+			ix.labels[l.TargetID] = l.Label
+		} else {
+			delete(ix.labels, l.TargetID)
+		}
+	}
+}
+
+// Append indexes an entry appended to the file (the follower and the writer use it).
+func (ix *Index) Append(e *Entry) {
+	ix.File.Entries = append(ix.File.Entries, e)
+	ix.add(e, len(ix.File.Entries)-1)
+	if e.ParentID == e.ID && e.ID != "" {
+		ix.problems = append(ix.problems, Problem{Kind: ProblemSelfParent, EntryID: e.ID, Line: e.Line})
+	} else if e.ParentID != "" && ix.byID[e.ParentID] == nil {
+		ix.problems = append(ix.problems, Problem{Kind: ProblemOrphan, EntryID: e.ID, Line: e.Line, Detail: "parent " + e.ParentID})
+	}
+}
+
+func (ix *Index) findProblems() {
+	state := make(map[*Entry]uint8, len(ix.byID)) // 0 unseen, 1 on stack, 2 done
+	for _, e := range ix.File.Entries {
+		if e.ParentID == "" {
+			continue
+		}
+		if e.ParentID == e.ID {
+			ix.problems = append(ix.problems, Problem{Kind: ProblemSelfParent, EntryID: e.ID, Line: e.Line})
+			continue
+		}
+		if ix.byID[e.ParentID] == nil {
+			ix.problems = append(ix.problems, Problem{Kind: ProblemOrphan, EntryID: e.ID, Line: e.Line, Detail: "parent " + e.ParentID})
+		}
+	}
+	// Cycle detection over parent links (each entry has at most one parent).
+	for _, start := range ix.File.Entries {
+		if state[start] != 0 {
+			continue
+		}
+		var stack []*Entry
+		cur := start
+		for cur != nil && state[cur] == 0 {
+			state[cur] = 1
+			stack = append(stack, cur)
+			if cur.ParentID == "" || cur.ParentID == cur.ID {
+				break
+			}
+			cur = ix.byID[cur.ParentID]
+		}
+		if cur != nil && state[cur] == 1 && cur.ParentID != cur.ID && cur.ParentID != "" {
+			ids := []string{}
+			for i := len(stack) - 1; i >= 0; i-- {
+				ids = append(ids, stack[i].ID)
+				if stack[i] == cur {
+					break
+				}
+			}
+			ix.problems = append(ix.problems, Problem{Kind: ProblemCycle, EntryID: cur.ID, Line: cur.Line, Detail: strings.Join(ids, " -> ")})
+		}
+		for _, e := range stack {
+			state[e] = 2
+		}
+	}
+}
+
+// Problems lists structural defects (orphans, duplicate ids, self-parents, cycles).
+func (ix *Index) Problems() []Problem { return ix.problems }
+
+// Entry returns the entry with id (the later one for duplicated ids).
+func (ix *Index) Entry(id string) *Entry { return ix.byID[id] }
+
+// Entries returns all non-header entries in file order (do not modify).
+func (ix *Index) Entries() []*Entry { return ix.File.Entries }
+
+// Leaf is Pi's leaf on open: the last entry in file order, or nil for an empty session.
+func (ix *Index) Leaf() *Entry {
+	if n := len(ix.File.Entries); n > 0 {
+		return ix.File.Entries[n-1]
+	}
+	return nil
+}
+
+// LeafID is the id of Leaf, or "".
+func (ix *Index) LeafID() string {
+	if l := ix.Leaf(); l != nil {
+		return l.ID
+	}
+	return ""
+}
+
+// Label is the label currently set on an entry ("" when none).
+func (ix *Index) Label(id string) string { return ix.labels[id] }
+
+// Labels returns target id → label for every labelled entry.
+func (ix *Index) Labels() map[string]string { return ix.labels }
+
+// Name is the session name: the newest session_info entry's trimmed name (Pi 0.73: an
+// empty name clears it).
+func (ix *Index) Name() string {
+	for i := len(ix.File.Entries) - 1; i >= 0; i-- {
+		e := ix.File.Entries[i]
+		if e.Type == TypeSessionInfo {
+			return strings.TrimSpace(e.StringField("name"))
+		}
+	}
+	return ""
+}
+
+// Path returns the entries from the root to from (inclusive), root first, as Pi's
+// getBranch does. It stops at a missing parent and, unlike Pi, at a repeated entry, so a
+// cycle never hangs. An unknown id gives nil.
+func (ix *Index) Path(from string) []*Entry {
+	e := ix.byID[from]
+	if e == nil {
+		return nil
+	}
+	return ix.pathFrom(e)
+}
+
+func (ix *Index) pathFrom(e *Entry) []*Entry {
+	var rev []*Entry
+	seen := make(map[*Entry]bool)
+	for cur := e; cur != nil && !seen[cur]; {
+		seen[cur] = true
+		rev = append(rev, cur)
+		if cur.ParentID == "" {
+			break
+		}
+		cur = ix.byID[cur.ParentID]
+	}
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	return rev
+}
+
+// Children returns the entries whose parentId is id, in file order.
+func (ix *Index) Children(id string) []*Entry { return ix.children[id] }
+
+// Node is one node of the entry tree.
+type Node struct {
+	Entry    *Entry
+	Label    string
+	Children []*Node
+}
+
+// Tree returns the roots of the entry tree as Pi's getTree does: roots are entries with
+// no parent, a self parent, or a missing parent, in file order; children are sorted by
+// timestamp (stable, so ties keep file order). Entries caught in a cycle are not
+// reachable from a root and, as in Pi, do not appear.
+func (ix *Index) Tree() []*Node {
+	nodes := make(map[string]*Node, len(ix.byID))
+	for _, e := range ix.File.Entries {
+		nodes[e.ID] = &Node{Entry: e, Label: ix.labels[e.ID]}
+	}
+	var roots []*Node
+	for _, e := range ix.File.Entries {
+		n := nodes[e.ID]
+		if e.ParentID == "" || e.ParentID == e.ID {
+			roots = append(roots, n)
+			continue
+		}
+		if p := nodes[e.ParentID]; p != nil {
+			p.Children = append(p.Children, n)
+		} else {
+			roots = append(roots, n)
+		}
+	}
+	stack := append([]*Node(nil), roots...)
+	visited := make(map[*Node]bool)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if visited[n] {
+			continue
+		}
+		visited[n] = true
+		sort.SliceStable(n.Children, func(a, b int) bool {
+			ta, oka := n.Children[a].Entry.TimeMillis()
+			tb, okb := n.Children[b].Entry.TimeMillis()
+			return oka && okb && ta < tb
+		})
+		stack = append(stack, n.Children...)
+	}
+	return roots
+}

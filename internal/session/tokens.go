@@ -1,0 +1,159 @@
+package session
+
+import (
+	"math"
+
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
+)
+
+// CompactionSettings are Pi's compaction settings.
+type CompactionSettings struct {
+	Enabled          bool
+	ReserveTokens    int
+	KeepRecentTokens int
+}
+
+// DefaultCompactionSettings are Pi's DEFAULT_COMPACTION_SETTINGS.
+var DefaultCompactionSettings = CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000}
+
+// CalculateContextTokens is Pi's calculateContextTokens: totalTokens, or the sum of the
+// parts when totalTokens is 0 or absent.
+func CalculateContextTokens(u Usage) float64 {
+	if u.TotalTokens != 0 && !math.IsNaN(u.TotalTokens) {
+		return u.TotalTokens
+	}
+	return u.Input + u.Output + u.CacheRead + u.CacheWrite
+}
+
+// AssistantUsage returns the usage of an assistant message that is neither aborted nor
+// errored, or nil.
+func AssistantUsage(m *Message) *Usage {
+	if m == nil || m.Role != RoleAssistant || m.Usage == nil {
+		return nil
+	}
+	if m.StopReason == "aborted" || m.StopReason == "error" {
+		return nil
+	}
+	return m.Usage
+}
+
+// LastAssistantUsage is Pi's getLastAssistantUsage over entries.
+func LastAssistantUsage(entries []*Entry) *Usage {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Type != TypeMessage {
+			continue
+		}
+		m, err := entries[i].Message()
+		if err != nil {
+			continue
+		}
+		if u := AssistantUsage(m); u != nil {
+			return u
+		}
+	}
+	return nil
+}
+
+// ContextTokens is Pi's estimateContextTokens result.
+type ContextTokens struct {
+	Tokens         float64 `json:"tokens"`
+	UsageTokens    float64 `json:"usageTokens"`
+	TrailingTokens float64 `json:"trailingTokens"`
+	LastUsageIndex *int    `json:"lastUsageIndex"`
+}
+
+// EstimateContextTokens is Pi's estimateContextTokens: the last valid assistant usage
+// plus estimates of the messages after it, or the sum of estimates when there is none.
+func EstimateContextTokens(messages []*Message) ContextTokens {
+	for i := len(messages) - 1; i >= 0; i-- {
+		u := AssistantUsage(messages[i])
+		if u == nil {
+			continue
+		}
+		idx := i
+		ct := ContextTokens{UsageTokens: CalculateContextTokens(*u), LastUsageIndex: &idx}
+		for _, m := range messages[i+1:] {
+			ct.TrailingTokens += float64(EstimateTokens(m))
+		}
+		ct.Tokens = ct.UsageTokens + ct.TrailingTokens
+		return ct
+	}
+	var sum float64
+	for _, m := range messages {
+		sum += float64(EstimateTokens(m))
+	}
+	return ContextTokens{Tokens: sum, TrailingTokens: sum}
+}
+
+// ShouldCompact is Pi's shouldCompact (strictly greater than window - reserve).
+func ShouldCompact(contextTokens float64, contextWindow int, s CompactionSettings) bool {
+	return s.Enabled && contextTokens > float64(contextWindow-s.ReserveTokens)
+}
+
+// imageChars is what Pi counts for one image in tool results and custom messages.
+const imageChars = 4800
+
+// EstimateTokens is Pi's estimateTokens: ceil(chars/4) with chars counted per role in
+// UTF-16 code units.
+func EstimateTokens(m *Message) int {
+	if m == nil {
+		return 0
+	}
+	chars := 0
+	switch m.Role {
+	case RoleUser:
+		if m.IsString {
+			chars = jsjson.Len16(m.ContentString)
+		} else {
+			for _, b := range m.Blocks {
+				if b.Type == "text" {
+					chars += jsjson.Len16(b.Text)
+				}
+			}
+		}
+	case RoleAssistant:
+		for _, b := range m.Blocks {
+			switch b.Type {
+			case "text":
+				chars += jsjson.Len16(b.Text)
+			case "thinking":
+				chars += jsjson.Len16(b.Thinking)
+			case "toolCall":
+				chars += jsjson.Len16(b.Name) + argsLen(b)
+			}
+		}
+	case RoleCustom, RoleToolResult:
+		if m.IsString {
+			chars = jsjson.Len16(m.ContentString)
+		} else {
+			for _, b := range m.Blocks {
+				if b.Type == "text" {
+					chars += jsjson.Len16(b.Text)
+				}
+				if b.Type == "image" {
+					chars += imageChars
+				}
+			}
+		}
+	case RoleBashExecution:
+		chars = jsjson.Len16(m.Command) + jsjson.Len16(m.Output)
+	case RoleBranchSummary, RoleCompactionSummary:
+		chars = jsjson.Len16(m.Summary)
+	default:
+		return 0
+	}
+	return (chars + 3) / 4
+}
+
+// argsLen is JSON.stringify(arguments).length. Absent arguments stringify to undefined,
+// whose length Pi would not survive; count them as 0.
+func argsLen(b Block) int {
+	if len(b.Arguments) == 0 {
+		return 0
+	}
+	s, err := jsjson.StringifyRaw(b.Arguments)
+	if err != nil {
+		return 0
+	}
+	return jsjson.Len16(s)
+}

@@ -1,0 +1,194 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ErrLocked means another process holds the session's write lock.
+var ErrLocked = errors.New("session is locked by another writer")
+
+// NewEntry is an entry to append: its type-specific fields in order. The writer adds
+// type, id, parentId and timestamp.
+type NewEntry struct {
+	Type     string
+	ParentID string // "" writes parentId: null
+	// Fields are written after the envelope, in order. A nil value is left out (as
+	// JSON.stringify leaves out undefined).
+	Fields []Field
+}
+
+// Field is one key/value of a NewEntry.
+type Field struct {
+	Key   string
+	Value any
+}
+
+// Append appends entries to the session file at path as whole lines, one write per call
+// under an advisory lock, then fsyncs. It never rewrites or truncates: if the file does
+// not end with a newline (a torn line), a newline is written first so the torn bytes
+// stay alone on their line and nothing new is lost with them. Ids are fresh 8-hex ids
+// unique within taken (which is updated).
+//
+// It returns the appended entries as the file now holds them.
+func Append(path string, taken map[string]*Entry, entries []NewEntry) ([]*Entry, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open session for append: %w", err)
+	}
+	defer f.Close()
+	if err := lockFile(f); err != nil {
+		return nil, err
+	}
+	defer unlockFile(f)
+
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat session: %w", err)
+	}
+	var buf bytes.Buffer
+	if st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err != nil && err != io.EOF {
+			return nil, fmt.Errorf("read session tail: %w", err)
+		}
+		if last[0] != '\n' {
+			buf.WriteByte('\n')
+		}
+	}
+	if taken == nil {
+		taken = map[string]*Entry{}
+	}
+	out := make([]*Entry, 0, len(entries))
+	now := time.Now().UTC()
+	for i, ne := range entries {
+		id := newEntryID(taken)
+		parent := ne.ParentID
+		if i > 0 && parent == chainToPrevious {
+			parent = out[i-1].ID
+		}
+		line, err := encodeEntry(ne.Type, id, parent, now.Format("2006-01-02T15:04:05.000Z"), ne.Fields)
+		if err != nil {
+			return nil, err
+		}
+		e, err := decodeEntry(line)
+		if err != nil {
+			return nil, fmt.Errorf("encode entry: %w", err)
+		}
+		taken[id] = e
+		out = append(out, e)
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		return nil, fmt.Errorf("append to session: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return nil, fmt.Errorf("sync session: %w", err)
+	}
+	return out, nil
+}
+
+// chainToPrevious as a NewEntry.ParentID makes the entry a child of the previous entry
+// of the same Append call.
+const chainToPrevious = "\x00previous"
+
+// ChainToPrevious is the ParentID that links an entry to the one appended just before it
+// in the same call.
+const ChainToPrevious = chainToPrevious
+
+func encodeEntry(typ, id, parent, ts string, fields []Field) ([]byte, error) {
+	o := newObject()
+	o.str("type", typ)
+	o.str("id", id)
+	if parent == "" {
+		o.raw("parentId", json.RawMessage("null"))
+	} else {
+		o.str("parentId", parent)
+	}
+	o.str("timestamp", ts)
+	for _, f := range fields {
+		if f.Value == nil {
+			continue
+		}
+		var raw []byte
+		if r, ok := f.Value.(json.RawMessage); ok {
+			raw = r
+		} else {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(f.Value); err != nil {
+				return nil, fmt.Errorf("encode %s.%s: %w", typ, f.Key, err)
+			}
+			raw = bytes.TrimRight(b.Bytes(), "\n")
+		}
+		o.raw(f.Key, raw)
+	}
+	return o.done(), nil
+}
+
+func lockFile(f *os.File) error {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("lock session: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return ErrLocked
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// Create writes a new v3 session file for cwd in dir, named as Pi names it, and returns
+// its path. It fails if the file exists.
+func Create(dir, cwd string) (string, *Header, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return "", nil, fmt.Errorf("session id: %w", err)
+	}
+	ts := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	name := FileName(ts, id.String())
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, fmt.Errorf("create session dir: %w", err)
+	}
+	o := newObject()
+	o.str("type", TypeSession)
+	o.raw("version", json.RawMessage("3"))
+	o.str("id", id.String())
+	o.str("timestamp", ts)
+	o.str("cwd", cwd)
+	line := append(o.done(), '\n')
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", nil, fmt.Errorf("create session: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(line); err != nil {
+		return "", nil, fmt.Errorf("write session header: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return "", nil, fmt.Errorf("sync session: %w", err)
+	}
+	return path, &Header{ID: id.String(), Version: 3, Timestamp: ts, Cwd: cwd, Raw: line[:len(line)-1]}, nil
+}
