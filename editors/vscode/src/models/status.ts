@@ -1,0 +1,69 @@
+// Status bar text and colour level from pi/contextUsage. Pure: no vscode import.
+//
+// Pi compacts automatically when the context exceeds the window minus the reserve
+// (DEFAULT reserveTokens = 16384). The item turns "warning" when the context reaches
+// WARNING_FRACTION of that threshold and "error" from the threshold on.
+
+export const DEFAULT_RESERVE_TOKENS = 16384;
+export const WARNING_FRACTION = 0.85;
+
+export type StatusLevel = "normal" | "warning" | "error";
+
+export interface StatusView {
+  text: string;
+  tooltip: string;
+  level: StatusLevel;
+}
+
+export function formatTokens(n: number): string {
+  if (!Number.isFinite(n) || n < 0) return "?";
+  if (n < 1000) return String(Math.round(n));
+  if (n < 10_000) return `${(n / 1000).toFixed(1).replace(/\.0$/, "")}k`;
+  if (n < 1_000_000) return `${Math.round(n / 1000)}k`;
+  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
+}
+
+/** Token count at which Pi compacts by itself, for a window and reserve. */
+export function compactionThreshold(contextWindow: number, reserveTokens = DEFAULT_RESERVE_TOKENS): number {
+  if (!(contextWindow > 0)) return 0;
+  const reserve = reserveTokens >= 0 && reserveTokens < contextWindow ? reserveTokens : DEFAULT_RESERVE_TOKENS;
+  return Math.max(0, contextWindow - Math.min(reserve, contextWindow));
+}
+
+export function statusLevel(tokens: number, contextWindow: number, reserveTokens?: number): StatusLevel {
+  const threshold = compactionThreshold(contextWindow, reserveTokens);
+  if (threshold <= 0) return "normal";
+  if (tokens >= threshold) return "error";
+  if (tokens >= threshold * WARNING_FRACTION) return "warning";
+  return "normal";
+}
+
+export function statusView(
+  usage: { tokens: number; contextWindow: number; percent?: number } | undefined,
+  reserveTokens?: number,
+): StatusView {
+  if (!usage || !Number.isFinite(usage.tokens)) {
+    return { text: "$(pulse) Pi", tooltip: "Pi: no session context yet. Click to compact the session.", level: "normal" };
+  }
+  const pct =
+    typeof usage.percent === "number" && Number.isFinite(usage.percent)
+      ? usage.percent
+      : usage.contextWindow > 0
+        ? (usage.tokens / usage.contextWindow) * 100
+        : 0;
+  const pctText = `${Math.round(pct)}%`;
+  const level = statusLevel(usage.tokens, usage.contextWindow, reserveTokens);
+  const threshold = compactionThreshold(usage.contextWindow, reserveTokens);
+  const win = usage.contextWindow > 0 ? formatTokens(usage.contextWindow) : "?";
+  const text = `$(pulse) Pi ${formatTokens(usage.tokens)}/${win} (${pctText})`;
+  const lines = [
+    `Pi context: ${usage.tokens.toLocaleString("en-US")} of ${usage.contextWindow.toLocaleString("en-US")} tokens (${pctText})`,
+  ];
+  if (threshold > 0) {
+    lines.push(`Pi compacts automatically above ${threshold.toLocaleString("en-US")} tokens.`);
+  }
+  if (level === "error") lines.push("Over the compaction threshold: compact now.");
+  else if (level === "warning") lines.push("Close to the compaction threshold.");
+  lines.push("Click to compact the session.");
+  return { text, tooltip: lines.join("\n"), level };
+}

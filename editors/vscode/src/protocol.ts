@@ -1,0 +1,170 @@
+// Shapes of the pi-lsp protocol (docs/protocol.md of the server). Pure types: no vscode import,
+// so the view models and their unit tests can use them outside VS Code.
+
+/** The custom request behind every command: `pi/<name>` mirrors `pi.<name>`. */
+export const Methods = {
+  compact: "pi/compact",
+  navigate: "pi/navigate",
+  undoCompaction: "pi/undoCompaction",
+  label: "pi/label",
+  tree: "pi/tree",
+  sessions: "pi/sessions",
+  selectSession: "pi/selectSession",
+  files: "pi/files",
+  context: "pi/context",
+} as const;
+
+export const Notifications = {
+  sessionChanged: "pi/sessionChanged",
+  compactionStart: "pi/compactionStart",
+  compactionEnd: "pi/compactionEnd",
+  fileOps: "pi/fileOps",
+  contextUsage: "pi/contextUsage",
+} as const;
+
+export type EntryType =
+  | "message"
+  | "compaction"
+  | "branch_summary"
+  | "label"
+  | "custom"
+  | "custom_message"
+  | "model_change"
+  | "thinking_level_change"
+  | "session_info"
+  | string;
+
+export type MessageRole = "user" | "assistant" | "toolResult" | "bashExecution" | "custom" | string;
+
+export interface TreeNode {
+  id: string;
+  type: EntryType;
+  role?: MessageRole;
+  label?: string;
+  preview?: string;
+  timestamp?: string;
+  onPath: boolean;
+  isLeaf: boolean;
+  children: TreeNode[];
+}
+
+export interface TreeResult {
+  session: string;
+  leafId: string | null;
+  roots: TreeNode[];
+}
+
+export interface FilesResult {
+  readFiles: string[];
+  modifiedFiles: string[];
+}
+
+export interface ContextResult {
+  session: string;
+  leafId: string | null;
+  messageCount: number;
+  tokens: number;
+  contextWindow: number;
+  percent: number;
+  lastCompaction?: { id: string; summary: string; tokensBefore: number } | null;
+}
+
+export interface SessionInfo {
+  path: string;
+  id: string;
+  name?: string;
+  created: string;
+  modified: string;
+  messageCount: number;
+  firstMessage: string;
+}
+
+export interface SessionsResult {
+  current?: string;
+  sessions: SessionInfo[];
+}
+
+export interface CompactionEntry {
+  type: "compaction";
+  id: string;
+  parentId: string | null;
+  timestamp: string;
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  details?: { readFiles?: string[]; modifiedFiles?: string[] };
+}
+
+export type CompactResult =
+  | { entry: CompactionEntry; tokensBefore: number; tokensAfter: number }
+  | { nothingToCompact: true; reason: string };
+
+export interface NavigateParams {
+  session?: string;
+  targetId: string;
+  summarize?: boolean;
+  instructions?: string;
+  label?: string;
+}
+
+export interface NavigateResult {
+  leafId: string | null;
+  summaryEntry?: { id: string; summary?: string } | null;
+  editorText?: string | null;
+}
+
+export interface UndoCompactionResult {
+  leafId: string | null;
+  compactionId: string;
+}
+
+export interface LabelResult {
+  entryId: string;
+  label?: string | null;
+}
+
+export interface SessionChanged {
+  session: string;
+  leafId: string | null;
+  entries: number;
+  owner?: { pid: number };
+}
+
+export interface ContextUsage {
+  session: string;
+  tokens: number;
+  contextWindow: number;
+  percent: number;
+}
+
+export interface FileOps {
+  session: string;
+  readFiles: string[];
+  modifiedFiles: string[];
+}
+
+export interface CompactionStart {
+  session: string;
+  reason: "manual" | "threshold" | "overflow" | string;
+}
+
+export interface CompactionEnd {
+  session: string;
+  reason: string;
+  result?: unknown;
+  aborted: boolean;
+  willRetry: boolean;
+  errorMessage?: string;
+}
+
+/** initializationOptions, and the object under `settings.piLsp` of didChangeConfiguration. */
+export interface InitializationOptions {
+  session?: string;
+  summarizer?: "extractive" | "openai";
+  baseUrl?: string;
+  model?: string;
+  apiKeyEnv?: string;
+  contextWindow?: number;
+  reserveTokens?: number;
+  keepRecentTokens?: number;
+}

@@ -1,0 +1,54 @@
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import { didChangeConfigurationParams, readSettings, toInitializationOptions } from "../models/settings";
+import { describeError, missingServerMessage } from "../models/errors";
+
+test("only settings the user set become initializationOptions", () => {
+  const s = readSettings(() => undefined);
+  assert.deepEqual(toInitializationOptions(s), {});
+  const set: Record<string, unknown> = {
+    "server.path": "/opt/pi-lsp",
+    "summarizer.kind": "openai",
+    "summarizer.baseUrl": " http://127.0.0.1:9/v1 ",
+    "summarizer.model": "m",
+    "summarizer.apiKeyEnv": "MY_KEY",
+    "compaction.reserveTokens": 8000,
+    "compaction.keepRecentTokens": 12000.7,
+  };
+  const t = readSettings((k) => set[k]);
+  assert.equal(t.serverPath, "/opt/pi-lsp");
+  assert.deepEqual(toInitializationOptions(t), {
+    summarizer: "openai",
+    baseUrl: "http://127.0.0.1:9/v1",
+    model: "m",
+    apiKeyEnv: "MY_KEY",
+    reserveTokens: 8000,
+    keepRecentTokens: 12000,
+  });
+  assert.deepEqual(didChangeConfigurationParams(t), { settings: { piLsp: toInitializationOptions(t) } });
+  // an unknown kind and negative numbers are dropped
+  const bad = readSettings((k) => ({ "summarizer.kind": "gpt", "compaction.reserveTokens": -1 } as Record<string, unknown>)[k]);
+  assert.deepEqual(toInitializationOptions(bad), {});
+});
+
+test("the API key itself is never part of the options", () => {
+  const o = toInitializationOptions(readSettings((k) => (k === "summarizer.apiKeyEnv" ? "OPENAI_API_KEY" : undefined)));
+  assert.deepEqual(Object.keys(o), ["apiKeyEnv"]);
+});
+
+test("errors say what to do", () => {
+  const cancelled = describeError("Compaction", { code: -32800, message: "cancelled" });
+  assert.equal(cancelled.severity, "info");
+  assert.match(cancelled.text, /cancelled.*not changed/);
+  const summ = describeError("Compaction", { code: -32803, message: "connection refused", data: { kind: "summarizerFailed" } });
+  assert.equal(summ.severity, "error");
+  assert.match(summ.text, /piLsp\.summarizer/);
+  assert.deepEqual(summ.actions, ["openSettings", "useExtractive", "showOutput"]);
+  const noSession = describeError("Compaction", { code: -32803, message: "no session", data: { kind: "noSession" } });
+  assert.deepEqual(noSession.actions, ["selectSession"]);
+  assert.match(describeError("Compaction", { code: -32803, message: "x", data: { kind: "nothingToCompact" } }).text, /^Nothing to compact/);
+  assert.match(describeError("Navigation", { code: -32601, message: "unknown" }).text, /Update pi-lsp/);
+  assert.match(describeError("Navigation", new Error("boom")).text, /Navigation failed: boom/);
+  assert.match(missingServerMessage(undefined, "not on PATH").text, /make build/);
+  assert.match(missingServerMessage("/nope", "no such file").text, /piLsp\.server\.path "\/nope"/);
+});

@@ -1,0 +1,48 @@
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import { compactionThreshold, formatTokens, statusLevel, statusView, DEFAULT_RESERVE_TOKENS, WARNING_FRACTION } from "../models/status";
+
+test("formatTokens", () => {
+  assert.equal(formatTokens(0), "0");
+  assert.equal(formatTokens(950), "950");
+  assert.equal(formatTokens(1000), "1k");
+  assert.equal(formatTokens(1234), "1.2k");
+  assert.equal(formatTokens(12_345), "12k");
+  assert.equal(formatTokens(200_000), "200k");
+  assert.equal(formatTokens(1_500_000), "1.5M");
+  assert.equal(formatTokens(Number.NaN), "?");
+});
+
+test("threshold is the window minus the reserve", () => {
+  assert.equal(compactionThreshold(200_000), 200_000 - DEFAULT_RESERVE_TOKENS);
+  assert.equal(compactionThreshold(200_000, 50_000), 150_000);
+  assert.equal(compactionThreshold(0), 0);
+  assert.equal(compactionThreshold(10_000, 20_000), 0); // reserve larger than the window: default reserve, floored at 0
+});
+
+test("colour levels around the threshold", () => {
+  const win = 100_000;
+  const thr = win - DEFAULT_RESERVE_TOKENS; // 83616
+  assert.equal(statusLevel(0, win), "normal");
+  assert.equal(statusLevel(Math.floor(thr * WARNING_FRACTION) - 1, win), "normal");
+  assert.equal(statusLevel(Math.ceil(thr * WARNING_FRACTION), win), "warning");
+  assert.equal(statusLevel(thr - 1, win), "warning");
+  assert.equal(statusLevel(thr, win), "error");
+  assert.equal(statusLevel(150_000, win), "error");
+  assert.equal(statusLevel(60_000, win, 50_000), "error"); // a bigger reserve moves the threshold down
+  assert.equal(statusLevel(5, 0), "normal"); // unknown window
+});
+
+test("status text and tooltip", () => {
+  const v = statusView({ tokens: 12_345, contextWindow: 200_000, percent: 6.17 });
+  assert.equal(v.text, "$(pulse) Pi 12k/200k (6%)");
+  assert.equal(v.level, "normal");
+  assert.match(v.tooltip, /12,345 of 200,000 tokens/);
+  assert.match(v.tooltip, /Click to compact/);
+  const w = statusView({ tokens: 190_000, contextWindow: 200_000, percent: 95 });
+  assert.equal(w.level, "error");
+  assert.match(w.tooltip, /compact now/);
+  const noPct = statusView({ tokens: 50_000, contextWindow: 100_000 } as never);
+  assert.equal(noPct.text, "$(pulse) Pi 50k/100k (50%)");
+  assert.equal(statusView(undefined).text, "$(pulse) Pi");
+});
