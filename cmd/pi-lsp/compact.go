@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// settingsFor merges Pi's settings files for the session's cwd.
+func settingsFor(path string) session.Settings {
+	agent, _ := session.AgentDir()
+	cwd := ""
+	if f, err := session.Load(path); err == nil {
+		cwd = f.Header.Cwd
+	}
+	return session.LoadSettings(agent, cwd)
+}
+
+func buildSummarizer(kind string) (compaction.Summarizer, compaction.SummarizerConfig, error) {
+	agent, _ := session.AgentDir()
+	cfg := compaction.SummarizerConfig{Kind: kind}.Over(compaction.ConfigFromEnv())
+	return cfg.Build(agent)
+}
+
+func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("compact", stderr)
+	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
+	instructions := fs.String("instructions", "", "custom focus for the summary")
+	keep := fs.Int("keep-recent", 0, "tokens of recent history to keep verbatim (default: Pi settings, 20000)")
+	reserve := fs.Int("reserve", 0, "reserve tokens (default: Pi settings, 16384)")
+	kind := fs.String("summarizer", "", "extractive (default) or openai")
+	summaryFile := fs.String("summary-file", "", "use this file's text as the summary instead of generating one")
+	dryRun := fs.Bool("dry-run", false, "show the cut and what would be summarized; write nothing")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneFile(pos, "FILE")
+	if err != nil {
+		return err
+	}
+	settings := settingsFor(path).Compaction
+	if *keep > 0 {
+		settings.KeepRecentTokens = *keep
+	}
+	if *reserve > 0 {
+		settings.ReserveTokens = *reserve
+	}
+	opt := compaction.RunOptions{
+		Options:  compaction.Options{CustomInstructions: *instructions},
+		LeafID:   *leaf,
+		Settings: settings,
+		DryRun:   *dryRun,
+	}
+	if !*dryRun {
+		s, _, err := buildSummarizer(*kind)
+		if err != nil {
+			return err
+		}
+		opt.Summarizer = s
+		start := time.Now()
+		opt.Phase = func(p string) { fmt.Fprintf(stderr, "pi-lsp compact: %s (%s)\n", p, time.Since(start).Round(time.Millisecond)) }
+		opt.Progress = func(p compaction.Progress) {}
+	}
+	if *summaryFile != "" {
+		text, err := os.ReadFile(*summaryFile)
+		if err != nil {
+			return fmt.Errorf("read summary file: %w", err)
+		}
+		opt.Hook = func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
+			read, mod := p.FileOps.Lists()
+			return compaction.HookDecision{Outcome: &compaction.Outcome{
+				Summary: string(text), FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: p.TokensBefore,
+				TokensAfter: compaction.TokensAfter(string(text), p),
+				Details:     compaction.Details{ReadFiles: read, ModifiedFiles: mod},
+			}}, nil
+		}
+	}
+	res, err := compaction.Run(ctx, path, opt)
+	if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath) {
+		if *asJSON {
+			return writeJSON(stdout, map[string]any{"nothingToCompact": true, "reason": err.Error()})
+		}
+		fmt.Fprintf(stdout, "%s\n", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	p := res.Preparation
+	if *dryRun {
+		if p.NothingToSummarize() {
+			if *asJSON {
+				return writeJSON(stdout, map[string]any{"nothingToCompact": true, "reason": compaction.ErrNothingToCompact.Error()})
+			}
+			fmt.Fprintln(stdout, compaction.ErrNothingToCompact)
+			return nil
+		}
+		read, mod := p.FileOps.Lists()
+		if *asJSON {
+			return writeJSON(stdout, map[string]any{
+				"firstKeptEntryId": p.FirstKeptEntryID, "isSplitTurn": p.IsSplitTurn, "tokensBefore": p.TokensBefore,
+				"messagesToSummarize": len(p.MessagesToSummarize), "turnPrefixMessages": len(p.TurnPrefixMessages),
+				"previousSummary": p.HasPrevious, "readFiles": read, "modifiedFiles": mod,
+				"tokensAfterEstimate": compaction.TokensAfter("", p),
+			})
+		}
+		fmt.Fprintf(stdout, "would keep from %s (split turn: %v)\n", p.FirstKeptEntryID, p.IsSplitTurn)
+		fmt.Fprintf(stdout, "would summarize %d messages (+%d of the split turn), previous summary: %v\n", len(p.MessagesToSummarize), len(p.TurnPrefixMessages), p.HasPrevious)
+		fmt.Fprintf(stdout, "tokens before: %d, kept part after: ~%d (+ the summary)\n", int(p.TokensBefore), int(compaction.TokensAfter("", p)))
+		fmt.Fprintf(stdout, "files read: %d, modified: %d\n", len(read), len(mod))
+		return nil
+	}
+	if *asJSON {
+		return writeJSON(stdout, json.RawMessage(res.Entry.Raw))
+	}
+	o := res.Outcome
+	fmt.Fprintf(stdout, "Compacted %s\n", filepath.Base(path))
+	fmt.Fprintf(stdout, "entry %s, kept from %s (split turn: %v), %d messages summarized\n\n", res.Entry.ID, o.FirstKeptEntryID, p.IsSplitTurn, len(p.MessagesToSummarize)+len(p.TurnPrefixMessages))
+	fmt.Fprintln(stdout, o.Summary)
+	fmt.Fprintf(stdout, "\ntokens before: %d, after: ~%d\n", int(o.TokensBefore), int(o.TokensAfter))
+	if !o.Audit.OK() {
+		fmt.Fprintf(stdout, "audit: missing modified files %v, file blocks intact %v\n", o.Audit.MissingModifiedFiles, o.Audit.FileBlocksIntact)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+// Command pi-lsp is the Pi session sidecar: an LSP server on stdio for editors, and
+// subcommands for terminal users over the same engine.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// Version is the pi-lsp version (set with -ldflags "-X main.Version=...").
+var Version = "0.1.0"
+
+type command struct {
+	name    string
+	usage   string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"serve", "serve [--stdio]", "serve LSP on stdio (what editors spawn)", runServe},
+		{"sessions", "sessions [--cwd DIR] [--json]", "sessions of a project, newest first", runSessions},
+		{"tree", "tree FILE [--json]", "the entry tree, leaf marked, labels shown", runTree},
+		{"context", "context FILE [--leaf ID] [--json]", "what the LLM would be sent, and token usage", runContext},
+		{"files", "files FILE [--leaf ID] [--json]", "files read / modified on the current path", runFiles},
+		{"compact", "compact FILE [--leaf ID] [--instructions TEXT] [--keep-recent N] [--reserve N] [--summarizer extractive|openai] [--summary-file F] [--dry-run] [--json]", "compact the session (summary of older history, recent suffix kept)", runCompact},
+		{"navigate", "navigate FILE TARGET_ID [--summarize] [--instructions TEXT] [--label TEXT] [--budget N] [--dry-run] [--json]", "move the leaf to another entry, optionally summarizing the branch left", runNavigate},
+		{"undo-compaction", "undo-compaction FILE [--json]", "make the full pre-compaction context active again", runUndoCompaction},
+		{"label", "label FILE ENTRY_ID [TEXT]", "set (or clear, without TEXT) the label of an entry", runLabel},
+		{"commands", "commands [--json]", "the LSP command table", runCommands},
+		{"version", "version", "print the version", runVersion},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "pi-lsp %s: Pi session sidecar (LSP on stdio) and terminal tools\n\nUsage:\n", Version)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  pi-lsp %s\n      %s\n", c.usage, c.summary)
+	}
+	fmt.Fprintf(w, "\nWith no command, or with --stdio, pi-lsp serves LSP on stdio.\n")
+}
+
+// exitError carries a process exit code.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	name := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if name == "help" || (len(args) > 0 && (args[0] == "-h" || args[0] == "--help") && name == "serve") {
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != name {
+			continue
+		}
+		err := c.run(ctx, args, stdout, stderr)
+		var ee exitError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &ee):
+			return ee.code
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		default:
+			fmt.Fprintf(stderr, "pi-lsp %s: %v\n", name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "pi-lsp: unknown command %q\n\n", name)
+	usage(stderr)
+	return 2
+}
+
+// parseArgs parses flags that may sit before, between or after positional arguments.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+	fmt.Fprintf(stdout, "pi-lsp %s\n", Version)
+	return nil
+}

@@ -1,0 +1,380 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func oneFile(pos []string, what string) (string, error) {
+	if len(pos) != 1 {
+		return "", fmt.Errorf("expected %s, got %d arguments", what, len(pos))
+	}
+	return pos[0], nil
+}
+
+func loadIndex(path string, stderr io.Writer) (*session.Index, error) {
+	f, err := session.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range f.Skipped {
+		fmt.Fprintf(stderr, "pi-lsp: %s: skipped line %d (%s)\n", path, s.Line, s.Reason)
+	}
+	ix := session.NewIndex(f)
+	for _, p := range ix.Problems() {
+		fmt.Fprintf(stderr, "pi-lsp: %s: %s\n", path, p)
+	}
+	return ix, nil
+}
+
+func runSessions(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sessions", stderr)
+	cwd := fs.String("cwd", "", "project directory (default: the current directory)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	if *cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		*cwd = wd
+	}
+	agent, err := session.AgentDir()
+	if err != nil {
+		return err
+	}
+	dir := session.SessionDir(agent, *cwd)
+	list, err := session.List(dir)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := make([]map[string]any, 0, len(list))
+		for _, s := range list {
+			out = append(out, sessionInfoJSON(s))
+		}
+		return writeJSON(stdout, map[string]any{"dir": dir, "sessions": out})
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(stdout, "no sessions in %s\n", dir)
+		return nil
+	}
+	for _, s := range list {
+		name := s.Name
+		if name == "" {
+			name = oneLinePreview(s.FirstMessage, 60)
+		}
+		fmt.Fprintf(stdout, "%s  %3d msgs  %s\n    %s\n", s.Modified.Local().Format("2006-01-02 15:04"), s.MessageCount, name, s.Path)
+	}
+	return nil
+}
+
+func sessionInfoJSON(s session.Info) map[string]any {
+	m := map[string]any{
+		"path": s.Path, "id": s.ID, "cwd": s.Cwd, "created": s.Created, "modified": s.Modified,
+		"messageCount": s.MessageCount, "firstMessage": s.FirstMessage,
+	}
+	if s.Name != "" {
+		m["name"] = s.Name
+	}
+	if s.ParentSession != "" {
+		m["parentSession"] = s.ParentSession
+	}
+	return m
+}
+
+func oneLinePreview(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+type treeNode struct {
+	ID       string      `json:"id"`
+	Type     string      `json:"type"`
+	Role     string      `json:"role,omitempty"`
+	Label    string      `json:"label,omitempty"`
+	Children []*treeNode `json:"children"`
+}
+
+func toTreeNodes(nodes []*session.Node) []*treeNode {
+	out := make([]*treeNode, 0, len(nodes))
+	// Iterative conversion: deep linear sessions must not overflow the stack.
+	type work struct {
+		src *session.Node
+		dst *treeNode
+	}
+	var stack []work
+	for _, n := range nodes {
+		t := &treeNode{ID: n.Entry.ID, Type: n.Entry.Type, Role: n.Entry.Role(), Label: n.Label, Children: []*treeNode{}}
+		out = append(out, t)
+		stack = append(stack, work{n, t})
+	}
+	for len(stack) > 0 {
+		w := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, c := range w.src.Children {
+			t := &treeNode{ID: c.Entry.ID, Type: c.Entry.Type, Role: c.Entry.Role(), Label: c.Label, Children: []*treeNode{}}
+			w.dst.Children = append(w.dst.Children, t)
+			stack = append(stack, work{c, t})
+		}
+	}
+	return out
+}
+
+func runTree(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("tree", stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneFile(pos, "FILE")
+	if err != nil {
+		return err
+	}
+	ix, err := loadIndex(path, stderr)
+	if err != nil {
+		return err
+	}
+	roots := ix.Tree()
+	if *asJSON {
+		return writeJSON(stdout, map[string]any{"leafId": nullable(ix.LeafID()), "roots": toTreeNodes(roots)})
+	}
+	onPath := map[string]bool{}
+	for _, e := range ix.Path(ix.LeafID()) {
+		onPath[e.ID] = true
+	}
+	printTree(stdout, roots, ix.LeafID(), onPath)
+	return nil
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Describe gives a short human description of an entry.
+func describe(e *session.Entry) string {
+	switch e.Type {
+	case session.TypeMessage:
+		m, err := e.Message()
+		if err != nil {
+			return "message (unreadable)"
+		}
+		switch m.Role {
+		case session.RoleAssistant:
+			var calls []string
+			for _, b := range m.Blocks {
+				if b.Type == "toolCall" {
+					calls = append(calls, b.Name)
+				}
+			}
+			t := m.Text(" ")
+			if len(calls) > 0 {
+				t = strings.TrimSpace(t + " [" + strings.Join(calls, ", ") + "]")
+			}
+			if m.StopReason == "error" {
+				t = "error: " + m.ErrorMessage
+			}
+			return "assistant: " + t
+		case session.RoleToolResult:
+			return "tool " + m.ToolName + ": " + m.Text(" ")
+		case session.RoleBashExecution:
+			return "bash: " + m.Command
+		}
+		return m.Role + ": " + m.Text(" ")
+	case session.TypeCompaction:
+		c := e.Compaction()
+		return fmt.Sprintf("compaction (kept from %s, %d tokens before)", c.FirstKeptEntryID, int(c.TokensBefore))
+	case session.TypeBranchSummary:
+		return "branch summary: " + e.BranchSummary().Summary
+	case session.TypeLabel:
+		l := e.Label()
+		if l.Label == "" {
+			return "label cleared on " + l.TargetID
+		}
+		return fmt.Sprintf("label %q on %s", l.Label, l.TargetID)
+	case session.TypeModelChange:
+		return "model: " + e.StringField("provider") + "/" + e.StringField("modelId")
+	case session.TypeThinkingLevelChange:
+		return "thinking: " + e.StringField("thinkingLevel")
+	case session.TypeSessionInfo:
+		return "name: " + e.StringField("name")
+	case session.TypeCustom, session.TypeCustomMessage:
+		return e.Type + ": " + e.StringField("customType")
+	}
+	return e.Type
+}
+
+func printTree(w io.Writer, roots []*session.Node, leaf string, onPath map[string]bool) {
+	type item struct {
+		n      *session.Node
+		prefix string
+		last   bool
+		root   bool
+	}
+	var stack []item
+	for i := len(roots) - 1; i >= 0; i-- {
+		stack = append(stack, item{roots[i], "", i == len(roots)-1, true})
+	}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		mark := "  "
+		if onPath[it.n.Entry.ID] {
+			mark = "│ "
+		}
+		if it.n.Entry.ID == leaf {
+			mark = "▶ "
+		}
+		branch := ""
+		childPrefix := it.prefix
+		if !it.root {
+			if it.last {
+				branch, childPrefix = "└─ ", it.prefix+"   "
+			} else {
+				branch, childPrefix = "├─ ", it.prefix+"│  "
+			}
+		}
+		label := ""
+		if it.n.Label != "" {
+			label = " [" + it.n.Label + "]"
+		}
+		fmt.Fprintf(w, "%s%s%s%s %s%s\n", mark, it.prefix, branch, it.n.Entry.ID, oneLinePreview(describe(it.n.Entry), 80), label)
+		for i := len(it.n.Children) - 1; i >= 0; i-- {
+			// A straight run of single children stays at the same depth, as Pi's tree does.
+			if len(it.n.Children) == 1 {
+				stack = append(stack, item{it.n.Children[i], it.prefix, true, it.root})
+				continue
+			}
+			stack = append(stack, item{it.n.Children[i], childPrefix, i == len(it.n.Children)-1, false})
+		}
+	}
+}
+
+func pickLeaf(ix *session.Index, leaf string) (string, error) {
+	if leaf == "" {
+		return ix.LeafID(), nil
+	}
+	if ix.Entry(leaf) == nil {
+		return "", fmt.Errorf("entry %s not found", leaf)
+	}
+	return leaf, nil
+}
+
+func runContext(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("context", stderr)
+	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneFile(pos, "FILE")
+	if err != nil {
+		return err
+	}
+	ix, err := loadIndex(path, stderr)
+	if err != nil {
+		return err
+	}
+	leafID, err := pickLeaf(ix, *leaf)
+	if err != nil {
+		return err
+	}
+	c := ix.BuildContext(leafID)
+	tokens := session.EstimateContextTokens(c.Messages)
+	if *asJSON {
+		msgs := make([]json.RawMessage, len(c.Messages))
+		for i, m := range c.Messages {
+			msgs[i] = m.Raw
+		}
+		var model any
+		if c.Model != nil {
+			model = c.Model
+		}
+		return writeJSON(stdout, map[string]any{
+			"leafId": nullable(leafID), "messages": msgs, "thinkingLevel": c.ThinkingLevel,
+			"model": model, "tokens": tokens,
+		})
+	}
+	fmt.Fprintf(stdout, "leaf %s, %d messages, ~%d tokens", leafID, len(c.Messages), int(tokens.Tokens))
+	if c.Model != nil {
+		var p, m string
+		_ = json.Unmarshal(c.Model.Provider, &p)
+		_ = json.Unmarshal(c.Model.ModelID, &m)
+		fmt.Fprintf(stdout, ", model %s/%s", p, m)
+	}
+	var level string
+	_ = json.Unmarshal(c.ThinkingLevel, &level)
+	fmt.Fprintf(stdout, ", thinking %s\n\n", level)
+	for i, m := range c.Messages {
+		text := m.Text(" ")
+		switch m.Role {
+		case session.RoleCompactionSummary, session.RoleBranchSummary:
+			text = m.Summary
+		case session.RoleBashExecution:
+			text = m.Command
+		}
+		fmt.Fprintf(stdout, "%3d %-17s %6d  %s\n", i, m.Role, session.EstimateTokens(m), oneLinePreview(text, 70))
+	}
+	return nil
+}
+
+func runFiles(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("files", stderr)
+	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneFile(pos, "FILE")
+	if err != nil {
+		return err
+	}
+	ix, err := loadIndex(path, stderr)
+	if err != nil {
+		return err
+	}
+	leafID, err := pickLeaf(ix, *leaf)
+	if err != nil {
+		return err
+	}
+	read, modified := fileops.ForPath(ix.Path(leafID))
+	if *asJSON {
+		return writeJSON(stdout, map[string]any{"readFiles": read, "modifiedFiles": modified})
+	}
+	fmt.Fprintf(stdout, "read (%d):\n", len(read))
+	for _, f := range read {
+		fmt.Fprintf(stdout, "  %s\n", f)
+	}
+	fmt.Fprintf(stdout, "modified (%d):\n", len(modified))
+	for _, f := range modified {
+		fmt.Fprintf(stdout, "  %s\n", f)
+	}
+	return nil
+}
+
+var errUsage = errors.New("usage")

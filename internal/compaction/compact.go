@@ -1,0 +1,223 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// ErrNothingToCompact: the span to summarize holds no message (design divergence 2).
+var ErrNothingToCompact = errors.New("nothing to compact: no messages before the kept part")
+
+// ErrCancelled is returned when a hook or the caller cancels the compaction.
+var ErrCancelled = errors.New("compaction cancelled")
+
+// SplitTurnSeparator joins the history summary and the turn-prefix summary, as Pi does.
+const SplitTurnSeparator = "\n\n---\n\n**Turn Context (split turn):**\n\n"
+
+// NoPriorHistory is Pi's history part when a split turn has nothing before it.
+const NoPriorHistory = "No prior history."
+
+// Details are stored in the compaction entry.
+type Details struct {
+	ReadFiles     []string `json:"readFiles"`
+	ModifiedFiles []string `json:"modifiedFiles"`
+	// Edited marks a summary the user edited before it was committed.
+	Edited bool `json:"edited,omitempty"`
+}
+
+// Audit is what a check of the summary against the span found.
+type Audit struct {
+	MissingModifiedFiles []string `json:"missingModifiedFiles,omitempty"`
+	FileBlocksIntact     bool     `json:"fileBlocksIntact"`
+	MissingPinned        []string `json:"missingPinned,omitempty"`
+}
+
+// OK reports whether nothing is missing.
+func (a Audit) OK() bool {
+	return len(a.MissingModifiedFiles) == 0 && a.FileBlocksIntact && len(a.MissingPinned) == 0
+}
+
+// Outcome is Pi's CompactionResult plus the summary call's usage and an audit.
+type Outcome struct {
+	Summary          string
+	FirstKeptEntryID string
+	TokensBefore     float64
+	TokensAfter      float64
+	Details          Details
+	Usage            *session.Usage
+	Audit            Audit
+	FromHook         bool
+}
+
+// Options tune one compaction.
+type Options struct {
+	CustomInstructions string
+	ThinkingLevel      string
+	// MaxListedFiles bounds each file list in the summary text (0: default, <0: none).
+	MaxListedFiles int
+	Pinned         []string
+	Progress       func(Progress)
+}
+
+// Generate produces the summary for a preparation, as Pi's compact() does, with the
+// design divergences: the previous summary is never dropped, nothing to summarize means
+// no model call, and file lists in the text are bounded.
+func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*Outcome, error) {
+	if p.NothingToSummarize() {
+		return nil, ErrNothingToCompact
+	}
+	readFiles, modifiedFiles := p.FileOps.Lists()
+	base := Request{
+		ThinkingLevel: opt.ThinkingLevel,
+		ReadFiles:     readFiles,
+		ModifiedFiles: modifiedFiles,
+		Pinned:        opt.Pinned,
+		Progress:      opt.Progress,
+	}
+	history := func() (Result, error) {
+		if len(p.MessagesToSummarize) == 0 {
+			// Pi writes "No prior history." here and loses the previous summary; keep it.
+			if p.HasPrevious && p.PreviousSummary != "" {
+				return Result{Text: stripFileBlocks(p.PreviousSummary)}, nil
+			}
+			return Result{Text: NoPriorHistory}, nil
+		}
+		req := base
+		req.Kind = KindHistory
+		req.Messages = p.MessagesToSummarize
+		req.Conversation = SerializeAgentMessages(p.MessagesToSummarize)
+		req.PreviousSummary = p.PreviousSummary
+		req.CustomInstructions = opt.CustomInstructions
+		req.MaxTokens = int(0.8 * float64(p.Settings.ReserveTokens))
+		return s.Summarize(ctx, req)
+	}
+	var summary string
+	var usage *session.Usage
+	if p.IsSplitTurn && len(p.TurnPrefixMessages) > 0 {
+		type res struct {
+			r   Result
+			err error
+		}
+		prefixCh := make(chan res, 1)
+		go func() {
+			req := base
+			req.Kind = KindTurnPrefix
+			req.Messages = p.TurnPrefixMessages
+			req.Conversation = SerializeAgentMessages(p.TurnPrefixMessages)
+			req.MaxTokens = int(0.5 * float64(p.Settings.ReserveTokens))
+			r, err := s.Summarize(ctx, req)
+			prefixCh <- res{r, err}
+		}()
+		h, herr := history()
+		pr := <-prefixCh
+		if herr != nil {
+			return nil, fmt.Errorf("summarize history: %w", herr)
+		}
+		if pr.err != nil {
+			return nil, fmt.Errorf("summarize turn prefix: %w", pr.err)
+		}
+		summary = h.Text + SplitTurnSeparator + pr.r.Text
+		usage = addUsage(h.Usage, pr.r.Usage)
+	} else {
+		h, err := history()
+		if err != nil {
+			return nil, fmt.Errorf("summarize history: %w", err)
+		}
+		summary, usage = h.Text, h.Usage
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	max := opt.MaxListedFiles
+	if max == 0 {
+		max = fileops.DefaultMaxListed
+	}
+	recent := fileops.Recent(append(append([]*session.Message(nil), p.MessagesToSummarize...), p.TurnPrefixMessages...))
+	summary += fileops.FormatBounded(readFiles, modifiedFiles, recent, max)
+	out := &Outcome{
+		Summary:          summary,
+		FirstKeptEntryID: p.FirstKeptEntryID,
+		TokensBefore:     p.TokensBefore,
+		Details:          Details{ReadFiles: readFiles, ModifiedFiles: modifiedFiles},
+		Usage:            usage,
+	}
+	out.TokensAfter = TokensAfter(summary, p)
+	out.Audit = AuditSummary(summary, modifiedFiles, opt.Pinned)
+	return out, nil
+}
+
+// TokensAfter estimates the context after compaction: the summary plus the kept
+// messages, each estimated (earlier usage figures describe the old, larger context).
+func TokensAfter(summary string, p *Preparation) float64 {
+	total := float64(session.EstimateTokens(&session.Message{Role: session.RoleCompactionSummary, Summary: summary}))
+	for _, m := range p.KeptMessages() {
+		total += float64(session.EstimateTokens(m))
+	}
+	return total
+}
+
+func addUsage(a, b *session.Usage) *session.Usage {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	return &session.Usage{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
+		CacheWrite: a.CacheWrite + b.CacheWrite, TotalTokens: a.TotalTokens + b.TotalTokens}
+}
+
+// stripFileBlocks removes the trailing <read-files>/<modified-files> blocks from an
+// earlier summary, since the new summary appends fresh, accumulated ones.
+func stripFileBlocks(s string) string {
+	for _, tag := range []string{"\n\n<read-files>", "\n\n<modified-files>"} {
+		if i := strings.Index(s, tag); i >= 0 {
+			s = s[:i]
+		}
+	}
+	return s
+}
+
+// AuditSummary checks a summary against facts of its span: every modified file appears
+// in it, the file blocks are well formed, and every pinned text is quoted.
+func AuditSummary(summary string, modifiedFiles, pinned []string) Audit {
+	a := Audit{FileBlocksIntact: true}
+	for _, f := range modifiedFiles {
+		if !strings.Contains(summary, f) {
+			a.MissingModifiedFiles = append(a.MissingModifiedFiles, f)
+		}
+	}
+	for _, tag := range []string{"read-files", "modified-files"} {
+		if strings.Count(summary, "<"+tag+">") != strings.Count(summary, "</"+tag+">") {
+			a.FileBlocksIntact = false
+		}
+	}
+	for _, p := range pinned {
+		if !strings.Contains(summary, strings.ReplaceAll(p, "\n", " ")) && !strings.Contains(summary, p) {
+			a.MissingPinned = append(a.MissingPinned, p)
+		}
+	}
+	return a
+}
+
+// EntryFields are the fields of the compaction entry for an outcome, in Pi's order
+// (summary, firstKeptEntryId, tokensBefore, details, fromHook) plus the usage of the
+// summary call.
+func (o *Outcome) EntryFields() []session.Field {
+	fields := []session.Field{
+		{Key: "summary", Value: o.Summary},
+		{Key: "firstKeptEntryId", Value: o.FirstKeptEntryID},
+		{Key: "tokensBefore", Value: o.TokensBefore},
+		{Key: "details", Value: o.Details},
+		{Key: "fromHook", Value: o.FromHook},
+	}
+	if o.Usage != nil {
+		fields = append(fields, session.Field{Key: "usage", Value: o.Usage})
+	}
+	return fields
+}

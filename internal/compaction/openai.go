@@ -1,0 +1,344 @@
+package compaction
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// OpenAIConfig configures a summarizer for any OpenAI-compatible chat-completions
+// endpoint. The API key is held in memory only and never logged or echoed.
+type OpenAIConfig struct {
+	BaseURL       string // including /v1
+	Model         string
+	APIKey        string
+	ContextWindow int
+	Reasoning     bool // the model accepts a reasoning effort
+	// MaxRetries bounds retries on 429, 5xx and broken streams (default 3).
+	MaxRetries int
+	// RetryBase is the first backoff delay (default 1s), doubled each retry.
+	RetryBase time.Duration
+	// MaxRetryDelay caps one wait, including a server's Retry-After (default 30s).
+	MaxRetryDelay time.Duration
+	// TotalTimeout bounds the whole summary, retries included (default 10m).
+	TotalTimeout time.Duration
+	// StallTimeout aborts an attempt that receives nothing for this long (default 60s).
+	StallTimeout time.Duration
+	HTTPClient   *http.Client
+}
+
+// OpenAI is a Summarizer backed by an OpenAI-compatible streaming endpoint.
+type OpenAI struct {
+	cfg    OpenAIConfig
+	client *openai.Client
+}
+
+// NewOpenAI builds the summarizer.
+func NewOpenAI(cfg OpenAIConfig) *OpenAI {
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 3
+	}
+	if cfg.RetryBase == 0 {
+		cfg.RetryBase = time.Second
+	}
+	if cfg.MaxRetryDelay == 0 {
+		cfg.MaxRetryDelay = 30 * time.Second
+	}
+	if cfg.TotalTimeout == 0 {
+		cfg.TotalTimeout = 10 * time.Minute
+	}
+	if cfg.StallTimeout == 0 {
+		cfg.StallTimeout = 60 * time.Second
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.EmptyMessagesLimit = 100000 // keep-alive comment lines are not errors
+	oc.HTTPClient = &doer{client: hc}
+	return &OpenAI{cfg: cfg, client: openai.NewClientWithConfig(oc)}
+}
+
+// Name implements Summarizer.
+func (o *OpenAI) Name() string { return "openai:" + o.cfg.Model }
+
+// doer records the status and Retry-After of the last response of a call (go-openai
+// drops response headers on errors) and asks the provider not to store the request.
+type doer struct{ client *http.Client }
+
+type callInfo struct {
+	mu         sync.Mutex
+	status     int
+	retryAfter time.Duration
+}
+
+type callKey struct{}
+
+func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Method == http.MethodPost {
+		body, err := io.ReadAll(req.Body)
+		_ = req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(body, &m) == nil {
+			// A summary request must not be kept or cached by the provider.
+			m["store"] = json.RawMessage("false")
+			if b, err := json.Marshal(m); err == nil {
+				body = b
+			}
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+	}
+	resp, err := d.client.Do(req)
+	if ci, ok := req.Context().Value(callKey{}).(*callInfo); ok && resp != nil {
+		ci.mu.Lock()
+		ci.status = resp.StatusCode
+		ci.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
+		ci.mu.Unlock()
+	}
+	return resp, err
+}
+
+func parseRetryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return time.Until(t)
+	}
+	return 0
+}
+
+// ErrorKind classifies a failed summary call.
+type ErrorKind string
+
+const (
+	KindContextTooLong ErrorKind = "contextTooLong"
+	KindRateLimited    ErrorKind = "rateLimited"
+	KindAuth           ErrorKind = "auth"
+	KindTransient      ErrorKind = "transient"
+	KindFatal          ErrorKind = "fatal"
+	KindEmpty          ErrorKind = "emptySummary"
+)
+
+// SummaryError is a classified summarizer failure.
+type SummaryError struct {
+	Kind    ErrorKind
+	Status  int
+	Message string
+	Retries int
+
+	retryAfterHint time.Duration
+}
+
+func (e *SummaryError) Error() string {
+	msg := e.Message
+	if e.Status != 0 {
+		msg = fmt.Sprintf("HTTP %d: %s", e.Status, msg)
+	}
+	if e.Retries > 0 {
+		msg += fmt.Sprintf(" (after %d retries)", e.Retries)
+	}
+	return "summarizer: " + msg
+}
+
+// Is lets errors.Is(err, ErrContextTooLong) match.
+func (e *SummaryError) Is(target error) bool {
+	return target == ErrContextTooLong && e.Kind == KindContextTooLong
+}
+
+var contextTooLongRe = regexp.MustCompile(`(?i)(maximum context length|context length|context_length_exceeded|exceeds the (available )?context|too many tokens|prompt is too long|token limit exceeded|exceed_context_size)`)
+
+func classify(err error, status int) *SummaryError {
+	var api *openai.APIError
+	var reqErr *openai.RequestError
+	se := &SummaryError{Kind: KindTransient, Status: status, Message: err.Error()}
+	switch {
+	case errors.As(err, &api):
+		if api.HTTPStatusCode != 0 {
+			se.Status = api.HTTPStatusCode
+		}
+		se.Message = api.Message
+		code := fmt.Sprint(api.Code)
+		typ := api.Type
+		switch {
+		case code == "context_length_exceeded" || typ == "exceed_context_size_error" || contextTooLongRe.MatchString(api.Message):
+			se.Kind = KindContextTooLong
+		case se.Status == 429:
+			se.Kind = KindRateLimited
+		case se.Status == 401 || se.Status == 403:
+			se.Kind = KindAuth
+		case se.Status >= 500 || se.Status == 0 || se.Status == 408:
+			se.Kind = KindTransient
+		default:
+			se.Kind = KindFatal
+		}
+	case errors.As(err, &reqErr):
+		se.Status = reqErr.HTTPStatusCode
+		se.Message = strings.TrimSpace(string(reqErr.Body))
+		if se.Message == "" {
+			se.Message = reqErr.Error()
+		}
+		switch {
+		case contextTooLongRe.MatchString(se.Message):
+			se.Kind = KindContextTooLong
+		case se.Status == 429:
+			se.Kind = KindRateLimited
+		case se.Status == 401 || se.Status == 403:
+			se.Kind = KindAuth
+		case se.Status >= 500:
+			se.Kind = KindTransient
+		default:
+			se.Kind = KindFatal
+		}
+	}
+	return se
+}
+
+// Summarize implements Summarizer: one streaming request, retried with backoff on rate
+// limits, server errors and broken streams, within a bounded total time.
+func (o *OpenAI) Summarize(ctx context.Context, req Request) (Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.cfg.TotalTimeout)
+	defer cancel()
+	start := time.Now()
+	var last *SummaryError
+	for attempt := 0; ; attempt++ {
+		res, se, err := o.attempt(ctx, req, start)
+		if err == nil {
+			return res, nil
+		}
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("summary request: %w", ctx.Err())
+		}
+		if se == nil {
+			return Result{}, err
+		}
+		se.Retries = attempt
+		last = se
+		retryable := se.Kind == KindTransient || se.Kind == KindRateLimited
+		if !retryable || attempt >= o.cfg.MaxRetries {
+			return Result{}, last
+		}
+		delay := o.cfg.RetryBase << attempt
+		if ra := o.retryAfter(se); ra > 0 {
+			delay = ra
+		}
+		if delay > o.cfg.MaxRetryDelay {
+			delay = o.cfg.MaxRetryDelay
+		}
+		select {
+		case <-ctx.Done():
+			return Result{}, fmt.Errorf("summary request: %w", ctx.Err())
+		case <-time.After(delay):
+		}
+	}
+}
+
+func (o *OpenAI) retryAfter(se *SummaryError) time.Duration { return se.retryAfterHint }
+
+func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time) (Result, *SummaryError, error) {
+	ci := &callInfo{}
+	ctx, cancel := context.WithCancel(context.WithValue(parent, callKey{}, ci))
+	defer cancel()
+	creq := openai.ChatCompletionRequest{
+		Model: o.cfg.Model,
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleSystem, Content: SystemPrompt},
+			{Role: openai.ChatMessageRoleUser, Content: BuildPrompt(req)},
+		},
+		Stream:        true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	if req.MaxTokens > 0 {
+		creq.MaxCompletionTokens = req.MaxTokens
+	}
+	if o.cfg.Reasoning && req.ThinkingLevel != "" && req.ThinkingLevel != "off" && req.Kind != KindBranch {
+		creq.ReasoningEffort = req.ThinkingLevel
+	}
+	// A stalled stream is cancelled by a watchdog that each received chunk resets.
+	stall := time.AfterFunc(o.cfg.StallTimeout, cancel)
+	defer stall.Stop()
+	stream, err := o.client.CreateChatCompletionStream(ctx, creq)
+	if err != nil {
+		if parent.Err() != nil {
+			return Result{}, nil, parent.Err()
+		}
+		se := classify(err, ci.status)
+		se.retryAfterHint = ci.retryAfter
+		if ctx.Err() != nil {
+			se.Kind, se.Message = KindTransient, "no response within "+o.cfg.StallTimeout.String()
+		}
+		return Result{}, se, se
+	}
+	defer stream.Close()
+	var text strings.Builder
+	var usage *session.Usage
+	finished := false
+	chunks := 0
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if parent.Err() != nil {
+				return Result{}, nil, parent.Err()
+			}
+			se := classify(err, 0)
+			if ctx.Err() != nil {
+				se.Kind, se.Message = KindTransient, "stream stalled for "+o.cfg.StallTimeout.String()
+			} else if se.Kind == KindFatal && se.Status == 0 {
+				se.Kind, se.Message = KindTransient, "stream broken: "+err.Error()
+			}
+			return Result{}, se, se
+		}
+		stall.Reset(o.cfg.StallTimeout)
+		for _, ch := range resp.Choices {
+			text.WriteString(ch.Delta.Content)
+			if ch.FinishReason != "" {
+				finished = true
+			}
+		}
+		if resp.Usage != nil {
+			usage = &session.Usage{Input: float64(resp.Usage.PromptTokens), Output: float64(resp.Usage.CompletionTokens), TotalTokens: float64(resp.Usage.TotalTokens)}
+			if d := resp.Usage.PromptTokensDetails; d != nil {
+				usage.CacheRead = float64(d.CachedTokens)
+			}
+		}
+		chunks++
+		if req.Progress != nil {
+			req.Progress(Progress{Tokens: chunks, Elapsed: time.Since(start)})
+		}
+	}
+	if !finished {
+		se := &SummaryError{Kind: KindTransient, Message: "stream ended before the model finished (connection cut)"}
+		return Result{}, se, se
+	}
+	out := strings.TrimSpace(text.String())
+	if out == "" {
+		se := &SummaryError{Kind: KindEmpty, Message: "the model returned an empty summary"}
+		return Result{}, se, se
+	}
+	return Result{Text: out, Usage: usage, Model: o.cfg.Model}, nil, nil
+}

@@ -1,0 +1,124 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// ErrSessionChanged means the file grew while the summary was being produced; the
+// compaction is not written, because its cut was computed on an older path.
+var ErrSessionChanged = errors.New("the session changed while compacting; nothing was written, try again")
+
+// HookDecision is what a before-compaction hook answers (Pi's session_before_compact).
+type HookDecision struct {
+	Cancel bool
+	// Outcome, when set, is used instead of generating a summary.
+	Outcome *Outcome
+}
+
+// Hook runs after preparation and before any summary is generated.
+type Hook func(ctx context.Context, p *Preparation) (HookDecision, error)
+
+// RunOptions configure a compaction of a session file.
+type RunOptions struct {
+	Options
+	LeafID     string // "" for Pi's leaf (the last entry)
+	Settings   session.CompactionSettings
+	Summarizer Summarizer
+	Hook       Hook
+	DryRun     bool
+	// Phase, when set, is told when the job moves to "preparing", "summarizing" and
+	// "writing".
+	Phase func(phase string)
+}
+
+// RunResult is what a compaction did.
+type RunResult struct {
+	Preparation *Preparation
+	Outcome     *Outcome        // nil on a dry run
+	Entry       *session.Entry  // the appended entry, nil on a dry run
+	Index       *session.Index  // the index the preparation was computed on
+}
+
+// Run compacts the session file at path: load, prepare, ask the hook, summarize, and
+// append one compaction entry. Any failure or cancellation leaves the file untouched.
+func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
+	phase := func(p string) {
+		if opt.Phase != nil {
+			opt.Phase(p)
+		}
+	}
+	phase("preparing")
+	f, err := session.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	ix := session.NewIndex(f)
+	leaf := opt.LeafID
+	if leaf == "" {
+		leaf = ix.LeafID()
+	} else if ix.Entry(leaf) == nil {
+		return nil, fmt.Errorf("entry %s not found", leaf)
+	}
+	prep, err := Prepare(ix.Path(leaf), opt.Settings)
+	if err != nil {
+		return nil, err
+	}
+	res := &RunResult{Preparation: prep, Index: ix}
+	if opt.DryRun {
+		return res, nil
+	}
+	var out *Outcome
+	if opt.Hook != nil {
+		d, err := opt.Hook(ctx, prep)
+		if err != nil {
+			return nil, fmt.Errorf("before-compact hook: %w", err)
+		}
+		if d.Cancel {
+			return nil, ErrCancelled
+		}
+		if d.Outcome != nil {
+			out = d.Outcome
+			out.FromHook = true
+		}
+	}
+	if out == nil {
+		if opt.Summarizer == nil {
+			return nil, errors.New("no summarizer configured")
+		}
+		phase("summarizing")
+		out, err = Generate(ctx, prep, opt.Summarizer, opt.Options)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	phase("writing")
+	if st, err := os.Stat(path); err != nil || st.Size() != f.Size {
+		return nil, ErrSessionChanged
+	}
+	entries, err := session.Append(path, taken(ix), []session.NewEntry{{
+		Type:     session.TypeCompaction,
+		ParentID: leaf,
+		Fields:   out.EntryFields(),
+	}})
+	if err != nil {
+		return nil, err
+	}
+	res.Outcome, res.Entry = out, entries[0]
+	return res, nil
+}
+
+func taken(ix *session.Index) map[string]*session.Entry {
+	m := make(map[string]*session.Entry, len(ix.Entries()))
+	for _, e := range ix.Entries() {
+		m[e.ID] = e
+	}
+	return m
+}

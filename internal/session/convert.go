@@ -1,0 +1,77 @@
+package session
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
+)
+
+// The wrappers Pi puts around summaries when it sends them to the LLM.
+const (
+	CompactionSummaryPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+	CompactionSummarySuffix = "\n</summary>"
+	BranchSummaryPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+	BranchSummarySuffix     = "</summary>"
+)
+
+// BashExecutionText is Pi's bashExecutionToText.
+func BashExecutionText(m *Message) string {
+	var b strings.Builder
+	b.WriteString("Ran `" + m.Command + "`\n")
+	if m.Output != "" {
+		b.WriteString("```\n" + m.Output + "\n```")
+	} else {
+		b.WriteString("(no output)")
+	}
+	if m.Cancelled {
+		b.WriteString("\n\n(command cancelled)")
+	} else if m.ExitCode != nil && *m.ExitCode != 0 {
+		b.WriteString("\n\nCommand exited with code " + jsjson.FormatNumber(*m.ExitCode))
+	}
+	if m.Truncated && m.FullOutputPath != "" {
+		b.WriteString("\n\n[Output truncated. Full output: " + m.FullOutputPath + "]")
+	}
+	return b.String()
+}
+
+func userText(text string, ts json.RawMessage) *Message {
+	o := newObject()
+	o.str("role", RoleUser)
+	var c strings.Builder
+	c.WriteString(`[{"type":"text","text":`)
+	jsjson.Quote(&c, text)
+	c.WriteString(`}]`)
+	o.raw("content", json.RawMessage(c.String()))
+	o.raw("timestamp", ts)
+	return &Message{Role: RoleUser, Raw: o.done(), Blocks: []Block{{Type: "text", Text: text}}, Timestamp: ts}
+}
+
+// ConvertToLLM is Pi's convertToLlm: user, assistant and tool results pass through;
+// bash executions (unless excluded), custom messages and summaries become user messages.
+func ConvertToLLM(messages []*Message) []*Message {
+	out := make([]*Message, 0, len(messages))
+	for _, m := range messages {
+		switch m.Role {
+		case RoleUser, RoleAssistant, RoleToolResult:
+			out = append(out, m)
+		case RoleBashExecution:
+			if !m.ExcludeFromContext {
+				out = append(out, userText(BashExecutionText(m), m.Timestamp))
+			}
+		case RoleCustom:
+			u := &Message{Role: RoleUser, Timestamp: m.Timestamp}
+			if m.IsString {
+				u = userText(m.ContentString, m.Timestamp)
+			} else {
+				u.Blocks = m.Blocks
+			}
+			out = append(out, u)
+		case RoleBranchSummary:
+			out = append(out, userText(BranchSummaryPrefix+m.Summary+BranchSummarySuffix, m.Timestamp))
+		case RoleCompactionSummary:
+			out = append(out, userText(CompactionSummaryPrefix+m.Summary+CompactionSummarySuffix, m.Timestamp))
+		}
+	}
+	return out
+}
