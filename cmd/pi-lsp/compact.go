@@ -68,7 +68,9 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		opt.Summarizer = s
 		start := time.Now()
-		opt.Phase = func(p string) { fmt.Fprintf(stderr, "pi-lsp compact: %s (%s)\n", p, time.Since(start).Round(time.Millisecond)) }
+		opt.Phase = func(p string) {
+			fmt.Fprintf(stderr, "pi-lsp compact: %s (%s)\n", p, time.Since(start).Round(time.Millisecond))
+		}
 		opt.Progress = func(p compaction.Progress) {}
 	}
 	if *summaryFile != "" {

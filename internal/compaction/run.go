@@ -39,9 +39,9 @@ type RunOptions struct {
 // RunResult is what a compaction did.
 type RunResult struct {
 	Preparation *Preparation
-	Outcome     *Outcome        // nil on a dry run
-	Entry       *session.Entry  // the appended entry, nil on a dry run
-	Index       *session.Index  // the index the preparation was computed on
+	Outcome     *Outcome       // nil on a dry run
+	Entry       *session.Entry // the appended entry, nil on a dry run
+	Index       *session.Index // the index the preparation was computed on
 }
 
 // Run compacts the session file at path: load, prepare, ask the hook, summarize, and
