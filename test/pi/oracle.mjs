@@ -1,0 +1,572 @@
+#!/usr/bin/env node
+// Long-running oracle: answers questions about Pi session files with the real
+// Pi 0.73.1 library code, for pi-lsp's differential tests.
+//
+//   node test/pi/oracle.mjs        (reads requests on stdin, one JSON per line)
+//
+// Every request line gets exactly one response line on stdout:
+//   {"ok":true,"result":...}  or  {"ok":false,"error":"..."}
+// (plus "id" when the request had one). A bad request never kills the process.
+//
+// Pi is taken from $PI_LSP_PI_DIR (default <repo>/.tools/pi/node_modules/
+// @mariozechner/pi-coding-agent). Non-exported dist modules are imported by
+// file URL.
+//
+// File handling. A request's "file" is read, parsed with parseSessionEntries
+// and migrated with migrateSessionEntries ONCE per (path, content): the
+// migrated entries are cached, so ids invented by v1/v2 migration stay the
+// same across requests about an unchanged file. The migrated entries are also
+// written to a private v3 copy that SessionManager opens, so SessionManager
+// ids equal the cached ids. Every file-based result carries "ids": the ids of
+// the non-header entries in file order (for "piload", the ids of the
+// SessionManager that Pi built from the raw file).
+//
+// Leaf selection: "leafIndex" (index into the non-header entries in file
+// order), "leaf" (an id; null means Pi's explicit "before the first entry"),
+// or neither (Pi's default: the last entry).
+//
+// Ops: context, tree, files, cut, prepare, collect, piload (need "file"),
+// constants, serialize, estimate, ping (no file). See
+// testdata/corpus/genuine/README.md and internal/oracle for the shapes.
+//
+// Safety: leaves whose parent chain contains a cycle are refused (Pi's
+// getBranch/buildSessionContext would loop forever), and each request runs in
+// a worker thread with a timeout (PI_LSP_ORACLE_TIMEOUT_MS, default 20000);
+// a worker that times out is replaced and the request answered with an error.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import crypto from "node:crypto";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, "..", "..");
+const PI_DIR = path.resolve(
+  process.env.PI_LSP_PI_DIR || path.join(REPO, ".tools", "pi", "node_modules", "@mariozechner", "pi-coding-agent"),
+);
+const DIST = path.join(PI_DIR, "dist");
+
+function distUrl(rel) {
+  return pathToFileURL(path.join(DIST, rel)).href;
+}
+
+function findPiAi() {
+  const candidates = [
+    path.join(PI_DIR, "node_modules", "@mariozechner", "pi-ai", "dist", "index.js"),
+    path.join(PI_DIR, "..", "pi-ai", "dist", "index.js"),
+  ];
+  for (const c of candidates) if (fs.existsSync(c)) return pathToFileURL(c).href;
+  throw new Error(`@mariozechner/pi-ai not found next to ${PI_DIR}`);
+}
+
+/** Throw if walking parent links from startId revisits an entry. */
+function assertAcyclic(entries, startId, what) {
+  if (startId === null || startId === undefined) return;
+  const byId = new Map();
+  for (const e of entries) byId.set(e.id, e);
+  const seen = new Set();
+  let cur = byId.get(startId);
+  while (cur) {
+    if (seen.has(cur.id)) {
+      throw new Error(`unsafe ${what} ${startId}: its parent chain has a cycle at ${cur.id} (Pi would loop forever)`);
+    }
+    seen.add(cur.id);
+    cur = cur.parentId ? byId.get(cur.parentId) : undefined;
+  }
+}
+
+// =============================================================================
+// Worker: runs the Pi calls.
+// =============================================================================
+
+async function workerMain() {
+  const { tmpDir } = workerData;
+  const pi = await import(distUrl("index.js"));
+  const comp = await import(distUrl("core/compaction/index.js"));
+  const msgs = await import(distUrl("core/messages.js"));
+  const smCache = new Map();
+
+  const openCopy = (copyPath) => {
+    let sm = smCache.get(copyPath);
+    if (!sm) {
+      sm = pi.SessionManager.open(copyPath, tmpDir);
+      smCache.set(copyPath, sm);
+    }
+    return sm;
+  };
+
+  let constantsCache = null;
+  async function constants() {
+    if (constantsCache) return constantsCache;
+    const ai = await import(findPiAi());
+    const captured = [];
+    const reg = ai.registerFauxProvider({
+      provider: "pi-lsp-oracle-faux",
+      api: "pi-lsp-oracle-faux",
+      models: [{ id: "oracle-faux", contextWindow: 128000 }],
+    });
+    const respond = () => (context, options) => {
+      captured.push({
+        system: context.systemPrompt,
+        text: context.messages?.[0]?.content?.[0]?.text ?? "",
+        maxTokens: options?.maxTokens,
+      });
+      return ai.fauxAssistantMessage("");
+    };
+    const model = reg.getModel();
+    const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 0 });
+    try {
+      // Branch summary preamble: empty model answer, no file operations.
+      reg.setResponses([respond()]);
+      const entry = { type: "message", id: "00000001", parentId: null, timestamp: new Date(0).toISOString(), message: user("x") };
+      const branch = await comp.generateBranchSummary([entry], { model, apiKey: "k", signal: new AbortController().signal });
+      const branchPrompt = captured[captured.length - 1];
+      // Initial and update compaction prompts.
+      reg.setResponses([respond()]);
+      await comp.generateSummary([user("x")], model, 16384, "k");
+      const initial = captured[captured.length - 1];
+      reg.setResponses([respond()]);
+      await comp.generateSummary([user("x")], model, 16384, "k", undefined, undefined, undefined, "PREV");
+      const update = captured[captured.length - 1];
+      // Turn-prefix prompt: a split turn with nothing before it.
+      reg.setResponses([respond()]);
+      await comp.compact(
+        {
+          firstKeptEntryId: "x",
+          messagesToSummarize: [],
+          turnPrefixMessages: [user("x")],
+          isSplitTurn: true,
+          tokensBefore: 0,
+          previousSummary: undefined,
+          fileOps: comp.createFileOps(),
+          settings: pi.DEFAULT_COMPACTION_SETTINGS,
+        },
+        model,
+        "k",
+      );
+      const prefix = captured[captured.length - 1];
+      const afterConversation = (t) => t.slice(t.indexOf("</conversation>\n\n") + "</conversation>\n\n".length);
+      const afterPrevious = (t) => t.slice(t.indexOf("</previous-summary>\n\n") + "</previous-summary>\n\n".length);
+      constantsCache = {
+        COMPACTION_SUMMARY_PREFIX: msgs.COMPACTION_SUMMARY_PREFIX,
+        COMPACTION_SUMMARY_SUFFIX: msgs.COMPACTION_SUMMARY_SUFFIX,
+        BRANCH_SUMMARY_PREFIX: msgs.BRANCH_SUMMARY_PREFIX,
+        BRANCH_SUMMARY_SUFFIX: msgs.BRANCH_SUMMARY_SUFFIX,
+        BRANCH_SUMMARY_PREAMBLE: branch.summary,
+        VERSION: pi.VERSION,
+        CURRENT_SESSION_VERSION: pi.CURRENT_SESSION_VERSION,
+        DEFAULT_COMPACTION_SETTINGS: pi.DEFAULT_COMPACTION_SETTINGS,
+        SUMMARIZATION_SYSTEM_PROMPT: comp.SUMMARIZATION_SYSTEM_PROMPT,
+        prompts: {
+          initial: afterConversation(initial.text),
+          update: afterPrevious(update.text),
+          turnPrefix: afterConversation(prefix.text),
+          branch: afterConversation(branchPrompt.text),
+        },
+        maxTokens: {
+          summary16384: initial.maxTokens,
+          turnPrefix16384: prefix.maxTokens,
+          branch: branchPrompt.maxTokens,
+        },
+      };
+      return constantsCache;
+    } finally {
+      reg.unregister();
+    }
+  }
+
+  const leafOf = (req, ids, fallback) => {
+    if (req.leafIndex !== undefined && req.leafIndex !== null) {
+      if (!Number.isInteger(req.leafIndex) || req.leafIndex < 0 || req.leafIndex >= ids.length) {
+        throw new Error(`leafIndex ${req.leafIndex} out of range (${ids.length} entries)`);
+      }
+      return ids[req.leafIndex];
+    }
+    if (Object.prototype.hasOwnProperty.call(req, "leaf")) return req.leaf;
+    return fallback;
+  };
+
+  const branchOf = (sm, entries, leafId) => {
+    assertAcyclic(entries, leafId, "leaf");
+    return leafId ? sm.getBranch(leafId) : [];
+  };
+
+  const fileLists = (fileOps) => comp.computeFileLists(fileOps);
+  const serialize = (messages) => pi.serializeConversation(pi.convertToLlm(messages));
+
+  async function handle(job) {
+    const { req, copyPath, ids } = job;
+    switch (req.op) {
+      case "ping":
+        return { version: pi.VERSION, piDir: PI_DIR };
+      case "constants":
+        return constants();
+      case "serialize":
+        if (!Array.isArray(req.messages)) throw new Error("serialize needs messages: [...]");
+        return { serialized: serialize(req.messages) };
+      case "estimate":
+        if (!req.message || typeof req.message !== "object") throw new Error("estimate needs message: {...}");
+        return { tokens: pi.estimateTokens(req.message) };
+    }
+
+    if (req.op === "piload") {
+      const copy = path.join(tmpDir, `piload-${crypto.randomUUID()}.jsonl`);
+      fs.copyFileSync(job.file, copy);
+      try {
+        const before = fs.readFileSync(copy);
+        const sm = pi.SessionManager.open(copy, tmpDir);
+        const entries = sm.getEntries();
+        const leafId = sm.getLeafId();
+        assertAcyclic(entries, leafId, "leaf");
+        const ctx = sm.buildSessionContext();
+        const after = fs.readFileSync(copy);
+        const header = sm.getHeader();
+        return {
+          leafId: leafId ?? null,
+          messages: ctx.messages,
+          thinkingLevel: ctx.thinkingLevel,
+          model: ctx.model,
+          entryCount: entries.length,
+          rootCount: sm.getTree().length,
+          sessionId: sm.getSessionId(),
+          sessionName: sm.getSessionName() ?? null,
+          headerVersion: header?.version ?? null,
+          rewritten: !before.equals(after),
+          ids: entries.map((e) => e.id),
+        };
+      } finally {
+        fs.rmSync(copy, { force: true });
+      }
+    }
+
+    const entries = pi.parseSessionEntries(fs.readFileSync(copyPath, "utf8")).filter((e) => e.type !== "session");
+
+    switch (req.op) {
+      case "context": {
+        const requested = leafOf(req, ids, undefined);
+        let effective;
+        if (requested === null) effective = null;
+        else if (requested !== undefined && entries.some((e) => e.id === requested)) effective = requested;
+        else effective = entries.length ? entries[entries.length - 1].id : null;
+        assertAcyclic(entries, effective, "leaf");
+        const ctx = pi.buildSessionContext(entries, requested);
+        return {
+          leafId: effective,
+          messages: ctx.messages,
+          thinkingLevel: ctx.thinkingLevel,
+          model: ctx.model,
+          tokens: comp.estimateContextTokens(ctx.messages),
+          estimates: ctx.messages.map((m) => pi.estimateTokens(m)),
+          llm: pi.convertToLlm(ctx.messages),
+        };
+      }
+      case "tree": {
+        const sm = openCopy(copyPath);
+        const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+        const roots = sm.getTree();
+        const convert = (node) => {
+          const out = { id: node.entry.id, type: node.entry.type };
+          if (node.entry.type === "message") out.role = node.entry.message?.role;
+          if (node.label) out.label = node.label;
+          out.children = [];
+          return out;
+        };
+        // Iterative conversion: session trees can be thousands of levels deep.
+        const outRoots = [];
+        const stack = [];
+        for (const r of roots) {
+          const o = convert(r);
+          outRoots.push(o);
+          stack.push([r, o]);
+        }
+        while (stack.length) {
+          const [node, out] = stack.pop();
+          for (const child of node.children) {
+            const o = convert(child);
+            out.children.push(o);
+            stack.push([child, o]);
+          }
+        }
+        const branch = branchOf(sm, entries, leafId).map((e) => e.id);
+        return { leafId: leafId ?? null, roots: outRoots, branch };
+      }
+      case "files": {
+        const sm = openCopy(copyPath);
+        const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+        const ops = comp.createFileOps();
+        for (const e of branchOf(sm, entries, leafId)) {
+          if ((e.type === "compaction" || e.type === "branch_summary") && e.details && !e.fromHook) {
+            if (Array.isArray(e.details.readFiles)) for (const f of e.details.readFiles) ops.read.add(f);
+            if (Array.isArray(e.details.modifiedFiles)) for (const f of e.details.modifiedFiles) ops.edited.add(f);
+          } else if (e.type === "message") {
+            comp.extractFileOpsFromMessage(e.message, ops);
+          }
+        }
+        return { leafId: leafId ?? null, ...fileLists(ops) };
+      }
+      case "cut": {
+        if (!Number.isFinite(req.keep)) throw new Error("cut needs keep: N");
+        const sm = openCopy(copyPath);
+        const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+        const p = branchOf(sm, entries, leafId);
+        const start = req.start ?? 0;
+        const end = req.end ?? p.length;
+        const r = pi.findCutPoint(p, start, end, req.keep);
+        return {
+          leafId: leafId ?? null,
+          pathIds: p.map((e) => e.id),
+          ...r,
+          firstKeptEntryId: p[r.firstKeptEntryIndex]?.id ?? null,
+          turnStartEntryId: r.turnStartIndex >= 0 ? (p[r.turnStartIndex]?.id ?? null) : null,
+        };
+      }
+      case "prepare": {
+        if (!Number.isFinite(req.keep)) throw new Error("prepare needs keep: N");
+        const sm = openCopy(copyPath);
+        const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+        const p = branchOf(sm, entries, leafId);
+        const settings = { enabled: true, reserveTokens: req.reserve || 16384, keepRecentTokens: req.keep };
+        const prep = comp.prepareCompaction(p, settings);
+        if (!prep) return { leafId: leafId ?? null, undefined: true };
+        const { readFiles, modifiedFiles } = fileLists(prep.fileOps);
+        return {
+          leafId: leafId ?? null,
+          firstKeptEntryId: prep.firstKeptEntryId,
+          isSplitTurn: prep.isSplitTurn,
+          tokensBefore: prep.tokensBefore,
+          messagesToSummarize: prep.messagesToSummarize,
+          turnPrefixMessages: prep.turnPrefixMessages,
+          previousSummary: prep.previousSummary ?? null,
+          readFiles,
+          modifiedFiles,
+          serialized: serialize(prep.messagesToSummarize),
+          serializedPrefix: serialize(prep.turnPrefixMessages),
+          formattedFiles: comp.formatFileOperations(readFiles, modifiedFiles),
+        };
+      }
+      case "collect": {
+        const sm = openCopy(copyPath);
+        const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+        let targetId;
+        if (req.targetIndex !== undefined && req.targetIndex !== null) {
+          if (!Number.isInteger(req.targetIndex) || req.targetIndex < 0 || req.targetIndex >= ids.length) {
+            throw new Error(`targetIndex ${req.targetIndex} out of range (${ids.length} entries)`);
+          }
+          targetId = ids[req.targetIndex];
+        } else if (typeof req.target === "string") {
+          targetId = req.target;
+        } else {
+          throw new Error("collect needs target (id) or targetIndex");
+        }
+        assertAcyclic(entries, leafId, "leaf");
+        assertAcyclic(entries, targetId, "target");
+        const col = comp.collectEntriesForBranchSummary(sm, leafId ?? null, targetId);
+        const prep = comp.prepareBranchEntries(col.entries, req.budget || 0);
+        const { readFiles, modifiedFiles } = fileLists(prep.fileOps);
+        return {
+          leafId: leafId ?? null,
+          targetId,
+          entryIds: col.entries.map((e) => e.id),
+          commonAncestorId: col.commonAncestorId ?? null,
+          messages: prep.messages,
+          totalTokens: prep.totalTokens,
+          readFiles,
+          modifiedFiles,
+          serialized: serialize(prep.messages),
+        };
+      }
+      default:
+        throw new Error(`unknown op ${JSON.stringify(req.op)}`);
+    }
+  }
+
+  parentPort.on("message", async (job) => {
+    try {
+      const result = await handle(job);
+      parentPort.postMessage({ ok: true, result: JSON.parse(JSON.stringify(result ?? null)) });
+    } catch (e) {
+      parentPort.postMessage({ ok: false, error: String(e?.message ?? e) });
+    }
+  });
+  parentPort.postMessage({ ready: true });
+}
+
+// =============================================================================
+// Main thread: stdin/stdout, file cache, worker supervision.
+// =============================================================================
+
+async function main() {
+  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-lsp-oracle-"));
+  // Pi must never touch the real ~/.pi.
+  process.env.PI_CODING_AGENT_DIR ||= path.join(tmpDir, "agent");
+  const cleanup = () => {
+    try {
+      fs.rmSync(tmpDir, { recursive: true, force: true });
+    } catch {
+      // best effort
+    }
+  };
+  process.on("exit", cleanup);
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(sig, () => process.exit(0));
+
+  if (!fs.existsSync(path.join(DIST, "index.js"))) {
+    process.stderr.write(`oracle: Pi not found at ${PI_DIR} (run scripts/install-pi.sh or set PI_LSP_PI_DIR)\n`);
+    process.exit(3);
+  }
+  const pi = await import(distUrl("index.js"));
+  const timeoutMs = Number(process.env.PI_LSP_ORACLE_TIMEOUT_MS || 20000);
+
+  // file path -> {hash, ids, copyPath}
+  const cache = new Map();
+  let copyCounter = 0;
+  function load(file) {
+    const abs = path.resolve(file);
+    const bytes = fs.readFileSync(abs);
+    const hash = crypto.createHash("sha256").update(bytes).digest("hex");
+    const hit = cache.get(abs);
+    if (hit && hit.hash === hash) return hit;
+    const fileEntries = pi.parseSessionEntries(bytes.toString("utf8"));
+    pi.migrateSessionEntries(fileEntries);
+    const copyPath = path.join(tmpDir, `copy-${++copyCounter}.jsonl`);
+    fs.writeFileSync(copyPath, fileEntries.map((e) => JSON.stringify(e)).join("\n") + (fileEntries.length ? "\n" : ""));
+    const ids = fileEntries.filter((e) => e.type !== "session").map((e) => e.id);
+    if (hit) fs.rmSync(hit.copyPath, { force: true });
+    const rec = { abs, hash, ids, copyPath };
+    cache.set(abs, rec);
+    return rec;
+  }
+
+  let worker = null;
+  let workerReady = null;
+  function startWorker() {
+    worker = new Worker(fileURLToPath(import.meta.url), { workerData: { tmpDir } });
+    worker.unref();
+    workerReady = new Promise((resolve, reject) => {
+      const onMsg = (m) => {
+        if (m && m.ready) {
+          worker.off("message", onMsg);
+          resolve();
+        }
+      };
+      worker.on("message", onMsg);
+      worker.once("error", reject);
+    });
+    workerReady.catch(() => {});
+  }
+  startWorker();
+
+  function runInWorker(job) {
+    return new Promise((resolve) => {
+      const w = worker;
+      let done = false;
+      const finish = (v) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        w.off("message", onMsg);
+        w.off("error", onErr);
+        w.off("exit", onExit);
+        resolve(v);
+      };
+      const onMsg = (m) => {
+        if (m && !m.ready) finish(m);
+      };
+      const onErr = (e) => {
+        finish({ ok: false, error: `oracle worker crashed: ${e?.message ?? e}` });
+        startWorker();
+      };
+      const onExit = (code) => {
+        finish({ ok: false, error: `oracle worker exited (${code})` });
+        startWorker();
+      };
+      const timer = setTimeout(() => {
+        finish({ ok: false, error: `timeout after ${timeoutMs} ms (request abandoned, worker restarted)` });
+        w.terminate().catch(() => {});
+        startWorker();
+      }, timeoutMs);
+      w.on("message", onMsg);
+      w.once("error", onErr);
+      w.once("exit", onExit);
+      w.postMessage(job);
+    });
+  }
+
+  const FILELESS = new Set(["ping", "constants", "serialize", "estimate"]);
+  const FILE_OPS = new Set(["context", "tree", "files", "cut", "prepare", "collect", "piload"]);
+  async function handleLine(line) {
+    let req;
+    try {
+      req = JSON.parse(line);
+    } catch (e) {
+      return { ok: false, error: `bad JSON request: ${e.message}` };
+    }
+    if (!req || typeof req !== "object" || Array.isArray(req)) return { ok: false, error: "request must be a JSON object" };
+    const id = req.id;
+    const withId = (r) => (id !== undefined ? { id, ...r } : r);
+    try {
+      if (typeof req.op !== "string") throw new Error("request needs op");
+      if (!FILELESS.has(req.op) && !FILE_OPS.has(req.op)) {
+        throw new Error(`unknown op ${JSON.stringify(req.op)}; known: ${[...FILELESS, ...FILE_OPS].join(", ")}`);
+      }
+      let job = { req };
+      let rec = null;
+      if (!FILELESS.has(req.op)) {
+        if (typeof req.file !== "string" || req.file === "") throw new Error(`op ${req.op} needs file`);
+        if (req.op === "piload") {
+          job.file = path.resolve(req.file);
+          if (!fs.existsSync(job.file)) throw new Error(`no such file: ${job.file}`);
+        } else {
+          rec = load(req.file);
+          job = { req, copyPath: rec.copyPath, ids: rec.ids };
+        }
+      }
+      await workerReady;
+      const res = await runInWorker(job);
+      if (res.ok && rec && res.result && typeof res.result === "object") res.result.ids = rec.ids;
+      return withId(res);
+    } catch (e) {
+      return withId({ ok: false, error: String(e?.message ?? e) });
+    }
+  }
+
+  // Strict LF-delimited JSONL on stdin, answered in order.
+  let buf = "";
+  let chain = Promise.resolve();
+  const write = (obj) =>
+    new Promise((resolve) => {
+      if (!process.stdout.write(JSON.stringify(obj) + "\n")) process.stdout.once("drain", resolve);
+      else resolve();
+    });
+  process.stdin.on("data", (data) => {
+    buf += data.toString("utf8");
+    let nl;
+    while ((nl = buf.indexOf("\n")) !== -1) {
+      let line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (line.endsWith("\r")) line = line.slice(0, -1);
+      if (line.trim() === "") continue;
+      chain = chain.then(() => handleLine(line)).then(write);
+    }
+  });
+  process.stdin.on("end", () => {
+    if (buf.trim() !== "") {
+      const line = buf;
+      buf = "";
+      chain = chain.then(() => handleLine(line)).then(write);
+    }
+    chain.then(() => process.exit(0));
+  });
+}
+
+if (isMainThread) {
+  main().catch((e) => {
+    process.stderr.write(`oracle: ${e?.stack ?? e}\n`);
+    process.exit(1);
+  });
+} else {
+  workerMain().catch((e) => {
+    parentPort.postMessage({ ok: false, error: `oracle worker failed to start: ${e?.stack ?? e}` });
+    process.exit(1);
+  });
+}

@@ -1,0 +1,310 @@
+// Shared helpers for driving the real Pi CLI in `--mode rpc` against
+// test/pi/fake-openai.mjs. Used by rpc-scenarios.mjs and rpc-inspect.mjs.
+// No dependencies beyond Node itself.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const REPO = path.resolve(HERE, "..", "..");
+export const HELPER_EXTENSION = path.join(HERE, "ext", "pi-test-helper.ts");
+
+export function piPackageDir() {
+  return process.env.PI_LSP_PI_DIR || path.join(REPO, ".tools", "pi", "node_modules", "@mariozechner", "pi-coding-agent");
+}
+
+export function piCliPath() {
+  const cli = path.join(piPackageDir(), "dist", "cli.js");
+  if (!fs.existsSync(cli)) {
+    throw new Error(`real Pi not found at ${cli}; run scripts/install-pi.sh (or set PI_LSP_PI_DIR)`);
+  }
+  return cli;
+}
+
+/**
+ * Write models.json and settings.json for an isolated agent dir that points
+ * Pi at the fake server on 127.0.0.1:port.
+ */
+export function writeAgentDir(agentDir, { port, keepRecentTokens = 20000, reserveTokens = 16384, compactionEnabled = true }) {
+  fs.mkdirSync(agentDir, { recursive: true });
+  const compat = { supportsDeveloperRole: false, supportsReasoningEffort: false, supportsStore: false };
+  const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  const models = {
+    providers: {
+      fake: {
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        api: "openai-completions",
+        apiKey: "fake-key",
+        compat,
+        models: [
+          { id: "fake-model", name: "Fake Model", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost },
+          {
+            id: "fake-model-2",
+            name: "Fake Model 2",
+            reasoning: true,
+            input: ["text", "image"],
+            contextWindow: 128000,
+            maxTokens: 4096,
+            cost,
+          },
+        ],
+      },
+    },
+  };
+  const settings = {
+    defaultProvider: "fake",
+    defaultModel: "fake-model",
+    quietStartup: true,
+    enableInstallTelemetry: false,
+    compaction: { enabled: compactionEnabled, reserveTokens, keepRecentTokens },
+    retry: { enabled: false },
+  };
+  fs.writeFileSync(path.join(agentDir, "models.json"), JSON.stringify(models, null, 2) + "\n");
+  fs.writeFileSync(path.join(agentDir, "settings.json"), JSON.stringify(settings, null, 2) + "\n");
+}
+
+/** Environment for a Pi child: nothing may land under the real $HOME. */
+export function isolatedEnv(baseDir, agentDir) {
+  const home = path.join(baseDir, "home");
+  const xdg = path.join(baseDir, "xdg");
+  for (const d of [home, `${xdg}/config`, `${xdg}/data`, `${xdg}/cache`, `${xdg}/state`]) fs.mkdirSync(d, { recursive: true });
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) {
+    // Never let a real provider key or a parent session setting leak in.
+    if (/_API_KEY$|_OAUTH_TOKEN$/.test(k) || k === "PI_CODING_AGENT_SESSION_DIR") delete env[k];
+  }
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: `${xdg}/config`,
+    XDG_DATA_HOME: `${xdg}/data`,
+    XDG_CACHE_HOME: `${xdg}/cache`,
+    XDG_STATE_HOME: `${xdg}/state`,
+    PI_CODING_AGENT_DIR: agentDir,
+    PI_OFFLINE: "1",
+    PI_SKIP_VERSION_CHECK: "1",
+    PI_TELEMETRY: "0",
+    NO_COLOR: "1",
+  };
+}
+
+const liveChildren = new Set();
+function killGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+process.on("exit", () => {
+  for (const child of liveChildren) killGroup(child, "SIGKILL");
+});
+
+/** One `pi --mode rpc` process (its own process group) with a JSONL client. */
+export class PiRpc {
+  constructor(child, label) {
+    this.child = child;
+    this.label = label;
+    this.events = [];
+    this.waiters = [];
+    this.pending = new Map();
+    this.nextId = 1;
+    this.stderr = "";
+    this.exited = false;
+    let buf = "";
+    child.stdout.on("data", (data) => {
+      buf += data.toString("utf8");
+      let nl;
+      while ((nl = buf.indexOf("\n")) !== -1) {
+        let line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.endsWith("\r")) line = line.slice(0, -1);
+        if (line.trim() === "") continue;
+        let msg;
+        try {
+          msg = JSON.parse(line);
+        } catch {
+          this.stderr += `[unparsable stdout] ${line.slice(0, 200)}\n`;
+          continue;
+        }
+        this.onMessage(msg);
+      }
+    });
+    child.stderr.on("data", (data) => {
+      this.stderr += data.toString("utf8");
+      if (this.stderr.length > 200000) this.stderr = this.stderr.slice(-100000);
+    });
+    child.on("exit", (code, signal) => {
+      this.exited = true;
+      liveChildren.delete(child);
+      const err = new Error(`${label}: pi exited (code ${code}, signal ${signal})\n${this.stderr.slice(-4000)}`);
+      for (const { reject } of this.pending.values()) reject(err);
+      this.pending.clear();
+      for (const w of this.waiters) w.reject(err);
+      this.waiters = [];
+    });
+  }
+
+  static start({ cwd, agentDir, baseDir, extensions = [HELPER_EXTENSION], args = [], label = "pi" }) {
+    const cli = piCliPath();
+    const env = isolatedEnv(baseDir, agentDir);
+    fs.mkdirSync(cwd, { recursive: true });
+    const argv = [
+      cli,
+      "--mode",
+      "rpc",
+      "--provider",
+      "fake",
+      "--model",
+      "fake-model",
+      "--no-extensions",
+      "--no-skills",
+      "--no-prompt-templates",
+      "--no-themes",
+      "--no-context-files",
+      ...extensions.flatMap((e) => ["-e", e]),
+      ...args,
+    ];
+    const child = spawn(process.execPath, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    liveChildren.add(child);
+    return new PiRpc(child, label);
+  }
+
+  onMessage(msg) {
+    if (msg.type === "response" && msg.id !== undefined && this.pending.has(msg.id)) {
+      const { resolve } = this.pending.get(msg.id);
+      this.pending.delete(msg.id);
+      resolve(msg);
+      return;
+    }
+    this.events.push(msg);
+    const still = [];
+    for (const w of this.waiters) {
+      if (w.index <= this.events.length - 1 && this.scan(w)) continue;
+      still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  scan(w) {
+    for (let i = w.index; i < this.events.length; i++) {
+      if (w.pred(this.events[i])) {
+        clearTimeout(w.timer);
+        w.resolve({ event: this.events[i], index: i });
+        return true;
+      }
+    }
+    w.index = this.events.length;
+    return false;
+  }
+
+  /** Send a command and wait for its response; throws on success:false unless allowFailure. */
+  async send(cmd, { timeoutMs = 30000, allowFailure = false } = {}) {
+    if (this.exited) throw new Error(`${this.label}: pi is not running`);
+    const id = `req-${this.nextId++}`;
+    const p = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`${this.label}: timeout waiting for response to ${JSON.stringify(cmd).slice(0, 200)}\n${this.stderr.slice(-2000)}`));
+      }, timeoutMs);
+      this.pending.set(id, {
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+    });
+    this.child.stdin.write(JSON.stringify({ ...cmd, id }) + "\n");
+    const res = await p;
+    if (!res.success && !allowFailure) {
+      throw new Error(`${this.label}: command ${cmd.type} failed: ${res.error}`);
+    }
+    return res;
+  }
+
+  /** Wait for the first event at or after `from` (an index into this.events) matching pred. */
+  waitEvent(pred, { from = 0, timeoutMs = 30000, what = "event" } = {}) {
+    return new Promise((resolve, reject) => {
+      const w = { pred, index: from, resolve, reject, timer: null };
+      if (this.scan(w)) return;
+      if (this.exited) return reject(new Error(`${this.label}: pi is not running`));
+      w.timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((x) => x !== w);
+        const tail = this.events.slice(-8).map((e) => e.type + (e.method ? `:${e.method}` : "")).join(", ");
+        reject(new Error(`${this.label}: timeout waiting for ${what}; last events: ${tail}\n${this.stderr.slice(-2000)}`));
+      }, timeoutMs);
+      this.waiters.push(w);
+    });
+  }
+
+  /** Poll get_state until neither streaming nor compacting (and nothing pending). */
+  async settle({ timeoutMs = 30000 } = {}) {
+    const deadline = Date.now() + timeoutMs;
+    let quietSince = 0;
+    let lastCount = -1;
+    for (;;) {
+      const st = (await this.send({ type: "get_state" })).data;
+      const idle = !st.isStreaming && !st.isCompacting && !st.pendingMessageCount;
+      if (idle && this.events.length === lastCount) {
+        if (!quietSince) quietSince = Date.now();
+        if (Date.now() - quietSince >= 250) return st;
+      } else {
+        quietSince = 0;
+      }
+      lastCount = this.events.length;
+      if (Date.now() > deadline) throw new Error(`${this.label}: pi did not settle: ${JSON.stringify(st)}`);
+      await new Promise((r) => setTimeout(r, 60));
+    }
+  }
+
+  /** Run an extension command of pi-test-helper.ts and return its JSON report. */
+  async helper(text, { timeoutMs = 30000 } = {}) {
+    const from = this.events.length;
+    const res = await this.send({ type: "prompt", message: text }, { timeoutMs });
+    const { event } = await this.waitEvent(
+      (e) =>
+        e.type === "extension_ui_request" &&
+        e.method === "notify" &&
+        typeof e.message === "string" &&
+        (e.message.startsWith("pi-test-helper:") || e.message.startsWith("pi-test-helper-error:")),
+      { from, timeoutMs, what: `helper report for ${text}` },
+    );
+    if (event.message.startsWith("pi-test-helper-error:")) {
+      throw new Error(`${this.label}: ${text} failed: ${event.message.slice("pi-test-helper-error:".length)}`);
+    }
+    void res;
+    return JSON.parse(event.message.slice("pi-test-helper:".length));
+  }
+
+  /** Send a prompt and wait until the agent run (and any compaction it triggers) is over. */
+  async prompt(message, { timeoutMs = 30000, extra = {} } = {}) {
+    const from = this.events.length;
+    await this.send({ type: "prompt", message, ...extra }, { timeoutMs });
+    await this.waitEvent((e) => e.type === "agent_end", { from, timeoutMs, what: `agent_end after ${message}` });
+    await this.settle({ timeoutMs });
+    return this.events.slice(from);
+  }
+
+  async stop() {
+    if (this.exited) return;
+    const exited = new Promise((r) => this.child.once("exit", r));
+    try {
+      this.child.stdin.end();
+    } catch {
+      // ignore
+    }
+    killGroup(this.child, "SIGTERM");
+    const t = setTimeout(() => killGroup(this.child, "SIGKILL"), 3000);
+    await exited;
+    clearTimeout(t);
+  }
+}
