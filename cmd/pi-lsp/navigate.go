@@ -2,18 +2,211 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"flag"
+	"fmt"
 	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/branch"
 )
 
 func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("not implemented yet")
+	fs := newFlags("navigate", stderr)
+	summarize := fs.Bool("summarize", false, "summarize the branch being left (a branch_summary entry)")
+	instructions := fs.String("instructions", "", "custom focus for the summary")
+	replace := fs.Bool("replace-instructions", false, "the --instructions text replaces the summary prompt")
+	label := fs.String("label", "", "label the summary entry (or, without a summary, the target)")
+	budget := fs.Int("budget", 0, "token budget of the summarized messages (0 = none; default: context window - branchSummary.reserveTokens)")
+	leaf := fs.String("leaf", "", "navigate from this entry (default: Pi's leaf, the last entry)")
+	kind := fs.String("summarizer", "", "extractive (default) or openai")
+	dryRun := fs.Bool("dry-run", false, "show the branch that would be summarized; write nothing")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return fmt.Errorf("expected FILE TARGET_ID, got %d arguments", len(pos))
+	}
+	path, target := pos[0], pos[1]
+	budgetSet := false
+	fs.Visit(func(f *flag.Flag) { budgetSet = budgetSet || f.Name == "budget" })
+
+	opt := branch.NavigateOptions{
+		FromLeaf:            *leaf,
+		Summarize:           *summarize,
+		CustomInstructions:  *instructions,
+		ReplaceInstructions: *replace,
+		Label:               *label,
+		ReserveTokens:       settingsFor(path).BranchSummary.ReserveTokens,
+		DryRun:              *dryRun,
+	}
+	if budgetSet {
+		opt.Budget = *budget
+		if *budget <= 0 {
+			opt.Budget = -1 // no limit
+		}
+	}
+	s, cfg, serr := buildSummarizer(*kind)
+	opt.ContextWindow = cfg.Window()
+	if *summarize && !*dryRun {
+		if serr != nil {
+			return serr
+		}
+		opt.Summarizer = s
+		start := time.Now()
+		opt.Phase = func(p string) {
+			fmt.Fprintf(stderr, "pi-lsp navigate: %s (%s)\n", p, time.Since(start).Round(time.Millisecond))
+		}
+	}
+	res, err := branch.Navigate(ctx, path, target, opt)
+	if err != nil {
+		return err
+	}
+	if *dryRun {
+		p := res.Preparation
+		ids := make([]string, len(p.Entries))
+		for i, e := range p.Entries {
+			ids[i] = e.ID
+		}
+		if *asJSON {
+			return writeJSON(stdout, map[string]any{
+				"commonAncestorId": nullable(p.CommonAncestorID), "entries": ids,
+				"messages": len(p.Prepared.Messages), "totalTokens": p.Prepared.TotalTokens,
+				"readFiles": p.ReadFiles, "modifiedFiles": p.ModifiedFiles,
+			})
+		}
+		if res.AlreadyThere {
+			fmt.Fprintf(stdout, "already at %s; nothing to do\n", target)
+			return nil
+		}
+		ca := p.CommonAncestorID
+		if ca == "" {
+			ca = "(none: no shared entry)"
+		}
+		fmt.Fprintf(stdout, "from %s to %s, common ancestor %s\n", p.OldLeafID, target, ca)
+		fmt.Fprintf(stdout, "branch being left: %d entries", len(p.Entries))
+		if p.Budget > 0 {
+			fmt.Fprintf(stdout, ", %d messages (~%d tokens) within a budget of %d\n", len(p.Prepared.Messages), p.Prepared.TotalTokens, p.Budget)
+		} else {
+			fmt.Fprintf(stdout, ", %d messages (~%d tokens), no budget\n", len(p.Prepared.Messages), p.Prepared.TotalTokens)
+		}
+		fmt.Fprintf(stdout, "files read: %d, modified: %d\n", len(p.ReadFiles), len(p.ModifiedFiles))
+		where := res.Position
+		if where == "" {
+			where = "the root (a new branch)"
+		}
+		fmt.Fprintf(stdout, "would continue from %s\n", where)
+		if res.HasEditorText {
+			fmt.Fprintf(stdout, "editor text: %s\n", oneLinePreview(res.EditorText, 70))
+		}
+		return nil
+	}
+	if *asJSON {
+		out := map[string]any{"leafId": nullable(res.LeafID)}
+		if res.SummaryEntry != nil {
+			out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw)
+		}
+		if res.HasEditorText {
+			out["editorText"] = res.EditorText
+		}
+		if res.AlreadyThere {
+			out["alreadyThere"] = true
+		}
+		return writeJSON(stdout, out)
+	}
+	printNavigation(stdout, path, res)
+	return nil
+}
+
+func printNavigation(w io.Writer, path string, res *branch.NavigateResult) {
+	if res.AlreadyThere {
+		fmt.Fprintf(w, "already at %s; nothing written\n", res.LeafID)
+		return
+	}
+	where := res.Position
+	if where == "" {
+		where = "the root (the next message starts a new branch)"
+	}
+	if res.UndoneCompactionID != "" {
+		fmt.Fprintf(w, "Undid compaction %s in %s: the full context before it is active again, from %s\n", res.UndoneCompactionID, filepath.Base(path), where)
+	} else {
+		fmt.Fprintf(w, "Moved %s from %s to %s\n", filepath.Base(path), res.OldLeafID, where)
+	}
+	if e := res.SummaryEntry; e != nil {
+		from := ""
+		if res.FromHook {
+			from = " (from the hook)"
+		}
+		fmt.Fprintf(w, "branch summary %s%s:\n\n%s\n\n", e.ID, from, e.BranchSummary().Summary)
+	}
+	if e := res.MarkerEntry; e != nil {
+		fmt.Fprintf(w, "recorded as %s (a custom entry Pi skips; its next message continues from there)\n", e.ID)
+	}
+	if e := res.LabelEntry; e != nil {
+		l := e.Label()
+		fmt.Fprintf(w, "label %q set on %s\n", l.Label, l.TargetID)
+	}
+	fmt.Fprintf(w, "leaf: %s\n", res.LeafID)
+	if res.HasEditorText {
+		fmt.Fprintf(w, "editor text (the message to edit and resend):\n%s\n", res.EditorText)
+	}
 }
 
 func runUndoCompaction(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("not implemented yet")
+	fs := newFlags("undo-compaction", stderr)
+	leaf := fs.String("leaf", "", "undo on the path of this entry (default: Pi's leaf, the last entry)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneFile(pos, "FILE")
+	if err != nil {
+		return err
+	}
+	res, err := branch.UndoCompaction(ctx, path, *leaf)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := map[string]any{"leafId": nullable(res.LeafID), "compactionId": res.UndoneCompactionID, "position": nullable(res.Position)}
+		if res.MarkerEntry != nil {
+			out["markerEntry"] = json.RawMessage(res.MarkerEntry.Raw)
+		}
+		return writeJSON(stdout, out)
+	}
+	printNavigation(stdout, path, res)
+	return nil
 }
 
-func runLabel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("not implemented yet")
+func runLabel(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("label", stderr)
+	asJSON := fs.Bool("json", false, "print the label entry as JSON")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 || len(pos) > 3 {
+		return fmt.Errorf("expected FILE ENTRY_ID [TEXT], got %d arguments", len(pos))
+	}
+	text := ""
+	if len(pos) == 3 {
+		text = pos[2]
+	}
+	e, err := branch.SetLabel(pos[0], pos[1], text)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, json.RawMessage(e.Raw))
+	}
+	if text == "" {
+		fmt.Fprintf(stdout, "label of %s cleared (entry %s)\n", pos[1], e.ID)
+	} else {
+		fmt.Fprintf(stdout, "label %q set on %s (entry %s)\n", text, pos[1], e.ID)
+	}
+	return nil
 }

@@ -79,7 +79,11 @@ func Append(path string, taken map[string]*Entry, entries []NewEntry) ([]*Entry,
 		if i > 0 && parent == chainToPrevious {
 			parent = out[i-1].ID
 		}
-		line, err := encodeEntry(ne.Type, id, parent, now.Format("2006-01-02T15:04:05.000Z"), ne.Fields)
+		fields := ne.Fields
+		if i > 0 {
+			fields = resolvePreviousID(fields, out[i-1].ID)
+		}
+		line, err := encodeEntry(ne.Type, id, parent, now.Format("2006-01-02T15:04:05.000Z"), fields)
 		if err != nil {
 			return nil, err
 		}
@@ -108,6 +112,28 @@ const chainToPrevious = "\x00previous"
 // ChainToPrevious is the ParentID that links an entry to the one appended just before it
 // in the same call.
 const ChainToPrevious = chainToPrevious
+
+// PreviousEntryID as a Field value is replaced by the id of the entry appended just
+// before it in the same Append call (e.g. a label whose targetId is that entry).
+var PreviousEntryID = previousEntryID{}
+
+type previousEntryID struct{}
+
+func resolvePreviousID(fields []Field, prev string) []Field {
+	var out []Field
+	for i, f := range fields {
+		if _, ok := f.Value.(previousEntryID); ok {
+			if out == nil {
+				out = append([]Field(nil), fields...)
+			}
+			out[i].Value = prev
+		}
+	}
+	if out == nil {
+		return fields
+	}
+	return out
+}
 
 func encodeEntry(typ, id, parent, ts string, fields []Field) ([]byte, error) {
 	o := newObject()

@@ -1,0 +1,459 @@
+package branch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// MarkerType is the customType of the "custom" entry that records a move without a
+// summary. Custom entries never reach the LLM; the entry's parent is the new position,
+// so Pi, whose leaf on open is the last entry of the file, continues from there.
+const MarkerType = "pi-lsp/navigate"
+
+// ErrNotFound is wrapped by the error for an unknown entry id ("entry X not found").
+var ErrNotFound = errors.New("not found")
+
+// ErrCancelled is returned when the before-navigation hook cancels.
+var ErrCancelled = errors.New("navigation cancelled")
+
+// ErrNoCompaction means the current path holds no compaction to undo.
+var ErrNoCompaction = errors.New("no compaction on the current path")
+
+// ErrSessionChanged means the file changed between loading and writing; nothing was
+// written. It matches compaction.ErrSessionChanged with errors.Is.
+var ErrSessionChanged error = sessionChanged{}
+
+type sessionChanged struct{}
+
+func (sessionChanged) Error() string {
+	return "the session changed while navigating; nothing was written, try again"
+}
+func (sessionChanged) Is(target error) bool { return target == compaction.ErrSessionChanged }
+
+// ErrCycle means the new position sits on a parent cycle: appending below it would
+// give Pi a leaf it loops on forever.
+var ErrCycle = errors.New("the entry sits on a parent cycle (Pi would loop forever on it)")
+
+func notFound(id string) error { return fmt.Errorf("entry %s %w", id, ErrNotFound) }
+
+// HookSummary is a summary supplied by the hook instead of generating one.
+type HookSummary struct {
+	Text    string
+	Details any // stored as given (nil: no details)
+}
+
+// HookDecision is the answer of a before-navigation hook (Pi's session_before_tree).
+type HookDecision struct {
+	Cancel bool
+	// Summary is used only when a summary was requested; it is stored with
+	// fromHook: true.
+	Summary *HookSummary
+	// Non-nil fields override the options.
+	CustomInstructions  *string
+	ReplaceInstructions *bool
+	Label               *string
+}
+
+// Hook runs after the branch is collected, before any summary is generated. It is
+// called whether or not a summary was requested, as Pi's session_before_tree is.
+type Hook func(ctx context.Context, p *Preparation) (HookDecision, error)
+
+// NavigateOptions configure a navigation.
+type NavigateOptions struct {
+	// FromLeaf is the position to navigate from ("": Pi's leaf, the last entry).
+	FromLeaf            string
+	Summarize           bool
+	CustomInstructions  string
+	ReplaceInstructions bool
+	Label               string
+	Summarizer          compaction.Summarizer
+	// ReserveTokens (default 16384) and ContextWindow (default 128000) set the token
+	// budget of the summarized messages; Budget, when non-zero, replaces it (negative:
+	// no limit). See SummaryOptions.
+	ReserveTokens int
+	ContextWindow int
+	Budget        int
+	Hook          Hook
+	// Phase is told when the job moves to "preparing", "summarizing" and "writing".
+	Phase    func(phase string)
+	Progress func(compaction.Progress)
+	// DryRun collects and prepares, and writes nothing (no hook, no summary).
+	DryRun bool
+}
+
+// Preparation is what a navigation is about to do (Pi's TreePreparation plus the
+// prepared messages).
+type Preparation struct {
+	TargetID  string
+	OldLeafID string
+	// CommonAncestorID is "" when the two positions share no entry.
+	CommonAncestorID string
+	// Entries are the entries of the branch being left, in Pi's order.
+	Entries             []*session.Entry
+	UserWantsSummary    bool
+	CustomInstructions  string
+	ReplaceInstructions bool
+	Label               string
+	// Budget is the token budget of the prepared messages (0: no limit).
+	Budget int
+	// Prepared is Pi's exact prepareBranchEntries of Entries within Budget (its file
+	// lists are Pi's; the summary written also accumulates compaction details).
+	Prepared Prepared
+	// ReadFiles and ModifiedFiles are Pi's file lists of Prepared.
+	ReadFiles, ModifiedFiles []string
+	// Index is the session as loaded.
+	Index *session.Index
+}
+
+// NavigateResult is what a navigation did.
+type NavigateResult struct {
+	// LeafID is the session's leaf afterwards, as Pi sees it on open: the last entry
+	// appended (label, summary or marker), or the position when nothing was written.
+	LeafID string
+	// Position is where the active branch now continues from, before the entries this
+	// navigation appended: the target, or its parent for a user or custom message (""
+	// for the root).
+	Position         string
+	OldLeafID        string
+	CommonAncestorID string
+	// SummaryEntry, LabelEntry and MarkerEntry are the appended entries (nil when not
+	// written).
+	SummaryEntry, LabelEntry, MarkerEntry *session.Entry
+	// EditorText is the text of the user (or custom) message navigated to, for the
+	// editor, when HasEditorText.
+	EditorText    string
+	HasEditorText bool
+	// AlreadyThere is set when the target is the current leaf: nothing was done.
+	AlreadyThere bool
+	// FromHook is set when the summary came from the hook.
+	FromHook bool
+	// Summary is the generated summary (nil when none was generated).
+	Summary     *Summary
+	Preparation *Preparation
+	// UndoneCompactionID is the compaction UndoCompaction stepped back over.
+	UndoneCompactionID string
+}
+
+// Navigate moves the leaf of the session file at path to targetID, as Pi's navigateTree
+// does, optionally summarizing the branch being left. All entries are appended in one
+// write after checking the file did not change since it was loaded; any failure,
+// cancellation or hook cancel leaves the file untouched.
+func Navigate(ctx context.Context, path, targetID string, opt NavigateOptions) (*NavigateResult, error) {
+	return navigate(ctx, path, targetID, opt, "")
+}
+
+func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, undoneCompaction string) (*NavigateResult, error) {
+	phase := func(p string) {
+		if opt.Phase != nil {
+			opt.Phase(p)
+		}
+	}
+	phase("preparing")
+	f, err := session.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	ix := session.NewIndex(f)
+	oldLeaf := opt.FromLeaf
+	if oldLeaf == "" {
+		oldLeaf = ix.LeafID()
+	} else if ix.Entry(oldLeaf) == nil {
+		return nil, notFound(oldLeaf)
+	}
+	if targetID == "" {
+		return nil, errors.New("no target entry id")
+	}
+	target := ix.Entry(targetID)
+	if target == nil {
+		return nil, notFound(targetID)
+	}
+	res := &NavigateResult{OldLeafID: oldLeaf}
+
+	col := Collect(ix, oldLeaf, targetID)
+	sopt := SummaryOptions{
+		CustomInstructions: opt.CustomInstructions, ReplaceInstructions: opt.ReplaceInstructions,
+		ReserveTokens: opt.ReserveTokens, ContextWindow: opt.ContextWindow, Budget: opt.Budget,
+		Progress: opt.Progress,
+	}
+	prep := &Preparation{
+		TargetID: targetID, OldLeafID: oldLeaf, CommonAncestorID: col.CommonAncestorID,
+		Entries: col.Entries, UserWantsSummary: opt.Summarize,
+		CustomInstructions: opt.CustomInstructions, ReplaceInstructions: opt.ReplaceInstructions,
+		Label: opt.Label, Budget: sopt.TokenBudget(), Index: ix,
+	}
+	prep.Prepared = Prepare(col.Entries, prep.Budget)
+	prep.ReadFiles, prep.ModifiedFiles = prep.Prepared.FileOps.Lists()
+	res.Preparation, res.CommonAncestorID = prep, col.CommonAncestorID
+	if targetID == oldLeaf {
+		// Pi's navigateTree does nothing (and asks no hook) when already there.
+		res.AlreadyThere, res.LeafID, res.Position = true, oldLeaf, oldLeaf
+		return res, nil
+	}
+
+	// The new position (Pi's rule): a user or custom message puts the leaf on its parent
+	// and its text in the editor; anything else becomes the leaf itself.
+	position := targetID
+	if undoneCompaction == "" {
+		switch {
+		case target.Type == session.TypeMessage && target.Role() == session.RoleUser:
+			m, _ := target.Message()
+			position, res.EditorText, res.HasEditorText = existingParent(ix, target), m.Text(""), true
+		case target.Type == session.TypeCustomMessage:
+			position, res.EditorText, res.HasEditorText = existingParent(ix, target), session.CustomMessage(target).Text(""), true
+		}
+	}
+	res.Position = position
+	if position != "" && onCycle(ix, position) {
+		return nil, fmt.Errorf("cannot navigate to %s: %w", position, ErrCycle)
+	}
+	if opt.DryRun {
+		res.LeafID = position
+		return res, nil
+	}
+
+	label := opt.Label
+	var hookSummary *HookSummary
+	if opt.Hook != nil {
+		d, err := opt.Hook(ctx, prep)
+		if err != nil {
+			return nil, fmt.Errorf("before-navigate hook: %w", err)
+		}
+		if d.Cancel {
+			return nil, ErrCancelled
+		}
+		if d.Summary != nil && opt.Summarize {
+			hookSummary = d.Summary
+		}
+		if d.CustomInstructions != nil {
+			sopt.CustomInstructions = *d.CustomInstructions
+		}
+		if d.ReplaceInstructions != nil {
+			sopt.ReplaceInstructions = *d.ReplaceInstructions
+		}
+		if d.Label != nil {
+			label = *d.Label
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("navigation cancelled: %w", err)
+	}
+
+	var summaryText string
+	var summaryFields []session.Field
+	switch {
+	case opt.Summarize && len(col.Entries) > 0 && hookSummary == nil:
+		phase("summarizing")
+		s, err := Generate(ctx, col.Entries, opt.Summarizer, sopt)
+		if err != nil {
+			return nil, err
+		}
+		res.Summary, summaryText = s, s.Text
+		summaryFields = []session.Field{
+			{Key: "details", Value: Details{ReadFiles: s.ReadFiles, ModifiedFiles: s.ModifiedFiles}},
+			{Key: "fromHook", Value: false},
+		}
+		if s.Usage != nil {
+			summaryFields = append(summaryFields, session.Field{Key: "usage", Value: s.Usage})
+		}
+	case hookSummary != nil:
+		summaryText, res.FromHook = hookSummary.Text, true
+		summaryFields = []session.Field{
+			{Key: "details", Value: hookSummary.Details},
+			{Key: "fromHook", Value: true},
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("navigation cancelled: %w", err)
+	}
+
+	var add []session.NewEntry
+	kinds := []string{}
+	if summaryText != "" {
+		fromID := oldLeaf
+		if fromID == "" {
+			fromID = "root"
+		}
+		add = append(add, session.NewEntry{
+			Type:     session.TypeBranchSummary,
+			ParentID: position,
+			Fields: append([]session.Field{
+				{Key: "fromId", Value: fromID},
+				{Key: "summary", Value: summaryText},
+			}, summaryFields...),
+		})
+		kinds = append(kinds, "summary")
+	} else if position != ix.LeafID() || label != "" || undoneCompaction != "" {
+		data := map[string]any{"fromId": nullable(oldLeaf), "targetId": targetID}
+		if undoneCompaction != "" {
+			data["undoneCompactionId"] = undoneCompaction
+		}
+		add = append(add, session.NewEntry{
+			Type:     session.TypeCustom,
+			ParentID: position,
+			Fields: []session.Field{
+				{Key: "customType", Value: MarkerType},
+				{Key: "data", Value: data},
+			},
+		})
+		kinds = append(kinds, "marker")
+	}
+	if label != "" {
+		var labelTarget any = targetID
+		if summaryText != "" {
+			labelTarget = session.PreviousEntryID
+		}
+		add = append(add, session.NewEntry{
+			Type:     session.TypeLabel,
+			ParentID: session.ChainToPrevious,
+			Fields: []session.Field{
+				{Key: "targetId", Value: labelTarget},
+				{Key: "label", Value: label},
+			},
+		})
+		kinds = append(kinds, "label")
+	}
+	res.LeafID = position
+	if len(add) == 0 {
+		return res, nil
+	}
+
+	phase("writing")
+	if st, err := os.Stat(path); err != nil || st.Size() != f.Size {
+		return nil, ErrSessionChanged
+	}
+	written, err := session.Append(path, taken(ix), add)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range written {
+		switch kinds[i] {
+		case "summary":
+			res.SummaryEntry = e
+		case "marker":
+			res.MarkerEntry = e
+		case "label":
+			res.LabelEntry = e
+		}
+	}
+	res.LeafID = written[len(written)-1].ID
+	return res, nil
+}
+
+// existingParent is the parent of e when it exists, else "" (a dangling parent: the new
+// position is the root, which gives the same context Pi builds for an orphan).
+func existingParent(ix *session.Index, e *session.Entry) string {
+	if e.ParentID == "" || ix.Entry(e.ParentID) == nil {
+		return ""
+	}
+	return e.ParentID
+}
+
+// onCycle reports whether walking parent links from id revisits an entry.
+func onCycle(ix *session.Index, id string) bool {
+	seen := map[*session.Entry]bool{}
+	for e := ix.Entry(id); e != nil; {
+		if seen[e] {
+			return true
+		}
+		seen[e] = true
+		if e.ParentID == "" {
+			return false
+		}
+		e = ix.Entry(e.ParentID)
+	}
+	return false
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func taken(ix *session.Index) map[string]*session.Entry {
+	m := make(map[string]*session.Entry, len(ix.Entries()))
+	for _, e := range ix.Entries() {
+		m[e.ID] = e
+	}
+	return m
+}
+
+// UndoCompaction makes the full context from before the newest compaction on the
+// current path active again: it navigates, without a summary, to that compaction's
+// parent (the leaf the compaction was made on), recording the move with a marker. The
+// compaction and anything after it stay in the file on their branch. fromLeaf "" means
+// Pi's leaf (the last entry).
+func UndoCompaction(ctx context.Context, path string, fromLeaf string) (*NavigateResult, error) {
+	f, err := session.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	ix := session.NewIndex(f)
+	leaf := fromLeaf
+	if leaf == "" {
+		leaf = ix.LeafID()
+	} else if ix.Entry(leaf) == nil {
+		return nil, notFound(leaf)
+	}
+	p := ix.Path(leaf)
+	var comp *session.Entry
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i].Type == session.TypeCompaction {
+			comp = p[i]
+			break
+		}
+	}
+	if comp == nil {
+		return nil, ErrNoCompaction
+	}
+	if comp.ParentID == "" || ix.Entry(comp.ParentID) == nil {
+		return nil, fmt.Errorf("compaction %s has no earlier entry to return to", comp.ID)
+	}
+	// The size check in navigate compares with this load, so a change in between is
+	// caught there as well.
+	res, err := navigate(ctx, path, comp.ParentID, NavigateOptions{FromLeaf: fromLeaf}, comp.ID)
+	if err != nil {
+		return nil, err
+	}
+	if res.AlreadyThere {
+		return nil, fmt.Errorf("already at %s, before compaction %s", comp.ParentID, comp.ID)
+	}
+	res.UndoneCompactionID = comp.ID
+	return res, nil
+}
+
+// SetLabel sets (or, with an empty label, clears) the label of an entry by appending a
+// label entry as a child of Pi's leaf (the last entry), as Pi's appendLabelChange does.
+// An unknown entry is an error and nothing is written.
+func SetLabel(path, entryID, label string) (*session.Entry, error) {
+	f, err := session.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	ix := session.NewIndex(f)
+	if entryID == "" || ix.Entry(entryID) == nil {
+		return nil, notFound(entryID)
+	}
+	var value any
+	if label != "" {
+		value = label
+	}
+	written, err := session.Append(path, taken(ix), []session.NewEntry{{
+		Type:     session.TypeLabel,
+		ParentID: ix.LeafID(),
+		Fields: []session.Field{
+			{Key: "targetId", Value: entryID},
+			{Key: "label", Value: value},
+		},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	return written[0], nil
+}
