@@ -1,0 +1,225 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+type appendParams struct {
+	Session  string            `json:"session"`
+	Messages []json.RawMessage `json:"messages"`
+	// Create starts a new session for the workspace when there is none (or when true
+	// and no session is named).
+	Create bool `json:"create"`
+	Force  bool `json:"force"`
+}
+
+// overflowRe matches the provider messages Pi's isContextOverflow recognises, minus rate
+// limits.
+var (
+	overflowRe  = regexp.MustCompile(`(?i)(prompt is too long|exceeds the context window|context[_ ]length[_ ]exceeded|too many tokens|token limit exceeded|maximum context length is \d+ tokens|input is too long|exceeds the available context|context window exceeded|request too large)`)
+	rateLimitRe = regexp.MustCompile(`(?i)(rate limit|too many requests|throttl)`)
+)
+
+// OverflowRecoveryFailed is Pi's message when a second overflow follows a recovery.
+const OverflowRecoveryFailed = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model."
+
+// handleAppend appends AgentMessages to a session the sidecar hosts (an editor-side
+// agent's conversation), then applies Pi's automatic compaction rules to the last
+// assistant message: overflow first, then the threshold.
+func (s *Server) handleAppend(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p appendParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if len(p.Messages) == 0 {
+		return nil, invalidParams("messages is required")
+	}
+	msgs := make([]*session.Message, len(p.Messages))
+	for i, m := range p.Messages {
+		dm, err := session.DecodeMessage(m)
+		if err != nil || dm.Role == "" {
+			return nil, invalidParams(fmt.Sprintf("messages[%d] is not an AgentMessage with a role", i))
+		}
+		msgs[i] = dm
+	}
+	path, err := s.host.sessionFor(p.Session)
+	if err != nil && p.Create && p.Session == "" {
+		path, err = s.createSession()
+	}
+	if err != nil {
+		return nil, err
+	}
+	ix, err := s.host.refresh(path)
+	if err != nil {
+		return nil, &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
+	}
+	if err := s.checkOwner(path, ix, p.Force); err != nil {
+		return nil, err
+	}
+	mu := s.jobLock(path)
+	mu.Lock()
+	ix, err = s.host.refresh(path)
+	if err != nil {
+		mu.Unlock()
+		return nil, err
+	}
+	taken := map[string]*session.Entry{}
+	for _, e := range ix.Entries() {
+		taken[e.ID] = e
+	}
+	news := make([]session.NewEntry, len(msgs))
+	for i, m := range msgs {
+		parent := session.ChainToPrevious
+		if i == 0 {
+			parent = ix.LeafID()
+		}
+		news[i] = session.NewEntry{Type: session.TypeMessage, ParentID: parent, Fields: []session.Field{{Key: "message", Value: json.RawMessage(m.Raw)}}}
+	}
+	written, err := session.Append(path, taken, news)
+	mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	ix, _ = s.host.refresh(path)
+	s.host.scheduleNotify(path)
+	ids := make([]string, len(written))
+	for i, e := range written {
+		ids[i] = e.ID
+	}
+	out := map[string]any{"session": path, "entryIds": ids, "leafId": ids[len(ids)-1]}
+	if reason := s.autoCompact(path, ix, written); reason != "" {
+		out["autoCompaction"] = reason
+	}
+	return out, nil
+}
+
+func (s *Server) createSession() (string, error) {
+	s.host.mu.Lock()
+	dir, cwd := s.host.dir, s.host.cwd
+	s.host.mu.Unlock()
+	path, _, err := session.Create(dir, cwd)
+	if err != nil {
+		return "", err
+	}
+	s.host.mu.Lock()
+	s.host.current = path
+	s.host.mu.Unlock()
+	return path, nil
+}
+
+// autoCompact applies Pi's _checkCompaction to the last appended assistant message and
+// starts the compaction in the background. It returns the reason, or "".
+func (s *Server) autoCompact(path string, ix *session.Index, written []*session.Entry) string {
+	if ix == nil {
+		return ""
+	}
+	var last *session.Entry
+	var msg *session.Message
+	for _, e := range written {
+		m, err := e.Message()
+		if err != nil {
+			continue
+		}
+		if m.Role == session.RoleUser {
+			s.host.mu.Lock()
+			delete(s.host.overflowTried, path) // a new user turn resets the recovery
+			s.host.mu.Unlock()
+		}
+		if m.Role == session.RoleAssistant {
+			last, msg = e, m
+		}
+	}
+	if msg == nil {
+		return ""
+	}
+	_, settings, err := s.summarizerFor(path)
+	if err != nil || !settings.Enabled {
+		return ""
+	}
+	if pid := ownerPID(path, ix.File.Header.Cwd); pid > 0 {
+		return "" // never compact what another process is writing
+	}
+	// Stale: a message from before the latest compaction on the path never triggers.
+	path0 := ix.Path(last.ID)
+	var msgTime float64
+	_ = json.Unmarshal(msg.Timestamp, &msgTime)
+	for i := len(path0) - 1; i >= 0; i-- {
+		if path0[i].Type == session.TypeCompaction {
+			if ct, ok := path0[i].TimeMillis(); ok && msgTime <= ct {
+				return ""
+			}
+			break
+		}
+	}
+	window := s.host.window()
+	if msg.StopReason != "error" {
+		s.host.mu.Lock()
+		delete(s.host.overflowTried, path)
+		s.host.mu.Unlock()
+	}
+	overflow := false
+	switch {
+	case msg.StopReason == "error" && overflowRe.MatchString(msg.ErrorMessage) && !rateLimitRe.MatchString(msg.ErrorMessage):
+		overflow = true
+	case msg.StopReason == "stop" && msg.Usage != nil && msg.Usage.Input+msg.Usage.CacheRead > float64(window):
+		overflow = true
+	case msg.StopReason == "length" && msg.Usage != nil && msg.Usage.Output == 0 && msg.Usage.Input+msg.Usage.CacheRead >= 0.99*float64(window):
+		overflow = true
+	}
+	if overflow {
+		s.host.mu.Lock()
+		tried := s.host.overflowTried[path]
+		s.host.overflowTried[path] = true
+		s.host.mu.Unlock()
+		if tried {
+			s.notify("pi/compactionEnd", map[string]any{"session": path, "reason": "overflow", "aborted": false, "willRetry": false, "errorMessage": OverflowRecoveryFailed})
+			return ""
+		}
+		// The failed assistant message stays in the file, but the compaction continues
+		// from its parent so the error is left out of the context.
+		leaf := last.ParentID
+		if msg.StopReason != "error" {
+			leaf = last.ID
+		}
+		s.background(func(ctx context.Context) {
+			_, _ = s.compact(ctx, path, compactJob{reason: "overflow", leaf: leaf, willRetry: true})
+		})
+		return "overflow"
+	}
+	var tokens float64
+	if msg.StopReason == "error" {
+		c := session.ContextOfPath(path0)
+		est := session.EstimateContextTokens(c.Messages)
+		if est.LastUsageIndex == nil {
+			return ""
+		}
+		tokens = est.Tokens
+	} else if u := session.AssistantUsage(msg); u != nil {
+		tokens = session.CalculateContextTokens(*u)
+	} else {
+		return ""
+	}
+	if !session.ShouldCompact(tokens, window, settings) {
+		return ""
+	}
+	s.background(func(ctx context.Context) {
+		_, _ = s.compact(ctx, path, compactJob{reason: "threshold", leaf: last.ID})
+	})
+	return "threshold"
+}
+
+// background runs a server-initiated job; shutdown cancels it.
+func (s *Server) background(f func(ctx context.Context)) {
+	s.mu.Lock()
+	s.jobsWG.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.jobsWG.Done()
+		f(s.bgCtx)
+	}()
+}

@@ -1,0 +1,168 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+type compactParams struct {
+	Session       string          `json:"session"`
+	Instructions  string          `json:"instructions"`
+	LeafID        string          `json:"leafId"`
+	Force         bool            `json:"force"`
+	WorkDoneToken json.RawMessage `json:"workDoneToken"`
+}
+
+func (s *Server) handleCompact(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p compactParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	path, ix, err := s.index(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkOwner(path, ix, p.Force); err != nil {
+		return nil, err
+	}
+	res, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, token: p.WorkDoneToken})
+	if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath) {
+		return map[string]any{"nothingToCompact": true, "reason": err.Error()}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// checkOwner refuses writes to a session a running Pi process writes, unless forced.
+func (s *Server) checkOwner(path string, ix *session.Index, force bool) error {
+	if force {
+		return nil
+	}
+	if pid := ownerPID(path, ix.File.Header.Cwd); pid > 0 {
+		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
+			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d); close it or pass force to write anyway", pid)}
+	}
+	return nil
+}
+
+type compactJob struct {
+	reason       string // manual, threshold, overflow
+	instructions string
+	leaf         string
+	token        json.RawMessage
+	willRetry    bool
+}
+
+// jobLock serializes the jobs that write one session.
+func (s *Server) jobLock(path string) *sync.Mutex {
+	s.host.mu.Lock()
+	defer s.host.mu.Unlock()
+	key := "job:" + path
+	m := s.host.writeMu[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		s.host.writeMu[key] = m
+	}
+	return m
+}
+
+// compact runs one compaction with progress and Pi's start/end events.
+func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[string]any, error) {
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wd := s.tracker.Start(ctx, job.token, "Compacting session", job.reason, cancel)
+	s.notify("pi/compactionStart", map[string]any{"session": path, "reason": job.reason})
+	res, err := s.compactLocked(jctx, path, job, wd)
+	end := map[string]any{"session": path, "reason": job.reason, "aborted": false, "willRetry": false}
+	if err != nil {
+		aborted := errors.Is(err, context.Canceled) || errors.Is(err, compaction.ErrCancelled) || jctx.Err() != nil
+		end["aborted"] = aborted
+		quiet := errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath)
+		if !aborted && !(quiet && job.reason != "manual") {
+			prefix := map[string]string{"manual": "Compaction failed: ", "threshold": "Auto-compaction failed: ", "overflow": "Context overflow recovery failed: "}[job.reason]
+			end["errorMessage"] = prefix + err.Error()
+		}
+		s.notify("pi/compactionEnd", end)
+		if aborted {
+			wd.End("Cancelled; nothing was written")
+			if !errors.Is(err, context.Canceled) {
+				err = fmt.Errorf("%w: %w", context.Canceled, err)
+			}
+		} else {
+			wd.End("Not compacted: " + err.Error())
+		}
+		return nil, err
+	}
+	o := res.Outcome
+	end["result"] = map[string]any{"summary": o.Summary, "firstKeptEntryId": o.FirstKeptEntryID, "tokensBefore": o.TokensBefore, "details": o.Details}
+	end["willRetry"] = job.willRetry
+	s.notify("pi/compactionEnd", end)
+	wd.End(fmt.Sprintf("Compacted: %d → ~%d tokens", int(o.TokensBefore), int(o.TokensAfter)))
+	if _, err := s.host.refresh(path); err == nil {
+		s.host.scheduleNotify(path)
+	}
+	return map[string]any{"entry": json.RawMessage(res.Entry.Raw), "tokensBefore": o.TokensBefore, "tokensAfter": o.TokensAfter, "audit": o.Audit}, nil
+}
+
+func (s *Server) compactLocked(ctx context.Context, path string, job compactJob, wd *WorkDone) (*compaction.RunResult, error) {
+	mu := s.jobLock(path)
+	mu.Lock()
+	defer mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	summarizer, settings, err := s.summarizerFor(path)
+	if err != nil {
+		return nil, err
+	}
+	opt := compaction.RunOptions{
+		Options: compaction.Options{
+			CustomInstructions: job.instructions,
+			Progress: func(p compaction.Progress) {
+				pct := 10 + uint32(min(80, p.Tokens*80/400))
+				wd.Report(fmt.Sprintf("summarizing: %d tokens streamed, %.1fs", p.Tokens, p.Elapsed.Seconds()), pct)
+			},
+		},
+		LeafID:     job.leaf,
+		Settings:   settings,
+		Summarizer: summarizer,
+		Hook:       s.compactHook(path, job.reason, job.instructions),
+		Phase: func(phase string) {
+			pct := map[string]uint32{"preparing": 5, "summarizing": 10, "writing": 95}[phase]
+			wd.Report(phase, pct)
+		},
+	}
+	return compaction.Run(ctx, path, opt)
+}
+
+// summarizerFor builds the configured summarizer and the compaction settings of a
+// session (Pi's settings files, overridden by the client's configuration).
+func (s *Server) summarizerFor(path string) (compaction.Summarizer, session.CompactionSettings, error) {
+	s.host.mu.Lock()
+	cfg, agentDir := s.host.cfg, s.host.agentDir
+	s.host.mu.Unlock()
+	cwd := ""
+	if l, err := s.host.liveIndex(path); err == nil {
+		cwd = l.Index.File.Header.Cwd
+	}
+	settings := session.LoadSettings(agentDir, cwd).Compaction
+	if cfg.KeepRecentTokens > 0 {
+		settings.KeepRecentTokens = cfg.KeepRecentTokens
+	}
+	if cfg.ReserveTokens > 0 {
+		settings.ReserveTokens = cfg.ReserveTokens
+	}
+	sum, _, err := cfg.SummarizerConfig.Over(compaction.ConfigFromEnv()).Build(agentDir)
+	if err != nil {
+		return nil, settings, &Error{Code: CodeRequestFailed, Kind: KindSummarizerFailed, Msg: err.Error(), Err: err}
+	}
+	return sum, settings, nil
+}

@@ -1,0 +1,96 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// JSON-RPC and LSP error codes. Code 0 is never sent.
+const (
+	CodeParseError           = -32700
+	CodeInvalidRequest       = -32600
+	CodeMethodNotFound       = -32601
+	CodeInvalidParams        = -32602
+	CodeInternalError        = -32603
+	CodeServerNotInitialized = -32002
+	CodeUnknownError         = -32001
+	CodeRequestFailed        = -32803
+	CodeServerCancelled      = -32802
+	CodeContentModified      = -32801
+	CodeRequestCancelled     = -32800
+)
+
+// Error kinds carried in error.data.kind, for editors to react to.
+const (
+	KindInvalidParams    = "invalidParams"
+	KindNotFound         = "notFound"
+	KindNoSession        = "noSession"
+	KindCancelled        = "cancelled"
+	KindNothingToCompact = "nothingToCompact"
+	KindAlreadyCompacted = "alreadyCompacted"
+	KindSummarizerFailed = "summarizerFailed"
+	KindContextTooLong   = "contextTooLong"
+	KindSessionChanged   = "sessionChanged"
+	KindOwnedByPi        = "ownedByPi"
+	KindOutsideSessions  = "outsideSessions"
+	KindBadSession       = "badSession"
+	KindInternal         = "internal"
+	KindShutdown         = "shutdown"
+)
+
+// Error is a typed error a handler returns to choose the wire code and kind.
+type Error struct {
+	Code int64
+	Kind string
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+func errorf(code int64, kind, msg string) *Error { return &Error{Code: code, Kind: kind, Msg: msg} }
+
+func invalidParams(msg string) *Error { return errorf(CodeInvalidParams, KindInvalidParams, msg) }
+
+// wireError maps any error to a JSON-RPC error with a real code and data.kind.
+func wireError(err error) *jsonrpc2.Error {
+	var e *Error
+	code, kind, msg := int64(CodeRequestFailed), KindInternal, err.Error()
+	var se *compaction.SummaryError
+	switch {
+	case errors.As(err, &e):
+		code, kind, msg = e.Code, e.Kind, e.Msg
+	case errors.Is(err, context.Canceled), errors.Is(err, compaction.ErrCancelled):
+		code, kind = CodeRequestCancelled, KindCancelled
+	case errors.Is(err, compaction.ErrNothingToCompact), errors.Is(err, compaction.ErrEmptyPath):
+		kind = KindNothingToCompact
+	case errors.Is(err, compaction.ErrAlreadyCompacted):
+		kind = KindAlreadyCompacted
+	case errors.Is(err, compaction.ErrSessionChanged):
+		code, kind = CodeContentModified, KindSessionChanged
+	case errors.Is(err, compaction.ErrContextTooLong):
+		kind = KindContextTooLong
+	case errors.As(err, &se):
+		kind = KindSummarizerFailed
+	case errors.Is(err, session.ErrNoHeader):
+		kind = KindBadSession
+	case errors.Is(err, os.ErrNotExist):
+		kind = KindNotFound
+	}
+	if code == 0 {
+		code = CodeRequestFailed
+	}
+	out := &jsonrpc2.Error{Code: code, Message: msg}
+	data, _ := json.Marshal(map[string]string{"kind": kind})
+	raw := json.RawMessage(data)
+	out.Data = &raw
+	return out
+}

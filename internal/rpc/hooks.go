@@ -1,0 +1,94 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+)
+
+// beforeCompactAnswer is the client's answer to pi/beforeCompact (Pi's
+// session_before_compact result).
+type beforeCompactAnswer struct {
+	Cancel           bool                `json:"cancel"`
+	Summary          *string             `json:"summary"`
+	FirstKeptEntryID *string             `json:"firstKeptEntryId"`
+	TokensBefore     *float64            `json:"tokensBefore"`
+	Details          *compaction.Details `json:"details"`
+}
+
+// askClient sends a hook request bounded by the hook timeout. A client that does not
+// answer in time, or answers with an error, does not block the job: the default runs.
+func (s *Server) askClient(ctx context.Context, method string, params, answer any) bool {
+	hctx, cancel := context.WithTimeout(ctx, s.opt.HookTimeout)
+	defer cancel()
+	err := s.call(hctx, method, params, answer)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(hctx.Err(), context.DeadlineExceeded):
+		s.log.Warn("hook timed out; continuing", "method", method, "timeout", s.opt.HookTimeout)
+		s.logMessage(msgWarning, method+" did not answer within "+s.opt.HookTimeout.String()+"; continuing without it")
+	default:
+		s.log.Warn("hook failed; continuing", "method", method, "err", err)
+	}
+	return false
+}
+
+func (s *Server) compactHook(path, reason, instructions string) compaction.Hook {
+	if !s.clientHooks() {
+		return nil
+	}
+	return func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
+		read, mod := p.FileOps.Lists()
+		params := map[string]any{
+			"session": path, "reason": reason, "customInstructions": instructions,
+			"preparation": map[string]any{
+				"firstKeptEntryId": p.FirstKeptEntryID, "tokensBefore": p.TokensBefore, "isSplitTurn": p.IsSplitTurn,
+				"messagesToSummarize": len(p.MessagesToSummarize), "turnPrefixMessages": len(p.TurnPrefixMessages),
+				"previousSummary": nullable(p.PreviousSummary), "readFiles": read, "modifiedFiles": mod,
+				"conversation": compaction.SerializeAgentMessages(p.MessagesToSummarize),
+			},
+		}
+		var ans *beforeCompactAnswer
+		if !s.askClient(ctx, "pi/beforeCompact", params, &ans) || ans == nil {
+			return compaction.HookDecision{}, nil
+		}
+		if ans.Cancel {
+			return compaction.HookDecision{Cancel: true}, nil
+		}
+		if ans.Summary == nil {
+			return compaction.HookDecision{}, nil
+		}
+		out := &compaction.Outcome{Summary: *ans.Summary, FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: p.TokensBefore,
+			Details: compaction.Details{ReadFiles: read, ModifiedFiles: mod}}
+		if ans.FirstKeptEntryID != nil {
+			out.FirstKeptEntryID = *ans.FirstKeptEntryID
+		}
+		if ans.TokensBefore != nil {
+			out.TokensBefore = *ans.TokensBefore
+		}
+		if ans.Details != nil {
+			out.Details = *ans.Details
+		}
+		out.TokensAfter = compaction.TokensAfter(out.Summary, p)
+		out.Audit = compaction.AuditSummary(out.Summary, mod, nil)
+		return compaction.HookDecision{Outcome: out}, nil
+	}
+}
+
+// beforeTreeAnswer is the client's answer to pi/beforeTree (Pi's session_before_tree).
+type beforeTreeAnswer struct {
+	Cancel  bool `json:"cancel"`
+	Summary *struct {
+		Summary string          `json:"summary"`
+		Details json.RawMessage `json:"details"`
+	} `json:"summary"`
+	CustomInstructions  *string `json:"customInstructions"`
+	ReplaceInstructions *bool   `json:"replaceInstructions"`
+	Label               *string `json:"label"`
+}
+
+var _ = time.Second

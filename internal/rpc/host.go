@@ -1,0 +1,423 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// config is what the client may set through initializationOptions and
+// workspace/didChangeConfiguration. Secrets are never part of it.
+type config struct {
+	Session          string `json:"session,omitempty"`
+	KeepRecentTokens int    `json:"keepRecentTokens,omitempty"`
+	ReserveTokens    int    `json:"reserveTokens,omitempty"`
+	compaction.SummarizerConfig
+}
+
+// host owns the workspace's sessions: which one is current, its live index, the folder
+// watcher and the notifications derived from file changes.
+type host struct {
+	s *Server
+
+	mu       sync.Mutex
+	agentDir string
+	cwd      string
+	dir      string // the workspace's session folder
+	current  string
+	live     map[string]*session.Live
+	cfg      config
+	writeMu  map[string]*sync.Mutex
+	debounce *time.Timer
+	stopOnce sync.Once
+	cancel   context.CancelFunc
+	// compacting guards against concurrent automatic compactions per session.
+	compacting map[string]bool
+	// overflowTried remembers sessions whose overflow recovery ran for the current turn.
+	overflowTried map[string]bool
+}
+
+func newHost(s *Server) *host {
+	return &host{s: s, live: map[string]*session.Live{}, writeMu: map[string]*sync.Mutex{}, compacting: map[string]bool{}, overflowTried: map[string]bool{}}
+}
+
+func uriToPath(u string) string {
+	if strings.HasPrefix(u, "file://") {
+		if parsed, err := url.Parse(u); err == nil {
+			return parsed.Path
+		}
+	}
+	return u
+}
+
+func (h *host) initialize(p initializeParams) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.agentDir = h.s.opt.AgentDir
+	if h.agentDir == "" {
+		if d, err := session.AgentDir(); err == nil {
+			h.agentDir = d
+		}
+	}
+	switch {
+	case len(p.WorkspaceFolders) > 0:
+		h.cwd = uriToPath(p.WorkspaceFolders[0].URI)
+	case p.RootURI != nil && *p.RootURI != "":
+		h.cwd = uriToPath(*p.RootURI)
+	case p.RootPath != nil:
+		h.cwd = *p.RootPath
+	default:
+		h.cwd, _ = os.Getwd()
+	}
+	if h.cwd != "/" {
+		h.cwd = strings.TrimRight(h.cwd, "/")
+	}
+	h.dir = session.SessionDir(h.agentDir, h.cwd)
+	if len(p.InitializationOptions) > 0 {
+		h.applyConfigLocked(p.InitializationOptions)
+	}
+	if h.cfg.Session != "" {
+		if path, err := h.resolveLocked(h.cfg.Session); err == nil {
+			h.current = path
+		} else {
+			h.s.log.Warn("initializationOptions.session refused", "err", err)
+		}
+	}
+	if h.current == "" {
+		h.current = session.MostRecent(h.dir)
+	}
+}
+
+// applyConfigLocked merges a settings object. It accepts the flat form of
+// initializationOptions and VS Code's nested {piLsp: {summarizer: {...}, compaction: {...}}}.
+func (h *host) applyConfigLocked(raw json.RawMessage) {
+	var nested struct {
+		PiLsp *struct {
+			Summarizer struct {
+				Kind          string `json:"kind"`
+				BaseURL       string `json:"baseUrl"`
+				Model         string `json:"model"`
+				APIKeyEnv     string `json:"apiKeyEnv"`
+				ContextWindow int    `json:"contextWindow"`
+			} `json:"summarizer"`
+			Compaction struct {
+				ReserveTokens    int `json:"reserveTokens"`
+				KeepRecentTokens int `json:"keepRecentTokens"`
+			} `json:"compaction"`
+		} `json:"piLsp"`
+	}
+	if json.Unmarshal(raw, &nested) == nil && nested.PiLsp != nil {
+		n := nested.PiLsp
+		c := config{KeepRecentTokens: n.Compaction.KeepRecentTokens, ReserveTokens: n.Compaction.ReserveTokens,
+			SummarizerConfig: compaction.SummarizerConfig{Kind: n.Summarizer.Kind, BaseURL: n.Summarizer.BaseURL, Model: n.Summarizer.Model, APIKeyEnv: n.Summarizer.APIKeyEnv, ContextWindow: n.Summarizer.ContextWindow}}
+		h.cfg = c.over(h.cfg)
+		return
+	}
+	var c config
+	if err := json.Unmarshal(raw, &c); err != nil {
+		h.s.log.Warn("configuration ignored", "err", err)
+		return
+	}
+	h.cfg = c.over(h.cfg)
+}
+
+func (c config) over(old config) config {
+	if c.Session == "" {
+		c.Session = old.Session
+	}
+	if c.KeepRecentTokens == 0 {
+		c.KeepRecentTokens = old.KeepRecentTokens
+	}
+	if c.ReserveTokens == 0 {
+		c.ReserveTokens = old.ReserveTokens
+	}
+	c.SummarizerConfig = c.SummarizerConfig.Over(old.SummarizerConfig)
+	return c
+}
+
+func (h *host) configure(raw json.RawMessage) {
+	h.mu.Lock()
+	h.applyConfigLocked(raw)
+	h.mu.Unlock()
+}
+
+// start begins watching the workspace's session folder.
+func (h *host) start() {
+	ctx, cancel := context.WithCancel(h.s.baseCtx)
+	h.mu.Lock()
+	h.cancel = cancel
+	dir := h.dir
+	h.mu.Unlock()
+	go func() {
+		// The folder may not exist yet (Pi creates it with the first session): wait for it.
+		for {
+			if st, err := os.Stat(dir); err == nil && st.IsDir() {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(h.s.opt.WatchInterval):
+			}
+		}
+		h.changed("")
+		err := session.Watch(ctx, dir, h.s.opt.WatchInterval, h.changed)
+		if err != nil {
+			h.s.log.Warn("watch failed", "dir", dir, "err", err)
+		}
+	}()
+}
+
+func (h *host) stop() {
+	h.stopOnce.Do(func() {
+		h.mu.Lock()
+		if h.cancel != nil {
+			h.cancel()
+		}
+		if h.debounce != nil {
+			h.debounce.Stop()
+		}
+		h.mu.Unlock()
+	})
+}
+
+// changed is called by the watcher for a file of the session folder.
+func (h *host) changed(path string) {
+	h.mu.Lock()
+	if h.current == "" {
+		h.current = session.MostRecent(h.dir)
+	}
+	cur := h.current
+	h.mu.Unlock()
+	if cur == "" || (path != "" && path != cur) {
+		return
+	}
+	if _, err := h.refresh(cur); err != nil {
+		h.s.log.Debug("refresh failed", "session", cur, "err", err)
+		return
+	}
+	h.scheduleNotify(cur)
+}
+
+// scheduleNotify sends pi/sessionChanged and friends after the debounce interval.
+func (h *host) scheduleNotify(path string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.debounce != nil {
+		h.debounce.Stop()
+	}
+	h.debounce = time.AfterFunc(h.s.opt.Debounce, func() { h.notifyState(path) })
+}
+
+// notifyState pushes pi/sessionChanged, pi/fileOps and pi/contextUsage for a session.
+func (h *host) notifyState(path string) {
+	l, err := h.liveIndex(path)
+	if err != nil {
+		return
+	}
+	ix := l.Index
+	changed := map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "entries": len(ix.Entries())}
+	if pid := ownerPID(path, ix.File.Header.Cwd); pid > 0 {
+		changed["owner"] = map[string]int{"pid": pid}
+	}
+	h.s.notify("pi/sessionChanged", changed)
+	read, mod := fileops.ForPath(ix.Path(ix.LeafID()))
+	h.s.notify("pi/fileOps", map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod})
+	tokens, window, pct := h.usage(ix)
+	h.s.notify("pi/contextUsage", map[string]any{"session": path, "tokens": tokens, "contextWindow": window, "percent": pct})
+}
+
+func (h *host) usage(ix *session.Index) (float64, int, float64) {
+	c := ix.BuildContext("")
+	t := session.EstimateContextTokens(c.Messages).Tokens
+	window := h.window()
+	return t, window, round1(t / float64(window) * 100)
+}
+
+func round1(f float64) float64 { return float64(int(f*10+0.5)) / 10 }
+
+func (h *host) window() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cfg.SummarizerConfig.Window()
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// liveIndex returns the followed index of a session, loading it on first use.
+func (h *host) liveIndex(path string) (*session.Live, error) {
+	h.mu.Lock()
+	l := h.live[path]
+	h.mu.Unlock()
+	if l != nil {
+		return l, nil
+	}
+	l, err := session.OpenLive(path)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	if old := h.live[path]; old != nil {
+		l = old
+	} else {
+		h.live[path] = l
+	}
+	h.mu.Unlock()
+	return l, nil
+}
+
+// refresh brings a session's index up to date with its file and returns it.
+func (h *host) refresh(path string) (*session.Index, error) {
+	l, err := h.liveIndex(path)
+	if err != nil {
+		return nil, err
+	}
+	mu := h.lockFor(path)
+	mu.Lock()
+	defer mu.Unlock()
+	if _, err := l.Refresh(); err != nil {
+		h.mu.Lock()
+		delete(h.live, path)
+		h.mu.Unlock()
+		return nil, err
+	}
+	return l.Index, nil
+}
+
+// lockFor serializes writers (and refreshes) of one session inside this process.
+func (h *host) lockFor(path string) *sync.Mutex {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.writeMu[path]
+	if m == nil {
+		m = &sync.Mutex{}
+		h.writeMu[path] = m
+	}
+	return m
+}
+
+var errOutside = errors.New("outside the Pi sessions folder")
+
+// resolveLocked checks that p names a .jsonl file inside the Pi sessions folder (after
+// resolving symlinks and ..) and returns its clean path.
+func (h *host) resolveLocked(p string) (string, error) {
+	p = uriToPath(p)
+	if !filepath.IsAbs(p) {
+		return "", &Error{Code: CodeInvalidParams, Kind: KindOutsideSessions, Msg: fmt.Sprintf("session path %q must be absolute", p)}
+	}
+	if filepath.Ext(p) != ".jsonl" {
+		return "", &Error{Code: CodeInvalidParams, Kind: KindOutsideSessions, Msg: fmt.Sprintf("session path %q is not a .jsonl file", p)}
+	}
+	root := session.SessionsRoot(h.agentDir)
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = filepath.Clean(root)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("session %s not found", p), Err: err}
+	}
+	rel, err := filepath.Rel(realRoot, real)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", &Error{Code: CodeInvalidParams, Kind: KindOutsideSessions, Msg: fmt.Sprintf("refusing %s: %v (%s)", p, errOutside, root), Err: errOutside}
+	}
+	return filepath.Clean(p), nil
+}
+
+// sessionFor resolves an optional session parameter to a session path.
+func (h *host) sessionFor(p string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p != "" {
+		return h.resolveLocked(p)
+	}
+	if h.current == "" {
+		h.current = session.MostRecent(h.dir)
+	}
+	if h.current == "" {
+		return "", &Error{Code: CodeRequestFailed, Kind: KindNoSession, Msg: fmt.Sprintf("no Pi session for this workspace (looked in %s)", h.dir)}
+	}
+	return h.current, nil
+}
+
+func (h *host) select_(p string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	path, err := h.resolveLocked(p)
+	if err != nil {
+		return "", err
+	}
+	if _, err := session.Load(path); err != nil {
+		return "", &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
+	}
+	h.current = path
+	return path, nil
+}
+
+// ownerPID finds a running Pi process that writes this session: a process other than
+// this one with the file open, or a pi process whose working directory is the session's
+// cwd. It returns 0 when there is none (or /proc is unavailable).
+func ownerPID(path, cwd string) int {
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	self := os.Getpid()
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		base := filepath.Join("/proc", p.Name())
+		if fds, err := os.ReadDir(filepath.Join(base, "fd")); err == nil {
+			for _, fd := range fds {
+				if target, err := os.Readlink(filepath.Join(base, "fd", fd.Name())); err == nil && target == path {
+					return pid
+				}
+			}
+		}
+		if cwd == "" {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join(base, "cmdline"))
+		if err != nil || !isPiCmdline(string(cmd)) {
+			continue
+		}
+		if pcwd, err := os.Readlink(filepath.Join(base, "cwd")); err == nil && pcwd == cwd {
+			return pid
+		}
+	}
+	return 0
+}
+
+func isPiCmdline(cmd string) bool {
+	args := strings.Split(cmd, "\x00")
+	for i, a := range args {
+		if i > 2 {
+			break
+		}
+		if filepath.Base(a) == "pi" || strings.Contains(a, "pi-coding-agent") {
+			return true
+		}
+	}
+	return false
+}
+
+func sessionSettings(agentDir, cwd string) session.Settings { return session.LoadSettings(agentDir, cwd) }

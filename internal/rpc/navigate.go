@@ -1,0 +1,214 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/pi-lsp/pi-lsp/internal/branch"
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+)
+
+type navigateParams struct {
+	Session             string          `json:"session"`
+	TargetID            string          `json:"targetId"`
+	Summarize           bool            `json:"summarize"`
+	Instructions        string          `json:"instructions"`
+	ReplaceInstructions bool            `json:"replaceInstructions"`
+	Label               string          `json:"label"`
+	Force               bool            `json:"force"`
+	WorkDoneToken       json.RawMessage `json:"workDoneToken"`
+}
+
+func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p navigateParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.TargetID == "" {
+		return nil, invalidParams("targetId is required")
+	}
+	path, ix, err := s.index(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	if ix.Entry(p.TargetID) == nil {
+		return nil, &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", p.TargetID)}
+	}
+	if err := s.checkOwner(path, ix, p.Force); err != nil {
+		return nil, err
+	}
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wd *WorkDone
+	if p.Summarize {
+		wd = s.tracker.Start(ctx, p.WorkDoneToken, "Summarizing branch", "preparing", cancel)
+	}
+	mu := s.jobLock(path)
+	mu.Lock()
+	defer mu.Unlock()
+	opt := branch.NavigateOptions{
+		Summarize:           p.Summarize,
+		CustomInstructions:  p.Instructions,
+		ReplaceInstructions: p.ReplaceInstructions,
+		Label:               p.Label,
+		Hook:                s.treeHook(path),
+	}
+	if p.Summarize {
+		sum, _, err := s.summarizerFor(path)
+		if err != nil {
+			wd.End("Failed: " + err.Error())
+			return nil, err
+		}
+		opt.Summarizer = sum
+		opt.ReserveTokens = s.branchReserve(path)
+		opt.ContextWindow = s.host.window()
+		opt.Phase = func(phase string) {
+			wd.Report(phase, map[string]uint32{"preparing": 5, "summarizing": 10, "writing": 95}[phase])
+		}
+		opt.Progress = func(pr compaction.Progress) {
+			wd.Report(fmt.Sprintf("summarizing: %d tokens streamed, %.1fs", pr.Tokens, pr.Elapsed.Seconds()), 10+uint32(min(80, pr.Tokens*80/400)))
+		}
+	}
+	res, err := branch.Navigate(jctx, path, p.TargetID, opt)
+	if err != nil {
+		if jctx.Err() != nil && !errors.Is(err, context.Canceled) {
+			err = fmt.Errorf("%w: %w", context.Canceled, err)
+		}
+		if wd != nil {
+			if errors.Is(err, context.Canceled) {
+				wd.End("Cancelled; nothing was written")
+			} else {
+				wd.End("Failed: " + err.Error())
+			}
+		}
+		return nil, err
+	}
+	if wd != nil {
+		wd.End("Done")
+	}
+	if _, err := s.host.refresh(path); err == nil {
+		s.host.scheduleNotify(path)
+	}
+	out := map[string]any{"leafId": nullable(res.LeafID), "position": nullable(res.Position)}
+	if res.AlreadyThere {
+		out["alreadyThere"] = true
+	}
+	if res.SummaryEntry != nil {
+		out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw)
+	}
+	if res.HasEditorText {
+		out["editorText"] = res.EditorText
+	}
+	return out, nil
+}
+
+func (s *Server) branchReserve(path string) int {
+	s.host.mu.Lock()
+	agentDir := s.host.agentDir
+	s.host.mu.Unlock()
+	cwd := ""
+	if l, err := s.host.liveIndex(path); err == nil {
+		cwd = l.Index.File.Header.Cwd
+	}
+	return sessionSettings(agentDir, cwd).BranchSummary.ReserveTokens
+}
+
+func (s *Server) treeHook(path string) branch.Hook {
+	if !s.clientHooks() {
+		return nil
+	}
+	return func(ctx context.Context, p *branch.Preparation) (branch.HookDecision, error) {
+		params := map[string]any{
+			"session": path, "targetId": p.TargetID, "oldLeafId": nullable(p.OldLeafID),
+			"commonAncestorId": nullable(p.CommonAncestorID), "entries": len(p.Entries),
+			"userWantsSummary": p.UserWantsSummary, "customInstructions": p.CustomInstructions,
+			"replaceInstructions": p.ReplaceInstructions, "label": p.Label,
+		}
+		var ans *beforeTreeAnswer
+		if !s.askClient(ctx, "pi/beforeTree", params, &ans) || ans == nil {
+			return branch.HookDecision{}, nil
+		}
+		d := branch.HookDecision{Cancel: ans.Cancel, CustomInstructions: ans.CustomInstructions, ReplaceInstructions: ans.ReplaceInstructions, Label: ans.Label}
+		if ans.Summary != nil {
+			var details any
+			if len(ans.Summary.Details) > 0 {
+				details = ans.Summary.Details
+			}
+			d.Summary = &branch.HookSummary{Text: ans.Summary.Summary, Details: details}
+		}
+		return d, nil
+	}
+}
+
+func (s *Server) handleUndoCompaction(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Session string `json:"session"`
+		Force   bool   `json:"force"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	path, ix, err := s.index(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkOwner(path, ix, p.Force); err != nil {
+		return nil, err
+	}
+	mu := s.jobLock(path)
+	mu.Lock()
+	defer mu.Unlock()
+	res, err := branch.UndoCompaction(ctx, path, "")
+	if err != nil {
+		return nil, &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: err.Error(), Err: err}
+	}
+	if _, err := s.host.refresh(path); err == nil {
+		s.host.scheduleNotify(path)
+	}
+	return map[string]any{"leafId": nullable(res.LeafID), "compactionId": res.UndoneCompactionID}, nil
+}
+
+func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Session string  `json:"session"`
+		EntryID string  `json:"entryId"`
+		Label   *string `json:"label"`
+		Force   bool    `json:"force"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.EntryID == "" {
+		return nil, invalidParams("entryId is required")
+	}
+	path, ix, err := s.index(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	if ix.Entry(p.EntryID) == nil {
+		return nil, &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", p.EntryID)}
+	}
+	if err := s.checkOwner(path, ix, p.Force); err != nil {
+		return nil, err
+	}
+	label := ""
+	if p.Label != nil {
+		label = *p.Label
+	}
+	mu := s.jobLock(path)
+	mu.Lock()
+	defer mu.Unlock()
+	if _, err := branch.SetLabel(path, p.EntryID, label); err != nil {
+		return nil, err
+	}
+	if _, err := s.host.refresh(path); err == nil {
+		s.host.scheduleNotify(path)
+	}
+	out := map[string]any{"entryId": p.EntryID}
+	if label != "" {
+		out["label"] = label
+	}
+	return out, nil
+}

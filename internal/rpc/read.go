@@ -1,0 +1,221 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+type sessionParams struct {
+	Session string `json:"session"`
+}
+
+// TreeNode is one node of pi/tree's answer.
+type TreeNode struct {
+	ID        string      `json:"id"`
+	Type      string      `json:"type"`
+	Role      string      `json:"role,omitempty"`
+	Label     string      `json:"label,omitempty"`
+	Preview   string      `json:"preview,omitempty"`
+	Timestamp string      `json:"timestamp"`
+	OnPath    bool        `json:"onPath"`
+	IsLeaf    bool        `json:"isLeaf"`
+	Children  []*TreeNode `json:"children"`
+}
+
+func preview(e *session.Entry) string {
+	var s string
+	switch e.Type {
+	case session.TypeMessage:
+		m, err := e.Message()
+		if err != nil {
+			return ""
+		}
+		switch m.Role {
+		case session.RoleBashExecution:
+			s = "$ " + m.Command
+		case session.RoleAssistant:
+			s = m.Text(" ")
+			var calls []string
+			for _, b := range m.Blocks {
+				if b.Type == "toolCall" {
+					calls = append(calls, b.Name)
+				}
+			}
+			if len(calls) > 0 {
+				s = strings.TrimSpace(s + " [" + strings.Join(calls, ", ") + "]")
+			}
+			if m.StopReason == "error" {
+				s = "error: " + m.ErrorMessage
+			}
+		case session.RoleToolResult:
+			s = m.ToolName + ": " + m.Text(" ")
+		default:
+			s = m.Text(" ")
+		}
+	case session.TypeCompaction:
+		s = e.Compaction().Summary
+	case session.TypeBranchSummary:
+		s = e.BranchSummary().Summary
+	case session.TypeLabel:
+		l := e.Label()
+		s = l.Label + " → " + l.TargetID
+	case session.TypeModelChange:
+		s = e.StringField("provider") + "/" + e.StringField("modelId")
+	case session.TypeThinkingLevelChange:
+		s = e.StringField("thinkingLevel")
+	case session.TypeSessionInfo:
+		s = e.StringField("name")
+	case session.TypeCustom, session.TypeCustomMessage:
+		s = e.StringField("customType")
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:119]) + "…"
+	}
+	return s
+}
+
+func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p sessionParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	path, ix, err := s.index(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	leaf := ix.LeafID()
+	onPath := map[string]bool{}
+	for _, e := range ix.Path(leaf) {
+		onPath[e.ID] = true
+	}
+	roots := ix.Tree()
+	convert := func(n *session.Node) *TreeNode {
+		return &TreeNode{ID: n.Entry.ID, Type: n.Entry.Type, Role: n.Entry.Role(), Label: n.Label, Preview: preview(n.Entry),
+			Timestamp: n.Entry.Timestamp, OnPath: onPath[n.Entry.ID], IsLeaf: n.Entry.ID == leaf, Children: []*TreeNode{}}
+	}
+	type work struct {
+		src *session.Node
+		dst *TreeNode
+	}
+	out := make([]*TreeNode, 0, len(roots))
+	var stack []work
+	for _, r := range roots {
+		t := convert(r)
+		out = append(out, t)
+		stack = append(stack, work{r, t})
+	}
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		w := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, c := range w.src.Children {
+			t := convert(c)
+			w.dst.Children = append(w.dst.Children, t)
+			stack = append(stack, work{c, t})
+		}
+	}
+	return map[string]any{"session": path, "leafId": nullable(leaf), "roots": out}, nil
+}
+
+// index resolves and refreshes a session.
+func (s *Server) index(param string) (string, *session.Index, error) {
+	path, err := s.host.sessionFor(param)
+	if err != nil {
+		return "", nil, err
+	}
+	ix, err := s.host.refresh(path)
+	if err != nil {
+		return "", nil, &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
+	}
+	return path, ix, nil
+}
+
+func (s *Server) handleFiles(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p sessionParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	path, ix, err := s.index(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	read, mod := fileops.ForPath(ix.Path(ix.LeafID()))
+	return map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod}, nil
+}
+
+func (s *Server) handleContext(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p sessionParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	path, ix, err := s.index(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	c := ix.BuildContext("")
+	tokens, window, pct := s.host.usage(ix)
+	out := map[string]any{
+		"session": path, "leafId": nullable(ix.LeafID()), "messageCount": len(c.Messages),
+		"tokens": tokens, "contextWindow": window, "percent": pct,
+	}
+	if c.CompactionIndex >= 0 {
+		e := c.Path[c.CompactionIndex]
+		comp := e.Compaction()
+		out["lastCompaction"] = map[string]any{"id": e.ID, "summary": comp.Summary, "tokensBefore": comp.TokensBefore, "firstKeptEntryId": comp.FirstKeptEntryID}
+	}
+	return out, nil
+}
+
+func (s *Server) handleSessions(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Cwd string `json:"cwd"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	s.host.mu.Lock()
+	dir, current := s.host.dir, s.host.current
+	if p.Cwd != "" {
+		dir = session.SessionDir(s.host.agentDir, p.Cwd)
+	}
+	s.host.mu.Unlock()
+	list, err := session.List(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(list))
+	for _, in := range list {
+		m := map[string]any{"path": in.Path, "id": in.ID, "created": in.Created, "modified": in.Modified,
+			"messageCount": in.MessageCount, "firstMessage": in.FirstMessage}
+		if in.Name != "" {
+			m["name"] = in.Name
+		}
+		out = append(out, m)
+	}
+	return map[string]any{"current": nullable(current), "dir": dir, "sessions": out}, nil
+}
+
+func (s *Server) handleSelectSession(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Path string `json:"path"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Path == "" {
+		return nil, invalidParams("path is required")
+	}
+	path, err := s.host.select_(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	s.host.scheduleNotify(path)
+	return map[string]any{"session": path}, nil
+}

@@ -1,0 +1,313 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Options configure a server.
+type Options struct {
+	Version string
+	Logger  *slog.Logger // stderr logs; nil discards
+	// AgentDir overrides Pi's agent directory (default: PI_CODING_AGENT_DIR or ~/.pi/agent).
+	AgentDir string
+	// HookTimeout bounds how long a client hook may take (default 10s).
+	HookTimeout time.Duration
+	// Debounce delays pi/sessionChanged after file changes (default 100ms).
+	Debounce time.Duration
+	// WatchInterval is the rescan safety net of the session folder watcher (default 2s).
+	WatchInterval time.Duration
+}
+
+type lifecycle int
+
+const (
+	stateNew lifecycle = iota
+	stateInitialized
+	stateShutdown
+)
+
+// Server is one LSP connection.
+type Server struct {
+	opt     Options
+	log     *slog.Logger
+	conn    *jsonrpc2.Conn
+	tracker *Tracker
+	host    *host
+
+	mu          sync.Mutex
+	state       lifecycle
+	params      initializeParams
+	jobs        map[string]context.CancelFunc // by request id
+	jobsWG      sync.WaitGroup
+	baseCtx     context.Context
+	cancelAll   context.CancelFunc
+	bgCtx       context.Context // server-initiated jobs; shutdown cancels it
+	cancelBG    context.CancelFunc
+	exitCode    int
+	exited      chan struct{}
+	exitOnce    sync.Once
+	initialized bool
+}
+
+// Serve runs an LSP server over r/w until the client sends exit or closes the input. It
+// returns the process exit code: 0 after shutdown and exit, 1 otherwise.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opt Options) int {
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opt.HookTimeout == 0 {
+		opt.HookTimeout = 10 * time.Second
+	}
+	if opt.Debounce == 0 {
+		opt.Debounce = 100 * time.Millisecond
+	}
+	if opt.WatchInterval == 0 {
+		opt.WatchInterval = 2 * time.Second
+	}
+	s := &Server{opt: opt, log: opt.Logger, jobs: map[string]context.CancelFunc{}, exited: make(chan struct{}), exitCode: 1}
+	s.baseCtx, s.cancelAll = context.WithCancel(ctx)
+	s.bgCtx, s.cancelBG = context.WithCancel(s.baseCtx)
+	defer s.cancelAll()
+	s.tracker = newTracker(s)
+	s.host = newHost(s)
+	st := newStream(r, w, closer)
+	st.onBadFrame = func(err error) { s.log.Warn("skipped bad message", "err", err) }
+	s.conn = jsonrpc2.NewConn(s.baseCtx, st, s)
+	select {
+	case <-s.conn.DisconnectNotify():
+	case <-s.exited:
+	case <-ctx.Done():
+	}
+	s.cancelAll()
+	s.host.stop()
+	done := make(chan struct{})
+	go func() { s.jobsWG.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+	}
+	_ = s.conn.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exitCode
+}
+
+func (s *Server) logf(format string, args ...any) { s.log.Info(fmt.Sprintf(format, args...)) }
+
+// notify sends a notification on a context that is never cancelled, so progress ends and
+// end events still go out after a job was cancelled.
+func (s *Server) notify(method string, params any) {
+	if err := s.conn.Notify(context.Background(), method, params); err != nil {
+		s.log.Debug("notify failed", "method", method, "err", err)
+	}
+}
+
+// call sends a request to the client. It must not be used from the read loop.
+func (s *Server) call(ctx context.Context, method string, params, result any) error {
+	return s.conn.Call(ctx, method, params, result)
+}
+
+// logMessage mirrors a log line to the client's output channel.
+func (s *Server) logMessage(typ int, msg string) {
+	s.notify("window/logMessage", showMessageParams{Type: typ, Message: msg})
+}
+
+func (s *Server) clientProgress() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.params.Capabilities.Window.WorkDoneProgress
+}
+
+func (s *Server) clientHooks() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.params.Capabilities.Experimental.Pi.Hooks
+}
+
+func idKey(id jsonrpc2.ID) string {
+	if id.IsString {
+		return "s:" + id.Str
+	}
+	return fmt.Sprintf("n:%d", id.Num)
+}
+
+func rawIDKey(raw json.RawMessage) string {
+	var n uint64
+	if json.Unmarshal(raw, &n) == nil {
+		return fmt.Sprintf("n:%d", n)
+	}
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		return "s:" + str
+	}
+	return ""
+}
+
+// Handle implements jsonrpc2.Handler. It runs on the read loop: lifecycle and
+// notifications are handled here, in wire order; other requests are dispatched to
+// their own goroutine.
+func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	if req.Notif {
+		s.handleNotification(req, state)
+		return
+	}
+	switch {
+	case req.Method == "initialize":
+		if state != stateNew {
+			s.replyErr(req.ID, errorf(CodeInvalidRequest, KindInvalidParams, "initialize was already received"))
+			return
+		}
+		s.reply(req.ID, s.initialize(req))
+		return
+	case req.Method == "shutdown":
+		s.mu.Lock()
+		s.state = stateShutdown
+		for _, cancel := range s.jobs {
+			cancel()
+		}
+		s.mu.Unlock()
+		s.cancelBG()
+		s.reply(req.ID, nil)
+		return
+	case state == stateNew:
+		s.replyErr(req.ID, errorf(CodeServerNotInitialized, KindInvalidParams, "server not initialized"))
+		return
+	case state == stateShutdown:
+		s.replyErr(req.ID, errorf(CodeInvalidRequest, KindShutdown, "server is shutting down"))
+		return
+	}
+	m := s.method(req.Method)
+	if m == nil {
+		s.replyErr(req.ID, errorf(CodeMethodNotFound, KindInvalidParams, "method not found: "+req.Method))
+		return
+	}
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	jctx, cancel := context.WithCancel(s.baseCtx)
+	key := idKey(req.ID)
+	s.mu.Lock()
+	s.jobs[key] = cancel
+	s.jobsWG.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.jobsWG.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.jobs, key)
+			s.mu.Unlock()
+			cancel()
+		}()
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("handler panic", "method", req.Method, "panic", r)
+				s.replyErr(req.ID, errorf(CodeInternalError, KindInternal, fmt.Sprintf("internal error in %s", req.Method)))
+			}
+		}()
+		res, err := m(jctx, params)
+		if err != nil {
+			if jctx.Err() != nil {
+				err = fmt.Errorf("%w", context.Canceled)
+			}
+			s.replyErr(req.ID, err)
+			return
+		}
+		s.reply(req.ID, res)
+	}()
+}
+
+func (s *Server) reply(id jsonrpc2.ID, result any) {
+	if err := s.conn.Reply(context.Background(), id, result); err != nil {
+		s.log.Debug("reply failed", "err", err)
+	}
+}
+
+func (s *Server) replyErr(id jsonrpc2.ID, err error) {
+	if e := s.conn.ReplyWithError(context.Background(), id, wireError(err)); e != nil {
+		s.log.Debug("reply failed", "err", e)
+	}
+}
+
+func (s *Server) handleNotification(req *jsonrpc2.Request, state lifecycle) {
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	switch req.Method {
+	case "exit":
+		s.mu.Lock()
+		if state == stateShutdown {
+			s.exitCode = 0
+		}
+		s.mu.Unlock()
+		s.exitOnce.Do(func() { close(s.exited) })
+	case "initialized":
+		if state == stateInitialized {
+			s.host.start()
+		}
+	case "$/cancelRequest":
+		var p cancelParams
+		if json.Unmarshal(params, &p) == nil {
+			s.mu.Lock()
+			cancel := s.jobs[rawIDKey(p.ID)]
+			s.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
+	case "window/workDoneProgress/cancel":
+		var p workDoneProgressCancelParams
+		if json.Unmarshal(params, &p) == nil {
+			s.tracker.Cancel(p.Token)
+		}
+	case "workspace/didChangeConfiguration":
+		var p didChangeConfigurationParams
+		if json.Unmarshal(params, &p) == nil {
+			s.host.configure(p.Settings)
+		}
+	default:
+		// Unknown notifications are ignored, as LSP requires.
+	}
+}
+
+func (s *Server) initialize(req *jsonrpc2.Request) any {
+	var p initializeParams
+	if req.Params != nil {
+		if err := json.Unmarshal(*req.Params, &p); err != nil {
+			s.log.Warn("initialize params", "err", err)
+		}
+	}
+	s.mu.Lock()
+	s.params = p
+	s.state = stateInitialized
+	s.mu.Unlock()
+	s.host.initialize(p)
+	methods := make([]string, 0, len(commandTable))
+	for _, c := range commandTable {
+		methods = append(methods, c.Method)
+	}
+	methods = append(methods, customMethods...)
+	return initializeResult{
+		Capabilities: serverCapabilities{
+			ExecuteCommandProvider: executeCommandOptions{Commands: CommandIDs(), WorkDoneProgress: true},
+			Experimental: map[string]any{"pi": map[string]any{
+				"methods":       methods,
+				"notifications": serverNotifications,
+				"hooks":         []string{"pi/beforeCompact", "pi/beforeTree"},
+			}},
+		},
+		ServerInfo: serverInfo{Name: "pi-lsp", Version: s.opt.Version},
+	}
+}
