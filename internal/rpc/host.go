@@ -420,4 +420,6 @@ func isPiCmdline(cmd string) bool {
 	return false
 }
 
-func sessionSettings(agentDir, cwd string) session.Settings { return session.LoadSettings(agentDir, cwd) }
+func sessionSettings(agentDir, cwd string) session.Settings {
+	return session.LoadSettings(agentDir, cwd)
+}

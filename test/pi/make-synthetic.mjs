@@ -32,7 +32,7 @@ function tick(seconds = 1) {
 const iso = (ms) => new Date(ms).toISOString();
 
 function header(extra = {}) {
-  return { type: "session", version: 3, id: "0197a000-0000-7000-8000-000000000001", timestamp: iso(BASE), cwd: "/home/user/project", ...extra };
+  return { type: "session", version: 3, id: "0197a000-0000-7000-8000-000000000001", timestamp: iso(BASE), cwd: "/tmp/pi-lsp-synthetic/project", ...extra };
 }
 
 const text = (n, label = "x") => {
@@ -133,7 +133,7 @@ for (const f of fs.readdirSync(OUT)) if (f.endsWith(".jsonl")) fs.rmSync(path.jo
 // 1. v1: no version, no ids, a compaction with firstKeptEntryIndex.
 {
   resetClock();
-  const h = { type: "session", id: "v1-session-0001", timestamp: iso(BASE), cwd: "/home/user/v1-project", provider: "anthropic", modelId: "claude-sonnet-4-5", thinkingLevel: "off" };
+  const h = { type: "session", id: "v1-session-0001", timestamp: iso(BASE), cwd: "/tmp/pi-lsp-synthetic/v1-project", provider: "anthropic", modelId: "claude-sonnet-4-5", thinkingLevel: "off" };
   const lines = [h];
   const push = (fields) => lines.push({ type: fields.type, timestamp: iso(tick()), ...fields });
   push({ type: "message", message: msg.user("first question about the parser", BASE + clock * 1000) });

@@ -199,7 +199,7 @@ async function workerMain() {
     const { req, copyPath, ids } = job;
     switch (req.op) {
       case "ping":
-        return { version: pi.VERSION, piDir: PI_DIR };
+        return { version: pi.VERSION };
       case "constants":
         return constants();
       case "serialize":
@@ -222,6 +222,9 @@ async function workerMain() {
         const ctx = sm.buildSessionContext();
         const after = fs.readFileSync(copy);
         const header = sm.getHeader();
+        // When the file had no usable header, Pi made a new session with a
+        // random id; report that instead of the random value.
+        const newSession = !before.toString("utf8").includes(JSON.stringify(sm.getSessionId()));
         return {
           leafId: leafId ?? null,
           messages: ctx.messages,
@@ -229,7 +232,8 @@ async function workerMain() {
           model: ctx.model,
           entryCount: entries.length,
           rootCount: sm.getTree().length,
-          sessionId: sm.getSessionId(),
+          sessionId: newSession ? null : sm.getSessionId(),
+          newSession,
           sessionName: sm.getSessionName() ?? null,
           headerVersion: header?.version ?? null,
           rewritten: !before.equals(after),
