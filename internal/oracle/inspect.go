@@ -1,0 +1,75 @@
+package oracle
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// InspectResult is what the real Pi CLI (`pi --mode rpc --session <copy>`)
+// reports after opening a copy of a session file (test/pi/rpc-inspect.mjs).
+type InspectResult struct {
+	File         string         `json:"file"`
+	Roles        []string       `json:"roles"`
+	MessageCount int            `json:"messageCount"`
+	State        map[string]any `json:"state"`
+	Stats        map[string]any `json:"stats"`
+	// CopyRewritten: opening the file changed it (migration, header recovery,
+	// or entries Pi appends on resume such as thinking_level_change).
+	CopyRewritten bool `json:"copyRewritten"`
+	// AppendedTypes: entry types appended after the original bytes, or nil
+	// when Pi rewrote the file as a whole.
+	AppendedTypes []string `json:"appendedTypes"`
+}
+
+// Inspect opens a copy of file in the real Pi CLI (RPC mode, offline against
+// a private fake server) and reports what Pi loaded: the acceptance check
+// "real Pi loads what we wrote". It needs node and the installed Pi; without
+// them the test is skipped (or fails when PI_LSP_REQUIRE_ORACLE=1). Each call
+// starts a Pi process (about 2 s).
+func Inspect(t testing.TB, file string) InspectResult {
+	t.Helper()
+	why := liveUnavailable()
+	if why == "" && os.Getenv("PI_LSP_ORACLE_OFFLINE") == "1" {
+		why = "PI_LSP_ORACLE_OFFLINE=1"
+	}
+	if why != "" {
+		if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
+			t.Fatalf("oracle: Inspect needs the real Pi CLI, but %s (PI_LSP_REQUIRE_ORACLE=1)", why)
+		}
+		t.Skipf("oracle: Inspect needs the real Pi CLI, but %s", why)
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(RepoRoot(), "test", "pi", "rpc-inspect.mjs"), abs)
+	cmd.Dir = tmp
+	cmd.Env = isolatedEnv(tmp)
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error {
+		killProcessGroup(cmd)
+		return nil
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	killProcessGroup(cmd) // nothing of it may outlive the call
+	if err != nil {
+		t.Fatalf("oracle: rpc-inspect %s: %v\n%s", abs, err, stderr.String())
+	}
+	var res InspectResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("oracle: rpc-inspect output %q: %v", truncate(stdout.String(), 300), err)
+	}
+	return res
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+// "Does the real Pi CLI load this file?" Opens a COPY of a session file in
+// `pi --mode rpc --session <copy>` (against a private fake OpenAI server, so
+// nothing leaves the machine) and prints one JSON object on stdout:
+//
+//   {"file", "roles": [...], "messageCount", "state": {...}, "stats": {...},
+//    "copyRewritten": bool}
+//
+// roles are the roles of `get_messages` (the agent's context as Pi built it
+// from the file). The original file is never touched.
+//
+//   node test/pi/rpc-inspect.mjs FILE.jsonl
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { HERE, PiRpc, writeAgentDir } from "./pi-rpc.mjs";
+
+async function startFakeServer(logPath) {
+  const child = spawn(process.execPath, [path.join(HERE, "fake-openai.mjs"), "0", logPath], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+    env: { ...process.env, FAKE_OPENAI_MAX_SECONDS: "120" },
+  });
+  const port = await new Promise((resolve, reject) => {
+    let buf = "";
+    const timer = setTimeout(() => reject(new Error("fake server did not start")), 10000);
+    child.stdout.on("data", (d) => {
+      buf += d.toString();
+      const nl = buf.indexOf("\n");
+      if (nl !== -1) {
+        clearTimeout(timer);
+        resolve(Number(buf.slice(0, nl)));
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`fake server exited (${code})`)));
+  });
+  const stop = () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  };
+  process.on("exit", stop);
+  return { port, stop };
+}
+
+/**
+ * Real Pi refuses (in every non-interactive mode) to open a session whose
+ * header cwd does not exist. Session files made elsewhere (the checked-in
+ * corpus, synthetic files) name temp dirs that are gone, so a missing cwd
+ * under the temp dir is created for the run and removed afterwards.
+ * Returns the directory to remove, or null.
+ */
+function ensureSessionCwd(file) {
+  let cwd;
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    try {
+      const o = JSON.parse(line);
+      if (o && o.type === "session") cwd = o.cwd;
+      break;
+    } catch {
+      // Pi skips unparsable lines before the header too
+    }
+  }
+  if (typeof cwd !== "string" || !path.isAbsolute(cwd) || fs.existsSync(cwd)) return null;
+  const roots = [...new Set([os.tmpdir(), "/tmp"].map((d) => path.resolve(d)))];
+  if (!roots.some((r) => cwd.startsWith(r + path.sep))) {
+    throw new Error(`the session's cwd ${cwd} does not exist and is outside the temp dir; real Pi refuses to open such a session`);
+  }
+  let top = cwd;
+  while (!fs.existsSync(path.dirname(top))) top = path.dirname(top);
+  fs.mkdirSync(cwd, { recursive: true });
+  return top;
+}
+
+function appendedTypes(before, after) {
+  if (before.equals(after)) return [];
+  if (after.length < before.length || !after.subarray(0, before.length).equals(before)) return null;
+  return after
+    .subarray(before.length)
+    .toString("utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => {
+      try {
+        return JSON.parse(l).type ?? "?";
+      } catch {
+        return "<unparsable>";
+      }
+    });
+}
+
+async function main() {
+  const file = process.argv[2];
+  if (!file) {
+    console.error("usage: rpc-inspect.mjs FILE.jsonl");
+    process.exit(2);
+  }
+  const src = path.resolve(file);
+  if (!fs.existsSync(src)) throw new Error(`no such file: ${src}`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-lsp-inspect-"));
+  let fake;
+  let pi;
+  let createdCwd = null;
+  const deadline = setTimeout(() => {
+    console.error("rpc-inspect: timeout");
+    process.exit(2);
+  }, Number(process.env.PI_LSP_INSPECT_TIMEOUT_MS || 60000));
+  deadline.unref();
+  try {
+    fake = await startFakeServer(path.join(tmp, "requests.jsonl"));
+    const agentDir = path.join(tmp, "agent");
+    writeAgentDir(agentDir, { port: fake.port });
+    const sessions = path.join(tmp, "sessions");
+    fs.mkdirSync(sessions, { recursive: true });
+    const copy = path.join(sessions, path.basename(src));
+    fs.copyFileSync(src, copy);
+    const before = fs.readFileSync(copy);
+    createdCwd = ensureSessionCwd(copy);
+    pi = PiRpc.start({
+      cwd: path.join(tmp, "work"),
+      agentDir,
+      baseDir: tmp,
+      extensions: [],
+      args: ["--session", copy, "--session-dir", sessions],
+      label: "rpc-inspect",
+    });
+    const state = (await pi.send({ type: "get_state" })).data;
+    const messages = (await pi.send({ type: "get_messages" })).data.messages;
+    const stats = (await pi.send({ type: "get_session_stats" })).data;
+    const after = fs.existsSync(copy) ? fs.readFileSync(copy) : Buffer.alloc(0);
+    const out = {
+      file: src,
+      roles: messages.map((m) => m.role),
+      messageCount: messages.length,
+      state: {
+        sessionId: state.sessionId,
+        sessionName: state.sessionName ?? null,
+        thinkingLevel: state.thinkingLevel,
+        model: state.model ? { provider: state.model.provider, id: state.model.id } : null,
+        messageCount: state.messageCount,
+        sessionFileIsCopy: state.sessionFile === copy,
+      },
+      stats,
+      copyRewritten: !before.equals(after),
+      // What Pi changed in the copy by just opening it: entries appended after
+      // the original bytes (types), or null when the file was rewritten as a whole.
+      appendedTypes: appendedTypes(before, after),
+    };
+    process.stdout.write(JSON.stringify(out) + "\n");
+  } finally {
+    if (pi) await pi.stop();
+    if (fake) fake.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+    if (createdCwd) fs.rmSync(createdCwd, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(`rpc-inspect: ${e?.stack ?? e}`);
+    process.exit(1);
+  },
+);
