@@ -366,7 +366,8 @@ async function main() {
     const paths = (sessions.value?.sessions ?? []).map((x) => x.path);
     check("pi.sessions lists the 5 sessions of the workspace", paths.length === 5 && Object.values(files).every((f) => paths.includes(f)), j(paths));
     const mod = (sessions.value?.sessions ?? []).map((x) => Date.parse(x.modified));
-    check("pi.sessions is newest first", mod.every((m, i) => i === 0 || m <= mod[i - 1]) && paths[0] === files.MAIN, j(paths.map((p) => path.basename(p))));
+    // "modified" is Pi's last activity time (the newest entry timestamp), so identical copies tie.
+    check("pi.sessions is newest first (by modified)", mod.length > 0 && mod.every((m, i) => !Number.isNaN(m) && (i === 0 || m <= mod[i - 1])), j(sessions.value?.sessions?.map((x) => x.modified)));
     const first = sessions.value?.sessions?.[0] ?? {};
     check("pi.sessions items have id, created, modified, messageCount, firstMessage", typeof first.id === "string" && typeof first.created === "string" && typeof first.modified === "string" && typeof first.messageCount === "number" && typeof first.firstMessage === "string", j(first));
   }

@@ -1,0 +1,510 @@
+#!/usr/bin/env node
+// End-to-end test of the pi-lsp VS Code extension inside a real VS Code: code-server 4.100.3
+// (VS Code 1.100.3) with the extension installed from the built .vsix, driven by Debian's
+// chromium through playwright-core. Run by scripts/test-vscode.sh, which installs everything,
+// builds the .vsix and bounds this process in time.
+//
+//   node test/vscode/e2e.mjs --vsix editors/vscode/pi-lsp.vsix --tmp DIR [--artifacts DIR]
+//                            [--session testdata/corpus/genuine/tree-nav.jsonl] [--docs-screenshot FILE]
+//
+// What a user would do, step by step, with a screenshot of each step in the artifacts folder:
+// open a workspace that has a genuine Pi session, open the Pi view, see the entry tree, the
+// files and the context usage in the status bar, run "Pi: Compact Session" from the command
+// palette, type instructions into the input box, see the progress notification (the summarizer
+// is a slow OpenAI-compatible fake so the notification stays up long enough), then check the
+// session file gained a compaction entry that real Pi 0.73.1 loads (test/pi/oracle.mjs piload),
+// and that the tree and status bar updated. Then it starts a second compaction and presses the
+// notification's Cancel button: nothing may be written.
+//
+// Last line: "N passed, M failed"; exit code 0 only when nothing failed.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, "..", "..");
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] ? argv[i + 1] : dflt;
+};
+const VSIX = path.resolve(opt("--vsix", path.join(REPO, "editors", "vscode", "pi-lsp.vsix")));
+const T = path.resolve(opt("--tmp", fs.mkdtempSync("/tmp/pi-lsp-vscode-e2e-")));
+const ART = path.resolve(opt("--artifacts", path.join(REPO, "test-artifacts", "vscode")));
+const GENUINE = path.resolve(opt("--session", path.join(REPO, "testdata", "corpus", "genuine", "tree-nav.jsonl")));
+const DOCS_SHOT = opt("--docs-screenshot", "");
+const SUMMARIZER = process.env.PI_LSP_E2E_SUMMARIZER || "openai"; // "extractive" skips the fake LLM
+const CS_ENTRY = path.join(REPO, ".tools", "code-server", "node_modules", "code-server", "out", "node", "entry.js");
+const requirePw = createRequire(path.join(REPO, ".tools", "playwright", "package.json"));
+const { chromium } = requirePw("playwright-core");
+
+fs.mkdirSync(ART, { recursive: true });
+for (const f of fs.readdirSync(ART)) if (f.endsWith(".png") || f.endsWith(".log") || f.endsWith(".jsonl")) fs.rmSync(path.join(ART, f));
+
+// ---------------------------------------------------------------------------------------------
+let passed = 0;
+let failed = 0;
+const failures = [];
+const t0 = Date.now();
+const el = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
+function check(name, ok, detail = "") {
+  if (ok) passed++;
+  else {
+    failed++;
+    failures.push(name);
+  }
+  console.log(`${ok ? "ok  " : "FAIL"} [${el()}] ${name}${detail ? ` — ${detail}` : ""}`);
+  return !!ok;
+}
+const note = (s) => console.log(`# [${el()}] ${s}`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const j = (v) => {
+  const s = JSON.stringify(v);
+  return s && s.length > 400 ? s.slice(0, 400) + "…" : s;
+};
+async function waitFor(pred, ms, step = 100) {
+  const end = Date.now() + ms;
+  for (;;) {
+    let v;
+    try {
+      v = await pred();
+    } catch {
+      v = undefined;
+    }
+    if (v || Date.now() > end) return v;
+    await sleep(step);
+  }
+}
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+function readEntries(file) {
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Temp world. scripts/test-vscode.sh already points HOME, XDG_* and PI_CODING_AGENT_DIR at T.
+
+const HOME = process.env.HOME;
+const AGENT = process.env.PI_CODING_AGENT_DIR || path.join(T, "agent");
+const WS = path.join(T, "ws", "notes-project");
+const UD = path.join(T, "user-data");
+const EXTDIR = path.join(T, "extensions");
+const EVENTS = path.join(T, "extension-events.jsonl");
+for (const d of [WS, UD, EXTDIR, path.join(UD, "User")]) fs.mkdirSync(d, { recursive: true });
+const encoded = `--${WS.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+const SESSIONS_DIR = path.join(AGENT, "sessions", encoded);
+fs.mkdirSync(SESSIONS_DIR, { recursive: true });
+
+// ---------------------------------------------------------------------------------------------
+// Slow OpenAI-compatible summarizer: streams its answer over about 6 s and records requests.
+
+function startFakeLLM() {
+  const state = { requests: [], aborted: 0 };
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      let parsed = {};
+      try {
+        parsed = JSON.parse(body || "{}");
+      } catch {}
+      const text = JSON.stringify(parsed.messages ?? "");
+      state.requests.push({ url: req.url, auth: req.headers.authorization ?? "", stream: !!parsed.stream, model: parsed.model, text });
+      let closed = false;
+      res.on("close", () => {
+        if (!res.writableEnded) {
+          closed = true;
+          state.aborted++;
+        }
+      });
+      const summary =
+        "## Goal\nKeep notes.txt and other.txt in order (summary written by the e2e test's fake LLM).\n\n" +
+        "## Progress\n### Done\n- [x] Wrote and edited notes.txt\n\n## Next Steps\n1. Continue from the kept messages\n";
+      const parts = summary.match(/[\s\S]{1,12}/g);
+      const delay = Math.max(10, Math.floor(6000 / parts.length));
+      if (parsed.stream) {
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+        let i = 0;
+        const tick = () => {
+          if (closed) return;
+          if (i >= parts.length) {
+            res.write(`data: ${JSON.stringify({ id: "e2e", object: "chat.completion.chunk", created: 0, model: parsed.model ?? "m", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: null })}\n\n`);
+            res.write(`data: ${JSON.stringify({ id: "e2e", object: "chat.completion.chunk", created: 0, model: parsed.model ?? "m", choices: [], usage: { prompt_tokens: 900, completion_tokens: 60, total_tokens: 960 } })}\n\n`);
+            res.write("data: [DONE]\n\n");
+            res.end();
+            return;
+          }
+          const delta = i === 0 ? { role: "assistant", content: parts[i] } : { content: parts[i] };
+          res.write(`data: ${JSON.stringify({ id: "e2e", object: "chat.completion.chunk", created: 0, model: parsed.model ?? "m", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
+          i++;
+          setTimeout(tick, delay);
+        };
+        tick();
+      } else {
+        setTimeout(() => {
+          if (closed) return;
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ id: "e2e", object: "chat.completion", created: 0, model: parsed.model ?? "m", choices: [{ index: 0, message: { role: "assistant", content: summary }, finish_reason: "stop" }], usage: { prompt_tokens: 900, completion_tokens: 60, total_tokens: 960 } }));
+        }, 6000);
+      }
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, port: server.address().port, state })));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function events() {
+  if (!fs.existsSync(EVENTS)) return [];
+  return fs
+    .readFileSync(EVENTS, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => {
+      try {
+        return JSON.parse(l);
+      } catch {
+        return {};
+      }
+    });
+}
+const lastEvent = (name) => events().filter((e) => e.event === name).pop();
+
+let shotN = 0;
+async function shot(page, name) {
+  const file = path.join(ART, `${String(++shotN).padStart(2, "0")}-${name}.png`);
+  try {
+    await page.screenshot({ path: file });
+    note(`screenshot ${path.relative(REPO, file)}`);
+  } catch (e) {
+    note(`screenshot ${name} failed: ${e.message}`);
+  }
+  return file;
+}
+
+async function runPalette(page, title) {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10_000 });
+  await input.fill(`>${title}`);
+  const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first();
+  await row.waitFor({ state: "visible", timeout: 10_000 });
+  await shot(page, `palette-${title.replace(/[^A-Za-z]+/g, "-").toLowerCase()}`);
+  await page.keyboard.press("Enter");
+}
+
+function pane(page, title) {
+  return page.locator(".pane", { has: page.locator(".pane-header", { hasText: title }) }).first();
+}
+
+async function treeRows(page, title) {
+  return pane(page, title)
+    .locator(".monaco-list-row")
+    .evaluateAll((rows) => rows.map((r) => (r.getAttribute("aria-label") || r.textContent || "").trim()));
+}
+
+async function statusText(page) {
+  const item = page.locator(".statusbar-item", { hasText: /Pi (\d|compacting)/ }).first();
+  if ((await item.count()) === 0) return "";
+  return ((await item.textContent()) || "").trim();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  // ---- the workspace and its Pi session ----
+  if (!check("the .vsix exists", fs.existsSync(VSIX), VSIX)) return;
+  if (!check("a genuine session exists", fs.existsSync(GENUINE), GENUINE)) return;
+  const SESSION = path.join(SESSIONS_DIR, `2026-11-29T12-00-00-000Z_${readEntries(GENUINE)[0].id}.jsonl`);
+  // A genuine Pi session, with its header's cwd set to this workspace (as Pi writes it there).
+  const lines = fs.readFileSync(GENUINE, "utf8").split("\n");
+  const header = JSON.parse(lines[0]);
+  header.cwd = WS;
+  lines[0] = JSON.stringify(header);
+  fs.writeFileSync(SESSION, lines.join("\n"));
+  fs.writeFileSync(path.join(WS, "notes.txt"), "notes written by the agent\n");
+  fs.writeFileSync(path.join(WS, "other.txt"), "other file\n");
+  fs.writeFileSync(path.join(WS, "README.md"), "# notes-project\n");
+  const entriesBefore = readEntries(SESSION).filter((e) => e.type !== "session");
+  const firstUser = entriesBefore.find((e) => e.type === "message" && e.message?.role === "user");
+  const firstUserText = (Array.isArray(firstUser?.message?.content) ? firstUser.message.content.map((c) => c.text ?? "").join("") : String(firstUser?.message?.content ?? "")).replace(/\s+/g, " ").trim();
+  note(`session ${path.basename(GENUINE)}: ${entriesBefore.length} entries, first user message "${firstUserText.slice(0, 40)}"`);
+
+  const llm = SUMMARIZER === "openai" ? await startFakeLLM() : undefined;
+  const settings = {
+    "workbench.startupEditor": "none",
+    "workbench.welcomePage.walkthroughs.openOnInstall": false,
+    "workbench.tips.enabled": false,
+    "workbench.enableExperiments": false,
+    "security.workspace.trust.enabled": false,
+    "extensions.ignoreRecommendations": true,
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "chat.disableAIFeatures": true,
+    "workbench.colorTheme": "Default Dark Modern",
+    "window.zoomLevel": 0,
+    // Small keep-recent budget so the genuine session has something to compact.
+    "piLsp.compaction.keepRecentTokens": 200,
+    ...(llm
+      ? {
+          "piLsp.summarizer.kind": "openai",
+          "piLsp.summarizer.baseUrl": `http://127.0.0.1:${llm.port}/v1`,
+          "piLsp.summarizer.model": "e2e-fake-model",
+          "piLsp.summarizer.apiKeyEnv": "PI_LSP_E2E_API_KEY",
+        }
+      : { "piLsp.summarizer.kind": "extractive" }),
+  };
+  fs.writeFileSync(path.join(UD, "User", "settings.json"), JSON.stringify(settings, null, 2));
+
+  // ---- install the extension from the .vsix ----
+  const env = { ...process.env, PI_LSP_VSCODE_TEST_LOG: EVENTS, PI_LSP_E2E_API_KEY: "sk-e2e-test-key" };
+  delete env.VSCODE_IPC_HOOK_CLI;
+  const inst = spawnSync(process.execPath, [CS_ENTRY, "--user-data-dir", UD, "--extensions-dir", EXTDIR, "--install-extension", VSIX], { env, encoding: "utf8", timeout: 120_000 });
+  const installed = fs.readdirSync(EXTDIR).find((d) => d.startsWith("pi-lsp.pi-lsp-"));
+  check("code-server --install-extension pi-lsp.vsix", inst.status === 0 && !!installed, `exit ${inst.status}; ${(inst.stdout + inst.stderr).trim().split("\n").slice(-2).join(" | ")}`);
+  if (!installed) return;
+  check("the installed extension bundles bin/pi-lsp", fs.existsSync(path.join(EXTDIR, installed, "bin", "pi-lsp")), installed);
+
+  // ---- start code-server ----
+  const port = await freePort();
+  const csLog = fs.openSync(path.join(ART, "code-server.log"), "w");
+  const cs = spawn(
+    process.execPath,
+    [CS_ENTRY, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--user-data-dir", UD, "--extensions-dir", EXTDIR, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override", WS],
+    { env, stdio: ["ignore", csLog, csLog] },
+  );
+  const csExit = new Promise((r) => cs.on("exit", (code, signal) => r({ code, signal })));
+  const healthy = await waitFor(
+    () =>
+      new Promise((resolve) => {
+        const req = http.get(`http://127.0.0.1:${port}/healthz`, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        });
+        req.on("error", () => resolve(false));
+        req.setTimeout(1000, () => {
+          req.destroy();
+          resolve(false);
+        });
+      }),
+    30_000,
+    250,
+  );
+  if (!check("code-server answers /healthz", healthy, `port ${port}`)) return;
+
+  // ---- chromium ----
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage"],
+  });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    const consoleErrors = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(m.text());
+    });
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(WS)}`, { waitUntil: "domcontentloaded", timeout: 60_000 });
+    const wb = await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60_000 }).then(() => true, () => false);
+    check("the VS Code workbench loads", wb);
+    await shot(page, "workbench");
+    if (!wb) return;
+
+    // ---- the extension starts the bundled server ----
+    const started = await waitFor(() => lastEvent("started") || lastEvent("serverMissing") || lastEvent("startFailed"), 60_000, 250);
+    const ok = started?.event === "started";
+    check("the extension starts pi-lsp (bundled bin/pi-lsp)", ok && started.serverInfo?.name === "pi-lsp" && String(started.command).endsWith(path.join("bin", "pi-lsp")), j(started));
+    if (!ok) return;
+    check("languageclient received the server's command table", Array.isArray(started.commands) && started.commands.includes("pi.compact") && started.commands.length === 9, j(started.commands));
+    const firstTree = await waitFor(() => lastEvent("treeRefreshed"), 20_000, 200);
+    check("the extension read the session tree (pi/tree)", firstTree?.session === SESSION && firstTree.entries === entriesBefore.length, j(firstTree));
+
+    // ---- Pi view: tree, files, status bar ----
+    await runPalette(page, "Pi: Show Session Tree");
+    const treePane = pane(page, "Pi Session");
+    const rowsOk = await waitFor(async () => (await treeRows(page, "Pi Session")).length >= 5, 20_000, 250);
+    const rows = await treeRows(page, "Pi Session");
+    check("the Pi Session view shows the entry tree", !!rowsOk, `${rows.length} rows: ${j(rows.slice(0, 4))}`);
+    check("the tree shows the first user message", rows.some((r) => firstUserText && r.includes(firstUserText.slice(0, 20))), `looking for "${firstUserText.slice(0, 20)}"`);
+    check("the tree marks the current leaf", rows.some((r) => /current leaf/.test(r)), "");
+    const filesRows = await waitFor(async () => {
+      const r = await treeRows(page, "Files");
+      return r.length > 0 ? r : undefined;
+    }, 10_000, 250);
+    check("the Files view lists the files the agent touched", !!filesRows && filesRows.some((r) => r.includes("notes.txt")), j(filesRows));
+    const status0 = await waitFor(() => statusText(page), 10_000, 250);
+    check("the status bar shows the context usage", /Pi \d[\d.]*[kM]?\/\d[\d.]*[kM]? \(\d+%\)/.test(status0 || ""), j(status0));
+    // The explorer's badge on modified files (FileDecoration), then back to the Pi view.
+    await runPalette(page, "View: Show Explorer");
+    const modifiedNames = (lastEvent("filesRefreshed")?.modified ?? []).filter((p) => p.startsWith(WS + path.sep)).map((p) => path.basename(p));
+    note(`modified files in the workspace: ${j(modifiedNames)}`);
+    const badge = await waitFor(async () => {
+      if (modifiedNames.length === 0) return undefined;
+      const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: modifiedNames[0] }).first();
+      if ((await row.count()) === 0) return undefined;
+      const t = (await row.textContent()) || "";
+      return t.includes("π") ? t : undefined;
+    }, 10_000, 250);
+    check("the explorer shows the π badge on a file the agent modified", !!badge, j(badge));
+    await shot(page, "explorer-badge");
+    await runPalette(page, "Pi: Show Session Tree");
+    await treePane.locator(".monaco-list-row").first().waitFor({ state: "visible", timeout: 10_000 }).catch(() => {});
+    await shot(page, "pi-views");
+
+    // ---- Pi: Compact Session from the palette, with instructions ----
+    const instructions = "Keep the decisions about notes.txt";
+    await runPalette(page, "Pi: Compact Session");
+    const title = page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Compact Session" });
+    const boxUp = await title.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+    check("Compact Session prompts for instructions (InputBox)", boxUp);
+    await page.locator(".quick-input-widget input").fill(instructions);
+    await shot(page, "compact-instructions");
+    const reqs0 = llm ? llm.state.requests.length : 0;
+    await page.keyboard.press("Enter");
+    const toast = page.locator(".notification-toast", { hasText: "Compacting session" }).first();
+    const progressSeen = await toast.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+    check("a progress notification 'Compacting session' appears", progressSeen);
+    if (progressSeen) {
+      const cancelBtn = toast.locator(".monaco-button", { hasText: "Cancel" });
+      check("the progress notification has a Cancel button", (await cancelBtn.count()) > 0);
+      await sleep(700);
+      await shot(page, "compact-progress");
+    }
+    const doneToast = page.locator(".notification-toast", { hasText: "Compacted the session" }).first();
+    const done = await doneToast.waitFor({ state: "visible", timeout: 45_000 }).then(() => true, () => false);
+    const jobEvent = lastEvent("jobDone") || lastEvent("jobError");
+    check("the compaction finishes with a message", done, j(jobEvent));
+    await sleep(1000);
+    await shot(page, "compacted");
+    const progressEvents = events().filter((e) => e.event === "progress" && e.notification);
+    check("the server's $/progress went to the notification (begin at 0%, end)", progressEvents.some((e) => e.kind === "begin" && e.percentage === 0) && progressEvents.some((e) => e.kind === "end"), j(progressEvents.map((e) => [e.kind, e.percentage])));
+
+    // ---- the session file and real Pi ----
+    const after = readEntries(SESSION).filter((e) => e.type !== "session");
+    const comp = after[after.length - 1];
+    check("the session file gained a compaction entry", after.length === entriesBefore.length + 1 && comp?.type === "compaction", `entries ${entriesBefore.length} -> ${after.length}, last ${comp?.type}`);
+    if (llm) {
+      const req = llm.state.requests.slice(reqs0);
+      check("the openai summarizer was called with the settings (base URL, model, key from apiKeyEnv)", req.length >= 1 && req[0].model === "e2e-fake-model" && req[0].auth === "Bearer sk-e2e-test-key", j(req.map((r) => ({ url: r.url, model: r.model, auth: r.auth }))));
+      check("the typed instructions reached the summarizer", req.some((r) => r.text.includes(instructions)), "");
+      check("the compaction summary is the summarizer's answer", comp?.type === "compaction" && comp.summary.includes("fake LLM"), j(comp?.summary?.slice(0, 120)));
+    }
+    const oracle = spawnSync(process.execPath, [path.join(REPO, "test", "pi", "oracle.mjs")], {
+      input: JSON.stringify({ op: "piload", file: SESSION }) + "\n",
+      encoding: "utf8",
+      timeout: 60_000,
+      env: process.env,
+    });
+    let pi;
+    try {
+      pi = JSON.parse(oracle.stdout.trim().split("\n").pop());
+    } catch {}
+    check("real Pi 0.73.1 loads the compacted session (oracle piload)", pi?.ok === true, j(pi ?? { exit: oracle.status, stderr: oracle.stderr.slice(0, 300) }));
+    if (pi?.ok) {
+      const r = pi.result;
+      check("real Pi: the leaf is the new compaction entry", r.leafId === comp?.id, `leaf ${r.leafId}, compaction ${comp?.id}`);
+      check("real Pi: the context starts with the compaction summary", r.messages?.[0]?.role === "compactionSummary" && r.messages[0].summary === comp?.summary, j(r.messages?.[0] && { role: r.messages[0].role }));
+      check("real Pi: same session, all entries, file not rewritten", r.newSession === false && r.entryCount === after.length && r.rewritten === false, j({ newSession: r.newSession, entryCount: r.entryCount, rewritten: r.rewritten }));
+    }
+
+    // ---- the views updated ----
+    const rowsAfter = await waitFor(async () => {
+      const r = await treeRows(page, "Pi Session");
+      return r.some((x) => /^Compaction/.test(x) && /current leaf/.test(x)) ? r : undefined;
+    }, 15_000, 250);
+    check("the tree shows the compaction entry as the current leaf", !!rowsAfter, j((await treeRows(page, "Pi Session")).slice(-3)));
+    const status1 = await waitFor(async () => {
+      const s = await statusText(page);
+      return s && s !== status0 && /Pi \d/.test(s) ? s : undefined;
+    }, 15_000, 250);
+    check("the status bar shows the smaller context", !!status1, `${status0} -> ${status1 ?? (await statusText(page))}`);
+    await shot(page, "after-compaction");
+    if (DOCS_SHOT) {
+      // The picture for the README: the Pi views after the compaction.
+      await page.keyboard.press("Escape");
+      await page.locator(".notifications-toasts .codicon-notifications-clear-all, .notification-toast .codicon-notifications-clear").first().click({ timeout: 2000 }).catch(() => {});
+      await page.screenshot({ path: DOCS_SHOT });
+      note(`docs screenshot ${DOCS_SHOT}`);
+    }
+
+    // ---- Show summary of the last compaction ----
+    await runPalette(page, "Pi: Show Summary of the Last Compaction");
+    const opened = await waitFor(() => events().some((e) => e.event === "summaryOpened" && e.id === comp?.id), 10_000, 200);
+    const editorHas = await page.locator(".monaco-editor .view-lines", { hasText: "Goal" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+    check("Show Summary opens the last compaction's summary as Markdown", !!opened && editorHas);
+    await shot(page, "summary");
+
+    // ---- Cancel a running compaction ----
+    if (llm) {
+      const before = fs.readFileSync(SESSION, "utf8");
+      await page.keyboard.press("Escape");
+      await runPalette(page, "Pi: Compact Session");
+      await title.waitFor({ state: "visible", timeout: 10_000 }).catch(() => {});
+      await page.locator(".quick-input-widget input").fill("");
+      const reqCount = llm.state.requests.length;
+      await page.keyboard.press("Enter");
+      const t2 = page.locator(".notification-toast", { hasText: "Compacting session" }).first();
+      const up = await t2.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      await waitFor(() => llm.state.requests.length > reqCount, 10_000, 100);
+      await shot(page, "cancel-progress");
+      let clicked = false;
+      if (up) {
+        await t2.hover().catch(() => {});
+        clicked = await t2.locator(".monaco-button", { hasText: "Cancel" }).first().click({ timeout: 5000 }).then(() => true, () => false);
+      }
+      check("Cancel on the progress notification can be clicked", up && clicked);
+      const cancelled = await page.locator(".notification-toast", { hasText: "cancelled" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false);
+      const err = lastEvent("jobError");
+      check("cancelling says the compaction was cancelled", cancelled, j(err?.error));
+      await sleep(500);
+      await shot(page, "cancelled");
+      check("after Cancel the session file is unchanged", fs.readFileSync(SESSION, "utf8") === before, "");
+    }
+    if (consoleErrors.length) note(`browser console errors: ${consoleErrors.length} (first: ${consoleErrors[0].slice(0, 200)})`);
+  } finally {
+    await browser.close().catch(() => {});
+    cs.kill("SIGTERM");
+    await Promise.race([csExit, sleep(3000)]);
+    if (llm) {
+      llm.server.closeAllConnections?.();
+      llm.server.close();
+    }
+    if (fs.existsSync(EVENTS)) fs.copyFileSync(EVENTS, path.join(ART, "extension-events.jsonl"));
+  }
+}
+
+const hard = setTimeout(() => {
+  check("the e2e test finishes within 240 s", false, "hard timeout");
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(1);
+}, 240_000);
+
+main()
+  .catch((e) => check("no unexpected exception", false, e?.stack ?? String(e)))
+  .finally(() => {
+    clearTimeout(hard);
+    if (failures.length) console.log(`# failed: ${failures.join("; ")}`);
+    console.log(`# artifacts: ${path.relative(REPO, ART)}/`);
+    console.log(`${passed} passed, ${failed} failed`);
+    process.exit(failed === 0 ? 0 : 1);
+  });
