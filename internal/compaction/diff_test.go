@@ -1,0 +1,155 @@
+package compaction_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/oracle"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+func TestMain(m *testing.M) { os.Exit(oracle.Main(m)) }
+
+func norm(t *testing.T, v any, ids []string) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return oracle.NormalizeIDs(out, ids)
+}
+
+func check(t *testing.T, what string, got, want any, gotIDs, wantIDs []string) {
+	t.Helper()
+	g, w := norm(t, got, gotIDs), norm(t, want, wantIDs)
+	if !reflect.DeepEqual(g, w) {
+		gb, _ := json.Marshal(g)
+		wb, _ := json.Marshal(w)
+		t.Errorf("%s differs from Pi\n got: %.1200s\nwant: %.1200s", what, gb, wb)
+	}
+}
+
+func raws(ms []*session.Message) []json.RawMessage {
+	out := make([]json.RawMessage, len(ms))
+	for i, m := range ms {
+		out[i] = m.Raw
+	}
+	return out
+}
+
+// keepValues include tiny budgets that force split turns and large ones that keep all.
+var keepValues = []int{1, 60, 150, 300, 1000, 5000, 20000}
+
+func leaves(n int) []int {
+	if n <= 12 {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	var out []int
+	for i := 0; i < n; i += n / 10 {
+		out = append(out, i)
+	}
+	return append(out, n-1)
+}
+
+// TestPrepareMatchesPi diffs findCutPoint, prepareCompaction and serializeConversation
+// with real Pi 0.73.1 on the whole corpus, for many leaves and keepRecentTokens values.
+func TestPrepareMatchesPi(t *testing.T) {
+	o := oracle.Start(t)
+	for _, cf := range oracle.Corpus(t) {
+		t.Run(cf.Name, func(t *testing.T) {
+			f, err := session.Load(cf.Path)
+			if errors.Is(err, session.ErrNoHeader) {
+				t.Skip("no header")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix := session.NewIndex(f)
+			ids := make([]string, len(ix.Entries()))
+			for i, e := range ix.Entries() {
+				ids[i] = e.ID
+			}
+			for _, li := range leaves(len(ids)) {
+				if !cf.Safe(li) {
+					continue
+				}
+				path := ix.Path(ids[li])
+				for _, keep := range keepValues {
+					req := map[string]any{"file": cf.Path, "leafIndex": li, "keep": keep}
+					var cut struct {
+						FirstKeptEntryIndex int      `json:"firstKeptEntryIndex"`
+						TurnStartIndex      int      `json:"turnStartIndex"`
+						IsSplitTurn         bool     `json:"isSplitTurn"`
+						IDs                 []string `json:"ids"`
+					}
+					req["op"] = "cut"
+					o.Query(t, req, &cut)
+					got := compaction.FindCutPoint(path, 0, len(path), keep)
+					if got.FirstKeptIndex != cut.FirstKeptEntryIndex || got.TurnStartIndex != cut.TurnStartIndex || got.IsSplitTurn != cut.IsSplitTurn {
+						t.Errorf("leaf %d keep %d: findCutPoint = %+v, Pi %+v", li, keep, got, cut)
+					}
+
+					var want struct {
+						Undefined           bool              `json:"undefined"`
+						FirstKeptEntryID    string            `json:"firstKeptEntryId"`
+						IsSplitTurn         bool              `json:"isSplitTurn"`
+						TokensBefore        float64           `json:"tokensBefore"`
+						MessagesToSummarize []json.RawMessage `json:"messagesToSummarize"`
+						TurnPrefixMessages  []json.RawMessage `json:"turnPrefixMessages"`
+						PreviousSummary     *string           `json:"previousSummary"`
+						ReadFiles           []string          `json:"readFiles"`
+						ModifiedFiles       []string          `json:"modifiedFiles"`
+						Serialized          string            `json:"serialized"`
+						SerializedPrefix    string            `json:"serializedPrefix"`
+						FormattedFiles      string            `json:"formattedFiles"`
+						IDs                 []string          `json:"ids"`
+					}
+					req["op"] = "prepare"
+					o.Query(t, req, &want)
+					p, err := compaction.Prepare(path, session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep})
+					if want.Undefined {
+						if err == nil {
+							t.Errorf("leaf %d keep %d: Pi prepares nothing, pi-lsp prepared %s", li, keep, p.FirstKeptEntryID)
+						}
+						continue
+					}
+					if err != nil {
+						t.Errorf("leaf %d keep %d: %v (Pi prepared)", li, keep, err)
+						continue
+					}
+					read, mod := p.FileOps.Lists()
+					var prev *string
+					if p.HasPrevious {
+						prev = &p.PreviousSummary
+					}
+					check(t, "preparation", map[string]any{
+						"firstKeptEntryId": p.FirstKeptEntryID, "isSplitTurn": p.IsSplitTurn, "tokensBefore": p.TokensBefore,
+						"messagesToSummarize": raws(p.MessagesToSummarize), "turnPrefixMessages": raws(p.TurnPrefixMessages),
+						"previousSummary": prev, "readFiles": read, "modifiedFiles": mod,
+						"serialized":       compaction.SerializeAgentMessages(p.MessagesToSummarize),
+						"serializedPrefix": compaction.SerializeAgentMessages(p.TurnPrefixMessages),
+						"formattedFiles":   fileops.Format(read, mod),
+					}, map[string]any{
+						"firstKeptEntryId": want.FirstKeptEntryID, "isSplitTurn": want.IsSplitTurn, "tokensBefore": want.TokensBefore,
+						"messagesToSummarize": want.MessagesToSummarize, "turnPrefixMessages": want.TurnPrefixMessages,
+						"previousSummary": want.PreviousSummary, "readFiles": want.ReadFiles, "modifiedFiles": want.ModifiedFiles,
+						"serialized": want.Serialized, "serializedPrefix": want.SerializedPrefix, "formattedFiles": want.FormattedFiles,
+					}, ids, want.IDs)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,170 @@
+package session_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/oracle"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+func TestMain(m *testing.M) { os.Exit(oracle.Main(m)) }
+
+// leafSample picks the leaves to diff: all of them for small files, a spread otherwise.
+func leafSample(n int) []int {
+	if n <= 60 {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	var out []int
+	step := n / 40
+	for i := 0; i < n; i += step {
+		out = append(out, i)
+	}
+	return append(out, n-1)
+}
+
+func asJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func entryIDs(ix *session.Index) []string {
+	ids := make([]string, len(ix.Entries()))
+	for i, e := range ix.Entries() {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+func same(t *testing.T, what string, got, want any, gotIDs, wantIDs []string) {
+	t.Helper()
+	g := oracle.NormalizeIDs(asJSON(t, got), gotIDs)
+	w := oracle.NormalizeIDs(asJSON(t, want), wantIDs)
+	if !reflect.DeepEqual(g, w) {
+		gb, _ := json.Marshal(g)
+		wb, _ := json.Marshal(w)
+		t.Errorf("%s differs from Pi\n got: %.1500s\nwant: %.1500s", what, gb, wb)
+	}
+}
+
+func loadCorpus(t *testing.T, cf oracle.CorpusFile) *session.Index {
+	t.Helper()
+	f, err := session.Load(cf.Path)
+	if errors.Is(err, session.ErrNoHeader) {
+		t.Skipf("%s has no header: Pi would replace it with a fresh session; pi-lsp refuses it (%v)", cf.Name, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session.NewIndex(f)
+}
+
+// TestContextMatchesPi diffs buildSessionContext, the token estimates, the tree and the
+// file lists against real Pi for every corpus file and many leaves.
+func TestContextMatchesPi(t *testing.T) {
+	o := oracle.Start(t)
+	for _, cf := range oracle.Corpus(t) {
+		t.Run(cf.Name, func(t *testing.T) {
+			ix := loadCorpus(t, cf)
+			ids := entryIDs(ix)
+			for _, li := range leafSample(len(ids)) {
+				if !cf.Safe(li) {
+					continue
+				}
+				var want struct {
+					LeafID        string            `json:"leafId"`
+					Messages      []json.RawMessage `json:"messages"`
+					ThinkingLevel json.RawMessage   `json:"thinkingLevel"`
+					Model         json.RawMessage   `json:"model"`
+					Tokens        json.RawMessage   `json:"tokens"`
+					Estimates     []int             `json:"estimates"`
+					IDs           []string          `json:"ids"`
+				}
+				o.Query(t, map[string]any{"op": "context", "file": cf.Path, "leafIndex": li}, &want)
+				if len(want.IDs) != len(ids) {
+					t.Fatalf("Pi sees %d entries, pi-lsp %d", len(want.IDs), len(ids))
+				}
+				c := ix.BuildContext(ids[li])
+				msgs := make([]json.RawMessage, len(c.Messages))
+				est := make([]int, len(c.Messages))
+				for i, m := range c.Messages {
+					msgs[i], est[i] = m.Raw, session.EstimateTokens(m)
+				}
+				var model any
+				if c.Model != nil {
+					model = c.Model
+				}
+				same(t, "messages", msgs, want.Messages, ids, want.IDs)
+				same(t, "thinkingLevel", c.ThinkingLevel, want.ThinkingLevel, ids, want.IDs)
+				same(t, "model", model, want.Model, ids, want.IDs)
+				same(t, "estimateContextTokens", session.EstimateContextTokens(c.Messages), want.Tokens, ids, want.IDs)
+				same(t, "estimateTokens", est, want.Estimates, ids, want.IDs)
+
+				var files struct {
+					ReadFiles     []string `json:"readFiles"`
+					ModifiedFiles []string `json:"modifiedFiles"`
+				}
+				o.Query(t, map[string]any{"op": "files", "file": cf.Path, "leafIndex": li}, &files)
+				read, mod := fileops.ForPath(ix.Path(ids[li]))
+				same(t, "files", map[string]any{"readFiles": read, "modifiedFiles": mod}, files, ids, want.IDs)
+			}
+		})
+	}
+}
+
+type node struct {
+	ID       string  `json:"id"`
+	Type     string  `json:"type"`
+	Role     string  `json:"role,omitempty"`
+	Label    string  `json:"label,omitempty"`
+	Children []*node `json:"children"`
+}
+
+func toNodes(ns []*session.Node) []*node {
+	out := []*node{}
+	for _, n := range ns {
+		out = append(out, &node{ID: n.Entry.ID, Type: n.Entry.Type, Role: n.Entry.Role(), Label: n.Label, Children: toNodes(n.Children)})
+	}
+	return out
+}
+
+func TestTreeMatchesPi(t *testing.T) {
+	o := oracle.Start(t)
+	for _, cf := range oracle.Corpus(t) {
+		t.Run(cf.Name, func(t *testing.T) {
+			ix := loadCorpus(t, cf)
+			ids := entryIDs(ix)
+			if len(ids) > 0 && !cf.Safe(len(ids)-1) {
+				t.Skip("Pi loops forever on this file's leaf")
+			}
+			var want struct {
+				LeafID *string         `json:"leafId"`
+				Roots  json.RawMessage `json:"roots"`
+				IDs    []string        `json:"ids"`
+			}
+			o.Query(t, map[string]any{"op": "tree", "file": cf.Path}, &want)
+			same(t, "tree", toNodes(ix.Tree()), want.Roots, ids, want.IDs)
+			var leaf any
+			if l := ix.LeafID(); l != "" {
+				leaf = l
+			}
+			same(t, "leafId", leaf, want.LeafID, ids, want.IDs)
+		})
+	}
+}
