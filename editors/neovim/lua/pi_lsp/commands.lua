@@ -1,0 +1,493 @@
+--- The :Pi* user commands and the server commands behind them.
+---
+--- Every command runs asynchronously; when the server answers, the result is
+--- shown and a `User PiCommandDone` autocmd fires with
+--- `data = {command, arguments, result, error, client_id}`.
+local M = {}
+
+local ui = require('pi_lsp.ui')
+
+--- Server command id -> Neovim user command. Every command of the server's
+--- command table must appear here (test/nvim/test_commands.lua checks it).
+M.server_commands = {
+  ['pi.compact'] = 'PiCompact',
+  ['pi.navigate'] = 'PiNavigate',
+  ['pi.undoCompaction'] = 'PiUndoCompaction',
+  ['pi.label'] = 'PiLabel',
+  ['pi.tree'] = 'PiTree',
+  ['pi.sessions'] = 'PiSessions',
+  ['pi.selectSession'] = 'PiSelectSession',
+  ['pi.files'] = 'PiFiles',
+  ['pi.context'] = 'PiContext',
+}
+
+local function emit_done(data)
+  pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'PiCommandDone', modeline = false, data = data })
+end
+
+local function err_table(msg)
+  return { code = -32803, message = msg, data = { kind = 'client' } }
+end
+
+--- Runs server command `id` on the buffer's client (started when needed).
+---@param id string
+---@param args? table
+---@param cb? fun(err?: table, result?: any, client?: vim.lsp.Client)
+---@param client_id? integer use this client
+function M.run(id, args, cb, client_id)
+  local c = require('pi_lsp.client')
+  local bufnr = vim.api.nvim_get_current_buf()
+  local function finish(err, result, client)
+    local ok, e = true, nil
+    if cb then
+      ok, e = pcall(cb, err, result, client)
+    end
+    emit_done({ command = id, arguments = args, result = result, error = err, client_id = client and client.id })
+    if not ok then
+      error(e)
+    end
+  end
+  local function go(client)
+    c.exec(client, id, args, function(err, result)
+      finish(err, result, client)
+    end, bufnr)
+  end
+  if client_id then
+    local client = vim.lsp.get_client_by_id(client_id)
+    if client then
+      return go(client)
+    end
+  end
+  c.ensure(bufnr, function(client, msg)
+    if not client then
+      ui.notify(msg, vim.log.levels.ERROR)
+      return finish(err_table(msg), nil, nil)
+    end
+    go(client)
+  end)
+end
+
+local function report_error(what, err)
+  local c = require('pi_lsp.client')
+  local kind = c.error_kind(err)
+  local level = kind == 'nothingToCompact' and vim.log.levels.INFO or vim.log.levels.ERROR
+  ui.notify(what .. ': ' .. c.format_error(err), level)
+end
+
+local function short(id)
+  return type(id) == 'string' and id or '?'
+end
+
+-- :PiCompact [instructions] ---------------------------------------------------
+
+function M.compact(instructions, cb)
+  local args = {}
+  if instructions and vim.trim(instructions) ~= '' then
+    args.instructions = vim.trim(instructions)
+  end
+  M.run('pi.compact', args, function(err, result, client)
+    if err then
+      report_error('compact', err)
+    elseif type(result) == 'table' and result.nothingToCompact then
+      ui.notify('nothing to compact: ' .. tostring(result.reason or ''))
+    elseif type(result) == 'table' then
+      local entry = result.entry or {}
+      ui.notify(('compacted (entry %s): %s → %s tokens'):format(
+        short(entry.id),
+        ui.human(result.tokensBefore or entry.tokensBefore),
+        ui.human(result.tokensAfter)
+      ))
+    end
+    if cb then
+      cb(err, result, client)
+    end
+  end)
+end
+
+-- :PiNavigate {id} [none|summarize [instructions]] ------------------------------
+
+---@param args {targetId: string, summarize?: boolean, instructions?: string, label?: string, session?: string}
+function M.navigate(args, cb, client_id)
+  M.run('pi.navigate', args, function(err, result, client)
+    if err then
+      report_error('navigate', err)
+    elseif type(result) == 'table' then
+      local msg = ('now at %s'):format(short(result.leafId))
+      if type(result.summaryEntry) == 'table' then
+        msg = msg .. (' (branch summary %s)'):format(short(result.summaryEntry.id))
+      end
+      if type(result.editorText) == 'string' and result.editorText ~= '' then
+        msg = msg .. '; message to edit: ' .. result.editorText:gsub('\n', ' ')
+      end
+      ui.notify(msg)
+    end
+    if cb then
+      cb(err, result, client)
+    end
+  end, client_id)
+end
+
+-- :PiUndoCompaction -------------------------------------------------------------
+
+function M.undo_compaction(cb)
+  M.run('pi.undoCompaction', nil, function(err, result, client)
+    if err then
+      report_error('undo compaction', err)
+    elseif type(result) == 'table' then
+      ui.notify(('compaction %s undone; now at %s'):format(short(result.compactionId), short(result.leafId)))
+    end
+    if cb then
+      cb(err, result, client)
+    end
+  end)
+end
+
+-- :PiLabel {id} [text] -------------------------------------------------------------
+
+---@param args {entryId: string, label?: string, session?: string}
+function M.label(args, cb, client_id)
+  if args.label == '' then
+    args.label = nil
+  end
+  M.run('pi.label', args, function(err, result, client)
+    if err then
+      report_error('label', err)
+    elseif type(result) == 'table' then
+      if result.label and result.label ~= '' then
+        ui.notify(('labelled %s "%s"'):format(short(result.entryId), result.label))
+      else
+        ui.notify(('label of %s cleared'):format(short(result.entryId)))
+      end
+    end
+    if cb then
+      cb(err, result, client)
+    end
+  end, client_id)
+end
+
+-- :PiTree [float|split|vsplit|tab] ---------------------------------------------------
+
+function M.tree(layout, cb)
+  local c = require('pi_lsp.client')
+  c.ensure(0, function(client, msg)
+    if not client then
+      ui.notify(msg, vim.log.levels.ERROR)
+      emit_done({ command = 'pi.tree', error = err_table(msg) })
+      if cb then
+        cb(err_table(msg))
+      end
+      return
+    end
+    require('pi_lsp.tree').open(client, { layout = layout }, function(err, buf)
+      emit_done({ command = 'pi.tree', result = buf and require('pi_lsp.tree').buffers[buf].result, error = err, client_id = client.id, bufnr = buf })
+      if cb then
+        cb(err, buf, client)
+      end
+    end)
+  end)
+end
+
+-- :PiFiles ------------------------------------------------------------------------------
+
+function M.files(cb)
+  M.run('pi.files', nil, function(err, result, client)
+    if err then
+      report_error('files', err)
+    elseif type(result) == 'table' then
+      local root = client and client.root_dir or vim.fn.getcwd()
+      local items = {}
+      local function add(list, what)
+        for _, f in ipairs(list or {}) do
+          local name = f
+          if not name:match('^/') and not name:match('^%a:[/\\]') and not name:match('^~') then
+            name = root .. '/' .. name
+          end
+          items[#items + 1] = { filename = vim.fs.normalize(name), lnum = 1, col = 1, text = what, valid = 1 }
+        end
+      end
+      add(result.modifiedFiles, 'modified')
+      add(result.readFiles, 'read')
+      local title = ('Pi files: %d modified, %d read'):format(#(result.modifiedFiles or {}), #(result.readFiles or {}))
+      vim.fn.setqflist({}, ' ', { title = title, items = items })
+      if #items == 0 then
+        ui.notify('no files read or modified on this branch')
+      elseif require('pi_lsp.config').options.files.open then
+        vim.cmd('botright copen')
+      end
+    end
+    if cb then
+      cb(err, result, client)
+    end
+  end)
+end
+
+-- :PiContext --------------------------------------------------------------------------------
+
+--- The lines :PiContext shows for a pi.context result.
+function M.context_lines(result)
+  local lines = { '# Pi context', '' }
+  local function add(s)
+    lines[#lines + 1] = s
+  end
+  add(('- Session: `%s`'):format(result.session or '?'))
+  add(('- Leaf: `%s`'):format(result.leafId or '-'))
+  add(('- Messages: %s'):format(tostring(result.messageCount or '?')))
+  if result.tokens then
+    local pct = tonumber(result.percent)
+    add(('- Context: %s of %s tokens%s'):format(
+      ui.human(result.tokens),
+      ui.human(result.contextWindow),
+      pct and (' (%.1f%%)'):format(pct) or ''
+    ))
+  end
+  local lc = result.lastCompaction
+  add('')
+  if type(lc) == 'table' then
+    add(('## Last compaction `%s` (%s tokens before)'):format(lc.id or '?', ui.human(lc.tokensBefore)))
+    add('')
+    vim.list_extend(lines, ui.lines(lc.summary))
+  else
+    add('No compaction on this branch.')
+  end
+  return lines
+end
+
+function M.context(cb)
+  M.run('pi.context', nil, function(err, result, client)
+    if err then
+      report_error('context', err)
+    elseif type(result) == 'table' then
+      if client and result.tokens then
+        local st = require('pi_lsp.handlers').get_state(client.id)
+        st.usage = { tokens = result.tokens, contextWindow = result.contextWindow, percent = result.percent }
+        st.session = result.session or st.session
+      end
+      local copts = require('pi_lsp.config').options.context
+      ui.scratch('pi://context', M.context_lines(result), {
+        layout = copts.layout,
+        filetype = 'markdown',
+        title = 'Pi context',
+        split_height = 15,
+      })
+    end
+    if cb then
+      cb(err, result, client)
+    end
+  end)
+end
+
+-- :PiSessions, :PiSelectSession [path] -------------------------------------------------------
+
+function M.select_session(path, cb)
+  path = vim.fs.normalize(vim.fn.fnamemodify(path, ':p'))
+  M.run('pi.selectSession', { path = path }, function(err, result, client)
+    if err then
+      report_error('select session', err)
+    elseif type(result) == 'table' then
+      if client then
+        local st = require('pi_lsp.handlers').get_state(client.id)
+        st.session = result.session or path
+        st.usage = nil
+        require('pi_lsp.handlers').refresh_usage(client)
+        for buf, b in pairs(require('pi_lsp.tree').buffers) do
+          if b.client_id == client.id then
+            b.session = st.session
+            require('pi_lsp.tree').refresh(buf)
+          end
+        end
+      end
+      ui.notify('session ' .. vim.fn.fnamemodify(result.session or path, ':t'))
+    end
+    if cb then
+      cb(err, result, client)
+    end
+  end)
+end
+
+--- One line for a session in the picker.
+function M.format_session(s, current)
+  local title = (type(s.name) == 'string' and s.name ~= '') and s.name or (s.firstMessage or '')
+  title = tostring(title):gsub('%s+', ' ')
+  if vim.fn.strchars(title) > 60 then
+    title = vim.fn.strcharpart(title, 0, 59) .. '…'
+  end
+  local when = tostring(s.modified or s.created or ''):gsub('T', ' '):gsub('%.%d+Z$', ''):gsub('Z$', '')
+  return ('%s%s  (%s, %s messages)'):format(
+    s.path == current and '* ' or '  ',
+    title ~= '' and title or vim.fn.fnamemodify(s.path or '', ':t'),
+    when,
+    tostring(s.messageCount or '?')
+  )
+end
+
+function M.sessions(cb)
+  M.run('pi.sessions', nil, function(err, result, client)
+    if err then
+      report_error('sessions', err)
+      if cb then
+        cb(err, nil, client)
+      end
+      return
+    end
+    local list = type(result) == 'table' and result.sessions or {}
+    if #list == 0 then
+      ui.notify('no Pi sessions for this workspace')
+      if cb then
+        cb(nil, nil, client)
+      end
+      return
+    end
+    vim.ui.select(list, {
+      prompt = 'Pi session:',
+      kind = 'pi_lsp.session',
+      format_item = function(s)
+        return M.format_session(s, result.current)
+      end,
+    }, function(choice)
+      if not choice then
+        if cb then
+          cb(nil, nil, client)
+        end
+        return
+      end
+      M.select_session(choice.path, cb)
+    end)
+  end)
+end
+
+-- :PiCancel -------------------------------------------------------------------------------------
+
+--- Cancels the running pi-lsp jobs (window/workDoneProgress/cancel).
+function M.cancel()
+  local c = require('pi_lsp.client')
+  local n = 0
+  for _, client in ipairs(vim.lsp.get_clients({ name = require('pi_lsp.config').name })) do
+    local st = require('pi_lsp.handlers').get_state(client.id)
+    for token, p in pairs(st.progress) do
+      if p.cancellable ~= false then
+        c.notify(client, 'window/workDoneProgress/cancel', { token = token })
+        n = n + 1
+      end
+    end
+  end
+  ui.notify(n > 0 and ('cancelling %d job(s)'):format(n) or 'no running job')
+end
+
+-- Registration ------------------------------------------------------------------------------------
+
+local function tree_ids()
+  local ids = {}
+  for _, b in pairs(require('pi_lsp.tree').buffers) do
+    for _, node in pairs(b.nodes or {}) do
+      ids[#ids + 1] = node.id
+    end
+  end
+  table.sort(ids)
+  return ids
+end
+
+local function complete_ids(arglead, cmdline)
+  local nargs = #vim.split(vim.trim(cmdline), '%s+')
+  if nargs > 2 or (nargs == 2 and cmdline:match('%s$')) then
+    return {}
+  end
+  return vim.tbl_filter(function(id)
+    return vim.startswith(id, arglead)
+  end, tree_ids())
+end
+
+--- Neovim user command name -> {handler, options}.
+M.user_commands = {
+  PiCompact = {
+    function(o)
+      M.compact(o.args)
+    end,
+    { nargs = '*', desc = 'Pi: compact the session [instructions]' },
+  },
+  PiTree = {
+    function(o)
+      M.tree(o.fargs[1])
+    end,
+    {
+      nargs = '?',
+      desc = 'Pi: show the session tree [float|split|vsplit|tab]',
+      complete = function()
+        return { 'float', 'split', 'vsplit', 'tab' }
+      end,
+    },
+  },
+  PiNavigate = {
+    function(o)
+      local id, mode = o.fargs[1], o.fargs[2]
+      local instructions = o.args:match('^%s*%S+%s+%S+%s+(.-)%s*$')
+      local function go(choice)
+        M.navigate(vim.tbl_extend('force', { targetId = id }, choice))
+      end
+      if mode == nil then
+        require('pi_lsp.tree').navigate_choice(id, go)
+      elseif mode == 'none' then
+        go({ summarize = false })
+      elseif mode == 'summarize' then
+        go({ summarize = true, instructions = instructions ~= '' and instructions or nil })
+      else
+        ui.notify('usage: :PiNavigate {id} [none|summarize [instructions]]', vim.log.levels.ERROR)
+      end
+    end,
+    { nargs = '+', desc = 'Pi: navigate to an entry {id} [none|summarize [instructions]]', complete = complete_ids },
+  },
+  PiUndoCompaction = {
+    function()
+      M.undo_compaction()
+    end,
+    { nargs = 0, desc = 'Pi: undo the last compaction' },
+  },
+  PiLabel = {
+    function(o)
+      local text = o.args:match('^%s*%S+%s+(.-)%s*$')
+      M.label({ entryId = o.fargs[1], label = text })
+    end,
+    { nargs = '+', desc = 'Pi: label an entry {id} [text] (no text clears)', complete = complete_ids },
+  },
+  PiFiles = {
+    function()
+      M.files()
+    end,
+    { nargs = 0, desc = 'Pi: files read and modified, in the quickfix list' },
+  },
+  PiSessions = {
+    function()
+      M.sessions()
+    end,
+    { nargs = 0, desc = "Pi: pick one of the workspace's sessions" },
+  },
+  PiSelectSession = {
+    function(o)
+      if o.args == '' then
+        M.sessions()
+      else
+        M.select_session(o.args)
+      end
+    end,
+    { nargs = '?', complete = 'file', desc = 'Pi: use the session file [path]' },
+  },
+  PiContext = {
+    function()
+      M.context()
+    end,
+    { nargs = 0, desc = 'Pi: context usage and the last summary' },
+  },
+  PiCancel = {
+    function()
+      M.cancel()
+    end,
+    { nargs = 0, desc = 'Pi: cancel running compactions and summaries' },
+  },
+}
+
+function M.register()
+  for name, def in pairs(M.user_commands) do
+    vim.api.nvim_create_user_command(name, def[1], def[2])
+  end
+end
+
+return M

@@ -1,0 +1,286 @@
+--- Options, the server command, and where Pi keeps its sessions.
+---
+--- Pi stores the sessions of a project in
+--- `<agent dir>/sessions/--<cwd without its leading / and with / \ : as ->--/`,
+--- the agent dir being `$PI_CODING_AGENT_DIR` or `~/.pi/agent`. The client
+--- attaches to a buffer when one of the buffer's parent directories (or the
+--- working directory, for buffers without a file) has such a folder.
+local M = {}
+
+local uv = vim.uv or vim.loop
+
+M.name = 'pi_lsp'
+
+---@class pi_lsp.Options
+M.defaults = {
+  --- Server command; nil: `pi-lsp serve` from $PATH, else the repository's bin/pi-lsp.
+  cmd = nil,
+  --- Sent as `initializationOptions` (session, summarizer, baseUrl, model, apiKeyEnv,
+  --- contextWindow, reserveTokens, keepRecentTokens).
+  init_options = {},
+  --- Extra environment for the server process (e.g. PI_CODING_AGENT_DIR).
+  cmd_env = nil,
+  --- Other vim.lsp.ClientConfig fields for the client (e.g. detached, flags).
+  client = {},
+  --- Project root markers; used when `require_sessions` is false, or to find a
+  --- root for a buffer of a project whose sessions folder does not exist yet.
+  root_markers = { '.pi', '.git', '.hg', '.jj' },
+  --- Attach only where Pi has sessions for the workspace (or one of its parents).
+  require_sessions = true,
+  --- Pi's agent directory; nil: $PI_CODING_AGENT_DIR or ~/.pi/agent.
+  agent_dir = nil,
+  --- Start the client automatically (setup(): vim.lsp.enable on 0.11+, autocmds on 0.10).
+  autostart = true,
+  --- Notify about finished commands and compactions the server reports.
+  notify = true,
+  tree = {
+    --- 'float', 'split', 'vsplit' or 'tab'.
+    layout = 'float',
+    width = 0.8,
+    height = 0.8,
+    border = 'rounded',
+  },
+  files = {
+    --- Open the quickfix window after :PiFiles.
+    open = true,
+  },
+  context = {
+    layout = 'split',
+  },
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+---@param opts? table
+function M.set(opts)
+  M.options = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  return M.options
+end
+
+--- The editors/neovim directory (this file is editors/neovim/lua/pi_lsp/config.lua).
+function M.plugin_root()
+  local src = debug.getinfo(1, 'S').source
+  src = src:sub(1, 1) == '@' and src:sub(2) or src
+  src = vim.fs.normalize(vim.fn.fnamemodify(src, ':p'))
+  return vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(src)))
+end
+
+--- `pi-lsp serve` from $PATH; failing that, bin/pi-lsp of the repository this
+--- plugin directory belongs to (a checkout built with `make build`).
+---@return string[]
+function M.default_cmd()
+  if vim.fn.executable('pi-lsp') == 1 then
+    return { 'pi-lsp', 'serve' }
+  end
+  local repo = vim.fs.dirname(vim.fs.dirname(M.plugin_root()))
+  local bin = repo .. '/bin/pi-lsp'
+  if vim.fn.executable(bin) == 1 then
+    return { bin, 'serve' }
+  end
+  return { 'pi-lsp', 'serve' }
+end
+
+--- The command the client uses (or would use): setup({cmd}), vim.lsp.config, or the default.
+---@return string[]
+function M.cmd()
+  if M.options.cmd then
+    return M.options.cmd
+  end
+  if vim.lsp.config then
+    local ok, cfg = pcall(function()
+      return vim.lsp.config[M.name]
+    end)
+    if ok and type(cfg) == 'table' and type(cfg.cmd) == 'table' then
+      return cfg.cmd
+    end
+  end
+  return M.default_cmd()
+end
+
+local function expand_home(p)
+  if p == '~' or p:sub(1, 2) == '~/' then
+    local home = os.getenv('HOME') or uv.os_homedir()
+    return home .. p:sub(2)
+  end
+  return p
+end
+
+--- Pi's agent directory.
+function M.agent_dir()
+  local env = M.options.agent_dir
+  if not env then
+    local cmd_env = M.options.cmd_env
+    env = (cmd_env and cmd_env.PI_CODING_AGENT_DIR) or os.getenv('PI_CODING_AGENT_DIR')
+  end
+  if env and env ~= '' then
+    return vim.fs.normalize(expand_home(env))
+  end
+  local home = os.getenv('HOME') or uv.os_homedir()
+  return vim.fs.normalize(home .. '/.pi/agent')
+end
+
+function M.sessions_root()
+  return M.agent_dir() .. '/sessions'
+end
+
+--- Pi's encoding of a working directory into a folder name.
+---@param cwd string
+function M.encode_cwd(cwd)
+  local s = cwd:gsub('^[/\\]', '')
+  s = s:gsub('[/\\:]', '-')
+  return '--' .. s .. '--'
+end
+
+--- The folder where Pi keeps the sessions started in `cwd`.
+function M.sessions_dir(cwd)
+  return M.sessions_root() .. '/' .. M.encode_cwd(cwd)
+end
+
+--- Number of .jsonl files in a folder (0 when it does not exist).
+function M.count_sessions(dir)
+  local handle = uv.fs_scandir(dir)
+  if not handle then
+    return 0
+  end
+  local n = 0
+  while true do
+    local name, typ = uv.fs_scandir_next(handle)
+    if not name then
+      break
+    end
+    if name:sub(-6) == '.jsonl' and (typ == 'file' or typ == 'link' or typ == nil) then
+      n = n + 1
+    end
+  end
+  return n
+end
+
+--- True when Pi has at least one session for `dir` (as given, or its real path).
+function M.has_sessions(dir)
+  if M.count_sessions(M.sessions_dir(dir)) > 0 then
+    return true
+  end
+  local real = uv.fs_realpath(dir)
+  return real ~= nil and real ~= dir and M.count_sessions(M.sessions_dir(real)) > 0
+end
+
+--- The `cwd` of a Pi session file's header when `path` is one, else nil.
+---@param path string
+function M.session_file_cwd(path)
+  if path == '' or path:sub(-6) ~= '.jsonl' then
+    return nil
+  end
+  local f = io.open(path, 'r')
+  if not f then
+    return nil
+  end
+  local line = f:read('*l')
+  f:close()
+  if not line then
+    return nil
+  end
+  local ok, header = pcall(vim.json.decode, line)
+  if ok and type(header) == 'table' and header.type == 'session' and type(header.cwd) == 'string' then
+    return header.cwd
+  end
+  return nil
+end
+
+local function buf_path(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' or vim.bo[bufnr].buftype ~= '' or name:match('^%a[%w+.-]*://') then
+    return nil
+  end
+  return vim.fs.normalize(vim.fn.fnamemodify(name, ':p'))
+end
+
+local function root_markers()
+  local markers = M.options.root_markers
+  if vim.lsp.config then
+    local ok, cfg = pcall(function()
+      return vim.lsp.config[M.name]
+    end)
+    if ok and type(cfg) == 'table' and type(cfg.root_markers) == 'table' then
+      markers = cfg.root_markers
+    end
+  end
+  return markers
+end
+
+--- The workspace folder for a buffer, or nil when the buffer belongs to no
+--- workspace with Pi sessions (and `require_sessions` is set).
+---   1. a Pi session file: the `cwd` of its header;
+---   2. the nearest parent of the buffer's file (or the working directory) that has sessions;
+---   3. with `require_sessions = false`: the root found by `root_markers`, else the working directory.
+---@param bufnr integer
+---@return string?
+function M.find_root(bufnr)
+  if bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
+  local path = buf_path(bufnr)
+  if path then
+    local cwd = M.session_file_cwd(path)
+    if cwd and vim.startswith(path, M.sessions_root() .. '/') then
+      return cwd
+    end
+  end
+  local start = path and vim.fs.dirname(path) or vim.fs.normalize(vim.fn.getcwd())
+  local dir = start
+  while dir and dir ~= '' do
+    if M.has_sessions(dir) then
+      return dir
+    end
+    local parent = vim.fs.dirname(dir)
+    if not parent or parent == dir then
+      break
+    end
+    dir = parent
+  end
+  if M.options.require_sessions then
+    return nil
+  end
+  local markers = root_markers()
+  local root = path and #markers > 0 and vim.fs.root(path, markers) or nil
+  return root or vim.fs.normalize(vim.fn.getcwd())
+end
+
+--- Client capabilities: Neovim's defaults (work-done progress included).
+function M.capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.window = caps.window or {}
+  caps.window.workDoneProgress = true
+  return caps
+end
+
+--- The full client config for vim.lsp.start on a given root (Neovim 0.10, and
+--- for starting a client on demand from a command).
+---@param root string
+function M.client_config(root)
+  local base
+  if vim.lsp.config then
+    local ok, cfg = pcall(function()
+      return vim.lsp.config[M.name]
+    end)
+    base = ok and cfg and vim.deepcopy(cfg) or nil
+  end
+  if not base then
+    base = vim.deepcopy(require('pi_lsp.lspconfig').get())
+    if M.options.cmd then
+      base.cmd = M.options.cmd
+    end
+    if M.options.cmd_env then
+      base.cmd_env = M.options.cmd_env
+    end
+    base.init_options = vim.tbl_deep_extend('force', base.init_options or {}, M.options.init_options or {})
+    base = vim.tbl_deep_extend('force', base, M.options.client or {})
+  end
+  base.name = M.name
+  base.root_dir = root
+  base.workspace_folders = {
+    { uri = vim.uri_from_fname(root), name = root },
+  }
+  return base
+end
+
+return M

@@ -1,0 +1,183 @@
+--- Handlers for the server's pi/* notifications, and the per-client state
+--- they feed (current session, leaf, context usage, files, running jobs).
+---
+--- Every notification is also re-emitted as a `User` autocmd (PiSessionChanged,
+--- PiContextUsage, PiCompactionStart, PiCompactionEnd, PiFileOps) whose
+--- `data` is the notification's params plus `client_id`.
+---
+--- `$/progress` is NOT handled here: Neovim's own handler turns it into the
+--- LspProgress autocmd (which fidget.nvim and statuslines read); this module
+--- only listens to LspProgress to show running jobs in the statusline.
+local M = {}
+
+---@class pi_lsp.State
+---@field session? string
+---@field leafId? string
+---@field entries? integer
+---@field usage? {tokens: integer, contextWindow: integer, percent: number}
+---@field files? {readFiles: string[], modifiedFiles: string[]}
+---@field compacting? string reason of a running compaction
+---@field progress table<string|integer, {title?: string, message?: string, percentage?: number, cancellable?: boolean}>
+
+---@type table<integer, pi_lsp.State>
+M.state = {}
+
+---@param client_id integer
+---@return pi_lsp.State
+function M.get_state(client_id)
+  local st = M.state[client_id]
+  if not st then
+    st = { progress = {} }
+    M.state[client_id] = st
+  end
+  return st
+end
+
+local function emit(pattern, data)
+  pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = pattern, modeline = false, data = data })
+end
+
+local function redraw()
+  pcall(vim.cmd, 'redrawstatus!')
+end
+
+local function notify(msg, level)
+  if require('pi_lsp.config').options.notify then
+    vim.notify('pi-lsp: ' .. msg, level or vim.log.levels.INFO)
+  end
+end
+
+local function with_client(params, ctx)
+  local data = vim.deepcopy(params or {})
+  if type(data) == 'table' then
+    data.client_id = ctx and ctx.client_id
+  end
+  return data
+end
+
+---@type table<string, lsp.Handler>
+M.handlers = {
+  ['pi/sessionChanged'] = function(_, params, ctx)
+    if type(params) ~= 'table' then
+      return
+    end
+    local st = M.get_state(ctx.client_id)
+    local changed = st.session ~= params.session or st.leafId ~= params.leafId
+    st.session, st.leafId, st.entries, st.owner = params.session, params.leafId, params.entries, params.owner
+    emit('PiSessionChanged', with_client(params, ctx))
+    if changed then
+      require('pi_lsp.tree').on_session_changed(ctx.client_id, params)
+    end
+    redraw()
+  end,
+  ['pi/contextUsage'] = function(_, params, ctx)
+    if type(params) ~= 'table' then
+      return
+    end
+    local st = M.get_state(ctx.client_id)
+    st.usage = { tokens = params.tokens, contextWindow = params.contextWindow, percent = params.percent }
+    if params.session then
+      st.session = params.session
+    end
+    emit('PiContextUsage', with_client(params, ctx))
+    redraw()
+  end,
+  ['pi/fileOps'] = function(_, params, ctx)
+    if type(params) ~= 'table' then
+      return
+    end
+    local st = M.get_state(ctx.client_id)
+    st.files = { readFiles = params.readFiles or {}, modifiedFiles = params.modifiedFiles or {} }
+    emit('PiFileOps', with_client(params, ctx))
+  end,
+  ['pi/compactionStart'] = function(_, params, ctx)
+    if type(params) ~= 'table' then
+      return
+    end
+    M.get_state(ctx.client_id).compacting = params.reason or 'manual'
+    emit('PiCompactionStart', with_client(params, ctx))
+    redraw()
+  end,
+  ['pi/compactionEnd'] = function(_, params, ctx)
+    if type(params) ~= 'table' then
+      return
+    end
+    M.get_state(ctx.client_id).compacting = nil
+    emit('PiCompactionEnd', with_client(params, ctx))
+    -- Manual compactions report through the command; tell about the others
+    -- (Pi's own threshold/overflow compactions) and about failures.
+    if params.errorMessage then
+      notify('compaction failed: ' .. tostring(params.errorMessage), vim.log.levels.ERROR)
+    elseif params.aborted then
+      notify('compaction cancelled', vim.log.levels.WARN)
+    elseif params.reason and params.reason ~= 'manual' then
+      notify(('session compacted (%s)'):format(params.reason))
+    end
+    redraw()
+  end,
+}
+
+--- Tracks work-done progress of pi_lsp clients from the LspProgress autocmd
+--- (read-only; the $/progress handler stays Neovim's).
+function M.on_progress(ev)
+  local data = ev.data or {}
+  local client = data.client_id and vim.lsp.get_client_by_id(data.client_id)
+  if not client or client.name ~= require('pi_lsp.config').name then
+    return
+  end
+  local params = data.params or data.result or {}
+  local value = params.value
+  if type(value) ~= 'table' or params.token == nil then
+    return
+  end
+  local st = M.get_state(client.id)
+  local key = params.token
+  if value.kind == 'end' then
+    st.progress[key] = nil
+  else
+    local p = st.progress[key] or {}
+    if value.title then
+      p.title = value.title
+    end
+    if value.cancellable ~= nil then
+      p.cancellable = value.cancellable
+    end
+    p.message = value.message or p.message
+    p.percentage = value.percentage or p.percentage
+    st.progress[key] = p
+  end
+  redraw()
+end
+
+--- Asks the server for the context usage (seeds the statusline).
+function M.refresh_usage(client, bufnr)
+  local st = M.get_state(client.id)
+  require('pi_lsp.client').request(client, 'pi/context', vim.empty_dict(), function(err, result)
+    if err or type(result) ~= 'table' then
+      return
+    end
+    st.session = result.session or st.session
+    st.leafId = result.leafId or st.leafId
+    if result.tokens then
+      st.usage = { tokens = result.tokens, contextWindow = result.contextWindow, percent = result.percent }
+    end
+    redraw()
+  end, bufnr)
+end
+
+--- Once per client: seeds the statusline.
+function M.on_attach(client, bufnr)
+  local st = M.get_state(client.id)
+  if st.seeded then
+    return
+  end
+  st.seeded = true
+  M.refresh_usage(client, bufnr)
+end
+
+function M.on_exit(client_id)
+  M.state[client_id] = nil
+  redraw()
+end
+
+return M

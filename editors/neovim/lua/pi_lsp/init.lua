@@ -1,0 +1,134 @@
+--- pi_lsp: Neovim client for pi-lsp, the language server for the Pi coding
+--- agent's session files. See :help pi_lsp.
+local M = {}
+
+local config = require('pi_lsp.config')
+
+--- Configures the plugin and starts the client automatically.
+---
+--- Neovim 0.11+: forwards `cmd`, `cmd_env`, `init_options`, `root_markers`
+--- and `client` to vim.lsp.config('pi_lsp', ...) and calls vim.lsp.enable('pi_lsp').
+--- Neovim 0.10: starts the client with vim.lsp.start on the buffers of
+--- workspaces that have Pi sessions.
+---@param opts? pi_lsp.Options
+function M.setup(opts)
+  local options = config.set(opts)
+  if vim.lsp.config and vim.lsp.enable then
+    local override = vim.deepcopy(options.client or {})
+    if options.cmd then
+      override.cmd = options.cmd
+    end
+    if options.cmd_env then
+      override.cmd_env = options.cmd_env
+    end
+    if options.init_options and next(options.init_options) then
+      override.init_options = options.init_options
+    end
+    if opts and opts.root_markers then
+      override.root_markers = options.root_markers
+    end
+    if next(override) then
+      vim.lsp.config(config.name, override)
+    end
+    if options.autostart then
+      vim.lsp.enable(config.name)
+    end
+    return
+  end
+  local group = vim.api.nvim_create_augroup('pi_lsp.autostart', { clear = true })
+  if not options.autostart then
+    return
+  end
+  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+    group = group,
+    callback = function(ev)
+      M.start(ev.buf)
+    end,
+  })
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) then
+      M.start(buf)
+    end
+  end
+end
+
+--- Starts (or reuses) the client for a file buffer of a workspace with Pi
+--- sessions. Returns the client id, or nil when the buffer has no workspace.
+---@param bufnr? integer
+---@return integer?
+function M.start(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if vim.bo[bufnr].buftype ~= '' or vim.api.nvim_buf_get_name(bufnr) == '' then
+    return nil
+  end
+  local root = config.find_root(bufnr)
+  if not root then
+    return nil
+  end
+  local cfg = config.client_config(root)
+  if type(cfg.cmd) == 'table' and vim.fn.executable(cfg.cmd[1]) == 0 then
+    vim.notify_once(('pi-lsp: %q is not executable (see :checkhealth pi_lsp)'):format(cfg.cmd[1]), vim.log.levels.WARN)
+    return nil
+  end
+  return vim.lsp.start(cfg, { bufnr = bufnr })
+end
+
+--- The pi_lsp client of a buffer (else any running one).
+function M.client(bufnr)
+  return require('pi_lsp.client').get(bufnr)
+end
+
+--- What the server last reported for the buffer's client: session, leafId,
+--- usage {tokens, contextWindow, percent}, files, running progress.
+function M.state(bufnr)
+  local client = M.client(bufnr)
+  return client and require('pi_lsp.handlers').state[client.id] or nil
+end
+
+--- Runs a server command (`pi.compact`, ...) with one argument object.
+---@param command string
+---@param args? table
+---@param cb? fun(err?: table, result?: any, client?: vim.lsp.Client)
+function M.exec(command, args, cb)
+  require('pi_lsp.commands').run(command, args, cb)
+end
+
+--- Context usage for a statusline, e.g. "Pi 84.2k/200.0k (42%)", or the
+--- running job ("Pi: Compacting session 40%"); "" without a client or data.
+--- Use it as `%{v:lua.require'pi_lsp'.statusline()}` or in a statusline plugin.
+---@param bufnr? integer
+---@return string
+function M.statusline(bufnr)
+  local st = M.state(bufnr)
+  if not st then
+    return ''
+  end
+  local running
+  for _, p in pairs(st.progress or {}) do
+    running = p
+    break
+  end
+  if running then
+    local s = 'Pi: ' .. (running.title or 'working')
+    if running.percentage then
+      s = s .. (' %d%%'):format(running.percentage)
+    end
+    return s
+  end
+  if st.compacting then
+    return 'Pi: compacting'
+  end
+  local u = st.usage
+  if type(u) == 'table' and tonumber(u.tokens) then
+    local human = require('pi_lsp.ui').human
+    local tokens, window = tonumber(u.tokens), tonumber(u.contextWindow)
+    local pct = (window and window > 0) and (100 * tokens / window) or tonumber(u.percent)
+    if pct then
+      return ('Pi %s/%s (%d%%)'):format(human(tokens), human(window), math.floor(pct + 0.5))
+    end
+    return ('Pi %s'):format(human(tokens))
+  end
+  return ''
+end
+
+return M

@@ -1,0 +1,335 @@
+--- :PiTree: the session's entry tree in a buffer, the leaf marked.
+---
+--- A chain of single children stays at one indentation level (as Pi's own
+--- /tree does); a branch point draws its children with ├─ / └─.
+--- <CR> navigates to the entry under the cursor after a vim.ui.select choice
+--- of no summary / summarize / summarize with instructions.
+local M = {}
+
+local ui = require('pi_lsp.ui')
+
+local BUF_NAME = 'pi://tree'
+local HEADER_LINES = 3
+local ns = vim.api.nvim_create_namespace('pi_lsp_tree')
+
+--- Per tree buffer: client id, the nodes by line, the last result.
+---@type table<integer, {client_id: integer, nodes: table<integer, table>, result: table, session?: string}>
+M.buffers = {}
+
+local function one_line(s, max)
+  if type(s) ~= 'string' then
+    return ''
+  end
+  s = s:gsub('[\r\n\t]+', ' '):gsub('%s+', ' ')
+  s = vim.trim(s)
+  if max and vim.fn.strchars(s) > max then
+    s = vim.fn.strcharpart(s, 0, max - 1) .. '…'
+  end
+  return s
+end
+
+local function kind(node)
+  if node.type == 'message' and node.role then
+    return node.role
+  end
+  return node.type or '?'
+end
+
+--- Renders a pi.tree result.
+---@param result {session?: string, leafId?: string, roots: table[]}
+---@param width? integer preview width budget
+---@return string[] lines, table<integer, table> nodes_by_line, table[] highlights
+function M.render(result, width)
+  width = width or 100
+  local lines, nodes, hls = {}, {}, {}
+  local session = result.session and vim.fn.fnamemodify(result.session, ':t') or '?'
+  lines[1] = ('Pi session %s   leaf %s'):format(session, result.leafId or '-')
+  lines[2] = '<CR> navigate   l label   r refresh   q close'
+  lines[3] = ''
+  hls[#hls + 1] = { 0, 0, -1, 'Title' }
+  hls[#hls + 1] = { 1, 0, -1, 'Comment' }
+
+  -- Explicit stack: chains can be thousands of entries deep.
+  local stack = {}
+  local roots = result.roots or {}
+  for i = #roots, 1, -1 do
+    local last = i == #roots
+    local multi = #roots > 1
+    stack[#stack + 1] = {
+      node = roots[i],
+      prefix = '',
+      conn = multi and (last and '└─ ' or '├─ ') or '',
+      cont = multi and (last and '   ' or '│  ') or '',
+    }
+  end
+  while #stack > 0 do
+    local item = table.remove(stack)
+    local node = item.node
+    local marker = node.isLeaf and '●' or (node.onPath and '•' or ' ')
+    local head = item.prefix .. item.conn
+    local id = tostring(node.id or '?')
+    local k = kind(node)
+    local label = (type(node.label) == 'string' and node.label ~= '') and (' [' .. node.label .. ']') or ''
+    local budget = math.max(10, width - vim.fn.strdisplaywidth(head) - #id - #k - #label - 8)
+    local preview = one_line(node.preview, budget)
+    local text = ('%s%s %s %s%s%s'):format(head, marker, id, k, preview ~= '' and (': ' .. preview) or '', label)
+    if node.isLeaf then
+      text = text .. '  ← leaf'
+    end
+    lines[#lines + 1] = text
+    local lnum = #lines
+    nodes[lnum] = node
+    local row = lnum - 1
+    local col = #head
+    local group = node.isLeaf and 'PiTreeLeaf' or (node.onPath and 'PiTreeOnPath' or 'PiTreeOffPath')
+    hls[#hls + 1] = { row, col, -1, group }
+    hls[#hls + 1] = { row, col + #marker + 1, col + #marker + 1 + #id, 'PiTreeId' }
+    if label ~= '' then
+      local s = #text - #label - (node.isLeaf and #'  ← leaf' or 0)
+      hls[#hls + 1] = { row, s, s + #label, 'PiTreeLabel' }
+    end
+
+    local children = node.children or {}
+    local p = item.prefix .. item.cont
+    if #children == 1 then
+      stack[#stack + 1] = { node = children[1], prefix = p, conn = '', cont = '' }
+    else
+      for i = #children, 1, -1 do
+        local last = i == #children
+        stack[#stack + 1] = {
+          node = children[i],
+          prefix = p,
+          conn = last and '└─ ' or '├─ ',
+          cont = last and '   ' or '│  ',
+        }
+      end
+    end
+  end
+  if #lines == HEADER_LINES then
+    lines[#lines + 1] = '(empty session)'
+  end
+  return lines, nodes, hls
+end
+
+--- The tree node on line `lnum` of a tree buffer.
+function M.node_at(buf, lnum)
+  local b = M.buffers[buf]
+  return b and b.nodes[lnum] or nil
+end
+
+--- The line of the entry `id` in a tree buffer.
+function M.line_of(buf, id)
+  local b = M.buffers[buf]
+  if not b then
+    return nil
+  end
+  for lnum, node in pairs(b.nodes) do
+    if node.id == id then
+      return lnum
+    end
+  end
+end
+
+local function leaf_line(buf)
+  local b = M.buffers[buf]
+  for lnum, node in pairs(b and b.nodes or {}) do
+    if node.isLeaf then
+      return lnum
+    end
+  end
+end
+
+local function paint(buf, result, keep_cursor)
+  local win = ui.buf_win(buf)
+  local width = win and vim.api.nvim_win_get_width(win) or vim.o.columns
+  local lines, nodes, hls = M.render(result, width)
+  local b = M.buffers[buf]
+  b.nodes, b.result, b.session = nodes, result, result.session
+  local cursor = win and keep_cursor and vim.api.nvim_win_get_cursor(win) or nil
+  ui.set_lines(buf, lines)
+  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  for _, h in ipairs(hls) do
+    local row, s, e, group = h[1], h[2], h[3], h[4]
+    local len = #(lines[row + 1] or '')
+    if s <= len then
+      pcall(vim.api.nvim_buf_set_extmark, buf, ns, row, s, {
+        end_col = (e < 0 or e > len) and len or e,
+        hl_group = group,
+      })
+    end
+  end
+  if win then
+    local target = cursor and math.min(cursor[1], #lines) or leaf_line(buf) or (HEADER_LINES + 1)
+    pcall(vim.api.nvim_win_set_cursor, win, { target, 0 })
+  end
+end
+
+local function fetch(client, buf, keep_cursor, cb)
+  local c = require('pi_lsp.client')
+  local b = M.buffers[buf]
+  local args = b and b.session and { session = b.session } or nil
+  c.exec(client, 'pi.tree', args, function(err, result)
+    if err or type(result) ~= 'table' then
+      ui.notify('tree: ' .. c.format_error(err or 'no result'), vim.log.levels.ERROR)
+      if cb then
+        cb(err or 'no result')
+      end
+      return
+    end
+    if vim.api.nvim_buf_is_valid(buf) then
+      paint(buf, result, keep_cursor)
+    end
+    if cb then
+      cb(nil, result)
+    end
+  end)
+end
+
+--- Re-reads the tree shown in `buf`.
+function M.refresh(buf, cb)
+  buf = (buf == nil or buf == 0) and vim.api.nvim_get_current_buf() or buf
+  local b = M.buffers[buf]
+  if not b then
+    return
+  end
+  local client = vim.lsp.get_client_by_id(b.client_id)
+  if not client then
+    return
+  end
+  fetch(client, buf, true, cb)
+end
+
+local function navigate_choice(id, cb)
+  local choices = { 'No summary', 'Summarize', 'Summarize with custom instructions' }
+  vim.ui.select(choices, { prompt = ('Navigate to %s:'):format(id), kind = 'pi_lsp.navigate' }, function(_, idx)
+    if not idx then
+      return
+    end
+    if idx == 3 then
+      vim.ui.input({ prompt = 'Summary instructions: ' }, function(text)
+        if text == nil then
+          return
+        end
+        cb({ summarize = true, instructions = text ~= '' and text or nil })
+      end)
+    else
+      cb({ summarize = idx == 2 })
+    end
+  end)
+end
+M.navigate_choice = navigate_choice
+
+local function navigate_at_cursor(buf)
+  local lnum = vim.api.nvim_win_get_cursor(0)[1]
+  local node = M.node_at(buf, lnum)
+  if not node then
+    return
+  end
+  local b = M.buffers[buf]
+  navigate_choice(node.id, function(choice)
+    local args = vim.tbl_extend('force', { targetId = node.id, session = b.session }, choice)
+    require('pi_lsp.commands').navigate(args, function(err)
+      if not err and vim.api.nvim_buf_is_valid(buf) then
+        M.refresh(buf)
+      end
+    end, b.client_id)
+  end)
+end
+
+local function label_at_cursor(buf)
+  local lnum = vim.api.nvim_win_get_cursor(0)[1]
+  local node = M.node_at(buf, lnum)
+  if not node then
+    return
+  end
+  local b = M.buffers[buf]
+  vim.ui.input({ prompt = ('Label for %s (empty clears): '):format(node.id), default = node.label or '' }, function(text)
+    if text == nil then
+      return
+    end
+    require('pi_lsp.commands').label({ entryId = node.id, label = text, session = b.session }, function(err)
+      if not err and vim.api.nvim_buf_is_valid(buf) then
+        M.refresh(buf)
+      end
+    end, b.client_id)
+  end)
+end
+
+--- Opens (or refreshes) the tree of the current session.
+---@param client vim.lsp.Client
+---@param opts? {layout?: string, session?: string}
+---@param cb? fun(err?: any, buf?: integer)
+function M.open(client, opts, cb)
+  opts = opts or {}
+  local c = require('pi_lsp.client')
+  local args = opts.session and { session = opts.session } or nil
+  c.exec(client, 'pi.tree', args, function(err, result)
+    if err or type(result) ~= 'table' then
+      ui.notify('tree: ' .. c.format_error(err or 'no result'), vim.log.levels.ERROR)
+      if cb then
+        cb(err or 'no result')
+      end
+      return
+    end
+    local topts = require('pi_lsp.config').options.tree
+    local session = result.session and vim.fn.fnamemodify(result.session, ':t:r') or 'session'
+    local buf = ui.scratch(BUF_NAME, {}, {
+      layout = opts.layout or topts.layout,
+      width = topts.width,
+      height = topts.height,
+      border = topts.border,
+      title = 'Pi tree: ' .. session,
+      filetype = 'pi_lsp_tree',
+    })
+    local existing = M.buffers[buf]
+    M.buffers[buf] = { client_id = client.id, nodes = {}, result = result, session = result.session }
+    if not existing then
+      local map = function(lhs, fn, desc)
+        vim.keymap.set('n', lhs, function()
+          fn(buf)
+        end, { buffer = buf, nowait = true, silent = true, desc = desc })
+      end
+      map('<CR>', navigate_at_cursor, 'Pi: navigate to this entry')
+      map('l', label_at_cursor, 'Pi: label this entry')
+      map('r', function(b)
+        M.refresh(b)
+      end, 'Pi: refresh the tree')
+      vim.api.nvim_create_autocmd('BufWipeout', {
+        buffer = buf,
+        once = true,
+        callback = function()
+          M.buffers[buf] = nil
+        end,
+      })
+    end
+    local win = ui.buf_win(buf)
+    if win then
+      vim.wo[win].cursorline = true
+    end
+    paint(buf, result, false)
+    if cb then
+      cb(nil, buf)
+    end
+  end)
+end
+
+local pending = {}
+
+--- Refreshes open trees of a client when the server reports a new leaf.
+function M.on_session_changed(client_id, params)
+  for buf, b in pairs(M.buffers) do
+    if b.client_id == client_id and (not params or not b.session or params.session == b.session) then
+      if not pending[buf] then
+        pending[buf] = true
+        vim.defer_fn(function()
+          pending[buf] = nil
+          if vim.api.nvim_buf_is_valid(buf) then
+            M.refresh(buf)
+          end
+        end, 100)
+      end
+    end
+  end
+end
+
+return M

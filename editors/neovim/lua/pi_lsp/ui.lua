@@ -1,0 +1,151 @@
+--- Scratch buffers, windows and messages.
+local M = {}
+
+function M.notify(msg, level)
+  if level and level >= vim.log.levels.WARN or require('pi_lsp.config').options.notify then
+    vim.notify('pi-lsp: ' .. msg, level or vim.log.levels.INFO)
+  end
+end
+
+--- Replaces the lines of a read-only scratch buffer.
+function M.set_lines(buf, lines)
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+end
+
+local function find_buf(name)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_get_name(b) == name then
+      return b
+    end
+  end
+end
+
+--- The window showing `buf` in the current tab, if any.
+function M.buf_win(buf)
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(w) == buf then
+      return w
+    end
+  end
+end
+
+local function open_window(buf, opts)
+  local layout = opts.layout or 'split'
+  if layout == 'float' then
+    local cols, rows = vim.o.columns, vim.o.lines - vim.o.cmdheight - 1
+    local width = math.max(20, math.floor(cols * (opts.width or 0.8)))
+    local height = math.max(5, math.floor(rows * (opts.height or 0.8)))
+    local wopts = {
+      relative = 'editor',
+      width = math.min(width, cols),
+      height = math.min(height, rows),
+      row = math.max(0, math.floor((rows - height) / 2)),
+      col = math.max(0, math.floor((cols - width) / 2)),
+      style = 'minimal',
+      border = opts.border or 'rounded',
+    }
+    if opts.title then
+      wopts.title = ' ' .. opts.title .. ' '
+      wopts.title_pos = 'center'
+    end
+    return vim.api.nvim_open_win(buf, true, wopts)
+  end
+  if layout == 'vsplit' then
+    vim.cmd('botright vsplit')
+  elseif layout == 'tab' then
+    vim.cmd('tabnew')
+  else
+    vim.cmd('botright split')
+    if opts.split_height then
+      vim.cmd('resize ' .. opts.split_height)
+    end
+  end
+  local win = vim.api.nvim_get_current_win()
+  local scratch = vim.api.nvim_get_current_buf()
+  vim.api.nvim_win_set_buf(win, buf)
+  if layout == 'tab' and scratch ~= buf and vim.api.nvim_buf_is_valid(scratch)
+    and vim.api.nvim_buf_get_name(scratch) == '' and not vim.bo[scratch].modified then
+    pcall(vim.api.nvim_buf_delete, scratch, { force = true })
+  end
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.wo[win].wrap = false
+  vim.wo[win].spell = false
+  vim.wo[win].signcolumn = 'no'
+  return win
+end
+
+--- Shows `lines` in a named read-only scratch buffer (reused when it exists)
+--- and focuses its window. `q` closes it.
+---@param name string buffer name, e.g. "pi://context"
+---@param lines string[]
+---@param opts {layout?: string, filetype?: string, title?: string, width?: number, height?: number, border?: any, split_height?: integer}
+---@return integer buf, integer win
+function M.scratch(name, lines, opts)
+  opts = opts or {}
+  local buf = find_buf(name)
+  if not buf then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.bo[buf].buftype = 'nofile'
+    vim.bo[buf].bufhidden = 'wipe'
+    vim.bo[buf].swapfile = false
+    vim.api.nvim_buf_set_name(buf, name)
+    if opts.filetype then
+      vim.bo[buf].filetype = opts.filetype
+    end
+    vim.keymap.set('n', 'q', function()
+      M.close(buf)
+    end, { buffer = buf, nowait = true, silent = true, desc = 'Close' })
+  end
+  M.set_lines(buf, lines)
+  local win = M.buf_win(buf)
+  if win then
+    vim.api.nvim_set_current_win(win)
+  else
+    win = open_window(buf, opts)
+  end
+  return buf, win
+end
+
+--- Closes the windows of a scratch buffer (the buffer is wiped with them).
+function M.close(buf)
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_is_valid(w) and vim.api.nvim_win_get_buf(w) == buf then
+      if #vim.api.nvim_list_wins() > 1 then
+        pcall(vim.api.nvim_win_close, w, true)
+      else
+        pcall(vim.cmd, 'enew')
+      end
+    end
+  end
+  if vim.api.nvim_buf_is_valid(buf) then
+    pcall(vim.api.nvim_buf_delete, buf, { force = true })
+  end
+end
+
+--- "12.3k" for 12345.
+function M.human(n)
+  n = tonumber(n)
+  if not n then
+    return '?'
+  end
+  if n >= 1e6 then
+    return ('%.1fM'):format(n / 1e6)
+  elseif n >= 1000 then
+    return ('%.1fk'):format(n / 1000)
+  end
+  return tostring(math.floor(n))
+end
+
+--- Splits text into lines.
+function M.lines(text)
+  if type(text) ~= 'string' or text == '' then
+    return {}
+  end
+  return vim.split(text, '\n', { plain = true })
+end
+
+return M

@@ -1,0 +1,230 @@
+-- Test harness for headless Neovim end-to-end tests of the pi_lsp plugin.
+--
+-- A test file does:
+--   local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
+--   T.run('name', function() ... T.ok(...) ... end)
+--
+-- The body runs inside xpcall. Any error fails the test: the harness writes a
+-- JSON verdict to $PI_NVIM_RESULT and leaves Neovim with `cquit 1`; a pass
+-- leaves with `qall!` (exit 0). A libuv watchdog writes a FAIL verdict and
+-- exits with status 3 if the body has not finished after
+-- $PI_NVIM_TEST_TIMEOUT_MS, so an error or a lost reply never hangs the run
+-- (scripts/test-nvim.sh also bounds the whole process with `timeout`).
+local T = {}
+
+local uv = vim.uv or vim.loop
+
+T.name = '?'
+--- Values the runner reads from the verdict (e.g. the session path to check with real Pi).
+T.data = {}
+T.log = {}
+
+local result_file = vim.env.PI_NVIM_RESULT
+local finished = false
+
+local function write_verdict(status, detail)
+  if not result_file or result_file == '' then
+    return
+  end
+  local ok, text = pcall(vim.json.encode, {
+    status = status,
+    name = T.name,
+    nvim = tostring(vim.version()),
+    detail = detail,
+    data = T.data,
+    log = T.log,
+  })
+  if not ok then
+    text = ('{"status":%q,"name":%q,"detail":%q}'):format(status, T.name, tostring(detail))
+  end
+  local f = io.open(result_file, 'w')
+  if f then
+    f:write(text, '\n')
+    f:close()
+  end
+end
+
+function T.info(fmt, ...)
+  local msg = select('#', ...) > 0 and fmt:format(...) or fmt
+  T.log[#T.log + 1] = msg
+  io.stderr:write('[' .. T.name .. '] ' .. msg .. '\n')
+end
+
+function T.fail(msg)
+  error(msg, 2)
+end
+
+function T.ok(cond, msg, ...)
+  if not cond then
+    error('assertion failed: ' .. (msg and msg:format(...) or '?'), 2)
+  end
+  return cond
+end
+
+function T.eq(want, got, what)
+  if not vim.deep_equal(want, got) then
+    error(('%s: want %s, got %s'):format(what or 'value', vim.inspect(want), vim.inspect(got)), 2)
+  end
+end
+
+--- Waits (processing events) until `cond()` is truthy; errors after `ms`.
+function T.wait(ms, cond, what)
+  local value
+  local ok = vim.wait(ms, function()
+    value = cond()
+    return value
+  end, 20)
+  if not ok then
+    error('timed out after ' .. ms .. ' ms waiting for ' .. (what or 'a condition'), 2)
+  end
+  return value
+end
+
+--- The pi_lsp client attached to the current buffer, once initialized.
+function T.wait_client(ms)
+  return T.wait(ms or 20000, function()
+    local c = vim.lsp.get_clients({ name = 'pi_lsp', bufnr = 0 })[1]
+    return c and c.initialized and c or nil
+  end, 'the pi_lsp client to attach to the workspace buffer and initialize')
+end
+
+--- Starts recording `User PiCommandDone` events; returns a waiter.
+function T.record_done()
+  local events = {}
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'PiCommandDone',
+    callback = function(ev)
+      events[#events + 1] = ev.data
+    end,
+  })
+  local rec = { events = events }
+  --- Waits for the next (unconsumed) event of `command`.
+  function rec.wait(command, ms)
+    rec.seen = rec.seen or {}
+    return T.wait(ms or 30000, function()
+      for i, e in ipairs(events) do
+        if e.command == command and not rec.seen[i] then
+          rec.seen[i] = true
+          return e
+        end
+      end
+    end, 'the reply to ' .. command)
+  end
+  return rec
+end
+
+--- Starts recording LspProgress events of pi_lsp clients.
+function T.record_progress()
+  local list = {}
+  vim.api.nvim_create_autocmd('LspProgress', {
+    callback = function(ev)
+      local c = vim.lsp.get_client_by_id(ev.data.client_id)
+      if c and c.name == 'pi_lsp' then
+        local p = ev.data.params or {}
+        local v = p.value or {}
+        list[#list + 1] = { token = p.token, kind = v.kind, title = v.title, percentage = v.percentage, message = v.message }
+      end
+    end,
+  })
+  return list
+end
+
+--- The progress sequence (begin ... end) for a title, once it ended.
+function T.progress_for(list, title)
+  local token
+  for _, p in ipairs(list) do
+    if p.kind == 'begin' and p.title == title then
+      token = p.token
+    end
+  end
+  if token == nil then
+    return nil
+  end
+  local seq = {}
+  for _, p in ipairs(list) do
+    if p.token == token then
+      seq[#seq + 1] = p
+    end
+  end
+  if seq[#seq].kind ~= 'end' then
+    return nil
+  end
+  return seq
+end
+
+--- The entries of a session file (header first).
+function T.read_session(path)
+  local entries = {}
+  for line in io.lines(path) do
+    if line ~= '' then
+      entries[#entries + 1] = vim.json.decode(line)
+    end
+  end
+  return entries
+end
+
+--- Runs a command with a timeout; returns code, stdout, stderr.
+function T.system(cmd, ms)
+  local r = vim.system(cmd, { text = true }):wait(ms or 20000)
+  return r.code, r.stdout or '', r.stderr or ''
+end
+
+local function stop_clients()
+  for _, c in ipairs(vim.lsp.get_clients()) do
+    pcall(function()
+      if vim.fn.has('nvim-0.11') == 1 then
+        c:stop()
+      else
+        c.stop()
+      end
+    end)
+  end
+  vim.wait(3000, function()
+    return #vim.lsp.get_clients() == 0
+  end, 20)
+end
+
+local function finish(status, detail)
+  if finished then
+    return
+  end
+  finished = true
+  write_verdict(status, detail)
+  if status == 'PASS' then
+    pcall(stop_clients)
+    vim.cmd('qall!')
+  else
+    io.stderr:write(('[%s] FAIL: %s\n'):format(T.name, tostring(detail)))
+    pcall(stop_clients)
+    vim.cmd('cquit 1')
+  end
+  os.exit(status == 'PASS' and 0 or 1)
+end
+
+--- Runs the test body; never returns.
+function T.run(name, body)
+  T.name = name
+  local timeout = tonumber(vim.env.PI_NVIM_TEST_TIMEOUT_MS or '') or 60000
+  local watchdog = uv.new_timer()
+  watchdog:start(timeout, 0, function()
+    if not finished then
+      finished = true
+      write_verdict('FAIL', ('watchdog: the test did not finish within %d ms'):format(timeout))
+      io.stderr:write(('[%s] FAIL: watchdog after %d ms\n'):format(name, timeout))
+      os.exit(3)
+    end
+  end)
+  local ok, err = xpcall(body, debug.traceback)
+  watchdog:stop()
+  if ok then
+    finish('PASS')
+  else
+    local ok2, err2 = pcall(finish, 'FAIL', tostring(err))
+    if not ok2 then
+      io.stderr:write(tostring(err2) .. '\n')
+      os.exit(1)
+    end
+  end
+end
+
+return T

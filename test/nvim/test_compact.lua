@@ -1,0 +1,56 @@
+-- :PiCompact focus on tests -> work-done progress begin/end through Neovim's
+-- own LspProgress, and a compaction entry appended to the session file.
+-- (The runner then loads the file in real Pi and checks that the context
+-- starts with the compaction summary.)
+local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
+
+T.run('compact', function()
+  local session = assert(vim.env.PI_NVIM_SESSION)
+  local progress = T.record_progress()
+  local done = T.record_done()
+  local client = T.wait_client()
+  T.info('client %d attached, root %s', client.id, tostring(client.root_dir))
+  T.eq(vim.env.PI_NVIM_WORKSPACE, client.root_dir, 'client root_dir')
+  T.ok(vim.list_contains(client.server_capabilities.executeCommandProvider.commands, 'pi.compact'),
+    'the server announces pi.compact')
+
+  local before = T.read_session(session)
+  vim.cmd('PiCompact focus on tests')
+  local ev = done.wait('pi.compact', 60000)
+  T.ok(ev.error == nil, 'pi.compact failed: %s', vim.inspect(ev.error))
+  local result = ev.result
+  T.ok(type(result) == 'table' and not result.nothingToCompact,
+    'expected a compaction, got %s', vim.inspect(result))
+  T.eq('compaction', result.entry.type, 'result.entry.type')
+  T.ok(type(result.tokensBefore) == 'number' and type(result.tokensAfter) == 'number', 'token counts in the result')
+  T.eq({ 'focus on tests' }, { ev.arguments.instructions }, 'instructions sent')
+
+  -- Progress through Neovim's $/progress handler.
+  local seq = T.wait(10000, function()
+    return T.progress_for(progress, 'Compacting session')
+  end, 'progress begin/end titled "Compacting session"')
+  T.eq('begin', seq[1].kind, 'first progress kind')
+  T.eq(0, seq[1].percentage, 'first progress percentage')
+  T.eq('end', seq[#seq].kind, 'last progress kind')
+  T.info('progress: %s', table.concat(vim.tbl_map(function(p)
+    return p.kind
+  end, seq), ','))
+
+  -- The session file gained exactly the compaction entry.
+  local after = T.read_session(session)
+  T.eq(#before + 1, #after, 'entries in the session file')
+  local last = after[#after]
+  T.eq('compaction', last.type, 'type of the appended entry')
+  T.eq(result.entry.id, last.id, 'id of the appended entry')
+  T.ok(type(last.summary) == 'string' and last.summary ~= '', 'the entry has a summary')
+  T.ok(type(last.firstKeptEntryId) == 'string', 'the entry has firstKeptEntryId')
+
+  -- The statusline shows the usage once the job has ended.
+  T.wait(5000, function()
+    local s = require('pi_lsp').statusline()
+    return s:match('^Pi %S+/%S+ %(%d+%%%)$') and s
+  end, 'a context-usage statusline')
+  T.info('statusline: %s', require('pi_lsp').statusline())
+
+  T.data.pi_check = { file = session, at = 'first', role = 'compactionSummary', summary = last.summary }
+end)

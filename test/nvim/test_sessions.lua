@@ -1,0 +1,46 @@
+-- :PiSessions lists the workspace's sessions (vim.ui.select) and selects the
+-- chosen one; :PiContext then shows that session in a scratch buffer.
+local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
+
+T.run('sessions', function()
+  local newest = assert(vim.env.PI_NVIM_SESSION)
+  local other = assert(vim.env.PI_NVIM_OTHER_SESSION)
+  local done = T.record_done()
+  T.wait_client()
+
+  local asked
+  vim.ui.select = function(items, opts, on_choice)
+    asked = { items = items, lines = vim.tbl_map(opts.format_item, items) }
+    for i, s in ipairs(items) do
+      if s.path == other then
+        return on_choice(s, i)
+      end
+    end
+    on_choice(nil, nil)
+  end
+  vim.cmd('PiSessions')
+  local ev = done.wait('pi.sessions')
+  T.ok(ev.error == nil, 'pi.sessions failed: %s', vim.inspect(ev.error))
+  T.ok(asked, 'a session picker was shown')
+  T.info('picker:\n%s', table.concat(asked.lines, '\n'))
+  T.eq(2, #asked.items, 'sessions listed')
+  T.eq(newest, asked.items[1].path, 'newest session first')
+  T.eq(newest, ev.result.current, 'current session before selecting')
+  T.ok(asked.lines[1]:match('^%* '), 'the current session is marked: %q', asked.lines[1])
+
+  local sel = done.wait('pi.selectSession')
+  T.ok(sel.error == nil, 'pi.selectSession failed: %s', vim.inspect(sel.error))
+  T.eq(other, sel.arguments.path, 'path sent')
+  T.eq(other, sel.result.session, 'selected session')
+
+  vim.cmd('PiContext')
+  local ctx = done.wait('pi.context')
+  T.ok(ctx.error == nil, 'pi.context failed: %s', vim.inspect(ctx.error))
+  T.eq(other, ctx.result.session, 'pi.context session after selecting')
+  T.eq('pi://context', vim.api.nvim_buf_get_name(0), 'context buffer')
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  T.info('%s', text)
+  T.ok(text:find(other, 1, true), 'the context buffer names the selected session')
+  T.ok(text:find('tokens', 1, true), 'the context buffer shows the token usage')
+  T.ok(require('pi_lsp').statusline() ~= '', 'the statusline shows the usage')
+end)
