@@ -127,7 +127,7 @@ func TestNavigate(t *testing.T) {
 		},
 		{
 			name: "custom message navigates like a user message", target: "cm", position: "a3", editorText: ptr("custom text"),
-			types: []string{}, // the position is Pi's leaf already
+			types:   []string{}, // the position is Pi's leaf already
 			context: []string{"user:First message", "assistant:First answer", "user:Alternate path", "assistant:Alternate answer"},
 		},
 	} {
@@ -383,7 +383,9 @@ func TestNavigateHook(t *testing.T) {
 		path := mainTree(t)
 		before := readFile(t, path)
 		_, err := Navigate(context.Background(), path, "a2", NavigateOptions{
-			Hook: func(context.Context, *Preparation) (HookDecision, error) { return HookDecision{}, errors.New("client gone") }})
+			Hook: func(context.Context, *Preparation) (HookDecision, error) {
+				return HookDecision{}, errors.New("client gone")
+			}})
 		if err == nil || !bytes.Equal(before, readFile(t, path)) {
 			t.Errorf("err %v", err)
 		}
