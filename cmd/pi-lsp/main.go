@@ -37,7 +37,8 @@ func init() {
 		{"navigate", "navigate FILE TARGET_ID [--summarize] [--instructions TEXT] [--label TEXT] [--budget N] [--dry-run] [--json]", "move the leaf to another entry, optionally summarizing the branch left", runNavigate},
 		{"undo-compaction", "undo-compaction FILE [--json]", "make the full pre-compaction context active again", runUndoCompaction},
 		{"label", "label FILE ENTRY_ID [TEXT]", "set (or clear, without TEXT) the label of an entry", runLabel},
-		{"commands", "commands [--json]", "the LSP command table", runCommands},
+		{"commands", "commands [--json] [--markdown]", "the LSP command table", runCommands},
+		{"demo", "demo [--keep-recent N] [--keep]", "compact the embedded example session offline and show the result", runDemo},
 		{"version", "version", "print the version", runVersion},
 	}
 }

@@ -230,13 +230,12 @@ func describe(e *session.Entry) string {
 func printTree(w io.Writer, roots []*session.Node, leaf string, onPath map[string]bool) {
 	type item struct {
 		n      *session.Node
-		prefix string
-		last   bool
-		root   bool
+		prefix string // drawn before the glyph
+		glyph  string // "├─ ", "└─ " or "" for a straight run
 	}
 	var stack []item
 	for i := len(roots) - 1; i >= 0; i-- {
-		stack = append(stack, item{roots[i], "", i == len(roots)-1, true})
+		stack = append(stack, item{roots[i], "", ""})
 	}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
@@ -248,27 +247,29 @@ func printTree(w io.Writer, roots []*session.Node, leaf string, onPath map[strin
 		if it.n.Entry.ID == leaf {
 			mark = "▶ "
 		}
-		branch := ""
-		childPrefix := it.prefix
-		if !it.root {
-			if it.last {
-				branch, childPrefix = "└─ ", it.prefix+"   "
-			} else {
-				branch, childPrefix = "├─ ", it.prefix+"│  "
-			}
-		}
 		label := ""
 		if it.n.Label != "" {
 			label = " [" + it.n.Label + "]"
 		}
-		fmt.Fprintf(w, "%s%s%s%s %s%s\n", mark, it.prefix, branch, it.n.Entry.ID, oneLinePreview(describe(it.n.Entry), 80), label)
-		for i := len(it.n.Children) - 1; i >= 0; i-- {
-			// A straight run of single children stays at the same depth, as Pi's tree does.
-			if len(it.n.Children) == 1 {
-				stack = append(stack, item{it.n.Children[i], it.prefix, true, it.root})
-				continue
+		fmt.Fprintf(w, "%s%s%s%s %s%s\n", mark, it.prefix, it.glyph, it.n.Entry.ID, oneLinePreview(describe(it.n.Entry), 80), label)
+		childPrefix := it.prefix
+		switch it.glyph {
+		case "├─ ":
+			childPrefix += "│  "
+		case "└─ ":
+			childPrefix += "   "
+		}
+		kids := it.n.Children
+		if len(kids) == 1 {
+			stack = append(stack, item{kids[0], childPrefix, ""})
+			continue
+		}
+		for i := len(kids) - 1; i >= 0; i-- {
+			g := "├─ "
+			if i == len(kids)-1 {
+				g = "└─ "
 			}
-			stack = append(stack, item{it.n.Children[i], childPrefix, i == len(it.n.Children)-1, false})
+			stack = append(stack, item{kids[i], childPrefix, g})
 		}
 	}
 }

@@ -29,7 +29,10 @@ const (
 var (
 	constraintRe = regexp.MustCompile(`(?i)\b(must|should|never|always|don't|do not|avoid|prefer|only|without|keep|make sure|please|need to|required?)\b`)
 	decisionRe   = regexp.MustCompile(`(?i)\b(decided|decide|instead|because|chose|choose|will use|i'll use|we'll use|going with|switch(ed)? to|rather than|the fix is|the cause is)\b`)
-	sentenceRe   = regexp.MustCompile(`[^.!?\n]+[.!?]?`)
+	// A sentence ends at . ! or ? followed by a space or the end, or at a newline, so
+	// identifiers such as middleware.Chain stay whole.
+	sentenceEndRe = regexp.MustCompile(`[.!?]+(\s+|$)|\n+`)
+	nextStepRe    = regexp.MustCompile(`(?i)\b(next|then|remaining|todo|still need|i can|we can|will)\b`)
 )
 
 // Summarize implements Summarizer.
@@ -124,7 +127,7 @@ func extractFacts(messages []*session.Message) *facts {
 			}
 			f.userTexts = append(f.userTexts, text)
 			f.lastUser, f.answered = text, false
-			for _, s := range sentenceRe.FindAllString(text, -1) {
+			for _, s := range sentences(text) {
 				if constraintRe.MatchString(s) {
 					f.constraints = addUnique(f.constraints, oneLine(s))
 				}
@@ -146,7 +149,7 @@ func extractFacts(messages []*session.Message) *facts {
 				case "text":
 					if t := strings.TrimSpace(b.Text); t != "" {
 						f.lastAnswer = t
-						for _, s := range sentenceRe.FindAllString(t, -1) {
+						for _, s := range sentences(t) {
 							if decisionRe.MatchString(s) {
 								f.decisions = addUnique(f.decisions, oneLine(s))
 							}
@@ -169,6 +172,8 @@ func extractFacts(messages []*session.Message) *facts {
 				f.errors = addUnique(f.errors, first)
 			} else {
 				f.done = addUnique(f.done, desc)
+				// A later success of the same action resolves an earlier failure.
+				f.blocked = removePrefix(f.blocked, desc+" failed: ")
 			}
 		case session.RoleBranchSummary, session.RoleCompactionSummary:
 			f.userTexts = append(f.userTexts, "")
@@ -180,6 +185,32 @@ func extractFacts(messages []*session.Message) *facts {
 		}
 	}
 	return f
+}
+
+// sentences splits text into trimmed sentences (keeping their final punctuation).
+func sentences(text string) []string {
+	var out []string
+	last := 0
+	for _, loc := range sentenceEndRe.FindAllStringIndex(text, -1) {
+		if s := strings.TrimSpace(text[last:loc[1]]); s != "" {
+			out = append(out, s)
+		}
+		last = loc[1]
+	}
+	if s := strings.TrimSpace(text[last:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func removePrefix(list []string, prefix string) []string {
+	out := list[:0:0]
+	for _, x := range list {
+		if !strings.HasPrefix(x, prefix) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func (f *facts) goal() string {
@@ -306,8 +337,15 @@ func (f *facts) checkpoint(req Request, critical bool) string {
 	decisions := merge(prev["Key Decisions"], "- ", f.decisions)
 
 	var next []string
-	if f.lastUser != "" {
+	switch {
+	case f.lastUser != "" && !f.answered:
 		next = append(next, oneLine(f.lastUser))
+	case f.lastAnswer != "":
+		for _, s := range sentences(f.lastAnswer) {
+			if nextStepRe.MatchString(s) {
+				next = addUnique(next, oneLine(s))
+			}
+		}
 	}
 	for _, it := range inProgress {
 		next = addUnique(next, "Finish: "+it)
