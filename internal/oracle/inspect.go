@@ -19,6 +19,9 @@ type InspectResult struct {
 	MessageCount int            `json:"messageCount"`
 	State        map[string]any `json:"state"`
 	Stats        map[string]any `json:"stats"`
+	// ReplacedCwd is the header cwd that did not exist: real Pi refuses such
+	// a session, so the copy's cwd value was replaced by a private directory.
+	ReplacedCwd *string `json:"replacedCwd"`
 	// CopyRewritten: opening the file changed it (migration, header recovery,
 	// or entries Pi appends on resume such as thinking_level_change).
 	CopyRewritten bool `json:"copyRewritten"`

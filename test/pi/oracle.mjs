@@ -60,6 +60,8 @@ function findPiAi() {
   throw new Error(`@mariozechner/pi-ai not found next to ${PI_DIR}`);
 }
 
+const MAX_NESTED_DEPTH = 500;
+
 /** Throw if walking parent links from startId revisits an entry. */
 function assertAcyclic(entries, startId, what) {
   if (startId === null || startId === undefined) return;
@@ -273,27 +275,48 @@ async function workerMain() {
           const out = { id: node.entry.id, type: node.entry.type };
           if (node.entry.type === "message") out.role = node.entry.message?.role;
           if (node.label) out.label = node.label;
-          out.children = [];
           return out;
         };
-        // Iterative conversion: session trees can be thousands of levels deep.
-        const outRoots = [];
-        const stack = [];
-        for (const r of roots) {
-          const o = convert(r);
-          outRoots.push(o);
-          stack.push([r, o]);
+        // Iterative walks: session trees can be thousands of levels deep.
+        // "flat" lists every node in pre-order with its children's ids;
+        // "roots" nests them, but only up to MAX_NESTED_DEPTH levels (deeper
+        // nesting overflows JSON encoders, Go's decoder stops at 10000).
+        const flat = [];
+        const walk = roots.map((r) => [r, 1]).reverse();
+        let depth = 0;
+        while (walk.length) {
+          const [node, d] = walk.pop();
+          depth = Math.max(depth, d);
+          flat.push({ ...convert(node), children: node.children.map((c) => c.entry.id) });
+          for (let i = node.children.length - 1; i >= 0; i--) walk.push([node.children[i], d + 1]);
         }
-        while (stack.length) {
-          const [node, out] = stack.pop();
-          for (const child of node.children) {
-            const o = convert(child);
-            out.children.push(o);
-            stack.push([child, o]);
+        let outRoots = null;
+        if (depth <= MAX_NESTED_DEPTH) {
+          outRoots = [];
+          const stack = [];
+          for (const r of roots) {
+            const o = { ...convert(r), children: [] };
+            outRoots.push(o);
+            stack.push([r, o]);
+          }
+          while (stack.length) {
+            const [node, out] = stack.pop();
+            for (const child of node.children) {
+              const o = { ...convert(child), children: [] };
+              out.children.push(o);
+              stack.push([child, o]);
+            }
           }
         }
         const branch = branchOf(sm, entries, leafId).map((e) => e.id);
-        return { leafId: leafId ?? null, roots: outRoots, branch };
+        return {
+          leafId: leafId ?? null,
+          roots: outRoots,
+          rootIds: roots.map((r) => r.entry.id),
+          depth,
+          flat,
+          branch,
+        };
       }
       case "files": {
         const sm = openCopy(copyPath);

@@ -7,7 +7,9 @@
 //    "copyRewritten": bool}
 //
 // roles are the roles of `get_messages` (the agent's context as Pi built it
-// from the file). The original file is never touched.
+// from the file). The original file is never touched. Real Pi refuses to open
+// a session whose header cwd does not exist; then the copy's cwd (only that
+// value) is replaced by a private directory and "replacedCwd" says so.
 //
 //   node test/pi/rpc-inspect.mjs FILE.jsonl
 import { spawn } from "node:child_process";
@@ -48,31 +50,33 @@ async function startFakeServer(logPath) {
 
 /**
  * Real Pi refuses (in every non-interactive mode) to open a session whose
- * header cwd does not exist. Session files made elsewhere (the checked-in
- * corpus, synthetic files) name temp dirs that are gone, so a missing cwd
- * under the temp dir is created for the run and removed afterwards.
- * Returns the directory to remove, or null.
+ * header cwd does not exist, and session files made elsewhere (the checked-in
+ * corpus, synthetic files, files other tests wrote) name directories that
+ * are gone. In that case only the cwd value of the header line of the private
+ * copy is replaced by an existing private directory; every other byte stays.
+ * Returns the replaced cwd, or null.
  */
-function ensureSessionCwd(file) {
-  let cwd;
-  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+function fixMissingCwd(copy, newCwd) {
+  const text = fs.readFileSync(copy, "utf8");
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    let o;
     try {
-      const o = JSON.parse(line);
-      if (o && o.type === "session") cwd = o.cwd;
-      break;
+      o = JSON.parse(lines[i]);
     } catch {
-      // Pi skips unparsable lines before the header too
+      continue; // Pi skips unparsable lines before the header too
     }
+    if (!o || o.type !== "session" || typeof o.cwd !== "string" || o.cwd === "" || fs.existsSync(o.cwd)) return null;
+    const needle = `"cwd":${JSON.stringify(o.cwd)}`;
+    if (lines[i].split(needle).length !== 2) {
+      throw new Error(`the session's cwd ${o.cwd} does not exist (real Pi refuses to open it) and the header cannot be patched`);
+    }
+    fs.mkdirSync(newCwd, { recursive: true });
+    lines[i] = lines[i].replace(needle, `"cwd":${JSON.stringify(newCwd)}`);
+    fs.writeFileSync(copy, lines.join("\n"));
+    return o.cwd;
   }
-  if (typeof cwd !== "string" || !path.isAbsolute(cwd) || fs.existsSync(cwd)) return null;
-  const roots = [...new Set([os.tmpdir(), "/tmp"].map((d) => path.resolve(d)))];
-  if (!roots.some((r) => cwd.startsWith(r + path.sep))) {
-    throw new Error(`the session's cwd ${cwd} does not exist and is outside the temp dir; real Pi refuses to open such a session`);
-  }
-  let top = cwd;
-  while (!fs.existsSync(path.dirname(top))) top = path.dirname(top);
-  fs.mkdirSync(cwd, { recursive: true });
-  return top;
+  return null;
 }
 
 function appendedTypes(before, after) {
@@ -103,7 +107,6 @@ async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-lsp-inspect-"));
   let fake;
   let pi;
-  let createdCwd = null;
   const deadline = setTimeout(() => {
     console.error("rpc-inspect: timeout");
     process.exit(2);
@@ -117,8 +120,8 @@ async function main() {
     fs.mkdirSync(sessions, { recursive: true });
     const copy = path.join(sessions, path.basename(src));
     fs.copyFileSync(src, copy);
+    const replacedCwd = fixMissingCwd(copy, path.join(tmp, "session-cwd"));
     const before = fs.readFileSync(copy);
-    createdCwd = ensureSessionCwd(copy);
     pi = PiRpc.start({
       cwd: path.join(tmp, "work"),
       agentDir,
@@ -144,6 +147,8 @@ async function main() {
         sessionFileIsCopy: state.sessionFile === copy,
       },
       stats,
+      // The header's cwd did not exist, so the copy's cwd was replaced (see fixMissingCwd).
+      replacedCwd,
       copyRewritten: !before.equals(after),
       // What Pi changed in the copy by just opening it: entries appended after
       // the original bytes (types), or null when the file was rewritten as a whole.
@@ -154,7 +159,6 @@ async function main() {
     if (pi) await pi.stop();
     if (fake) fake.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
-    if (createdCwd) fs.rmSync(createdCwd, { recursive: true, force: true });
   }
 }
 
