@@ -9,7 +9,7 @@ build:
 
 # The main job on the embedded default: compact a shipped example session offline.
 demo: build
-	bash scripts/demo.sh
+	$(BIN) demo
 
 # Every test layer: unit, differential against real Pi, LSP harness, process level,
 # real editors. Installs real Pi, Neovim, code-server and chromium first.

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Every test layer of pi-lsp, in order, each bounded in time:
+#   1. static checks (gofmt, go vet)
+#   2. real Pi 0.73.1 installed from npm (the differential tests' oracle)
+#   3. Go tests with the race detector: unit, differential against real Pi, in-process LSP
+#      harness, process level (PI_LSP_REQUIRE_ORACLE=1: a missing oracle fails, never skips)
+#   4. fuzz targets, a short run each
+#   5. drift check: genuine sessions regenerated with the real pi CLI keep their structure
+#   6. vscode-jsonrpc conformance (the transport VS Code uses)
+#   7. real Neovim 0.10 and 0.12, headless
+#   8. real VS Code (code-server) driven by real chromium
+# Nothing is written under the real $HOME: HOME, XDG_* and PI_CODING_AGENT_DIR point into a
+# temp dir. The last line is "N passed, M failed" counting layers; the exit status is
+# non-zero if any layer failed.
+#
+#   bash scripts/test.sh                 # everything
+#   PI_LSP_LAYERS="go jsonrpc" bash scripts/test.sh
+#   PI_LSP_LONG=1 bash scripts/test.sh   # also the long reliability variants
+set -uo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+LAYERS="${PI_LSP_LAYERS:-static pi go fuzz drift jsonrpc nvim vscode}"
+
+# Keep the Go caches where they are before HOME moves.
+export GOCACHE="${GOCACHE:-$(go env GOCACHE)}" GOMODCACHE="${GOMODCACHE:-$(go env GOMODCACHE)}" GOPATH="${GOPATH:-$(go env GOPATH)}"
+export npm_config_cache="${npm_config_cache:-$REPO/.tools/npm-cache}"
+T="$(mktemp -d "${TMPDIR:-/tmp}/pi-lsp-test.XXXXXX")"
+trap 'rm -rf "$T"' EXIT
+export HOME="$T/home" XDG_CONFIG_HOME="$T/xdg/config" XDG_DATA_HOME="$T/xdg/data" \
+  XDG_CACHE_HOME="$T/xdg/cache" XDG_STATE_HOME="$T/xdg/state" PI_CODING_AGENT_DIR="$T/agent"
+mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME" "$XDG_STATE_HOME" "$PI_CODING_AGENT_DIR"
+
+passed=0 failed=0 failures=()
+layer() { # name seconds command...
+  local name=$1 secs=$2; shift 2
+  case " $LAYERS " in *" $name "*) ;; *) return 0 ;; esac
+  printf '\n==== layer %s (limit %ss) ====\n' "$name" "$secs"
+  local start=$SECONDS
+  timeout --kill-after=30 "$secs" "$@"
+  local rc=$?
+  if [ $rc -eq 0 ]; then
+    passed=$((passed + 1)); printf '==== layer %s: PASS (%ss)\n' "$name" $((SECONDS - start))
+  else
+    failed=$((failed + 1)); failures+=("$name"); printf '==== layer %s: FAIL (exit %s, %ss)\n' "$name" $rc $((SECONDS - start))
+  fi
+}
+
+static_checks() {
+  local unformatted
+  unformatted=$(gofmt -l $(git ls-files '*.go'))
+  if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; return 1; fi
+  go vet ./...
+}
+
+go_tests() {
+  PI_LSP_REQUIRE_ORACLE=1 go test -race -count=1 -timeout 15m ./...
+}
+
+fuzz_short() {
+  bash scripts/fuzz.sh "${PI_LSP_FUZZTIME:-10s}"
+}
+
+layer static 300 static_checks
+layer pi 600 bash scripts/install-pi.sh
+layer go 1200 go_tests
+[ -f scripts/fuzz.sh ] && layer fuzz 900 fuzz_short
+layer drift 300 bash scripts/check-corpus-drift.sh
+layer jsonrpc 300 bash scripts/test-jsonrpc.sh
+layer nvim 1200 bash scripts/test-nvim.sh
+layer vscode 1800 bash scripts/test-vscode.sh
+
+echo
+[ ${#failures[@]} -gt 0 ] && echo "failed layers: ${failures[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
