@@ -322,6 +322,9 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 		return res, nil
 	}
 
+	if err := writable(f); err != nil {
+		return nil, err
+	}
 	phase("writing")
 	if st, err := os.Stat(path); err != nil || st.Size() != f.Size {
 		return nil, ErrSessionChanged
@@ -342,6 +345,18 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 	}
 	res.LeafID = written[len(written)-1].ID
 	return res, nil
+}
+
+// ErrOldFormat means the file is in format v1, whose entries have no ids: Pi gives them
+// fresh ids and chains them in file order whenever it opens the file, so no branch can
+// be recorded in it (open it in Pi once to migrate it).
+var ErrOldFormat = errors.New("the session file is format v1 (entries without ids): Pi renumbers and re-chains its entries on every open, so a move or label cannot be recorded; open it in Pi once to migrate it")
+
+func writable(f *session.File) error {
+	if f.MigratedFrom == 1 {
+		return ErrOldFormat
+	}
+	return nil
 }
 
 // existingParent is the parent of e when it exists, else "" (a dangling parent: the new
@@ -439,6 +454,9 @@ func SetLabel(path, entryID, label string) (*session.Entry, error) {
 	ix := session.NewIndex(f)
 	if entryID == "" || ix.Entry(entryID) == nil {
 		return nil, notFound(entryID)
+	}
+	if err := writable(f); err != nil {
+		return nil, err
 	}
 	var value any
 	if label != "" {

@@ -660,3 +660,25 @@ func TestSetLabel(t *testing.T) {
 		t.Error("the file changed")
 	}
 }
+
+// A v1 file has no ids on disk: Pi renumbers it on open (and so does session.Load, so
+// its ids cannot even be named across two loads); nothing is ever written to it.
+func TestWritableRefusesV1(t *testing.T) {
+	data := []byte(`{"type":"session","id":"s1","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/tmp"}
+{"type":"message","timestamp":"2026-01-02T03:04:06.000Z","message":{"role":"user","content":"hi","timestamp":1}}
+`)
+	f, err := session.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writable(f); !errors.Is(err, ErrOldFormat) {
+		t.Errorf("v1: %v", err)
+	}
+	f, err = session.Load(mainTree(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writable(f); err != nil {
+		t.Errorf("v3: %v", err)
+	}
+}
