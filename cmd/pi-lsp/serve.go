@@ -39,7 +39,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func runCommands(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("commands", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
+	markdown := fs.Bool("markdown", false, "print the commands section of docs/protocol.md")
 	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	if *markdown {
+		_, err := io.WriteString(stdout, rpc.CommandsMarkdown())
 		return err
 	}
 	type row struct {

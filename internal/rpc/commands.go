@@ -57,7 +57,7 @@ var commandTable = []Command{
 		Params:  "{ cwd?: string }",
 		Result:  "{ current?: string; dir: string; sessions: SessionInfo[] }",
 		handler: func(s *Server) handlerFunc { return s.handleSessions }},
-	{ID: "pi.selectSession", Method: "pi/selectSession", Title: "Pi: Select Session", Neovim: "PiSelectSession",
+	{ID: "pi.selectSession", Method: "pi/selectSession", Title: "Pi: Select Session", Neovim: "PiSessions",
 		Summary: "Make a session file the current one.",
 		Params:  "{ path: string }",
 		Result:  "{ session: string }",
