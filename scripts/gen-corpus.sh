@@ -68,7 +68,7 @@ fi
 log "fake OpenAI server on 127.0.0.1:$PORT"
 
 set +e
-setsid timeout -k 5 240 node "$REPO/test/pi/rpc-scenarios.mjs" --port "$PORT" --out "$OUT" --work "$TMP/work" "$@" &
+setsid timeout -k 5 240 node "$REPO/test/pi/rpc-scenarios.mjs" --port "$PORT" --out "$OUT" --work "$TMP/run" "$@" &
 GEN_PID=$!
 wait "$GEN_PID"
 rc=$?

@@ -255,7 +255,7 @@ async function runScenario(name, opts) {
   const agentDir = path.join(base, "agent");
   writeAgentDir(agentDir, { port: opts.port, keepRecentTokens: scen.keep });
   const started = Date.now();
-  const pi = PiRpc.start({ cwd: path.join(base, "work"), agentDir, baseDir: base, label: name });
+  const pi = PiRpc.start({ cwd: path.join(base, "project"), agentDir, baseDir: base, label: name });
   const c = new Ctx(pi, name);
   try {
     await scen.run(c);
