@@ -31,7 +31,7 @@
 //
 // Safety: leaves whose parent chain contains a cycle are refused (Pi's
 // getBranch/buildSessionContext would loop forever), and each request runs in
-// a worker thread with a timeout (PI_LSP_ORACLE_TIMEOUT_MS, default 20000);
+// a worker thread with a timeout (PI_LSP_ORACLE_TIMEOUT_MS, default 60000);
 // a worker that times out is replaced and the request answered with an error.
 import fs from "node:fs";
 import os from "node:os";
@@ -442,7 +442,7 @@ async function main() {
     process.exit(3);
   }
   const pi = await import(distUrl("index.js"));
-  const timeoutMs = Number(process.env.PI_LSP_ORACLE_TIMEOUT_MS || 20000);
+  const timeoutMs = Number(process.env.PI_LSP_ORACLE_TIMEOUT_MS || 60000);
 
   // file path -> {hash, ids, copyPath}
   const cache = new Map();
