@@ -57,11 +57,6 @@ class Ctx {
     this.files[name] = st.sessionFile;
     return st.sessionFile;
   }
-  async expectEvent(events, pred, what) {
-    if (!events.some(pred)) {
-      throw new Error(`${this.name}: expected ${what}; got ${events.map((e) => e.type).join(",")}`);
-    }
-  }
 }
 
 function last(arr, pred) {
@@ -160,8 +155,12 @@ const SCENARIOS = {
     async run(c) {
       const { pi } = c;
       await pi.prompt("SCRIPT:tools please create notes.txt");
-      const events = await pi.prompt("SCRIPT:chat BIGUSAGE report a huge prompt usage");
-      await c.expectEvent(events, isCompactionEnd("threshold"), "compaction_end{threshold}");
+      const from = pi.events.length;
+      await pi.prompt("SCRIPT:chat BIGUSAGE report a huge prompt usage");
+      // Pi compacts after agent_end; wait for it explicitly rather than trusting settle().
+      const { event } = await pi.waitEvent(isCompactionEnd("threshold"), { from, what: "compaction_end{threshold}" });
+      if (!event.result) throw new Error(`auto-threshold: compaction failed: ${event.errorMessage}`);
+      await pi.settle();
       await pi.prompt("SCRIPT:chat after the automatic compaction");
       await c.record("auto-threshold");
     },
