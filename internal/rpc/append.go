@@ -216,6 +216,10 @@ func (s *Server) autoCompact(path string, ix *session.Index, written []*session.
 // background runs a server-initiated job; shutdown cancels it.
 func (s *Server) background(f func(ctx context.Context)) {
 	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return
+	}
 	s.jobsWG.Add(1)
 	s.mu.Unlock()
 	go func() {

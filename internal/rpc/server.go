@@ -54,6 +54,13 @@ type Server struct {
 	exitCode    int
 	exited      chan struct{}
 	exitOnce    sync.Once
+	// ready is closed once conn is set: the connection's read loop starts inside
+	// jsonrpc2.NewConn, before the assignment.
+	ready chan struct{}
+	// closing is set (under mu) when Serve stops accepting jobs, before it waits for
+	// the running ones.
+	closing     bool
+	watchOnce   sync.Once
 	initialized bool
 }
 
@@ -72,7 +79,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opt 
 	if opt.WatchInterval == 0 {
 		opt.WatchInterval = 2 * time.Second
 	}
-	s := &Server{opt: opt, log: opt.Logger, jobs: map[string]context.CancelFunc{}, exited: make(chan struct{}), exitCode: 1}
+	s := &Server{opt: opt, log: opt.Logger, jobs: map[string]context.CancelFunc{}, exited: make(chan struct{}), exitCode: 1, ready: make(chan struct{})}
 	s.baseCtx, s.cancelAll = context.WithCancel(ctx)
 	s.bgCtx, s.cancelBG = context.WithCancel(s.baseCtx)
 	defer s.cancelAll()
@@ -81,11 +88,15 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opt 
 	st := newStream(r, w, closer)
 	st.onBadFrame = func(err error) { s.log.Warn("skipped bad message", "err", err) }
 	s.conn = jsonrpc2.NewConn(s.baseCtx, st, s)
+	close(s.ready)
 	select {
 	case <-s.conn.DisconnectNotify():
 	case <-s.exited:
 	case <-ctx.Done():
 	}
+	s.mu.Lock()
+	s.closing = true // no job starts after this, so jobsWG.Wait below is not raced by Add
+	s.mu.Unlock()
 	s.cancelAll()
 	s.host.stop()
 	done := make(chan struct{})
@@ -155,8 +166,9 @@ func rawIDKey(raw json.RawMessage) string {
 // notifications are handled here, in wire order; other requests are dispatched to
 // their own goroutine.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	<-s.ready
 	s.mu.Lock()
-	state := s.state
+	state, closing := s.state, s.closing
 	s.mu.Unlock()
 	if req.Notif {
 		s.handleNotification(req, state)
@@ -169,6 +181,12 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			return
 		}
 		s.reply(req.ID, s.initialize(req))
+		return
+	case closing:
+		s.replyErr(req.ID, errorf(CodeInvalidRequest, KindShutdown, "server is exiting"))
+		return
+	case req.Method == "shutdown" && state == stateNew:
+		s.replyErr(req.ID, errorf(CodeServerNotInitialized, KindInvalidParams, "server not initialized"))
 		return
 	case req.Method == "shutdown":
 		s.mu.Lock()
@@ -199,6 +217,18 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	jctx, cancel := context.WithCancel(s.baseCtx)
 	key := idKey(req.ID)
 	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		cancel()
+		s.replyErr(req.ID, errorf(CodeInvalidRequest, KindShutdown, "server is exiting"))
+		return
+	}
+	if _, dup := s.jobs[key]; dup {
+		s.mu.Unlock()
+		cancel()
+		s.replyErr(req.ID, errorf(CodeInvalidRequest, KindInvalidParams, fmt.Sprintf("request id %s is already in use by a running request", req.ID)))
+		return
+	}
 	s.jobs[key] = cancel
 	s.jobsWG.Add(1)
 	s.mu.Unlock()
