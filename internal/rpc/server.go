@@ -42,18 +42,18 @@ type Server struct {
 	tracker *Tracker
 	host    *host
 
-	mu          sync.Mutex
-	state       lifecycle
-	params      initializeParams
-	jobs        map[string]context.CancelFunc // by request id
-	jobsWG      sync.WaitGroup
-	baseCtx     context.Context
-	cancelAll   context.CancelFunc
-	bgCtx       context.Context // server-initiated jobs; shutdown cancels it
-	cancelBG    context.CancelFunc
-	exitCode    int
-	exited      chan struct{}
-	exitOnce    sync.Once
+	mu        sync.Mutex
+	state     lifecycle
+	params    initializeParams
+	jobs      map[string]context.CancelFunc // by request id
+	jobsWG    sync.WaitGroup
+	baseCtx   context.Context
+	cancelAll context.CancelFunc
+	bgCtx     context.Context // server-initiated jobs; shutdown cancels it
+	cancelBG  context.CancelFunc
+	exitCode  int
+	exited    chan struct{}
+	exitOnce  sync.Once
 	// ready is closed once conn is set: the connection's read loop starts inside
 	// jsonrpc2.NewConn, before the assignment.
 	ready chan struct{}
