@@ -559,7 +559,9 @@ func startProcess() (*process, error) {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = tmp
-	cmd.Env = isolatedEnv(tmp)
+	// The oracle removes tmp when it exits, also when the test binary just
+	// exits without Close (closing the oracle's stdin).
+	cmd.Env = append(isolatedEnv(tmp), "PI_LSP_ORACLE_OWNED_DIR="+tmp)
 	setProcessGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

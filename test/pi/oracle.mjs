@@ -427,11 +427,18 @@ async function main() {
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-lsp-oracle-"));
   // Pi must never touch the real ~/.pi.
   process.env.PI_CODING_AGENT_DIR ||= path.join(tmpDir, "agent");
+  // PI_LSP_ORACLE_OWNED_DIR: a scratch dir the caller made for this process
+  // (its HOME/XDG dirs); removed at exit, so a caller that never stops the
+  // oracle explicitly (it just exits, closing stdin) leaves nothing behind.
+  const owned = process.env.PI_LSP_ORACLE_OWNED_DIR;
   const cleanup = () => {
-    try {
-      fs.rmSync(tmpDir, { recursive: true, force: true });
-    } catch {
-      // best effort
+    for (const d of [tmpDir, owned]) {
+      if (!d) continue;
+      try {
+        fs.rmSync(d, { recursive: true, force: true });
+      } catch {
+        // best effort
+      }
     }
   };
   process.on("exit", cleanup);
