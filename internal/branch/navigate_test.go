@@ -682,3 +682,30 @@ func TestWritableRefusesV1(t *testing.T) {
 		t.Errorf("v3: %v", err)
 	}
 }
+
+// Every entry of the corpus's defective files as a target: each navigation ends (with a
+// result or ErrCycle) and leaves a file whose context builds.
+func TestNavigateCorpusDefectiveFiles(t *testing.T) {
+	for _, name := range []string{"cycle.jsonl", "self-parent.jsonl", "orphan.jsonl", "multi-root.jsonl", "torn-last-line.jsonl"} {
+		src := "../../testdata/corpus/synthetic/" + name
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix := loadIndex(t, src)
+		for _, e := range ix.Entries() {
+			path := t.TempDir() + "/" + name
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			noHang(t, 5*time.Second, func() {
+				_, err = Navigate(context.Background(), path, e.ID, NavigateOptions{Summarize: true, Summarizer: compaction.Extractive{}, Label: "l"})
+			})
+			if err != nil && !errors.Is(err, ErrCycle) {
+				t.Errorf("%s → %s: %v", name, e.ID, err)
+			}
+			noHang(t, 5*time.Second, func() { loadIndex(t, path).BuildContext("") })
+		}
+	}
+}
