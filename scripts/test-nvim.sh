@@ -27,7 +27,7 @@ cd "$REPO"
 
 TIMEOUT="${PI_NVIM_TIMEOUT:-120}"
 IFS=', ' read -r -a VERSIONS <<<"${PI_NVIM_VERSIONS:-0.10 0.12}"
-ALL_TESTS="attach attach_setup commands health files compact tree sessions label_undo"
+ALL_TESTS="attach attach_setup commands help health files compact tree navigate sessions label_undo"
 IFS=', ' read -r -a TESTS <<<"${PI_NVIM_TESTS:-$ALL_TESTS}"
 ARTIFACTS="$REPO/test-artifacts/nvim"
 RUN_ID="pi-nvim-$$-$(date +%s)"
@@ -80,7 +80,8 @@ else
   log "$ORACLE_NOTE"
 fi
 
-# Genuine sessions: the one with the most entries that has tool calls, and another.
+# Genuine sessions: the current one is the longest whose current branch has
+# file operations (`pi-lsp files`); the other is any other genuine session.
 pick_sessions() {
   local f best="" best_n=0 other=""
   shopt -s nullglob
@@ -88,6 +89,7 @@ pick_sessions() {
   shopt -u nullglob
   for f in "${files[@]}"; do
     grep -q '"toolCall"' "$f" || continue
+    timeout 30 "$PI_LSP_BIN" files "$f" --json 2>/dev/null | grep -q '"[^"]*Files":\["' || continue
     local n; n=$(wc -l <"$f")
     if [ "$n" -gt "$best_n" ]; then best="$f"; best_n=$n; fi
   done
@@ -113,6 +115,12 @@ INIT_OPTIONS="${PI_NVIM_INIT_OPTIONS:-}"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/pi-nvim.XXXXXX")"
 WORK="$(cd "$WORK" && pwd -P)"
+
+# A snapshot of the server binary, so a rebuild during the run changes nothing.
+mkdir -p "$WORK/bin"
+cp "$PI_LSP_BIN" "$WORK/bin/pi-lsp"
+log "server: ${PI_LSP_BIN#"$REPO"/} ($("$WORK/bin/pi-lsp" version 2>/dev/null || echo 'no version'))"
+PI_LSP_BIN="$WORK/bin/pi-lsp"
 
 # Pi's folder name for a working directory.
 encode_cwd() {
@@ -270,6 +278,7 @@ run_test() {
     failed=$((failed + 1))
     mkdir -p "$ARTIFACTS/$ver-$name"
     cp -r "$logf" "$result" "$session" "$ARTIFACTS/$ver-$name/" 2>/dev/null
+    cp "$root/xdg/state/nvim/lsp.log" "$ARTIFACTS/$ver-$name/" 2>/dev/null
     sed -n '1,60p' "$logf" | sed 's/^/    | /' >&2
   fi
   rm -rf "$root"

@@ -22,6 +22,20 @@ T.log = {}
 local result_file = vim.env.PI_NVIM_RESULT
 local finished = false
 
+-- Deprecated Neovim API used by the plugin fails the test (0.12 deprecates
+-- the client.request dot forms, for instance).
+T.deprecations = {}
+do
+  local deprecate = vim.deprecate
+  vim.deprecate = function(name, alternative, version, ...)
+    local tb = debug.traceback('', 2)
+    if tb:find('pi_lsp', 1, true) then
+      T.deprecations[#T.deprecations + 1] = ('%s (use %s): %s'):format(name, tostring(alternative), tb)
+    end
+    return deprecate(name, alternative, version, ...)
+  end
+end
+
 local function write_verdict(status, detail)
   if not result_file or result_file == '' then
     return
@@ -129,6 +143,22 @@ function T.record_progress()
   return list
 end
 
+--- Starts recording the plugin's `User Pi*` notification events.
+---@return table<string, table[]> events by pattern
+function T.record_events(patterns)
+  local events = {}
+  for _, pat in ipairs(patterns) do
+    events[pat] = {}
+    vim.api.nvim_create_autocmd('User', {
+      pattern = pat,
+      callback = function(ev)
+        table.insert(events[pat], ev.data)
+      end,
+    })
+  end
+  return events
+end
+
 --- The progress sequence (begin ... end) for a title, once it ended.
 function T.progress_for(list, title)
   local token
@@ -214,7 +244,12 @@ function T.run(name, body)
       os.exit(3)
     end
   end)
-  local ok, err = xpcall(body, debug.traceback)
+  local ok, err = xpcall(function()
+    body()
+    if #T.deprecations > 0 then
+      error('the plugin used deprecated API:\n' .. table.concat(T.deprecations, '\n'))
+    end
+  end, debug.traceback)
   watchdog:stop()
   if ok then
     finish('PASS')

@@ -7,6 +7,7 @@ local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 T.run('compact', function()
   local session = assert(vim.env.PI_NVIM_SESSION)
   local progress = T.record_progress()
+  local events = T.record_events({ 'PiCompactionStart', 'PiCompactionEnd', 'PiSessionChanged', 'PiContextUsage' })
   local done = T.record_done()
   local client = T.wait_client()
   T.info('client %d attached, root %s', client.id, tostring(client.root_dir))
@@ -45,12 +46,32 @@ T.run('compact', function()
   T.ok(type(last.summary) == 'string' and last.summary ~= '', 'the entry has a summary')
   T.ok(type(last.firstKeptEntryId) == 'string', 'the entry has firstKeptEntryId')
 
-  -- The statusline shows the usage once the job has ended.
-  T.wait(5000, function()
+  -- pi/compactionStart and pi/compactionEnd (manual), then pi/sessionChanged
+  -- with the new leaf and pi/contextUsage, which feeds the statusline.
+  T.wait(10000, function()
+    return #events.PiCompactionEnd > 0
+  end, 'pi/compactionEnd')
+  T.eq('manual', (events.PiCompactionStart[1] or {}).reason, 'pi/compactionStart reason')
+  local ce = events.PiCompactionEnd[1]
+  T.eq({ 'manual', false, session }, { ce.reason, ce.aborted, ce.session }, 'pi/compactionEnd reason, aborted, session')
+  T.wait(10000, function()
+    for _, e in ipairs(events.PiSessionChanged) do
+      if e.leafId == last.id and e.session == session then
+        return true
+      end
+    end
+  end, 'pi/sessionChanged with the compaction as the leaf')
+  local usage = T.wait(10000, function()
+    return events.PiContextUsage[#events.PiContextUsage]
+  end, 'pi/contextUsage')
+  T.eq(session, usage.session, 'pi/contextUsage session')
+  local human = require('pi_lsp.ui').human
+  local want = ('Pi %s/%s ('):format(human(usage.tokens), human(usage.contextWindow))
+  local line = T.wait(5000, function()
     local s = require('pi_lsp').statusline()
-    return s:match('^Pi %S+/%S+ %(%d+%%%)$') and s
-  end, 'a context-usage statusline')
-  T.info('statusline: %s', require('pi_lsp').statusline())
+    return vim.startswith(s, want) and s:match('%(%d+%%%)$') and s
+  end, 'the statusline to show ' .. want .. '…')
+  T.info('statusline: %s (pi/contextUsage %s)', line, vim.inspect(usage))
 
   T.data.pi_check = { file = session, at = 'first', role = 'compactionSummary', summary = last.summary }
 end)

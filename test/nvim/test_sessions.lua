@@ -24,9 +24,23 @@ T.run('sessions', function()
   T.ok(asked, 'a session picker was shown')
   T.info('picker:\n%s', table.concat(asked.lines, '\n'))
   T.eq(2, #asked.items, 'sessions listed')
-  T.eq(newest, asked.items[1].path, 'newest session first')
+  -- The current session is Pi's most recent one (newest file mtime; the runner
+  -- made the other file two hours older); the list is newest activity first.
   T.eq(newest, ev.result.current, 'current session before selecting')
-  T.ok(asked.lines[1]:match('^%* '), 'the current session is marked: %q', asked.lines[1])
+  local paths = vim.tbl_map(function(s)
+    return s.path
+  end, asked.items)
+  table.sort(paths)
+  local want = { newest, other }
+  table.sort(want)
+  T.eq(want, paths, 'listed paths')
+  T.ok(tostring(asked.items[1].modified) >= tostring(asked.items[2].modified),
+    'newest activity first: %s, %s', tostring(asked.items[1].modified), tostring(asked.items[2].modified))
+  for i, s in ipairs(asked.items) do
+    local marked = asked.lines[i]:match('^%* ') ~= nil
+    T.eq(s.path == newest, marked, 'current-session mark on picker line ' .. i)
+    T.ok(type(s.messageCount) == 'number', 'messageCount of %s', s.path)
+  end
 
   local sel = done.wait('pi.selectSession')
   T.ok(sel.error == nil, 'pi.selectSession failed: %s', vim.inspect(sel.error))

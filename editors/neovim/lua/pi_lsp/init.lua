@@ -119,16 +119,20 @@ function M.statusline(bufnr)
     return 'Pi: compacting'
   end
   local u = st.usage
-  if type(u) == 'table' and tonumber(u.tokens) then
-    local human = require('pi_lsp.ui').human
-    local tokens, window = tonumber(u.tokens), tonumber(u.contextWindow)
-    local pct = (window and window > 0) and (100 * tokens / window) or tonumber(u.percent)
-    if pct then
-      return ('Pi %s/%s (%d%%)'):format(human(tokens), human(window), math.floor(pct + 0.5))
-    end
-    return ('Pi %s'):format(human(tokens))
+  if type(u) ~= 'table' then
+    return ''
   end
-  return ''
+  local human = require('pi_lsp.ui').human
+  local tokens, window = tonumber(u.tokens), tonumber(u.contextWindow)
+  if not tokens then
+    -- Unknown (e.g. right after a compaction, before the next reply).
+    return window and ('Pi ?/%s'):format(human(window)) or ''
+  end
+  local pct = (window and window > 0) and (100 * tokens / window) or tonumber(u.percent)
+  if pct then
+    return ('Pi %s/%s (%d%%)'):format(human(tokens), human(window), math.floor(pct + 0.5))
+  end
+  return ('Pi %s'):format(human(tokens))
 end
 
 return M
