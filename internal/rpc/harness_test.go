@@ -11,6 +11,7 @@ package rpc_test
 // written under the real $HOME.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -172,9 +173,12 @@ type Env struct {
 
 	mu      sync.Mutex
 	msgs    []Msg
+	raw     []json.RawMessage // every frame body, from the independent raw parser
 	changed chan struct{}
 	hooks   Hooks
 	nextID  atomic.Int32
+	// framingErr is set when the server wrote a malformed frame.
+	framingErr error
 }
 
 // Config configures NewEnv.
@@ -239,11 +243,22 @@ func NewEnv(t testing.TB, cfg Config) *Env {
 	go func() {
 		e.exitCode <- rpc.Serve(e.ctx, serverEnd, serverEnd, serverEnd, opt)
 	}()
-	e.stream = &recStream{inner: lsp.NewStream(clientEnd), raw: clientEnd, env: e}
+	// The library reads through a tee: a second, strict frame parser records every body
+	// as sent (the library cannot decode an error answer whose id is null) and fails
+	// the test on any framing error of the server.
+	pr, pw := io.Pipe()
+	go e.parseRaw(pr)
+	e.stream = &recStream{inner: lsp.NewStream(teeConn{clientEnd, pw}), raw: clientEnd, env: e}
 	e.Conn = lsp.NewConn(e.stream)
 	e.Conn.Go(e.ctx, e.handle)
 	t.Cleanup(func() {
 		e.Close()
+		e.mu.Lock()
+		ferr := e.framingErr
+		e.mu.Unlock()
+		if ferr != nil {
+			t.Errorf("server framing error: %v", ferr)
+		}
 		if t.Failed() {
 			t.Logf("server log:\n%s", e.logs.String())
 			e.mu.Lock()
@@ -357,6 +372,100 @@ func (e *Env) handle(ctx context.Context, reply lsp.Replier, req lsp.Request) er
 		_ = reply(context.Background(), res, err)
 	}()
 	return nil
+}
+
+// teeConn copies what the client reads to w.
+type teeConn struct {
+	net.Conn
+	w *io.PipeWriter
+}
+
+func (c teeConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		_, _ = c.w.Write(p[:n])
+	}
+	if err != nil {
+		_ = c.w.CloseWithError(err)
+	}
+	return n, err
+}
+
+// parseRaw parses the server's output strictly: exactly one Content-Length header in
+// the canonical form, a blank line, and a body of that many bytes that is valid JSON.
+func (e *Env) parseRaw(r io.Reader) {
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		var n int
+		if _, err := fmt.Sscanf(line, "Content-Length: %d\r\n", &n); err != nil || !strings.HasSuffix(line, "\r\n") {
+			e.framingError(fmt.Errorf("bad header line %q", line))
+			return
+		}
+		blank, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		if blank != "\r\n" {
+			e.framingError(fmt.Errorf("header not followed by a blank line: %q", blank))
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(br, body); err != nil {
+			return
+		}
+		if !json.Valid(body) {
+			e.framingError(fmt.Errorf("body is not JSON: %q", trunc(body)))
+			return
+		}
+		e.mu.Lock()
+		e.raw = append(e.raw, body)
+		close(e.changed)
+		e.changed = make(chan struct{})
+		e.mu.Unlock()
+	}
+}
+
+func (e *Env) framingError(err error) {
+	e.mu.Lock()
+	e.framingErr = err
+	close(e.changed)
+	e.changed = make(chan struct{})
+	e.mu.Unlock()
+}
+
+// RawMark is the number of raw frames recorded so far.
+func (e *Env) RawMark() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.raw)
+}
+
+// AwaitRaw waits until pred holds for the raw frame bodies recorded from mark on.
+func (e *Env) AwaitRaw(timeout time.Duration, mark int, desc string, pred func(frames []json.RawMessage) bool) []json.RawMessage {
+	e.T.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		e.mu.Lock()
+		frames := append([]json.RawMessage(nil), e.raw[min(mark, len(e.raw)):]...)
+		changed, ferr := e.changed, e.framingErr
+		e.mu.Unlock()
+		if ferr != nil {
+			e.T.Fatalf("server framing error: %v", ferr)
+		}
+		if pred(frames) {
+			return frames
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			e.T.Fatalf("timed out after %v waiting for raw frames: %s", timeout, desc)
+		}
+	}
 }
 
 func (e *Env) record(m Msg) {
@@ -555,8 +664,11 @@ func (e *Env) Await(timeout time.Duration, exps ...Expectation) []Msg {
 	for {
 		e.mu.Lock()
 		msgs := append([]Msg(nil), e.msgs...)
-		changed := e.changed
+		changed, ferr := e.changed, e.framingErr
 		e.mu.Unlock()
+		if ferr != nil {
+			e.T.Fatalf("server framing error: %v", ferr)
+		}
 		var unmet []string
 		for _, x := range exps {
 			switch x.Check(msgs) {

@@ -24,6 +24,8 @@ type Options struct {
 	Debounce time.Duration
 	// WatchInterval is the rescan safety net of the session folder watcher (default 2s).
 	WatchInterval time.Duration
+	// MaxFrameBytes bounds one incoming message (default MaxFrameBytes).
+	MaxFrameBytes int
 }
 
 type lifecycle int
@@ -85,7 +87,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opt 
 	defer s.cancelAll()
 	s.tracker = newTracker(s)
 	s.host = newHost(s)
-	st := newStream(r, w, closer)
+	st := newStream(r, w, closer, opt.MaxFrameBytes)
 	st.onBadFrame = func(err error) { s.log.Warn("skipped bad message", "err", err) }
 	s.conn = jsonrpc2.NewConn(s.baseCtx, st, s)
 	close(s.ready)

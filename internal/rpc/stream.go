@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,16 +22,20 @@ const MaxFrameBytes = 64 << 20
 // a JSON-RPC message, is answered with a JSON-RPC error and skipped, instead of closing
 // the connection as the library's stream does.
 type stream struct {
-	r  *bufio.Reader
-	w  io.Writer
-	c  io.Closer
-	mu sync.Mutex // serializes writes
+	r   *bufio.Reader
+	w   io.Writer
+	max int // largest accepted frame body
+	c   io.Closer
+	mu  sync.Mutex // serializes writes
 	// onBadFrame is told about each skipped frame (for logging).
 	onBadFrame func(error)
 }
 
-func newStream(r io.Reader, w io.Writer, c io.Closer) *stream {
-	return &stream{r: bufio.NewReaderSize(r, 64<<10), w: w, c: c}
+func newStream(r io.Reader, w io.Writer, c io.Closer, maxFrame int) *stream {
+	if maxFrame <= 0 {
+		maxFrame = MaxFrameBytes
+	}
+	return &stream{r: bufio.NewReaderSize(r, 64<<10), w: w, c: c, max: maxFrame}
 }
 
 func (s *stream) WriteObject(obj any) error {
@@ -61,15 +66,23 @@ func (s *stream) ReadObject(v any) error {
 		if err != nil {
 			var fe *frameError
 			if errors.As(err, &fe) {
-				s.reject(nil, CodeParseError, fe.msg)
+				if !fe.answered {
+					s.reject(nil, fe.code, fe.msg)
+				}
 				continue
 			}
 			return err
 		}
+		id := requestID(body)
+		if bad := badID(id); bad != "" {
+			// The library would answer a negative id as a huge unsigned one, which
+			// the client could never match: refuse it, echoing the id as sent.
+			s.reject(id, CodeInvalidRequest, bad)
+			continue
+		}
 		if err := json.Unmarshal(body, v); err != nil {
-			id := requestID(body)
 			code := int64(CodeParseError)
-			if json.Valid(body) {
+			if json.Valid(body) && !strings.Contains(err.Error(), "exceeded max depth") {
 				code = CodeInvalidRequest
 			}
 			s.reject(id, code, "invalid message: "+err.Error())
@@ -79,13 +92,30 @@ func (s *stream) ReadObject(v any) error {
 	}
 }
 
-type frameError struct{ msg string }
+type frameError struct {
+	code     int64
+	msg      string
+	answered bool // the error answer was already written
+}
 
 func (e *frameError) Error() string { return e.msg }
+
+// contentLengthAt finds a Content-Length header in a header line. The header is found
+// also after garbage on the same line (the rest of a frame whose length was missing,
+// wrong or a lie), so the stream resynchronizes on the next well-formed frame.
+func contentLengthAt(line string) (value string, ok bool) {
+	i := strings.Index(strings.ToLower(line), "content-length:")
+	if i < 0 {
+		return "", false
+	}
+	_, value, _ = strings.Cut(line[i:], ":")
+	return strings.TrimSpace(value), true
+}
 
 func (s *stream) readFrame() ([]byte, error) {
 	length := -1
 	sawHeader := false
+	var bad *frameError
 	for {
 		line, err := s.r.ReadString('\n')
 		if err != nil {
@@ -99,26 +129,32 @@ func (s *stream) readFrame() ([]byte, error) {
 			break
 		}
 		sawHeader = true
-		name, value, ok := strings.Cut(line, ":")
+		value, ok := contentLengthAt(line)
 		if !ok {
+			continue // another header (Content-Type), or garbage
+		}
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil || n < 0 {
+			bad = &frameError{code: CodeParseError, msg: fmt.Sprintf("bad Content-Length %q", value)}
+			length = -1
 			continue
 		}
-		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, err := strconv.Atoi(strings.TrimSpace(value))
-			if err != nil || n < 0 {
-				return nil, &frameError{fmt.Sprintf("bad Content-Length %q", strings.TrimSpace(value))}
-			}
-			length = n
-		}
+		bad, length = nil, int(min(n, int64(math.MaxInt)))
+	}
+	if bad != nil {
+		return nil, bad
 	}
 	if length < 0 {
-		return nil, &frameError{"frame without Content-Length"}
+		return nil, &frameError{code: CodeParseError, msg: "frame without Content-Length"}
 	}
-	if length > MaxFrameBytes {
+	if length > s.max {
+		// Answer first: the body may be large, and the client should not wait for it.
+		msg := fmt.Sprintf("frame of %d bytes exceeds the %d byte limit", length, s.max)
+		s.reject(nil, CodeInvalidRequest, msg)
 		if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {
 			return nil, err
 		}
-		return nil, &frameError{fmt.Sprintf("frame of %d bytes exceeds the %d byte limit", length, MaxFrameBytes)}
+		return nil, &frameError{code: CodeInvalidRequest, msg: msg, answered: true}
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(s.r, body); err != nil {
@@ -127,19 +163,124 @@ func (s *stream) readFrame() ([]byte, error) {
 	return body, nil
 }
 
-// requestID extracts the id of a message that failed to decode, so the error can be
-// addressed to it.
+// requestID extracts the id of a message, also from one that fails to decode, so an
+// error can be addressed to it. It returns nil when there is no string or number id.
 func requestID(body []byte) json.RawMessage {
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body, &m) != nil || len(m.ID) == 0 {
+	raw := topLevelField(body, "id")
+	if len(raw) == 0 {
 		return nil
 	}
-	if m.ID[0] == '"' || (m.ID[0] >= '0' && m.ID[0] <= '9') {
-		return m.ID
+	if raw[0] == '"' || raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9') {
+		return raw
 	}
 	return nil
+}
+
+// badID explains why a numeric id cannot be answered faithfully ("" when it can).
+func badID(id json.RawMessage) string {
+	if len(id) == 0 || id[0] == '"' {
+		return ""
+	}
+	if _, err := strconv.ParseUint(string(id), 10, 64); err != nil {
+		return fmt.Sprintf("request id %s is not supported: use a non-negative integer or a string", id)
+	}
+	return ""
+}
+
+// topLevelField returns the raw value of a key of a top-level JSON object without
+// decoding the rest, so it works on bodies too deep (or too broken after the key) for
+// encoding/json.
+func topLevelField(body []byte, key string) json.RawMessage {
+	i := 0
+	ws := func() {
+		for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r') {
+			i++
+		}
+	}
+	str := func() (string, bool) { // at '"'
+		start := i
+		i++
+		for i < len(body) {
+			switch body[i] {
+			case '\\':
+				i += 2
+				continue
+			case '"':
+				i++
+				var s string
+				if json.Unmarshal(body[start:i], &s) != nil {
+					return "", false
+				}
+				return s, true
+			}
+			i++
+		}
+		return "", false
+	}
+	skip := func() bool { // skips one value, iteratively
+		depth := 0
+		for i < len(body) {
+			switch c := body[i]; c {
+			case '"':
+				if _, ok := str(); !ok {
+					return false
+				}
+			case '{', '[':
+				depth++
+				i++
+			case '}', ']':
+				if depth == 0 {
+					return true
+				}
+				depth--
+				i++
+			case ',':
+				if depth == 0 {
+					return true
+				}
+				i++
+			default:
+				i++
+			}
+			if depth == 0 && i < len(body) && (body[i] == ',' || body[i] == '}') {
+				return true
+			}
+		}
+		return depth == 0
+	}
+	ws()
+	if i >= len(body) || body[i] != '{' {
+		return nil
+	}
+	i++
+	for {
+		ws()
+		if i >= len(body) || body[i] != '"' {
+			return nil
+		}
+		k, ok := str()
+		if !ok {
+			return nil
+		}
+		ws()
+		if i >= len(body) || body[i] != ':' {
+			return nil
+		}
+		i++
+		ws()
+		start := i
+		if !skip() {
+			return nil
+		}
+		if k == key {
+			return json.RawMessage(bytes.TrimSpace(body[start:i]))
+		}
+		ws()
+		if i >= len(body) || body[i] != ',' {
+			return nil
+		}
+		i++
+	}
 }
 
 func (s *stream) reject(id json.RawMessage, code int64, msg string) {
