@@ -326,7 +326,7 @@ async function main() {
   // ---- 1. initialize and the command table ---------------------------------------------------
   // keepRecentTokens is small so that even a short genuine session has something to compact.
   const s = startServer("main", {});
-  const init = await settle(s.conn.sendRequest("initialize", initParams({ keepRecentTokens: 200 })), 10_000, "initialize");
+  const init = await settle(s.conn.sendRequest("initialize", initParams({ keepRecentTokens: 100 })), 10_000, "initialize");
   if (!check("initialize answers", init.ok, init.ok ? "" : String(init.error))) return;
   const caps = init.value.capabilities ?? {};
   const cmds = caps.executeCommandProvider?.commands ?? [];
@@ -471,7 +471,7 @@ async function main() {
   try {
     const s2 = startServer("slow", { X: "sk-test-not-a-real-key" });
     const init2 = await settle(
-      s2.conn.sendRequest("initialize", initParams({ summarizer: "openai", baseUrl: `http://127.0.0.1:${llm.port}/v1`, model: "m", apiKeyEnv: "X", keepRecentTokens: 200 })),
+      s2.conn.sendRequest("initialize", initParams({ summarizer: "openai", baseUrl: `http://127.0.0.1:${llm.port}/v1`, model: "m", apiKeyEnv: "X", keepRecentTokens: 100 })),
       10_000,
       "initialize (openai)",
     );

@@ -716,7 +716,11 @@ class PiExtension implements vscode.Disposable {
       void this.showMessage(describeError("Reading the context", err));
       return undefined;
     }
-    const text = `Pi context: ${c.messageCount} messages, ${c.tokens.toLocaleString("en-US")} of ${c.contextWindow.toLocaleString("en-US")} tokens (${Math.round(c.percent)}%) — ${path.basename(c.session)}`;
+    const size =
+      typeof c.tokens === "number"
+        ? `${c.tokens.toLocaleString("en-US")} of ${c.contextWindow.toLocaleString("en-US")} tokens (${Math.round(c.percent ?? (c.tokens / c.contextWindow) * 100)}%)`
+        : `size unknown until the next reply, window ${c.contextWindow.toLocaleString("en-US")} tokens`;
+    const text = `Pi context: ${c.messageCount} messages, ${size} — ${path.basename(c.session)}`;
     const buttons = c.lastCompaction ? ["Show Last Compaction Summary"] : [];
     void vscode.window.showInformationMessage(text, ...buttons).then((pick) => {
       if (pick && c.lastCompaction) void this.openSummary(c.lastCompaction.summary, c.lastCompaction.id, c.lastCompaction.tokensBefore);

@@ -63,9 +63,9 @@ export interface ContextResult {
   session: string;
   leafId: string | null;
   messageCount: number;
-  tokens: number;
+  tokens: number | null;
   contextWindow: number;
-  percent: number;
+  percent: number | null;
   lastCompaction?: { id: string; summary: string; tokensBefore: number } | null;
 }
 
@@ -132,9 +132,10 @@ export interface SessionChanged {
 
 export interface ContextUsage {
   session: string;
-  tokens: number;
+  /** null: unknown (Pi after a compaction, until the next assistant reply reports usage). */
+  tokens: number | null;
   contextWindow: number;
-  percent: number;
+  percent: number | null;
 }
 
 export interface FileOps {

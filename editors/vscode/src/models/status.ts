@@ -39,25 +39,35 @@ export function statusLevel(tokens: number, contextWindow: number, reserveTokens
 }
 
 export function statusView(
-  usage: { tokens: number; contextWindow: number; percent?: number } | undefined,
+  usage: { tokens: number | null; contextWindow: number; percent?: number | null } | undefined,
   reserveTokens?: number,
 ): StatusView {
-  if (!usage || !Number.isFinite(usage.tokens)) {
+  if (!usage) {
     return { text: "$(pulse) Pi", tooltip: "Pi: no session context yet. Click to compact the session.", level: "normal" };
   }
+  if (typeof usage.tokens !== "number" || !Number.isFinite(usage.tokens)) {
+    // Pi's own answer right after a compaction: the size is known again after the next reply.
+    const win = usage.contextWindow > 0 ? formatTokens(usage.contextWindow) : "?";
+    return {
+      text: `$(pulse) Pi ?/${win}`,
+      tooltip: "Pi context: unknown until the agent's next reply (the session was just compacted).\nClick to compact the session.",
+      level: "normal",
+    };
+  }
+  const tokens = usage.tokens;
   const pct =
     typeof usage.percent === "number" && Number.isFinite(usage.percent)
       ? usage.percent
       : usage.contextWindow > 0
-        ? (usage.tokens / usage.contextWindow) * 100
+        ? (tokens / usage.contextWindow) * 100
         : 0;
   const pctText = `${Math.round(pct)}%`;
-  const level = statusLevel(usage.tokens, usage.contextWindow, reserveTokens);
+  const level = statusLevel(tokens, usage.contextWindow, reserveTokens);
   const threshold = compactionThreshold(usage.contextWindow, reserveTokens);
   const win = usage.contextWindow > 0 ? formatTokens(usage.contextWindow) : "?";
-  const text = `$(pulse) Pi ${formatTokens(usage.tokens)}/${win} (${pctText})`;
+  const text = `$(pulse) Pi ${formatTokens(tokens)}/${win} (${pctText})`;
   const lines = [
-    `Pi context: ${usage.tokens.toLocaleString("en-US")} of ${usage.contextWindow.toLocaleString("en-US")} tokens (${pctText})`,
+    `Pi context: ${tokens.toLocaleString("en-US")} of ${usage.contextWindow.toLocaleString("en-US")} tokens (${pctText})`,
   ];
   if (threshold > 0) {
     lines.push(`Pi compacts automatically above ${threshold.toLocaleString("en-US")} tokens.`);

@@ -45,4 +45,9 @@ test("status text and tooltip", () => {
   const noPct = statusView({ tokens: 50_000, contextWindow: 100_000 } as never);
   assert.equal(noPct.text, "$(pulse) Pi 50k/100k (50%)");
   assert.equal(statusView(undefined).text, "$(pulse) Pi");
+  // Pi reports tokens: null right after a compaction (unknown until the next reply)
+  const unknown = statusView({ tokens: null, contextWindow: 128_000, percent: null });
+  assert.equal(unknown.text, "$(pulse) Pi ?/128k");
+  assert.equal(unknown.level, "normal");
+  assert.match(unknown.tooltip, /unknown until the agent's next reply/);
 });
