@@ -34,4 +34,26 @@ T.run(vim.env.PI_NVIM_TEST_NAME or 'attach', function()
   T.eq('pi://context', vim.api.nvim_buf_get_name(0), 'context buffer')
   vim.wait(300)
   T.eq(0, #vim.lsp.get_clients({ name = 'pi_lsp', bufnr = 0 }), 'clients on the scratch buffer')
+
+  -- With no client running, a command from a buffer without a file starts one
+  -- for the working directory's workspace.
+  for _, c in ipairs(vim.lsp.get_clients({ name = 'pi_lsp' })) do
+    if vim.fn.has('nvim-0.11') == 1 then
+      c:stop()
+    else
+      c.stop()
+    end
+  end
+  T.wait(10000, function()
+    return #vim.lsp.get_clients({ name = 'pi_lsp' }) == 0
+  end, 'the client to stop')
+  vim.cmd('enew')
+  local done = T.record_done()
+  vim.cmd('PiContext')
+  local ev = done.wait('pi.context', 30000)
+  T.ok(ev.error == nil, 'pi.context from a new client failed: %s', vim.inspect(ev.error))
+  T.eq(vim.env.PI_NVIM_SESSION, ev.result.session, 'session of the client started on demand')
+  local c = vim.lsp.get_clients({ name = 'pi_lsp' })[1]
+  T.ok(c, 'a client runs')
+  T.eq(vim.env.PI_NVIM_WORKSPACE, c.root_dir, 'root of the client started on demand')
 end)

@@ -175,9 +175,4 @@ function M.on_attach(client, bufnr)
   M.refresh_usage(client, bufnr)
 end
 
-function M.on_exit(client_id)
-  M.state[client_id] = nil
-  redraw()
-end
-
 return M
