@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 )
 
 // Entry types of the v3 format.
@@ -33,7 +35,7 @@ type Entry struct {
 	Line      int    // 1-based line in the file, 0 when not read from a file
 	Raw       []byte // the JSON object (as stored, or as migrated in memory)
 
-	fields map[string]json.RawMessage // decoded on first use
+	role   string // cached message role ("" until known)
 	msg    *Message
 	msgErr error
 }
@@ -42,40 +44,37 @@ type Entry struct {
 // such a parent, so the entry is an orphan.
 const invalidParent = "\x00invalid-parent"
 
-type envelope struct {
-	Type      json.RawMessage `json:"type"`
-	ID        json.RawMessage `json:"id"`
-	ParentID  json.RawMessage `json:"parentId"`
-	Timestamp json.RawMessage `json:"timestamp"`
-}
+func rawString(r []byte) (string, bool) { return jsjson.StringValue(r) }
 
-func rawString(r json.RawMessage) (string, bool) {
-	if len(r) == 0 || r[0] != '"' {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(r, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
-func isNull(r json.RawMessage) bool {
+func isNull(r []byte) bool {
 	return len(r) == 0 || bytes.Equal(r, []byte("null"))
 }
 
-// decodeEntry decodes the envelope of one JSON object line.
+// decodeEntry validates one line as a JSON object (as JSON.parse would) and decodes its
+// envelope. The rest stays raw until asked for.
 func decodeEntry(line []byte) (*Entry, error) {
-	var env envelope
-	if err := json.Unmarshal(line, &env); err != nil {
+	var buf [16]jsjson.Field
+	fields, err := jsjson.ScanObject(line, buf[:0])
+	if err != nil {
 		return nil, err
 	}
 	e := &Entry{Raw: line}
-	e.Type, _ = rawString(env.Type)
-	e.ID, _ = rawString(env.ID)
-	e.Timestamp, _ = rawString(env.Timestamp)
-	if !isNull(env.ParentID) {
-		if p, ok := rawString(env.ParentID); ok {
+	var parent []byte
+	hasParent := false
+	for _, f := range fields { // later duplicates win, as in JSON.parse
+		switch f.Key {
+		case "type":
+			e.Type, _ = rawString(f.Value)
+		case "id":
+			e.ID, _ = rawString(f.Value)
+		case "parentId":
+			parent, hasParent = f.Value, true
+		case "timestamp":
+			e.Timestamp, _ = rawString(f.Value)
+		}
+	}
+	if hasParent && !isNull(parent) {
+		if p, ok := rawString(parent); ok {
 			e.ParentID = p
 		} else {
 			e.ParentID = invalidParent
@@ -96,12 +95,11 @@ func (e *Entry) Field(name string, v any) bool {
 
 // RawField returns the raw JSON of one top-level field, or nil when absent.
 func (e *Entry) RawField(name string) json.RawMessage {
-	if e.fields == nil {
-		if json.Unmarshal(e.Raw, &e.fields) != nil || e.fields == nil {
-			e.fields = map[string]json.RawMessage{}
-		}
+	v, ok := jsjson.LookupField(e.Raw, name)
+	if !ok {
+		return nil
 	}
-	return e.fields[name]
+	return v
 }
 
 // TimeMillis is new Date(timestamp).getTime() of the entry, or NaN-like ok=false.

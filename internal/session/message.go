@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
@@ -74,48 +75,82 @@ type Message struct {
 // DecodeMessage decodes an AgentMessage from its JSON. Fields of the wrong JSON type are
 // treated as absent; nothing here panics on hostile input.
 func DecodeMessage(raw json.RawMessage) (*Message, error) {
-	var f map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &f); err != nil {
+	var buf [24]jsjson.Field
+	fields, err := jsjson.ScanObject(raw, buf[:0])
+	if err != nil {
 		return nil, fmt.Errorf("message is not a JSON object: %w", err)
 	}
-	if f == nil {
-		return nil, fmt.Errorf("message is null")
-	}
 	m := &Message{Raw: raw}
-	str := func(k string) string { s, _ := rawString(f[k]); return s }
-	m.Role = str("role")
-	m.Provider, m.Model = str("provider"), str("model")
-	m.ProviderRaw, m.ModelRaw = f["provider"], f["model"]
-	m.StopReason, m.ErrorMessage = str("stopReason"), str("errorMessage")
-	m.ToolCallID, m.ToolName = str("toolCallId"), str("toolName")
-	m.Command, m.Output = str("command"), str("output")
-	m.FullOutputPath, m.CustomType = str("fullOutputPath"), str("customType")
-	m.Summary, m.FromID = str("summary"), str("fromId")
-	m.IsError = truthyRaw(f["isError"])
-	m.Cancelled = truthyRaw(f["cancelled"])
-	m.Truncated = truthyRaw(f["truncated"])
-	m.ExcludeFromContext = truthyRaw(f["excludeFromContext"])
-	m.Timestamp = f["timestamp"]
-	if r := f["exitCode"]; len(r) > 0 && !isNull(r) {
-		var x float64
-		if json.Unmarshal(r, &x) == nil {
-			m.ExitCode = &x
+	var content []byte
+	for _, f := range fields {
+		v := f.Value
+		switch f.Key {
+		case "role":
+			m.Role, _ = rawString(v)
+		case "provider":
+			m.Provider, _ = rawString(v)
+			m.ProviderRaw = v
+		case "model":
+			m.Model, _ = rawString(v)
+			m.ModelRaw = v
+		case "stopReason":
+			m.StopReason, _ = rawString(v)
+		case "errorMessage":
+			m.ErrorMessage, _ = rawString(v)
+		case "toolCallId":
+			m.ToolCallID, _ = rawString(v)
+		case "toolName":
+			m.ToolName, _ = rawString(v)
+		case "command":
+			m.Command, _ = rawString(v)
+		case "output":
+			m.Output, _ = rawString(v)
+		case "fullOutputPath":
+			m.FullOutputPath, _ = rawString(v)
+		case "customType":
+			m.CustomType, _ = rawString(v)
+		case "summary":
+			m.Summary, _ = rawString(v)
+		case "fromId":
+			m.FromID, _ = rawString(v)
+		case "isError":
+			m.IsError = truthyRaw(v)
+		case "cancelled":
+			m.Cancelled = truthyRaw(v)
+		case "truncated":
+			m.Truncated = truthyRaw(v)
+		case "excludeFromContext":
+			m.ExcludeFromContext = truthyRaw(v)
+		case "timestamp":
+			m.Timestamp = v
+		case "exitCode":
+			m.ExitCode = nil
+			if !isNull(v) {
+				if x, err := strconv.ParseFloat(string(v), 64); err == nil {
+					m.ExitCode = &x
+				}
+			}
+		case "tokensBefore":
+			if x, err := strconv.ParseFloat(string(v), 64); err == nil {
+				m.TokensBefore = x
+			}
+		case "usage":
+			m.Usage = nil
+			if len(v) > 0 && v[0] == '{' {
+				var u Usage
+				if json.Unmarshal(v, &u) == nil {
+					m.Usage = &u
+				}
+			}
+		case "content":
+			content = v
 		}
 	}
-	if r := f["tokensBefore"]; len(r) > 0 {
-		_ = json.Unmarshal(r, &m.TokensBefore)
-	}
-	if r := f["usage"]; len(r) > 0 && r[0] == '{' {
-		var u Usage
-		if json.Unmarshal(r, &u) == nil {
-			m.Usage = &u
-		}
-	}
-	m.setContent(f["content"])
+	m.setContent(content)
 	return m, nil
 }
 
-func (m *Message) setContent(r json.RawMessage) {
+func (m *Message) setContent(r []byte) {
 	if len(r) == 0 {
 		return
 	}
@@ -131,18 +166,27 @@ func (m *Message) setContent(r json.RawMessage) {
 		return
 	}
 	for _, it := range items {
-		var bf map[string]json.RawMessage
-		if json.Unmarshal(it, &bf) != nil || bf == nil {
-			m.Blocks = append(m.Blocks, Block{})
-			continue
-		}
+		var buf [8]jsjson.Field
+		bf, err := jsjson.ScanObject(it, buf[:0])
 		b := Block{}
-		b.Type, _ = rawString(bf["type"])
-		b.Text, _ = rawString(bf["text"])
-		b.Thinking, _ = rawString(bf["thinking"])
-		b.Name, _ = rawString(bf["name"])
-		b.ID, _ = rawString(bf["id"])
-		b.Arguments = bf["arguments"]
+		if err == nil {
+			for _, f := range bf {
+				switch f.Key {
+				case "type":
+					b.Type, _ = rawString(f.Value)
+				case "text":
+					b.Text, _ = rawString(f.Value)
+				case "thinking":
+					b.Thinking, _ = rawString(f.Value)
+				case "name":
+					b.Name, _ = rawString(f.Value)
+				case "id":
+					b.ID, _ = rawString(f.Value)
+				case "arguments":
+					b.Arguments = f.Value
+				}
+			}
+		}
 		m.Blocks = append(m.Blocks, b)
 	}
 }
@@ -175,16 +219,26 @@ func (e *Entry) Message() (*Message, error) {
 	return e.msg, e.msgErr
 }
 
-// Role is the role of a message entry's message, or "".
+// Role is the role of a message entry's message, or "". It reads only the role, without
+// decoding the message.
 func (e *Entry) Role() string {
 	if e.Type != TypeMessage {
 		return ""
 	}
-	m, err := e.Message()
-	if err != nil {
+	if e.role != "" {
+		return e.role
+	}
+	if e.msg != nil {
+		e.role = e.msg.Role
+		return e.role
+	}
+	raw, ok := jsjson.LookupField(e.Raw, "message")
+	if !ok {
 		return ""
 	}
-	return m.Role
+	r, _ := jsjson.LookupField(raw, "role")
+	e.role, _ = rawString(r)
+	return e.role
 }
 
 // orderedObject builds a JSON object in a fixed key order, leaving out absent values as

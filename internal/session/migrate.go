@@ -53,7 +53,6 @@ func migrate(f *File) error {
 				}
 			}
 			f.Entries[i].Raw = []byte(jsjson.Stringify(v))
-			f.Entries[i].fields = nil
 		}
 	}
 	if version < 3 {
@@ -71,7 +70,7 @@ func migrate(f *File) error {
 			}
 			setKey(msg, "role", jsjson.Value{Kind: jsjson.String, Str: RoleCustom})
 			e.Raw = []byte(jsjson.Stringify(v))
-			e.fields, e.msg, e.msgErr = nil, nil, nil
+			e.role, e.msg, e.msgErr = "", nil, nil
 		}
 	}
 	return nil

@@ -1,0 +1,380 @@
+package jsjson
+
+import (
+	"errors"
+	"strconv"
+	"unicode/utf8"
+)
+
+// ErrSyntax reports text that JSON.parse would reject.
+var ErrSyntax = errors.New("invalid JSON")
+
+// MaxDepth bounds nesting in Scan, matching encoding/json's limit so that every text Scan
+// accepts can also be decoded with encoding/json.
+const MaxDepth = 10000
+
+// Field is one member of a scanned object: its key (unescaped) and the raw bytes of its
+// value (a sub-slice of the input).
+type Field struct {
+	Key   string
+	Value []byte
+}
+
+// ScanObject validates data as one JSON object (surrounding whitespace allowed) and
+// returns its top-level members in order, without decoding the values. It is a single
+// pass with no allocation beyond the returned slice, so whole session files can be
+// indexed at memory speed.
+func ScanObject(data []byte, fields []Field) ([]Field, error) {
+	s := scanner{data: data}
+	s.ws()
+	if s.i >= len(data) || data[s.i] != '{' {
+		return nil, ErrSyntax
+	}
+	s.i++
+	s.ws()
+	if s.i < len(data) && data[s.i] == '}' {
+		s.i++
+	} else {
+		for {
+			s.ws()
+			if s.i >= len(data) || data[s.i] != '"' {
+				return nil, ErrSyntax
+			}
+			ks := s.i
+			esc, ok := s.str()
+			if !ok {
+				return nil, ErrSyntax
+			}
+			key := string(data[ks+1 : s.i-1])
+			if esc {
+				uq, err := strconv.Unquote(string(data[ks:s.i]))
+				if err != nil {
+					// strconv rejects some JSON escapes (\/); fall back to a JSON decode.
+					v, perr := Parse(data[ks:s.i])
+					if perr != nil {
+						return nil, ErrSyntax
+					}
+					uq = v.Str
+				}
+				key = uq
+			}
+			s.ws()
+			if s.i >= len(data) || data[s.i] != ':' {
+				return nil, ErrSyntax
+			}
+			s.i++
+			s.ws()
+			vs := s.i
+			if !s.value(1) {
+				return nil, ErrSyntax
+			}
+			fields = append(fields, Field{Key: key, Value: data[vs:s.i]})
+			s.ws()
+			if s.i >= len(data) {
+				return nil, ErrSyntax
+			}
+			if data[s.i] == ',' {
+				s.i++
+				continue
+			}
+			if data[s.i] == '}' {
+				s.i++
+				break
+			}
+			return nil, ErrSyntax
+		}
+	}
+	s.ws()
+	if s.i != len(data) {
+		return nil, ErrSyntax
+	}
+	return fields, nil
+}
+
+// Valid reports whether data is one JSON value (as JSON.parse accepts it, within MaxDepth).
+func Valid(data []byte) bool {
+	s := scanner{data: data}
+	s.ws()
+	if !s.value(0) {
+		return false
+	}
+	s.ws()
+	return s.i == len(data)
+}
+
+type scanner struct {
+	data []byte
+	i    int
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// str scans a string starting at the opening quote; it reports whether it held escapes.
+func (s *scanner) str() (esc, ok bool) {
+	d := s.data
+	i := s.i + 1
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			s.i = i + 1
+			return esc, true
+		case c == '\\':
+			esc = true
+			if i+1 >= len(d) {
+				return esc, false
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(d) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) || !isHex(d[i+5]) {
+					return esc, false
+				}
+				i += 6
+			default:
+				return esc, false
+			}
+		case c < 0x20:
+			return esc, false
+		default:
+			i++
+		}
+	}
+	return esc, false
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func (s *scanner) lit(word string) bool {
+	if len(s.data)-s.i < len(word) || string(s.data[s.i:s.i+len(word)]) != word {
+		return false
+	}
+	s.i += len(word)
+	return true
+}
+
+func (s *scanner) num() bool {
+	d, i := s.data, s.i
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	if i >= len(d) {
+		return false
+	}
+	switch {
+	case d[i] == '0':
+		i++
+	case d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		start := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+	}
+	s.i = i
+	return true
+}
+
+// value scans one value iteratively (no recursion, so hostile nesting cannot overflow).
+func (s *scanner) value(depth int) bool {
+	var stack []byte // open containers: '{' or '['
+	d := s.data
+	for {
+		if s.i >= len(d) {
+			return false
+		}
+		switch c := d[s.i]; {
+		case c == '{' || c == '[':
+			if depth+len(stack) >= MaxDepth {
+				return false
+			}
+			stack = append(stack, c)
+			s.i++
+			s.ws()
+			if s.i < len(d) && (d[s.i] == '}' && c == '{' || d[s.i] == ']' && c == '[') {
+				s.i++
+				stack = stack[:len(stack)-1]
+				break
+			}
+			if c == '{' {
+				if !s.key() {
+					return false
+				}
+			}
+			continue
+		case c == '"':
+			if _, ok := s.str(); !ok {
+				return false
+			}
+		case c == 't':
+			if !s.lit("true") {
+				return false
+			}
+		case c == 'f':
+			if !s.lit("false") {
+				return false
+			}
+		case c == 'n':
+			if !s.lit("null") {
+				return false
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			if !s.num() {
+				return false
+			}
+		default:
+			return false
+		}
+		// After a complete value: close containers or move to the next member.
+		for {
+			if len(stack) == 0 {
+				return true
+			}
+			s.ws()
+			if s.i >= len(d) {
+				return false
+			}
+			top := stack[len(stack)-1]
+			c := d[s.i]
+			if c == ',' {
+				s.i++
+				s.ws()
+				if top == '{' && !s.key() {
+					return false
+				}
+				break
+			}
+			if top == '{' && c == '}' || top == '[' && c == ']' {
+				s.i++
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			return false
+		}
+	}
+}
+
+// key scans `"key" :` and the whitespace after it.
+func (s *scanner) key() bool {
+	s.ws()
+	if s.i >= len(s.data) || s.data[s.i] != '"' {
+		return false
+	}
+	if _, ok := s.str(); !ok {
+		return false
+	}
+	s.ws()
+	if s.i >= len(s.data) || s.data[s.i] != ':' {
+		return false
+	}
+	s.i++
+	s.ws()
+	return true
+}
+
+// StringValue decodes a raw JSON string value; ok is false for any other value.
+func StringValue(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	plain := true
+	for _, c := range inner {
+		if c == '\\' || c < 0x20 {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		if utf8.Valid(inner) {
+			return string(inner), true
+		}
+	}
+	v, err := Parse(raw)
+	if err != nil || v.Kind != String {
+		return "", false
+	}
+	return v.Str, true
+}
+
+// LookupField returns the raw value of the top-level member key of a JSON object that is
+// already known to be valid. As with JSON.parse, the last of duplicated keys wins.
+func LookupField(data []byte, key string) ([]byte, bool) {
+	var found []byte
+	ok := false
+	s := scanner{data: data}
+	s.ws()
+	if s.i >= len(data) || data[s.i] != '{' {
+		return nil, false
+	}
+	s.i++
+	for {
+		s.ws()
+		if s.i >= len(data) || data[s.i] != '"' {
+			return found, ok
+		}
+		ks := s.i
+		esc, sok := s.str()
+		if !sok {
+			return nil, false
+		}
+		k := data[ks+1 : s.i-1]
+		match := string(k) == key
+		if esc && !match {
+			if uq, uok := StringValue(data[ks:s.i]); uok {
+				match = uq == key
+			}
+		}
+		s.ws()
+		if s.i >= len(data) || data[s.i] != ':' {
+			return nil, false
+		}
+		s.i++
+		s.ws()
+		vs := s.i
+		if !s.value(1) {
+			return nil, false
+		}
+		if match {
+			found, ok = data[vs:s.i], true
+		}
+		s.ws()
+		if s.i >= len(data) || data[s.i] != ',' {
+			return found, ok
+		}
+		s.i++
+	}
+}

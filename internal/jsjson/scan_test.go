@@ -1,0 +1,74 @@
+package jsjson
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestScanAgreesWithEncodingJSON(t *testing.T) {
+	cases := []string{
+		`{}`, `{"a":1}`, ` {"a" : [1, 2.5e-3, -0, "x\"y", {"b":null}], "c": true } `,
+		`{"a":}`, `{"a":1,}`, `{"a" 1}`, `{"a":01}`, `{"a":1.}`, `{"a":-}`, `{"a":"\x"}`,
+		`{"a":"\u12"}`, `{"a":"\u00e9\/"}`, "{\"a\":\"tab\there\"}", `{"a":[1,2}`, `{"a":[1,2]]}`,
+		`{"a":tru}`, `{"a":nulls}`, `[1]`, `"s"`, `{"a":1} x`, `{"\u0061":2}`, `{"a":[[[[]]]],"b":{}}`,
+		`{"a":1e5,"b":1E+2,"c":-1.5e-2}`, `{"a":[{}, [], ""]}`, `{`, ``, `{"a":"unterminated}`,
+	}
+	for _, c := range cases {
+		want := json.Valid([]byte(c)) && strings.HasPrefix(strings.TrimSpace(c), "{")
+		fields, err := ScanObject([]byte(c), nil)
+		if (err == nil) != want {
+			t.Errorf("ScanObject(%q) err=%v, encoding/json valid object=%v", c, err, want)
+		}
+		if Valid([]byte(c)) != json.Valid([]byte(c)) {
+			t.Errorf("Valid(%q) = %v", c, Valid([]byte(c)))
+		}
+		if err == nil {
+			var m map[string]json.RawMessage
+			json.Unmarshal([]byte(c), &m)
+			for _, f := range fields {
+				if string(m[f.Key]) != string(f.Value) && !json.Valid(f.Value) {
+					t.Errorf("%q: field %s = %s", c, f.Key, f.Value)
+				}
+			}
+		}
+	}
+	deep := `{"a":` + strings.Repeat("[", MaxDepth+5) + strings.Repeat("]", MaxDepth+5) + `}`
+	if _, err := ScanObject([]byte(deep), nil); err == nil {
+		t.Error("nesting beyond MaxDepth accepted")
+	}
+	f, err := ScanObject([]byte(`{"type":"message","id":"ab","parentId":null,"k\u0065y":"v"}`), nil)
+	if err != nil || len(f) != 4 || f[3].Key != "key" || string(f[2].Value) != "null" {
+		t.Fatalf("fields %+v %v", f, err)
+	}
+}
+
+func FuzzScanObject(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"type":"message","id":"x","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`, `{"a":[1,{"b":"\u00e9"}]}`, `{`, `{"a":"\`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := ScanObject(data, nil)
+		var m map[string]json.RawMessage
+		stdErr := json.Unmarshal(data, &m)
+		if (err == nil) != (stdErr == nil) && !(stdErr == nil && m == nil) {
+			t.Fatalf("ScanObject err=%v, encoding/json err=%v for %q", err, stdErr, data)
+		}
+	})
+}
+
+func TestLookupFieldLastWins(t *testing.T) {
+	d := []byte(`{"a":1,"b":{"a":9},"a":2,"c":"x"}`)
+	if v, ok := LookupField(d, "a"); !ok || string(v) != "2" {
+		t.Errorf("a = %s %v", v, ok)
+	}
+	if v, ok := LookupField(d, "c"); !ok || string(v) != `"x"` {
+		t.Errorf("c = %s", v)
+	}
+	if _, ok := LookupField(d, "z"); ok {
+		t.Error("z found")
+	}
+	if v, ok := LookupField([]byte(`{}`), "a"); ok || v != nil {
+		t.Error("empty object")
+	}
+}
