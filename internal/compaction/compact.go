@@ -79,7 +79,7 @@ func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*
 		Pinned:        opt.Pinned,
 		Progress:      opt.Progress,
 	}
-	history := func() (Result, error) {
+	history := func(ctx context.Context) (Result, error) {
 		if len(p.MessagesToSummarize) == 0 {
 			// Pi writes "No prior history." here and loses the previous summary; keep it.
 			if p.HasPrevious && p.PreviousSummary != "" {
@@ -99,6 +99,10 @@ func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*
 	var summary string
 	var usage *session.Usage
 	if p.IsSplitTurn && len(p.TurnPrefixMessages) > 0 {
+		// Both summaries run at once, as Pi's Promise.all does; the first failure
+		// cancels the other call instead of waiting for it (and its retries).
+		gctx, gcancel := context.WithCancel(ctx)
+		defer gcancel()
 		type res struct {
 			r   Result
 			err error
@@ -110,11 +114,25 @@ func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*
 			req.Messages = p.TurnPrefixMessages
 			req.Conversation = SerializeAgentMessages(p.TurnPrefixMessages)
 			req.MaxTokens = int(0.5 * float64(p.Settings.ReserveTokens))
-			r, err := s.Summarize(ctx, req)
+			r, err := s.Summarize(gctx, req)
+			if err != nil {
+				gcancel()
+			}
 			prefixCh <- res{r, err}
 		}()
-		h, herr := history()
+		h, herr := history(gctx)
+		if herr != nil {
+			gcancel()
+		}
 		pr := <-prefixCh
+		if herr != nil && pr.err != nil && ctx.Err() == nil {
+			// One call failed and cancelled the other: report the real failure.
+			if errors.Is(herr, context.Canceled) && !errors.Is(pr.err, context.Canceled) {
+				herr = nil
+			} else {
+				pr.err = nil
+			}
+		}
 		if herr != nil {
 			return nil, fmt.Errorf("summarize history: %w", herr)
 		}
@@ -124,7 +142,7 @@ func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*
 		summary = h.Text + SplitTurnSeparator + pr.r.Text
 		usage = addUsage(h.Usage, pr.r.Usage)
 	} else {
-		h, err := history()
+		h, err := history(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("summarize history: %w", err)
 		}

@@ -85,6 +85,23 @@ type callInfo struct {
 	mu         sync.Mutex
 	status     int
 	retryAfter time.Duration
+	// activity, when set, is called whenever bytes of the response body arrive,
+	// keep-alive comments included (go-openai skips those without returning).
+	activity func()
+}
+
+// activityBody reports every read that returned bytes.
+type activityBody struct {
+	io.ReadCloser
+	activity func()
+}
+
+func (b *activityBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.activity()
+	}
+	return n, err
 }
 
 type callKey struct{}
@@ -112,7 +129,11 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		ci.mu.Lock()
 		ci.status = resp.StatusCode
 		ci.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
+		activity := ci.activity
 		ci.mu.Unlock()
+		if activity != nil && resp.Body != nil {
+			resp.Body = &activityBody{ReadCloser: resp.Body, activity: activity}
+		}
 	}
 	return resp, err
 }
@@ -158,7 +179,11 @@ func (e *SummaryError) Error() string {
 		msg = fmt.Sprintf("HTTP %d: %s", e.Status, msg)
 	}
 	if e.Retries > 0 {
-		msg += fmt.Sprintf(" (after %d retries)", e.Retries)
+		if e.Retries == 1 {
+			msg += " (after 1 retry)"
+		} else {
+			msg += fmt.Sprintf(" (after %d retries)", e.Retries)
+		}
 	}
 	return "summarizer: " + msg
 }
@@ -276,9 +301,12 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time) (
 	if o.cfg.Reasoning && req.ThinkingLevel != "" && req.ThinkingLevel != "off" && req.Kind != KindBranch {
 		creq.ReasoningEffort = req.ThinkingLevel
 	}
-	// A stalled stream is cancelled by a watchdog that each received chunk resets.
+	// A stalled stream is cancelled by a watchdog that any received byte resets
+	// (keep-alive comments included: a reasoning model behind a proxy may send only
+	// those for minutes; TotalTimeout still bounds the whole summary).
 	stall := time.AfterFunc(o.cfg.StallTimeout, cancel)
 	defer stall.Stop()
+	ci.activity = func() { stall.Reset(o.cfg.StallTimeout) }
 	stream, err := o.client.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
 		if parent.Err() != nil {
@@ -306,9 +334,24 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time) (
 				return Result{}, nil, parent.Err()
 			}
 			se := classify(err, 0)
-			if ctx.Err() != nil {
+			var syn *json.SyntaxError
+			var typ *json.UnmarshalTypeError
+			var api *openai.APIError
+			switch {
+			case ctx.Err() != nil:
 				se.Kind, se.Message = KindTransient, "stream stalled for "+o.cfg.StallTimeout.String()
-			} else if se.Kind == KindFatal && se.Status == 0 {
+			case errors.As(err, &syn) || errors.As(err, &typ):
+				se.Kind, se.Message = KindTransient, "malformed stream data from the server: "+err.Error()
+			case errors.As(err, &api):
+				// An error event after a 200 (its HTTP status is 0): classified by
+				// its code and message, transient unless it says otherwise.
+				se.Message = "error event in the stream: " + se.Message
+				if se.Kind == KindFatal && se.Status == 0 {
+					se.Kind = KindTransient
+				}
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				se.Kind, se.Message = KindTransient, "stream broken: the connection closed mid-answer (unexpected EOF)"
+			default:
 				se.Kind, se.Message = KindTransient, "stream broken: "+err.Error()
 			}
 			return Result{}, se, se

@@ -1,0 +1,165 @@
+package compaction_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// corpusCopy copies testdata/corpus/<rel> into a fresh temp dir and returns the copy's
+// path, so a test can write to it.
+func corpusCopy(t testing.TB, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), filepath.Base(rel))
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// sameBytes fails unless the file at path still holds exactly before.
+func sameBytes(t testing.TB, path string, before []byte) {
+	t.Helper()
+	after := readFile(t, path)
+	if !bytes.Equal(before, after) {
+		t.Errorf("session file changed: %d bytes before, %d after\nadded: %q", len(before), len(after), after[min(len(before), len(after)):])
+	}
+}
+
+func settings(keep, reserve int) session.CompactionSettings {
+	return session.CompactionSettings{Enabled: true, KeepRecentTokens: keep, ReserveTokens: reserve}
+}
+
+// fastConfig is an OpenAI summarizer config with short timings, for tests.
+func fastConfig(url string) compaction.OpenAIConfig {
+	return compaction.OpenAIConfig{
+		BaseURL:       url,
+		Model:         "fake-model",
+		APIKey:        "sk-test-key",
+		MaxRetries:    2,
+		RetryBase:     5 * time.Millisecond,
+		MaxRetryDelay: 50 * time.Millisecond,
+		StallTimeout:  300 * time.Millisecond,
+		TotalTimeout:  20 * time.Second,
+	}
+}
+
+// lastEntry loads the file and returns its last entry.
+func lastEntry(t testing.TB, path string) *session.Entry {
+	t.Helper()
+	f, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries) == 0 {
+		t.Fatal("no entries")
+	}
+	return f.Entries[len(f.Entries)-1]
+}
+
+// entryJSON decodes an entry's raw JSON.
+func entryJSON(t testing.TB, e *session.Entry) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(e.Raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// prepareFile prepares a compaction of the file's default leaf.
+func prepareFile(t testing.TB, path string, s session.CompactionSettings) *compaction.Preparation {
+	t.Helper()
+	f, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := session.NewIndex(f)
+	p, err := compaction.Prepare(ix.Path(ix.LeafID()), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// appendMessages appends message entries (raw AgentMessage JSON) to a session file,
+// chained after its current leaf.
+func appendMessages(t testing.TB, path string, messages ...string) {
+	t.Helper()
+	f, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := session.NewIndex(f)
+	taken := map[string]*session.Entry{}
+	for _, e := range ix.Entries() {
+		taken[e.ID] = e
+	}
+	var nes []session.NewEntry
+	for i, m := range messages {
+		parent := ix.LeafID()
+		if i > 0 {
+			parent = session.ChainToPrevious
+		}
+		nes = append(nes, session.NewEntry{Type: session.TypeMessage, ParentID: parent,
+			Fields: []session.Field{{Key: "message", Value: json.RawMessage(m)}}})
+	}
+	if _, err := session.Append(path, taken, nes); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func userMsg(text string) string {
+	return mustJSON(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}, "timestamp": 1760000000000})
+}
+
+func assistantMsg(text string, calls ...map[string]any) string {
+	content := []any{map[string]any{"type": "text", "text": text}}
+	for _, c := range calls {
+		content = append(content, c)
+	}
+	stop := "stop"
+	if len(calls) > 0 {
+		stop = "toolUse"
+	}
+	return mustJSON(map[string]any{"role": "assistant", "content": content, "api": "openai-completions", "provider": "fake",
+		"model": "fake-model", "usage": map[string]any{"input": 10, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 20,
+			"cost": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+		"stopReason": stop, "timestamp": 1760000000001})
+}
+
+func toolCall(id, name string, args map[string]any) map[string]any {
+	return map[string]any{"type": "toolCall", "id": id, "name": name, "arguments": args}
+}
+
+func toolResult(id, name, text string) string {
+	return mustJSON(map[string]any{"role": "toolResult", "toolCallId": id, "toolName": name,
+		"content": []any{map[string]any{"type": "text", "text": text}}, "isError": false, "timestamp": 1760000000002})
+}
