@@ -54,45 +54,44 @@ func (s *Server) handleAppend(ctx context.Context, raw json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	ix, err := s.host.refresh(path)
-	if err != nil {
+	var cwd string
+	if err := s.host.withIndex(path, func(ix *session.Index) error { cwd = ix.File.Header.Cwd; return nil }); err != nil {
 		return nil, &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
 	}
-	if err := s.checkOwner(path, ix, p.Force); err != nil {
+	if err := s.checkOwner(path, cwd, p.Force); err != nil {
 		return nil, err
 	}
 	mu := s.jobLock(path)
 	mu.Lock()
-	ix, err = s.host.refresh(path)
-	if err != nil {
-		mu.Unlock()
-		return nil, err
-	}
-	taken := map[string]*session.Entry{}
-	for _, e := range ix.Entries() {
-		taken[e.ID] = e
-	}
-	news := make([]session.NewEntry, len(msgs))
-	for i, m := range msgs {
-		parent := session.ChainToPrevious
-		if i == 0 {
-			parent = ix.LeafID()
+	var written []*session.Entry
+	err = s.host.withIndex(path, func(ix *session.Index) error {
+		taken := map[string]*session.Entry{}
+		for _, e := range ix.Entries() {
+			taken[e.ID] = e
 		}
-		news[i] = session.NewEntry{Type: session.TypeMessage, ParentID: parent, Fields: []session.Field{{Key: "message", Value: json.RawMessage(m.Raw)}}}
-	}
-	written, err := session.Append(path, taken, news)
+		news := make([]session.NewEntry, len(msgs))
+		for i, m := range msgs {
+			parent := session.ChainToPrevious
+			if i == 0 {
+				parent = ix.LeafID()
+			}
+			news[i] = session.NewEntry{Type: session.TypeMessage, ParentID: parent, Fields: []session.Field{{Key: "message", Value: json.RawMessage(m.Raw)}}}
+		}
+		var err error
+		written, err = session.Append(path, taken, news)
+		return err
+	})
 	mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	ix, _ = s.host.refresh(path)
 	s.host.scheduleNotify(path)
 	ids := make([]string, len(written))
 	for i, e := range written {
 		ids[i] = e.ID
 	}
 	out := map[string]any{"session": path, "entryIds": ids, "leafId": ids[len(ids)-1]}
-	if reason := s.autoCompact(path, ix, written); reason != "" {
+	if reason := s.autoCompact(path, written); reason != "" {
 		out["autoCompaction"] = reason
 	}
 	return out, nil
@@ -114,10 +113,7 @@ func (s *Server) createSession() (string, error) {
 
 // autoCompact applies Pi's _checkCompaction to the last appended assistant message and
 // starts the compaction in the background. It returns the reason, or "".
-func (s *Server) autoCompact(path string, ix *session.Index, written []*session.Entry) string {
-	if ix == nil {
-		return ""
-	}
+func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	var last *session.Entry
 	var msg *session.Message
 	for _, e := range written {
@@ -141,20 +137,36 @@ func (s *Server) autoCompact(path string, ix *session.Index, written []*session.
 	if err != nil || !settings.Enabled {
 		return ""
 	}
-	if pid := ownerPID(path, ix.File.Header.Cwd); pid > 0 {
-		return "" // never compact what another process is writing
-	}
-	// Stale: a message from before the latest compaction on the path never triggers.
-	path0 := ix.Path(last.ID)
 	var msgTime float64
 	_ = json.Unmarshal(msg.Timestamp, &msgTime)
-	for i := len(path0) - 1; i >= 0; i-- {
-		if path0[i].Type == session.TypeCompaction {
-			if ct, ok := path0[i].TimeMillis(); ok && msgTime <= ct {
-				return ""
+	var cwd string
+	stale := false
+	var estimate *float64 // the context estimate, for an error message
+	err = s.host.withIndex(path, func(ix *session.Index) error {
+		cwd = ix.File.Header.Cwd
+		// Stale: a message from before the latest compaction on the path never triggers.
+		path0 := ix.Path(last.ID)
+		for i := len(path0) - 1; i >= 0; i-- {
+			if path0[i].Type == session.TypeCompaction {
+				if ct, ok := path0[i].TimeMillis(); ok && msgTime <= ct {
+					stale = true
+				}
+				break
 			}
-			break
 		}
+		if msg.StopReason == "error" {
+			est := session.EstimateContextTokens(session.ContextOfPath(path0).Messages)
+			if est.LastUsageIndex != nil {
+				estimate = &est.Tokens
+			}
+		}
+		return nil
+	})
+	if err != nil || stale {
+		return ""
+	}
+	if pid := ownerPID(path, cwd); pid > 0 {
+		return "" // never compact what another process is writing
 	}
 	window := s.host.window()
 	if msg.StopReason != "error" {
@@ -193,12 +205,10 @@ func (s *Server) autoCompact(path string, ix *session.Index, written []*session.
 	}
 	var tokens float64
 	if msg.StopReason == "error" {
-		c := session.ContextOfPath(path0)
-		est := session.EstimateContextTokens(c.Messages)
-		if est.LastUsageIndex == nil {
+		if estimate == nil {
 			return ""
 		}
-		tokens = est.Tokens
+		tokens = *estimate
 	} else if u := session.AssistantUsage(msg); u != nil {
 		tokens = session.CalculateContextTokens(*u)
 	} else {

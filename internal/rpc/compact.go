@@ -24,11 +24,15 @@ func (s *Server) handleCompact(ctx context.Context, raw json.RawMessage) (any, e
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	path, ix, err := s.index(p.Session)
+	var cwd string
+	path, err := s.withSession(p.Session, func(_ string, ix *session.Index) error {
+		cwd = ix.File.Header.Cwd
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkOwner(path, ix, p.Force); err != nil {
+	if err := s.checkOwner(path, cwd, p.Force); err != nil {
 		return nil, err
 	}
 	res, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, token: p.WorkDoneToken})
@@ -42,11 +46,11 @@ func (s *Server) handleCompact(ctx context.Context, raw json.RawMessage) (any, e
 }
 
 // checkOwner refuses writes to a session a running Pi process writes, unless forced.
-func (s *Server) checkOwner(path string, ix *session.Index, force bool) error {
+func (s *Server) checkOwner(path, cwd string, force bool) error {
 	if force {
 		return nil
 	}
-	if pid := ownerPID(path, ix.File.Header.Cwd); pid > 0 {
+	if pid := ownerPID(path, cwd); pid > 0 {
 		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
 			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d); close it or pass force to write anyway", pid)}
 	}
@@ -106,7 +110,7 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[
 	end["willRetry"] = job.willRetry
 	s.notify("pi/compactionEnd", end)
 	wd.End(fmt.Sprintf("Compacted: %d → ~%d tokens", int(o.TokensBefore), int(o.TokensAfter)))
-	if _, err := s.host.refresh(path); err == nil {
+	if err := s.host.refresh(path); err == nil {
 		s.host.scheduleNotify(path)
 	}
 	return map[string]any{"entry": json.RawMessage(res.Entry.Raw), "tokensBefore": o.TokensBefore, "tokensAfter": o.TokensAfter, "audit": o.Audit}, nil
@@ -149,11 +153,7 @@ func (s *Server) summarizerFor(path string) (compaction.Summarizer, session.Comp
 	s.host.mu.Lock()
 	cfg, agentDir := s.host.cfg, s.host.agentDir
 	s.host.mu.Unlock()
-	cwd := ""
-	if l, err := s.host.liveIndex(path); err == nil {
-		cwd = l.Index.File.Header.Cwd
-	}
-	settings := session.LoadSettings(agentDir, cwd).Compaction
+	settings := session.LoadSettings(agentDir, s.host.cwdOf(path)).Compaction
 	if cfg.KeepRecentTokens > 0 {
 		settings.KeepRecentTokens = cfg.KeepRecentTokens
 	}

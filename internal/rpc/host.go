@@ -204,7 +204,7 @@ func (h *host) changed(path string) {
 	if cur == "" || (path != "" && path != cur) {
 		return
 	}
-	if _, err := h.refresh(cur); err != nil {
+	if err := h.refresh(cur); err != nil {
 		h.s.log.Debug("refresh failed", "session", cur, "err", err)
 		return
 	}
@@ -223,20 +223,26 @@ func (h *host) scheduleNotify(path string) {
 
 // notifyState pushes pi/sessionChanged, pi/fileOps and pi/contextUsage for a session.
 func (h *host) notifyState(path string) {
-	l, err := h.liveIndex(path)
+	var changed, ops, usage map[string]any
+	var cwd string
+	err := h.withIndex(path, func(ix *session.Index) error {
+		cwd = ix.File.Header.Cwd
+		changed = map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "entries": len(ix.Entries())}
+		read, mod := fileops.ForPath(ix.Path(ix.LeafID()))
+		ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod}
+		tokens, window, pct := h.usage(ix)
+		usage = map[string]any{"session": path, "tokens": tokens, "contextWindow": window, "percent": pct}
+		return nil
+	})
 	if err != nil {
 		return
 	}
-	ix := l.Index
-	changed := map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "entries": len(ix.Entries())}
-	if pid := ownerPID(path, ix.File.Header.Cwd); pid > 0 {
+	if pid := ownerPID(path, cwd); pid > 0 {
 		changed["owner"] = map[string]int{"pid": pid}
 	}
 	h.s.notify("pi/sessionChanged", changed)
-	read, mod := fileops.ForPath(ix.Path(ix.LeafID()))
-	h.s.notify("pi/fileOps", map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod})
-	tokens, window, pct := h.usage(ix)
-	h.s.notify("pi/contextUsage", map[string]any{"session": path, "tokens": tokens, "contextWindow": window, "percent": pct})
+	h.s.notify("pi/fileOps", ops)
+	h.s.notify("pi/contextUsage", usage)
 }
 
 func (h *host) usage(ix *session.Index) (float64, int, float64) {
@@ -261,44 +267,45 @@ func nullable(s string) any {
 	return s
 }
 
-// liveIndex returns the followed index of a session, loading it on first use.
-func (h *host) liveIndex(path string) (*session.Live, error) {
-	h.mu.Lock()
-	l := h.live[path]
-	h.mu.Unlock()
-	if l != nil {
-		return l, nil
-	}
-	l, err := session.OpenLive(path)
-	if err != nil {
-		return nil, err
-	}
-	h.mu.Lock()
-	if old := h.live[path]; old != nil {
-		l = old
-	} else {
-		h.live[path] = l
-	}
-	h.mu.Unlock()
-	return l, nil
-}
-
-// refresh brings a session's index up to date with its file and returns it.
-func (h *host) refresh(path string) (*session.Index, error) {
-	l, err := h.liveIndex(path)
-	if err != nil {
-		return nil, err
-	}
+// withIndex runs fn on the session's followed index, first brought up to date with
+// the file, under the session's lock. The index and its entries (which cache what they
+// decode) are not safe for concurrent use, so they are only ever touched inside fn.
+// fn may be nil (refresh only); it must not call back into withIndex.
+func (h *host) withIndex(path string, fn func(ix *session.Index) error) error {
 	mu := h.lockFor(path)
 	mu.Lock()
 	defer mu.Unlock()
-	if _, err := l.Refresh(); err != nil {
+	h.mu.Lock()
+	l := h.live[path]
+	h.mu.Unlock()
+	if l == nil {
+		var err error
+		if l, err = session.OpenLive(path); err != nil {
+			return err
+		}
+		h.mu.Lock()
+		h.live[path] = l
+		h.mu.Unlock()
+	} else if _, err := l.Refresh(); err != nil {
 		h.mu.Lock()
 		delete(h.live, path)
 		h.mu.Unlock()
-		return nil, err
+		return err
 	}
-	return l.Index, nil
+	if fn == nil {
+		return nil
+	}
+	return fn(l.Index)
+}
+
+// refresh brings a session's index up to date with its file.
+func (h *host) refresh(path string) error { return h.withIndex(path, nil) }
+
+// cwdOf is the working directory in a session's header ("" if unreadable).
+func (h *host) cwdOf(path string) string {
+	cwd := ""
+	_ = h.withIndex(path, func(ix *session.Index) error { cwd = ix.File.Header.Cwd; return nil })
+	return cwd
 }
 
 // lockFor serializes writers (and refreshes) of one session inside this process.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 type navigateParams struct {
@@ -29,14 +30,11 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 	if p.TargetID == "" {
 		return nil, invalidParams("targetId is required")
 	}
-	path, ix, err := s.index(p.Session)
+	path, cwd, err := s.sessionWithEntry(p.Session, p.TargetID)
 	if err != nil {
 		return nil, err
 	}
-	if ix.Entry(p.TargetID) == nil {
-		return nil, &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", p.TargetID)}
-	}
-	if err := s.checkOwner(path, ix, p.Force); err != nil {
+	if err := s.checkOwner(path, cwd, p.Force); err != nil {
 		return nil, err
 	}
 	jctx, cancel := context.WithCancel(ctx)
@@ -88,7 +86,7 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 	if wd != nil {
 		wd.End("Done")
 	}
-	if _, err := s.host.refresh(path); err == nil {
+	if err := s.host.refresh(path); err == nil {
 		s.host.scheduleNotify(path)
 	}
 	out := map[string]any{"leafId": nullable(res.LeafID), "position": nullable(res.Position)}
@@ -108,11 +106,7 @@ func (s *Server) branchReserve(path string) int {
 	s.host.mu.Lock()
 	agentDir := s.host.agentDir
 	s.host.mu.Unlock()
-	cwd := ""
-	if l, err := s.host.liveIndex(path); err == nil {
-		cwd = l.Index.File.Header.Cwd
-	}
-	return sessionSettings(agentDir, cwd).BranchSummary.ReserveTokens
+	return sessionSettings(agentDir, s.host.cwdOf(path)).BranchSummary.ReserveTokens
 }
 
 func (s *Server) treeHook(path string) branch.Hook {
@@ -150,11 +144,11 @@ func (s *Server) handleUndoCompaction(ctx context.Context, raw json.RawMessage) 
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	path, ix, err := s.index(p.Session)
+	path, cwd, err := s.sessionWithEntry(p.Session, "")
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkOwner(path, ix, p.Force); err != nil {
+	if err := s.checkOwner(path, cwd, p.Force); err != nil {
 		return nil, err
 	}
 	mu := s.jobLock(path)
@@ -164,7 +158,7 @@ func (s *Server) handleUndoCompaction(ctx context.Context, raw json.RawMessage) 
 	if err != nil {
 		return nil, &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: err.Error(), Err: err}
 	}
-	if _, err := s.host.refresh(path); err == nil {
+	if err := s.host.refresh(path); err == nil {
 		s.host.scheduleNotify(path)
 	}
 	return map[string]any{"leafId": nullable(res.LeafID), "compactionId": res.UndoneCompactionID}, nil
@@ -183,14 +177,11 @@ func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, err
 	if p.EntryID == "" {
 		return nil, invalidParams("entryId is required")
 	}
-	path, ix, err := s.index(p.Session)
+	path, cwd, err := s.sessionWithEntry(p.Session, p.EntryID)
 	if err != nil {
 		return nil, err
 	}
-	if ix.Entry(p.EntryID) == nil {
-		return nil, &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", p.EntryID)}
-	}
-	if err := s.checkOwner(path, ix, p.Force); err != nil {
+	if err := s.checkOwner(path, cwd, p.Force); err != nil {
 		return nil, err
 	}
 	label := ""
@@ -203,7 +194,7 @@ func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, err
 	if _, err := branch.SetLabel(path, p.EntryID, label); err != nil {
 		return nil, err
 	}
-	if _, err := s.host.refresh(path); err == nil {
+	if err := s.host.refresh(path); err == nil {
 		s.host.scheduleNotify(path)
 	}
 	out := map[string]any{"entryId": p.EntryID}
@@ -211,4 +202,18 @@ func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, err
 		out["label"] = label
 	}
 	return out, nil
+}
+
+// sessionWithEntry resolves a session, checks that entryID (when not "") exists in it,
+// and returns the session's path and header cwd.
+func (s *Server) sessionWithEntry(param, entryID string) (string, string, error) {
+	var cwd string
+	path, err := s.withSession(param, func(_ string, ix *session.Index) error {
+		if entryID != "" && ix.Entry(entryID) == nil {
+			return &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", entryID)}
+		}
+		cwd = ix.File.Header.Cwd
+		return nil
+	})
+	return path, cwd, err
 }

@@ -84,10 +84,19 @@ func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, erro
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	path, ix, err := s.index(p.Session)
-	if err != nil {
-		return nil, err
-	}
+	var out map[string]any
+	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
+		roots, err := treeOf(ctx, ix)
+		if err != nil {
+			return err
+		}
+		out = map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "roots": roots}
+		return nil
+	})
+	return out, err
+}
+
+func treeOf(ctx context.Context, ix *session.Index) ([]*TreeNode, error) {
 	leaf := ix.LeafID()
 	onPath := map[string]bool{}
 	for _, e := range ix.Path(leaf) {
@@ -121,20 +130,25 @@ func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, erro
 			stack = append(stack, work{c, t})
 		}
 	}
-	return map[string]any{"session": path, "leafId": nullable(leaf), "roots": out}, nil
+	return out, nil
 }
 
-// index resolves and refreshes a session.
-func (s *Server) index(param string) (string, *session.Index, error) {
+// withSession resolves a session parameter and runs fn on its up-to-date index under
+// the session's lock (see host.withIndex). It returns the resolved path.
+func (s *Server) withSession(param string, fn func(path string, ix *session.Index) error) (string, error) {
 	path, err := s.host.sessionFor(param)
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
-	ix, err := s.host.refresh(path)
+	var fnErr error
+	err = s.host.withIndex(path, func(ix *session.Index) error {
+		fnErr = fn(path, ix)
+		return nil
+	})
 	if err != nil {
-		return "", nil, &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
+		return "", &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
 	}
-	return path, ix, nil
+	return path, fnErr
 }
 
 func (s *Server) handleFiles(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -142,12 +156,13 @@ func (s *Server) handleFiles(ctx context.Context, raw json.RawMessage) (any, err
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	path, ix, err := s.index(p.Session)
-	if err != nil {
-		return nil, err
-	}
-	read, mod := fileops.ForPath(ix.Path(ix.LeafID()))
-	return map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod}, nil
+	var out map[string]any
+	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
+		read, mod := fileops.ForPath(ix.Path(ix.LeafID()))
+		out = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod}
+		return nil
+	})
+	return out, err
 }
 
 func (s *Server) handleContext(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -155,22 +170,22 @@ func (s *Server) handleContext(ctx context.Context, raw json.RawMessage) (any, e
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	path, ix, err := s.index(p.Session)
-	if err != nil {
-		return nil, err
-	}
-	c := ix.BuildContext("")
-	tokens, window, pct := s.host.usage(ix)
-	out := map[string]any{
-		"session": path, "leafId": nullable(ix.LeafID()), "messageCount": len(c.Messages),
-		"tokens": tokens, "contextWindow": window, "percent": pct,
-	}
-	if c.CompactionIndex >= 0 {
-		e := c.Path[c.CompactionIndex]
-		comp := e.Compaction()
-		out["lastCompaction"] = map[string]any{"id": e.ID, "summary": comp.Summary, "tokensBefore": comp.TokensBefore, "firstKeptEntryId": comp.FirstKeptEntryID}
-	}
-	return out, nil
+	var out map[string]any
+	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
+		c := ix.BuildContext("")
+		tokens, window, pct := s.host.usage(ix)
+		out = map[string]any{
+			"session": path, "leafId": nullable(ix.LeafID()), "messageCount": len(c.Messages),
+			"tokens": tokens, "contextWindow": window, "percent": pct,
+		}
+		if c.CompactionIndex >= 0 {
+			e := c.Path[c.CompactionIndex]
+			comp := e.Compaction()
+			out["lastCompaction"] = map[string]any{"id": e.ID, "summary": comp.Summary, "tokensBefore": comp.TokensBefore, "firstKeptEntryId": comp.FirstKeptEntryID}
+		}
+		return nil
+	})
+	return out, err
 }
 
 func (s *Server) handleSessions(ctx context.Context, raw json.RawMessage) (any, error) {

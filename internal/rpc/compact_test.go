@@ -1,0 +1,413 @@
+package rpc_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
+)
+
+const compactTitle = "Compacting session"
+
+// appended checks the file only grew from before and returns its new lines, decoded.
+func appended(t *testing.T, before []byte, path string) []map[string]any {
+	t.Helper()
+	now := mustRead(t, path)
+	if !bytes.HasPrefix(now, before) {
+		t.Fatalf("%s was rewritten, not appended to", path)
+	}
+	var out []map[string]any
+	for _, line := range bytes.Split(bytes.TrimSpace(now[len(before):]), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("appended line is not JSON: %s", line)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// compactEnv is a session with something to compact and a fake LLM as summarizer.
+func compactEnv(t *testing.T, llm *FakeLLM, cfg Config) (*Env, string) {
+	t.Helper()
+	t.Setenv("PI_LSP_TEST_KEY", "test-key")
+	if cfg.Corpus == nil {
+		cfg.Corpus = []string{"auto-threshold"}
+	}
+	cfg.InitOptions = merge(llm.Config(), map[string]any{"keepRecentTokens": 200}, cfg.InitOptions)
+	e := NewEnv(t, cfg)
+	return e, e.Sessions[cfg.Corpus[len(cfg.Corpus)-1]]
+}
+
+func isEnd(want map[string]any) func(json.RawMessage) bool { return has(want) }
+
+func TestCompactWithServerCreatedToken(t *testing.T) {
+	llm := NewFakeLLM(t)
+	llm.Set(func(f *FakeLLM) { f.Delay = 60 * time.Millisecond; f.Chunks = 6 })
+	e, path := compactEnv(t, llm, Config{})
+	before := mustRead(t, path)
+	p := e.Start("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}}, false)
+	msgs := e.Await(15*time.Second,
+		ResponseTo(p.ID),
+		ServerCall("window/workDoneProgress/create"),
+		ProgressBeginAtZero(compactTitle),
+		ProgressReportMatching(compactTitle, "summarizing"),
+		CompletedProgress(compactTitle),
+		NotificationMatching("pi/compactionStart", "manual", has(map[string]any{"session": path, "reason": "manual"})),
+		OnceMet(CompletedProgress(compactTitle),
+			NotificationMatching("pi/compactionEnd", "manual success", has(map[string]any{"session": path, "reason": "manual", "aborted": false, "willRetry": false}))),
+	)
+	res, cerr := p.Wait(time.Second)
+	if cerr != nil {
+		t.Fatalf("pi.compact: %v", cerr)
+	}
+	// create → begin(0%) → reports (non-decreasing) → end, all on the created token.
+	var created string
+	createSeq := -1
+	for _, m := range msgs {
+		if m.Kind == KindCall && m.Method == "window/workDoneProgress/create" {
+			created = string(decode[struct{ Token json.RawMessage }](t, m.Params).Token)
+			createSeq = m.Seq
+			break
+		}
+	}
+	ps := ProgressOf(msgs, compactTitle)
+	if ps[0].Token != created || ps[0].Seq < createSeq {
+		t.Errorf("begin token %s at #%d, created token %s at #%d", ps[0].Token, ps[0].Seq, created, createSeq)
+	}
+	if !ps[0].Canc {
+		t.Errorf("begin is not cancellable")
+	}
+	last := 0.0
+	reports := 0
+	for _, pr := range ps[1 : len(ps)-1] {
+		if pr.Kind != "report" {
+			t.Errorf("unexpected %s between begin and end", pr.Kind)
+			continue
+		}
+		reports++
+		if pr.Pct == nil || *pr.Pct < last || *pr.Pct > 100 {
+			t.Errorf("report percentage %v after %v", pr.Pct, last)
+		} else {
+			last = *pr.Pct
+		}
+	}
+	if reports == 0 {
+		t.Errorf("no progress reports")
+	}
+	// compactionStart comes after begin, compactionEnd before end.
+	var startSeq, endSeq int
+	for _, m := range msgs {
+		switch m.Method {
+		case "pi/compactionStart":
+			startSeq = m.Seq
+		case "pi/compactionEnd":
+			endSeq = m.Seq
+		}
+	}
+	if startSeq < ps[0].Seq || endSeq > ps[len(ps)-1].Seq {
+		t.Errorf("order: begin #%d start #%d end-event #%d progress-end #%d", ps[0].Seq, startSeq, endSeq, ps[len(ps)-1].Seq)
+	}
+	// The entry was appended, and is what the answer and compactionEnd say.
+	lines := appended(t, before, path)
+	if len(lines) != 1 || lines[0]["type"] != "compaction" {
+		t.Fatalf("appended %v, want one compaction entry", lines)
+	}
+	entry := lines[0]
+	if entry["parentId"] != "8852ca19" || entry["fromHook"] != false {
+		t.Errorf("entry parentId %v fromHook %v", entry["parentId"], entry["fromHook"])
+	}
+	if !strings.HasPrefix(entry["summary"].(string), "## Goal\nFake summary from the test endpoint.") {
+		t.Errorf("summary = %q", entry["summary"])
+	}
+	got := decode[struct {
+		Entry        map[string]any `json:"entry"`
+		TokensBefore float64        `json:"tokensBefore"`
+		TokensAfter  float64        `json:"tokensAfter"`
+	}](t, res)
+	if got.Entry["id"] != entry["id"] || got.TokensBefore != entry["tokensBefore"] || got.TokensAfter <= 0 || got.TokensAfter >= got.TokensBefore {
+		t.Errorf("answer %s does not match the entry %v", trunc(res), entry)
+	}
+	for _, m := range msgs {
+		if m.Method == "pi/compactionEnd" {
+			r := fields(m.Params)["result"].(map[string]any)
+			if r["summary"] != entry["summary"] || r["firstKeptEntryId"] != entry["firstKeptEntryId"] {
+				t.Errorf("compactionEnd.result %v differs from the entry", r)
+			}
+			if _, ok := fields(m.Params)["errorMessage"]; ok {
+				t.Errorf("errorMessage on success: %s", m.Params)
+			}
+		}
+	}
+	// The new state is pushed.
+	e.Await(5*time.Second, NotificationMatching("pi/sessionChanged", "new leaf", has(map[string]any{"session": path, "leafId": entry["id"]})))
+}
+
+func TestCompactWithClientToken(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		token any
+		raw   string
+	}{{"numeric", 42, "42"}, {"string", "tok-abc", `"tok-abc"`}} {
+		t.Run(tc.name, func(t *testing.T) {
+			llm := NewFakeLLM(t)
+			llm.Set(func(f *FakeLLM) { f.Delay = 30 * time.Millisecond })
+			e, path := compactEnv(t, llm, Config{})
+			p := e.Start("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}, "workDoneToken": tc.token}, false)
+			msgs := e.Await(15*time.Second, ResponseTo(p.ID), CompletedProgress(compactTitle), ProgressBeginAtZero(compactTitle))
+			if _, err := p.Wait(time.Second); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range msgs {
+				if m.Kind == KindCall && m.Method == "window/workDoneProgress/create" {
+					t.Errorf("server created a token although the client sent one")
+				}
+			}
+			for _, pr := range Progresses(msgs) {
+				if pr.Token != tc.raw {
+					t.Errorf("progress on token %s, want %s exactly", pr.Token, tc.raw)
+				}
+			}
+		})
+	}
+	t.Run("pi/compact request", func(t *testing.T) {
+		llm := NewFakeLLM(t)
+		e, _ := compactEnv(t, llm, Config{})
+		p := e.Start("pi/compact", map[string]any{"workDoneToken": "custom-7"}, true)
+		msgs := e.Await(15*time.Second, ResponseTo(p.ID), CompletedProgress(compactTitle))
+		if _, err := p.Wait(time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if ps := ProgressOf(msgs, compactTitle); ps[0].Token != `"custom-7"` {
+			t.Errorf("token %s", ps[0].Token)
+		}
+	})
+}
+
+// TestCompactCancel cancels a compaction while the summary streams: the answer is
+// -32800, nothing is written, compactionEnd says aborted, and progress still ends.
+func TestCompactCancel(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		stringID bool
+		how      string // "request" or "progress"
+		token    any    // client token for progress cancellation (nil: server-created)
+	}{
+		{"$/cancelRequest numeric id", false, "request", nil},
+		{"$/cancelRequest string id", true, "request", nil},
+		{"workDoneProgress/cancel server token", false, "progress", nil},
+		{"workDoneProgress/cancel numeric client token", true, "progress", 7},
+		{"workDoneProgress/cancel string client token", false, "progress", "tok-x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			llm := NewFakeLLM(t)
+			llm.Set(func(f *FakeLLM) { f.Hold = true })
+			e, path := compactEnv(t, llm, Config{})
+			before := mustRead(t, path)
+			args := map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}}
+			if tc.token != nil {
+				args["workDoneToken"] = tc.token
+			}
+			p := e.Start("workspace/executeCommand", args, tc.stringID)
+			select {
+			case <-llm.Started:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the summarizer was never called")
+			}
+			msgs := e.Await(5*time.Second, ProgressReportMatching(compactTitle, "summarizing"))
+			if tc.how == "request" {
+				p.Cancel()
+			} else {
+				tok := json.RawMessage(ProgressOf(msgs, compactTitle)[0].Token)
+				e.Notify("window/workDoneProgress/cancel", map[string]any{"token": tok})
+			}
+			t0 := time.Now()
+			_, cerr := p.Wait(5 * time.Second)
+			if cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
+				t.Fatalf("answer %v, want %d", cerr, rpc.CodeRequestCancelled)
+			}
+			if d := time.Since(t0); d > 2*time.Second {
+				t.Errorf("cancellation took %v", d)
+			}
+			e.Await(5*time.Second,
+				CompletedProgress(compactTitle),
+				NotificationMatching("pi/compactionEnd", "aborted", has(map[string]any{"reason": "manual", "aborted": true, "willRetry": false, "errorMessage": nil, "result": nil})),
+			)
+			if !bytes.Equal(mustRead(t, path), before) {
+				t.Errorf("the session file changed")
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for llm.Cancelled.Load() == 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if llm.Cancelled.Load() == 0 {
+				t.Errorf("the summary request was not aborted")
+			}
+		})
+	}
+}
+
+// TestShutdownWithJobInFlight: shutdown answers within a second, the running job gets
+// -32800 and writes nothing, and exit then returns 0.
+func TestShutdownWithJobInFlight(t *testing.T) {
+	llm := NewFakeLLM(t)
+	llm.Set(func(f *FakeLLM) { f.Hold = true })
+	e, path := compactEnv(t, llm, Config{})
+	before := mustRead(t, path)
+	p := e.Start("pi/compact", map[string]any{}, false)
+	select {
+	case <-llm.Started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the summarizer was never called")
+	}
+	t0 := time.Now()
+	if _, err := e.Call("shutdown", nil); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("shutdown took %v", d)
+	}
+	if _, cerr := p.Wait(time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
+		t.Fatalf("job answer %v, want %d", cerr, rpc.CodeRequestCancelled)
+	}
+	e.Notify("exit", nil)
+	if code := e.ExitCode(3 * time.Second); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	if !bytes.Equal(mustRead(t, path), before) {
+		t.Errorf("the session file changed")
+	}
+}
+
+// TestCompactHooks: with experimental.pi.hooks the client decides before compacting.
+func TestCompactHooks(t *testing.T) {
+	t.Run("cancel", func(t *testing.T) {
+		llm := NewFakeLLM(t)
+		var asked json.RawMessage
+		e, path := compactEnv(t, llm, Config{ClientHooks: true, Hooks: Hooks{
+			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
+				asked = p
+				return map[string]any{"cancel": true}, nil
+			}}})
+		before := mustRead(t, path)
+		_, err := e.Call("pi/compact", map[string]any{"instructions": "focus on files"})
+		var ce *CallError
+		if !errors.As(err, &ce) || ce.Code != rpc.CodeRequestCancelled {
+			t.Fatalf("answer %v, want %d", err, rpc.CodeRequestCancelled)
+		}
+		e.Await(5*time.Second, NotificationMatching("pi/compactionEnd", "aborted", has(map[string]any{"aborted": true})), CompletedProgress(compactTitle))
+		if !bytes.Equal(mustRead(t, path), before) {
+			t.Errorf("the session file changed")
+		}
+		if n := llm.Requests.Load(); n != 0 {
+			t.Errorf("summarizer called %d times", n)
+		}
+		q := fields(asked)
+		prep, _ := q["preparation"].(map[string]any)
+		if q["session"] != path || q["reason"] != "manual" || q["customInstructions"] != "focus on files" || prep == nil || prep["firstKeptEntryId"] == nil || prep["conversation"] == "" {
+			t.Errorf("pi/beforeCompact params %s", trunc(asked))
+		}
+	})
+	t.Run("summary from the hook", func(t *testing.T) {
+		llm := NewFakeLLM(t)
+		const text = "Summary written by the editor hook."
+		e, path := compactEnv(t, llm, Config{ClientHooks: true, Hooks: Hooks{
+			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
+				return map[string]any{"summary": text}, nil
+			}}})
+		before := mustRead(t, path)
+		if _, err := e.Call("pi/compact", nil); err != nil {
+			t.Fatal(err)
+		}
+		lines := appended(t, before, path)
+		if len(lines) != 1 || lines[0]["summary"] != text || lines[0]["fromHook"] != true {
+			t.Fatalf("appended %v, want one entry with exactly the hook's summary and fromHook true", lines)
+		}
+		if n := llm.Requests.Load(); n != 0 {
+			t.Errorf("summarizer called %d times", n)
+		}
+	})
+	t.Run("hook that never answers", func(t *testing.T) {
+		llm := NewFakeLLM(t)
+		e, path := compactEnv(t, llm, Config{ClientHooks: true, Options: rpc.Options{HookTimeout: 300 * time.Millisecond}, Hooks: Hooks{
+			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}}})
+		before := mustRead(t, path)
+		t0 := time.Now()
+		if _, err := e.Call("pi/compact", nil); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(t0); d < 300*time.Millisecond {
+			t.Errorf("finished in %v, before the hook timeout", d)
+		}
+		lines := appended(t, before, path)
+		if len(lines) != 1 || lines[0]["fromHook"] != false {
+			t.Fatalf("appended %v", lines)
+		}
+		if n := llm.Requests.Load(); n == 0 {
+			t.Errorf("the default summarizer did not run")
+		}
+		e.Await(time.Second, NotificationMatching("window/logMessage", "about the hook", func(p json.RawMessage) bool {
+			return strings.Contains(string(p), "pi/beforeCompact")
+		}))
+	})
+	t.Run("hook error", func(t *testing.T) {
+		llm := NewFakeLLM(t)
+		e, path := compactEnv(t, llm, Config{ClientHooks: true, Hooks: Hooks{
+			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
+				return nil, errors.New("extension crashed")
+			}}})
+		before := mustRead(t, path)
+		if _, err := e.Call("pi/compact", nil); err != nil {
+			t.Fatal(err)
+		}
+		if lines := appended(t, before, path); len(lines) != 1 || lines[0]["fromHook"] != false {
+			t.Fatalf("appended %v", lines)
+		}
+	})
+	t.Run("not asked without the capability", func(t *testing.T) {
+		llm := NewFakeLLM(t)
+		e, _ := compactEnv(t, llm, Config{Hooks: Hooks{
+			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
+				return map[string]any{"cancel": true}, nil
+			}}})
+		if _, err := e.Call("pi/compact", nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range e.Messages() {
+			if m.Kind == KindCall && m.Method == "pi/beforeCompact" {
+				t.Errorf("hook asked although the client did not declare hooks")
+			}
+		}
+	})
+}
+
+func TestCompactNothingToCompact(t *testing.T) {
+	llm := NewFakeLLM(t)
+	e, path := compactEnv(t, llm, Config{Corpus: []string{"tree-nav"}, InitOptions: map[string]any{"keepRecentTokens": 20000}})
+	before := mustRead(t, path)
+	res, err := e.Call("pi/compact", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fields(res)["nothingToCompact"] != true {
+		t.Errorf("answer %s", res)
+	}
+	e.Await(5*time.Second, CompletedProgress(compactTitle), NotificationMatching("pi/compactionEnd", "not aborted", has(map[string]any{"aborted": false})))
+	if !bytes.Equal(mustRead(t, path), before) {
+		t.Errorf("the session file changed")
+	}
+	if n := llm.Requests.Load(); n != 0 {
+		t.Errorf("summarizer called %d times", n)
+	}
+}
