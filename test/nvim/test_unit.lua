@@ -1,0 +1,84 @@
+-- Plugin logic without the server: Pi's folder encoding, the tree renderer on
+-- a branchy and a very deep tree, the statusline, the session picker lines
+-- and the :PiContext lines.
+local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
+
+T.run('unit', function()
+  local config = require('pi_lsp.config')
+  -- Pi's getDefaultSessionDir examples.
+  T.eq('--home-user-my proj--', config.encode_cwd('/home/user/my proj'), 'encode /home/user/my proj')
+  T.eq('--a-b-c-d--', config.encode_cwd('/a/b:c\\d'), 'encode /a/b:c\\d')
+  T.eq('--C--Users-me-proj--', config.encode_cwd('C:\\Users\\me\\proj'), 'encode C:\\Users\\me\\proj')
+  T.eq('--relative-path--', config.encode_cwd('relative/path'), 'encode relative/path')
+  T.eq('----', config.encode_cwd('/'), 'encode /')
+
+  local tree = require('pi_lsp.tree')
+  local function node(id, extra)
+    return vim.tbl_extend('force', { id = id, type = 'message', role = 'user', onPath = false, isLeaf = false, children = {} }, extra or {})
+  end
+  local leaf = node('l', { role = 'assistant', onPath = true, isLeaf = true, preview = 'done\nnow', label = 'mark' })
+  local root = node('r', {
+    onPath = true,
+    preview = 'hello',
+    children = {
+      node('a', { role = 'assistant', onPath = true, children = { leaf } }),
+      node('b', { type = 'branch_summary', role = nil, preview = 'summary' }),
+    },
+  })
+  local lines, nodes = tree.render({ session = '/x/s.jsonl', leafId = 'l', roots = { root } }, 80)
+  T.eq({
+    'Pi session s.jsonl   leaf l',
+    '<CR> navigate   l label   r refresh   q close',
+    '',
+    '• r user: hello',
+    '├─ • a assistant',
+    '│  ● l assistant: done now [mark]  ← leaf',
+    '└─   b branch_summary: summary',
+  }, lines, 'rendered tree')
+  T.eq('l', nodes[6].id, 'node on the leaf line')
+
+  -- 20000 entries in one chain: no recursion limit, one line each.
+  local deep = node('n1')
+  local cur = deep
+  for i = 2, 20000 do
+    local n = node('n' .. i)
+    cur.children = { n }
+    cur = n
+  end
+  cur.isLeaf = true
+  local dl = tree.render({ roots = { deep } }, 80)
+  T.eq(20003, #dl, 'lines for a 20000-entry chain')
+
+  -- Statusline from the state the notifications fill.
+  local handlers = require('pi_lsp.handlers')
+  local client = T.wait_client()
+  local st = handlers.get_state(client.id)
+  st.progress = {}
+  st.usage = { tokens = 84200, contextWindow = 200000, percent = 42.1 }
+  T.eq('Pi 84.2k/200.0k (42%)', require('pi_lsp').statusline(), 'statusline with usage')
+  st.usage = { tokens = vim.NIL, contextWindow = 200000, percent = vim.NIL }
+  T.eq('Pi ?/200.0k', require('pi_lsp').statusline(), 'statusline with unknown usage')
+  st.progress['t'] = { title = 'Compacting session', percentage = 40 }
+  T.eq('Pi: Compacting session 40%', require('pi_lsp').statusline(), 'statusline during a job')
+  st.progress = {}
+
+  local commands = require('pi_lsp.commands')
+  T.eq('* Fix the tests  (2026-11-29 10:00:00, 12 messages)', commands.format_session({
+    path = '/p/a.jsonl',
+    firstMessage = 'Fix the\ntests',
+    modified = '2026-11-29T10:00:00.000Z',
+    messageCount = 12,
+  }, '/p/a.jsonl'), 'session picker line')
+  local cl = commands.context_lines({
+    session = '/p/a.jsonl',
+    leafId = 'abc',
+    messageCount = 3,
+    tokens = 1500,
+    contextWindow = 128000,
+    percent = 1.2,
+    lastCompaction = { id = 'c1', summary = '## Goal\nx', tokensBefore = 9000 },
+  })
+  T.ok(vim.list_contains(cl, '- Context: 1.5k of 128.0k tokens (1.2%)'), 'context usage line: %s', vim.inspect(cl))
+  T.ok(vim.list_contains(cl, '## Last compaction `c1` (9.0k tokens before)'), 'last compaction heading')
+  T.eq({ '## Goal', 'x' }, vim.list_slice(cl, #cl - 1), 'summary lines')
+end)
