@@ -72,6 +72,10 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 	if opt.DryRun {
 		return res, nil
 	}
+	if prep.NothingToSummarize() {
+		// Design divergence 2: no model call, and no hook is asked about it either.
+		return nil, ErrNothingToCompact
+	}
 	var out *Outcome
 	if opt.Hook != nil {
 		d, err := opt.Hook(ctx, prep)
@@ -82,8 +86,7 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 			return nil, ErrCancelled
 		}
 		if d.Outcome != nil {
-			out = d.Outcome
-			out.FromHook = true
+			out = hookOutcome(d.Outcome, prep, opt.Pinned)
 		}
 	}
 	if out == nil {
@@ -113,6 +116,33 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 	}
 	res.Outcome, res.Entry = out, entries[0]
 	return res, nil
+}
+
+// hookOutcome completes a hook-supplied outcome: the summary, tokensBefore and details
+// are stored as given (as Pi stores an extension's compaction), but an empty first kept
+// entry (which Pi would write and then fail to place) becomes the preparation's, absent
+// file lists become the preparation's, and the derived figures are computed.
+func hookOutcome(o *Outcome, p *Preparation, pinned []string) *Outcome {
+	out := *o
+	out.FromHook = true
+	if out.FirstKeptEntryID == "" {
+		out.FirstKeptEntryID = p.FirstKeptEntryID
+	}
+	readFiles, modifiedFiles := p.FileOps.Lists()
+	if out.Details.ReadFiles == nil && out.Details.ModifiedFiles == nil {
+		out.Details.ReadFiles, out.Details.ModifiedFiles = readFiles, modifiedFiles
+	}
+	if out.Details.ReadFiles == nil {
+		out.Details.ReadFiles = []string{}
+	}
+	if out.Details.ModifiedFiles == nil {
+		out.Details.ModifiedFiles = []string{}
+	}
+	if out.TokensAfter == 0 {
+		out.TokensAfter = TokensAfter(out.Summary, p)
+	}
+	out.Audit = AuditSummary(out.Summary, modifiedFiles, pinned)
+	return &out
 }
 
 func taken(ix *session.Index) map[string]*session.Entry {
