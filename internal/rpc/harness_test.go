@@ -369,6 +369,10 @@ func (e *Env) handle(ctx context.Context, reply lsp.Replier, req lsp.Request) er
 		if e.ctx.Err() != nil {
 			return
 		}
+		var le *lsp.Error
+		if err != nil && !errors.As(err, &le) {
+			err = lsp.NewError(lsp.InternalError, err.Error()) // the library would send code 0
+		}
 		_ = reply(context.Background(), res, err)
 	}()
 	return nil

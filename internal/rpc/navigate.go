@@ -70,6 +70,14 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 		}
 	}
 	res, err := branch.Navigate(jctx, path, p.TargetID, opt)
+	if errors.Is(err, branch.ErrCancelled) && jctx.Err() == nil {
+		// The client's pi/beforeTree hook cancelled: an answer, not an error, as Pi's
+		// navigateTree returns {cancelled: true}.
+		wd.End("Cancelled by the editor; nothing was written")
+		leaf := ""
+		_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
+		return map[string]any{"leafId": nullable(leaf), "cancelled": true}, nil
+	}
 	if err != nil {
 		if jctx.Err() != nil && !errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("%w: %w", context.Canceled, err)

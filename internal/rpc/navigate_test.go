@@ -1,0 +1,205 @@
+package rpc_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
+)
+
+const navTitle = "Summarizing branch"
+
+// tree-nav.jsonl (genuine): Pi's leaf is 9e8d20a8; 6411358f is the last assistant of
+// another branch; b060d9b3 is a user message whose parent is cabe21c9.
+
+func TestNavigateWithoutSummary(t *testing.T) {
+	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}})
+	path := e.Sessions["tree-nav"]
+	before := mustRead(t, path)
+	res, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.navigate", "arguments": []any{map[string]any{"targetId": "6411358f"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := appended(t, before, path)
+	if len(lines) != 1 {
+		t.Fatalf("appended %v, want one marker entry", lines)
+	}
+	marker := lines[0]
+	if marker["type"] != "custom" || marker["customType"] != "pi-lsp/navigate" || marker["parentId"] != "6411358f" {
+		t.Errorf("marker %v", marker)
+	}
+	got := fields(res)
+	if got["leafId"] != marker["id"] || got["position"] != "6411358f" || got["summaryEntry"] != nil {
+		t.Errorf("answer %s", res)
+	}
+	// No summary, no progress.
+	for _, p := range Progresses(e.Messages()) {
+		t.Errorf("unexpected progress %+v", p)
+	}
+	e.Await(5*time.Second, NotificationMatching("pi/sessionChanged", "new leaf", has(map[string]any{"leafId": marker["id"], "entries": 46.0})))
+	// The tree now marks the new path.
+	tree, err := e.Call("pi/tree", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fields(tree)["leafId"] != marker["id"] {
+		t.Errorf("pi/tree leafId %v", fields(tree)["leafId"])
+	}
+	// Navigating to the user message puts its text back in the editor.
+	before = mustRead(t, path)
+	res, err = e.Call("pi/navigate", map[string]any{"targetId": "b060d9b3", "label": "third"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fields(res); got["position"] != "cabe21c9" || got["editorText"] != "SCRIPT:chat third question" {
+		t.Errorf("answer %s", res)
+	}
+	if len(appended(t, before, path)) == 0 {
+		t.Errorf("nothing appended")
+	}
+	// Unknown targets and missing ids are errors, not crashes.
+	_, err = e.Call("pi/navigate", map[string]any{"targetId": "nope"})
+	if ce := wantCode(t, err, rpc.CodeRequestFailed); ce.Kind() != rpc.KindNotFound {
+		t.Errorf("kind %s", ce.Kind())
+	}
+	_, err = e.Call("pi/navigate", map[string]any{})
+	wantCode(t, err, rpc.CodeInvalidParams)
+}
+
+func TestNavigateWithSummary(t *testing.T) {
+	llm := NewFakeLLM(t)
+	llm.Set(func(f *FakeLLM) { f.Delay = 30 * time.Millisecond })
+	t.Setenv("PI_LSP_TEST_KEY", "k")
+	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, InitOptions: llm.Config()})
+	path := e.Sessions["tree-nav"]
+	before := mustRead(t, path)
+	p := e.Start("workspace/executeCommand", map[string]any{"command": "pi.navigate", "arguments": []any{map[string]any{"targetId": "b060d9b3", "summarize": true}}}, true)
+	msgs := e.Await(15*time.Second, ResponseTo(p.ID), ProgressBeginAtZero(navTitle), CompletedProgress(navTitle), ServerCall("window/workDoneProgress/create"))
+	res, cerr := p.Wait(time.Second)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	_ = msgs
+	lines := appended(t, before, path)
+	if len(lines) != 1 || lines[0]["type"] != "branch_summary" {
+		t.Fatalf("appended %v, want one branch_summary", lines)
+	}
+	bs := lines[0]
+	if bs["parentId"] != "cabe21c9" || bs["fromId"] != "9e8d20a8" || bs["fromHook"] == true {
+		t.Errorf("branch summary %v", bs)
+	}
+	if !strings.Contains(bs["summary"].(string), "Fake summary from the test endpoint.") {
+		t.Errorf("summary %q", bs["summary"])
+	}
+	got := fields(res)
+	if got["leafId"] != bs["id"] || got["editorText"] != "SCRIPT:chat third question" {
+		t.Errorf("answer %s", res)
+	}
+	if se, _ := got["summaryEntry"].(map[string]any); se == nil || se["id"] != bs["id"] {
+		t.Errorf("summaryEntry %v", got["summaryEntry"])
+	}
+	if llm.Requests.Load() == 0 {
+		t.Errorf("summarizer not called")
+	}
+}
+
+func TestNavigateCancel(t *testing.T) {
+	llm := NewFakeLLM(t)
+	llm.Set(func(f *FakeLLM) { f.Hold = true })
+	t.Setenv("PI_LSP_TEST_KEY", "k")
+	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, InitOptions: llm.Config()})
+	path := e.Sessions["tree-nav"]
+	before := mustRead(t, path)
+	p := e.Start("pi/navigate", map[string]any{"targetId": "6411358f", "summarize": true}, false)
+	select {
+	case <-llm.Started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("summarizer not called")
+	}
+	msgs := e.Await(5*time.Second, ProgressReportMatching(navTitle, "summarizing"))
+	e.Notify("window/workDoneProgress/cancel", map[string]any{"token": json.RawMessage(ProgressOf(msgs, navTitle)[0].Token)})
+	if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
+		t.Fatalf("answer %v, want -32800", cerr)
+	}
+	e.Await(5*time.Second, CompletedProgress(navTitle))
+	if !bytes.Equal(mustRead(t, path), before) {
+		t.Errorf("the session file changed")
+	}
+}
+
+func TestTreeHooks(t *testing.T) {
+	t.Run("cancel", func(t *testing.T) {
+		var asked json.RawMessage
+		e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Hooks: Hooks{
+			BeforeTree: func(ctx context.Context, p json.RawMessage) (any, error) {
+				asked = p
+				return map[string]any{"cancel": true}, nil
+			}}})
+		path := e.Sessions["tree-nav"]
+		before := mustRead(t, path)
+		res, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f", "summarize": true})
+		if err != nil {
+			t.Fatalf("pi/navigate: %v (a hook cancel is an answer with cancelled: true, as Pi's navigateTree returns)", err)
+		}
+		if got := fields(res); got["cancelled"] != true || got["leafId"] != "9e8d20a8" {
+			t.Errorf("answer %s", res)
+		}
+		if !bytes.Equal(mustRead(t, path), before) {
+			t.Errorf("the session file changed")
+		}
+		q := fields(asked)
+		if q["targetId"] != "6411358f" || q["oldLeafId"] != "9e8d20a8" || q["userWantsSummary"] != true {
+			t.Errorf("pi/beforeTree params %s", asked)
+		}
+		e.Await(5*time.Second, CompletedProgress(navTitle))
+	})
+	t.Run("summary from the hook", func(t *testing.T) {
+		const text = "Branch summary from the editor."
+		e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Hooks: Hooks{
+			BeforeTree: func(ctx context.Context, p json.RawMessage) (any, error) {
+				return map[string]any{"summary": map[string]any{"summary": text, "details": map[string]any{"source": "hook"}}}, nil
+			}}})
+		path := e.Sessions["tree-nav"]
+		before := mustRead(t, path)
+		if _, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f", "summarize": true}); err != nil {
+			t.Fatal(err)
+		}
+		lines := appended(t, before, path)
+		if len(lines) != 1 || lines[0]["type"] != "branch_summary" || lines[0]["summary"] != text || lines[0]["fromHook"] != true {
+			t.Fatalf("appended %v, want one branch_summary with exactly the hook's summary and fromHook true", lines)
+		}
+		if d, _ := lines[0]["details"].(map[string]any); d["source"] != "hook" {
+			t.Errorf("details %v", lines[0]["details"])
+		}
+	})
+	t.Run("hook that never answers", func(t *testing.T) {
+		e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Options: rpc.Options{HookTimeout: 200 * time.Millisecond}, Hooks: Hooks{
+			BeforeTree: func(ctx context.Context, p json.RawMessage) (any, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}}})
+		path := e.Sessions["tree-nav"]
+		before := mustRead(t, path)
+		res, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines := appended(t, before, path); len(lines) != 1 || fields(res)["leafId"] != lines[0]["id"] {
+			t.Fatalf("appended %v, answer %s", lines, res)
+		}
+	})
+	t.Run("hook error", func(t *testing.T) {
+		e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Hooks: Hooks{
+			BeforeTree: func(ctx context.Context, p json.RawMessage) (any, error) {
+				return nil, errors.New("boom")
+			}}})
+		if _, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
