@@ -1,0 +1,258 @@
+package rpc_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+const overflowError = "400 This model's maximum context length is 128000 tokens. (context_length_exceeded)"
+
+func userMsg(text string, ts int64) map[string]any {
+	return map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}, "timestamp": ts}
+}
+
+func assistantMsg(text string, input int, stop, errMsg string, ts int64) map[string]any {
+	content := []any{}
+	if text != "" {
+		content = append(content, map[string]any{"type": "text", "text": text})
+	}
+	m := map[string]any{"role": "assistant", "content": content, "api": "openai-completions", "provider": "fake", "model": "fake-model",
+		"usage": map[string]any{"input": input, "output": 40, "cacheRead": 0, "cacheWrite": 0, "totalTokens": input + 40,
+			"cost": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+		"stopReason": stop, "timestamp": ts}
+	if errMsg != "" {
+		m["errorMessage"] = errMsg
+		m["usage"].(map[string]any)["output"] = 0
+	}
+	return m
+}
+
+// hostedEnv is a session the sidecar hosts, with a 10k window and 2k reserve, so an
+// assistant usage above 8k triggers the threshold compaction.
+func hostedEnv(t *testing.T) (*Env, string) {
+	llm := NewFakeLLM(t)
+	return compactEnv(t, llm, Config{InitOptions: map[string]any{"contextWindow": 10000, "reserveTokens": 2000}})
+}
+
+func TestAutoCompactionThreshold(t *testing.T) {
+	e, path := hostedEnv(t)
+	before := mustRead(t, path)
+	now := time.Now().UnixMilli()
+	res, err := e.Call("pi/append", map[string]any{"messages": []any{
+		userMsg("what changed in notes.txt?", now),
+		assistantMsg("It says beta now.", 9000, "stop", "", now+1),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := decode[struct {
+		Session        string   `json:"session"`
+		EntryIDs       []string `json:"entryIds"`
+		LeafID         string   `json:"leafId"`
+		AutoCompaction string   `json:"autoCompaction"`
+	}](t, res)
+	if got.Session != path || len(got.EntryIDs) != 2 || got.LeafID != got.EntryIDs[1] || got.AutoCompaction != "threshold" {
+		t.Fatalf("answer %s", res)
+	}
+	e.Await(15*time.Second,
+		NotificationMatching("pi/compactionStart", "threshold", has(map[string]any{"session": path, "reason": "threshold"})),
+		NotificationMatching("pi/compactionEnd", "threshold success", func(p json.RawMessage) bool {
+			return has(map[string]any{"reason": "threshold", "aborted": false, "willRetry": false, "errorMessage": nil})(p) && fields(p)["result"] != nil
+		}),
+		CompletedProgress(compactTitle),
+	)
+	lines := appended(t, before, path)
+	if len(lines) != 3 {
+		t.Fatalf("appended %d lines, want user, assistant, compaction", len(lines))
+	}
+	if lines[0]["parentId"] != "8852ca19" || lines[1]["parentId"] != lines[0]["id"] {
+		t.Errorf("messages not chained on the leaf: %v %v", lines[0], lines[1])
+	}
+	if c := lines[2]; c["type"] != "compaction" || c["parentId"] != lines[1]["id"] {
+		t.Errorf("compaction %v", c)
+	}
+	// A small usage does not compact.
+	res, err = e.Call("pi/append", map[string]any{"messages": []any{
+		userMsg("and now?", time.Now().UnixMilli()), assistantMsg("fine", 500, "stop", "", time.Now().UnixMilli()+1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fields(res)["autoCompaction"] != nil {
+		t.Errorf("answer %s", res)
+	}
+}
+
+func TestAutoCompactionOverflow(t *testing.T) {
+	e, path := hostedEnv(t)
+	before := mustRead(t, path)
+	now := time.Now().UnixMilli()
+	res, err := e.Call("pi/append", map[string]any{"messages": []any{
+		userMsg("paste the whole log", now),
+		assistantMsg("", 0, "error", overflowError, now+1),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fields(res)["autoCompaction"] != "overflow" {
+		t.Fatalf("answer %s", res)
+	}
+	ids := decode[struct {
+		EntryIDs []string `json:"entryIds"`
+	}](t, res).EntryIDs
+	userID, errID := ids[0], ids[1]
+	e.Await(15*time.Second,
+		NotificationMatching("pi/compactionStart", "overflow", has(map[string]any{"reason": "overflow"})),
+		NotificationMatching("pi/compactionEnd", "overflow, will retry", func(p json.RawMessage) bool {
+			return has(map[string]any{"reason": "overflow", "aborted": false, "willRetry": true, "errorMessage": nil})(p) && fields(p)["result"] != nil
+		}),
+	)
+	lines := appended(t, before, path)
+	if len(lines) != 3 || lines[2]["type"] != "compaction" {
+		t.Fatalf("appended %v", lines)
+	}
+	// The compaction continues from the user message: the error stays in the file but
+	// is not in the context any more.
+	if lines[2]["parentId"] != userID {
+		t.Errorf("compaction parent %v, want the user message %s (not the error %s)", lines[2]["parentId"], userID, errID)
+	}
+	f, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := session.NewIndex(f).BuildContext("")
+	for _, m := range ctx.Messages {
+		if strings.Contains(m.ErrorMessage, "maximum context length") {
+			t.Errorf("the context still holds the overflow error")
+		}
+	}
+	tree, err := e.Call("pi/tree", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(tree, []byte(fmt.Sprintf(`"id":%q`, errID))) {
+		t.Errorf("the error entry is gone from the tree")
+	}
+	if n := onPath(t, tree, errID); n {
+		t.Errorf("the error entry is on the active path")
+	}
+
+	// A second overflow right after the recovery (no new user message): Pi's failure
+	// message, and no second compaction.
+	mark := e.Mark()
+	before = mustRead(t, path)
+	res, err = e.Call("pi/append", map[string]any{"messages": []any{assistantMsg("", 0, "error", overflowError, time.Now().UnixMilli()+5)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fields(res)["autoCompaction"] != nil {
+		t.Errorf("answer %s", res)
+	}
+	e.Await(5*time.Second, Since(mark, NotificationMatching("pi/compactionEnd", "recovery failed", has(map[string]any{
+		"reason": "overflow", "aborted": false, "willRetry": false, "errorMessage": rpc.OverflowRecoveryFailed}))))
+	if !strings.HasPrefix(rpc.OverflowRecoveryFailed, "Context overflow recovery failed after one compact-and-retry attempt.") {
+		t.Errorf("message %q", rpc.OverflowRecoveryFailed)
+	}
+	time.Sleep(200 * time.Millisecond)
+	for _, m := range e.Messages()[mark:] {
+		if m.Method == "pi/compactionStart" {
+			t.Errorf("a second compaction started: %s", m)
+		}
+	}
+	if lines := appended(t, before, path); len(lines) != 1 {
+		t.Errorf("appended %d lines, want only the error message", len(lines))
+	}
+}
+
+// onPath reports whether the tree answer marks id as on the active path.
+func onPath(t *testing.T, tree json.RawMessage, id string) bool {
+	t.Helper()
+	var res struct {
+		Roots []*rpc.TreeNode `json:"roots"`
+	}
+	if err := json.Unmarshal(tree, &res); err != nil {
+		t.Fatal(err)
+	}
+	stack := res.Roots
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.ID == id {
+			return n.OnPath
+		}
+		stack = append(stack, n.Children...)
+	}
+	t.Fatalf("%s not in the tree", id)
+	return false
+}
+
+func TestAppendErrors(t *testing.T) {
+	e, path := hostedEnv(t)
+	outside := e.Workspace + "/copy.jsonl"
+	if err := os.WriteFile(outside, mustRead(t, path), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.Call("pi/append", map[string]any{"messages": []any{}})
+	wantCode(t, err, rpc.CodeInvalidParams)
+	_, err = e.Call("pi/append", map[string]any{"messages": []any{map[string]any{"content": "no role"}}})
+	wantCode(t, err, rpc.CodeInvalidParams)
+	_, err = e.Call("pi/append", map[string]any{"messages": []any{userMsg("x", 1)}, "session": outside})
+	if ce := wantCode(t, err, rpc.CodeInvalidParams); ce.Kind() != rpc.KindOutsideSessions {
+		t.Errorf("kind %s", ce.Kind())
+	}
+}
+
+// TestLiveFileFromAnotherWriter: lines another process appends (plain O_APPEND writes)
+// are pushed as pi/sessionChanged with the new leaf and entry count; a torn line waits
+// for its newline.
+func TestLiveFileFromAnotherWriter(t *testing.T) {
+	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}})
+	path := e.Sessions["tree-nav"]
+	e.Await(5*time.Second, NotificationMatching("pi/sessionChanged", "initial state", has(map[string]any{"session": path, "leafId": "9e8d20a8", "entries": 45.0})))
+	write := func(s string) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	line := func(id, parent, text string) string {
+		b, _ := json.Marshal(map[string]any{"type": "message", "id": id, "parentId": parent, "timestamp": time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
+			"message": userMsg(text, time.Now().UnixMilli())})
+		return string(b) + "\n"
+	}
+	mark := e.Mark()
+	write(line("feed0001", "9e8d20a8", "typed in another terminal"))
+	e.Await(5*time.Second, Since(mark, NotificationMatching("pi/sessionChanged", "new leaf", has(map[string]any{"session": path, "leafId": "feed0001", "entries": 46.0}))),
+		Since(mark, NotificationMatching("pi/contextUsage", "usage", has(map[string]any{"session": path}))))
+
+	// A torn line is not an entry until its newline arrives.
+	second := line("feed0002", "feed0001", "second line")
+	mark = e.Mark()
+	write(second[:20])
+	time.Sleep(500 * time.Millisecond)
+	for _, m := range e.Messages()[mark:] {
+		if m.Method == "pi/sessionChanged" && fields(m.Params)["leafId"] == "feed0002" {
+			t.Fatalf("a torn line was indexed: %s", m)
+		}
+	}
+	write(second[20:])
+	e.Await(5*time.Second, Since(mark, NotificationMatching("pi/sessionChanged", "completed line", has(map[string]any{"leafId": "feed0002", "entries": 47.0}))))
+	res, err := e.Call("pi/context", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fields(res)["leafId"] != "feed0002" {
+		t.Errorf("pi/context leaf %v", fields(res)["leafId"])
+	}
+}
