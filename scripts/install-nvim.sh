@@ -31,6 +31,9 @@ case "$ARCH" in
 esac
 
 log() { printf 'install-nvim: %s\n' "$*" >&2; }
+REASON=""
+# fail MESSAGE: logs it, keeps it as the reason a version is skipped, returns 1.
+fail() { REASON="$*"; log "$*"; return 1; }
 
 for tool in apt-get apt-cache dpkg-deb timeout sed awk sort; do
   command -v "$tool" >/dev/null 2>&1 || { log "missing required tool: $tool"; exit 1; }
@@ -89,7 +92,7 @@ apt_opts() {
 
 prepare_apt() {
   local suite="$1" d="$APT_ROOT/$1" m k
-  m="$(mirror)" || return 1
+  m="$(mirror)" || { fail "cannot find a Debian mirror in /etc/apt; set PI_LSP_DEBIAN_MIRROR"; return 1; }
   k="$(keyring)"
   mkdir -p "$d/sources.list.d" "$d/preferences.d" "$d/state" "$d/lists/partial" \
     "$d/cache" "$d/archives/partial" "$d/debs"
@@ -161,28 +164,32 @@ install_one() {
   prepare_apt "$suite" || return 1
   mapfile -t opts < <(apt_opts "$suite")
   if ! timeout 300 apt-get "${opts[@]}" -q update >"$d/update.log" 2>&1; then
-    log "apt-get update for $suite failed (see .tools/nvim-apt/$suite/update.log)"
+    fail "apt-get update for $suite failed (see .tools/nvim-apt/$suite/update.log)"
     return 1
   fi
   local cand
+  if grep -qE '^(Err:|W: Failed to fetch|E: )' "$d/update.log"; then
+    fail "apt-get update could not fetch Debian $suite: $(grep -m1 -E '^(Err:|W: Failed to fetch|E: )' "$d/update.log")"
+    return 1
+  fi
   cand="$(apt-cache "${opts[@]}" policy neovim 2>/dev/null | awk '/Candidate:/ { print $2 }')"
   if [ -z "$cand" ] || [ "$cand" = "(none)" ]; then
-    log "Debian $suite has no neovim package"
+    fail "Debian $suite has no neovim package"
     return 1
   fi
   case "$cand" in
     "$ver".*) ;;
-    *) log "Debian $suite offers neovim $cand, not $ver.x"; return 1 ;;
+    *) fail "Debian $suite offers neovim $cand, not $ver.x"; return 1 ;;
   esac
   mapfile -t pkgs < <(deps_closure "$suite")
   if [ "${#pkgs[@]}" -lt 2 ]; then
-    log "could not resolve neovim's dependencies in $suite"
+    fail "could not resolve neovim's dependencies in $suite"
     return 1
   fi
   log "neovim $cand; ${#pkgs[@]} packages: ${pkgs[*]}"
   rm -f "$d/debs/"*.deb
   if ! (cd "$d/debs" && timeout 600 apt-get "${opts[@]}" -q download "${pkgs[@]}") >"$d/download.log" 2>&1; then
-    log "apt-get download failed (see .tools/nvim-apt/$suite/download.log)"
+    fail "apt-get download failed (see .tools/nvim-apt/$suite/download.log)"
     return 1
   fi
 
@@ -198,7 +205,7 @@ install_one() {
   local loader
   loader="$(cd "$dest.tmp" && find . -name "$LOADER" \( -type f -o -type l \) | sort | head -n1)"
   if [ -z "$loader" ] || [ ! -e "$dest.tmp/usr/bin/nvim" ]; then
-    log "unpacked tree lacks $LOADER or usr/bin/nvim"
+    fail "unpacked tree lacks $LOADER or usr/bin/nvim"
     return 1
   fi
   loader="${loader#./}"
@@ -212,13 +219,13 @@ install_one() {
   got="$(timeout 30 "$wrapper" --version </dev/null 2>&1 | head -n1 || true)"
   case "$got" in
     "NVIM v$ver."*) ;;
-    *) log "the unpacked nvim $ver does not run: ${got:-no output}"; return 1 ;;
+    *) fail "the unpacked nvim $ver does not run: ${got:-no output}"; return 1 ;;
   esac
   # lpeg and luv must load (vim.treesitter/query and vim.uv need them).
   if ! timeout 30 "$wrapper" --headless -u NONE -i NONE \
       -c 'lua local ok = pcall(require, "lpeg") and vim.uv ~= nil or vim.loop ~= nil; if not ok then vim.cmd("cquit 3") end' \
       -c 'qall!' </dev/null >/dev/null 2>&1; then
-    log "the unpacked nvim $ver cannot load lpeg/luv"
+    fail "the unpacked nvim $ver cannot load lpeg/luv"
     return 1
   fi
   log "installed $got: .tools/bin/nvim-$ver"
@@ -235,10 +242,11 @@ for v in "${want[@]}"; do
     *) log "unknown version $v (known: 0.10, 0.12)"; exit 2 ;;
   esac
   start=$(date +%s)
+  REASON=""
   if install_one "$v" "$suite"; then
     printf 'ok\n' >"$TOOLS/nvim-$v.status"
   else
-    reason="Neovim $v could not be fetched from Debian $suite (see the lines above)"
+    reason="Neovim $v could not be installed from Debian $suite: ${REASON:-see the log above}"
     printf 'skipped: %s\n' "$reason" >"$TOOLS/nvim-$v.status"
     rm -f "$BIN_DIR/nvim-$v"
     if [ "$v" = "0.10" ]; then
