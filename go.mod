@@ -1,6 +1,6 @@
 module github.com/pi-lsp/pi-lsp
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/fsnotify/fsnotify v1.10.1 // indirect
@@ -10,5 +10,6 @@ require (
 	github.com/segmentio/encoding v0.3.4 // indirect
 	github.com/sourcegraph/jsonrpc2 v0.2.3 // indirect
 	go.lsp.dev/jsonrpc2 v0.10.0 // indirect
-	golang.org/x/sys v0.13.0 // indirect
+	golang.org/x/image v0.48.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
 )

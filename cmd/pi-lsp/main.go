@@ -39,6 +39,7 @@ func init() {
 		{"label", "label FILE ENTRY_ID [TEXT]", "set (or clear, without TEXT) the label of an entry", runLabel},
 		{"commands", "commands [--json] [--markdown]", "the LSP command table", runCommands},
 		{"gen", "gen [--entries N] [--seed S] [--branch-every N] [--compact-every N] [--image-every N] [-o FILE]", "write a large synthetic session (benchmarks)", runGen},
+		{"bench-file", "bench-file FILE", "measure load, context, prepare, tree and file lists of one session (JSON)", runBenchFile},
 		{"demo", "demo [--keep-recent N] [--keep]", "compact the embedded example session offline and show the result", runDemo},
 		{"version", "version", "print the version", runVersion},
 	}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// runBenchFile measures one session file the way test/bench/pi-bench.mjs measures real
+// Pi, and prints one JSON line. It is what scripts/bench.sh runs, one process per file so
+// that peak RSS belongs to that file.
+func runBenchFile(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench-file", stderr)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneFile(pos, "FILE")
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	ms := func(a, b time.Time) float64 { return float64(b.Sub(a).Nanoseconds()) / 1e6 }
+	t0 := time.Now()
+	f, err := session.Load(path)
+	if err != nil {
+		return err
+	}
+	ix := session.NewIndex(f)
+	t1 := time.Now()
+	c := ix.BuildContext("")
+	t2 := time.Now()
+	branchPath := ix.Path(ix.LeafID())
+	prep, err := compaction.Prepare(branchPath, session.DefaultCompactionSettings)
+	t3 := time.Now()
+	roots := ix.Tree()
+	t4 := time.Now()
+	read, _ := fileops.ForPath(branchPath)
+	t5 := time.Now()
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	var tokens any
+	if err == nil {
+		tokens = prep.TokensBefore
+	}
+	return writeJSON(stdout, map[string]any{
+		"tool": "pi-lsp", "file": path, "bytes": st.Size(), "entries": len(f.Entries),
+		"openMs": ms(t0, t1), "contextMs": ms(t1, t2), "prepareMs": ms(t2, t3), "treeMs": ms(t3, t4), "filesMs": ms(t4, t5),
+		"messages": len(c.Messages), "tokensBefore": tokens, "roots": len(roots), "readFiles": len(read),
+		"maxRssKB": ru.Maxrss,
+	})
+}
+
+var _ = json.Marshal

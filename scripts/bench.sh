@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Benchmarks pi-lsp against real Pi 0.73.1 (its library from npm) on the same generated
+# sessions, in one run, and prints the ratios with pass/fail against the targets of
+# docs/BENCHMARKS.md. `wc -l` on the same file is the floor (reading and splitting lines).
+# Each measurement is its own process (best of PI_LSP_BENCH_RUNS, default 3), so peak RSS
+# belongs to one file. Writes test-artifacts/bench/results.jsonl, the table and the plot
+# (docs/img/bench.png); with --write-docs it also rewrites the table in docs/BENCHMARKS.md.
+#
+#   bash scripts/bench.sh [--quick] [--write-docs]
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+QUICK=0 WRITE=0
+for a in "$@"; do
+  case "$a" in --quick) QUICK=1 ;; --write-docs) WRITE=1 ;; *) echo "unknown flag $a" >&2; exit 2 ;; esac
+done
+RUNS="${PI_LSP_BENCH_RUNS:-3}"
+PI_TIMEOUT="${PI_LSP_BENCH_PI_TIMEOUT:-180}"
+if [ "$QUICK" = 1 ]; then SIZES="${PI_LSP_BENCH_SIZES:-4000 16000}"; RUNS=1; else SIZES="${PI_LSP_BENCH_SIZES:-16000 40000 80000 160000 640000}"; fi
+PI_MAX_ENTRIES="${PI_LSP_BENCH_PI_MAX:-160000}"
+
+bash scripts/install-pi.sh >/dev/null
+go build -o bin/pi-lsp ./cmd/pi-lsp
+go build -o bin/benchplot ./tools/benchplot
+OUT="$REPO/test-artifacts/bench"
+mkdir -p "$OUT"
+T="$(mktemp -d "${TMPDIR:-/tmp}/pi-lsp-bench.XXXXXX")"
+trap 'rm -rf "$T"' EXIT
+RESULTS="$OUT/results.jsonl"
+: >"$RESULTS"
+
+best() { # prints the run with the smallest open+context+prepare
+  node -e '
+    const rs = require("fs").readFileSync(0, "utf8").trim().split("\n").filter(Boolean).map(JSON.parse);
+    const t = (r) => r.openMs + r.contextMs + r.prepareMs;
+    rs.sort((a, b) => t(a) - t(b));
+    const r = rs[0]; r.maxRssKB = Math.max(...rs.map((x) => x.maxRssKB));
+    console.log(JSON.stringify(r));'
+}
+
+for n in $SIZES; do
+  f="$T/session-$n.jsonl"
+  bin/pi-lsp gen --entries "$n" --seed "$n" -o "$f"
+  cat "$f" >/dev/null # page cache, for every tool alike
+  wcms=$(node -e '
+    const {execFileSync} = require("child_process");
+    let best = Infinity;
+    for (let i = 0; i < 5; i++) { const t = process.hrtime.bigint(); execFileSync("wc", ["-l", process.argv[1]]); best = Math.min(best, Number(process.hrtime.bigint() - t) / 1e6); }
+    console.log(best.toFixed(2));' "$f")
+  echo "{\"tool\":\"wc\",\"bytes\":$(stat -c %s "$f"),\"entries\":$n,\"ms\":$wcms}" >>"$RESULTS"
+  for _ in $(seq "$RUNS"); do timeout 600 bin/pi-lsp bench-file "$f"; done | best >>"$RESULTS"
+  if [ "$n" -le "$PI_MAX_ENTRIES" ]; then
+    if out=$(for _ in $(seq "$RUNS"); do timeout "$PI_TIMEOUT" node --max-old-space-size=8192 test/bench/pi-bench.mjs "$f" || exit 1; done | best); then
+      echo "$out" >>"$RESULTS"
+    else
+      echo "{\"tool\":\"pi\",\"bytes\":$(stat -c %s "$f"),\"entries\":$n,\"timeout\":true,\"timeoutS\":$PI_TIMEOUT}" >>"$RESULTS"
+    fi
+  fi
+  rm -f "$f"
+done
+
+bin/benchplot -in "$RESULTS" -o "$OUT/bench.png"
+node test/bench/report.mjs "$RESULTS" >"$OUT/table.md"
+cat "$OUT/table.md"
+if [ "$WRITE" = 1 ]; then
+  mkdir -p docs/img
+  cp "$OUT/bench.png" docs/img/bench.png
+  node test/bench/report.mjs "$RESULTS" --docs docs/BENCHMARKS.md
+fi
