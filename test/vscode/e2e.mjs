@@ -358,11 +358,14 @@ async function main() {
     const rowsOk = await waitFor(async () => (await treeRows(page, "Pi Session")).length >= 5, 20_000, 250);
     const leafRows = await treeRows(page, "Pi Session");
     // The list is virtual and the extension reveals the leaf: go to the top to see the start.
-    const paneBox = await treePane.locator(".monaco-list").first().boundingBox().catch(() => null);
-    if (paneBox) {
-      await page.mouse.move(paneBox.x + paneBox.width / 2, paneBox.y + Math.min(100, paneBox.height / 2));
-      await page.mouse.wheel(0, -20_000);
-      await sleep(400);
+    const listBox = await treePane.locator(".monaco-list").first().boundingBox().catch(() => null);
+    if (listBox) {
+      await page.mouse.move(listBox.x + listBox.width / 2, listBox.y + Math.min(120, listBox.height / 2));
+      for (let i = 0; i < 15; i++) {
+        await page.mouse.wheel(0, -600);
+        await sleep(60);
+      }
+      await sleep(300);
     }
     const rows = [...new Set([...(await treeRows(page, "Pi Session")), ...leafRows])];
     check("the Pi Session view shows the entry tree", !!rowsOk, `${rows.length} rows: ${j(rows.slice(0, 4))}`);

@@ -579,7 +579,7 @@ class PiExtension implements vscode.Disposable {
     const items: Item[] = entries.reverse().map((n) => ({
       id: n.id,
       label: `${n.isLeaf ? "$(circle-filled) " : n.onPath ? "" : "$(git-branch) "}${oneLine(n.preview, 90) || kindName(n.type, n.role)}`,
-      description: `${kindName(n.type, n.role)}${n.label ? ` · 🏷 ${n.label}` : ""}${n.isLeaf ? " · current" : ""}`,
+      description: `${kindName(n.type, n.role)}${n.label ? ` · [${n.label}]` : ""}${n.isLeaf ? " · current" : ""}`,
       detail: n.id,
     }));
     const pick = await vscode.window.showQuickPick(items, { title, placeHolder: "Entry (newest first)", matchOnDescription: true, matchOnDetail: true });
@@ -774,7 +774,7 @@ class PiExtension implements vscode.Disposable {
     reg(C.treeLabel, async (node?: ViewNode) => {
       const target = node ?? this.treeView.selection[0];
       if (!target) return;
-      const current = /🏷 ([^·]*)/.exec(target.description)?.[1]?.trim();
+      const current = /\[([^\]]*)\]/.exec(target.description)?.[1]?.trim();
       await this.labelInteractive(target.entryId, current);
     });
     reg(C.treeUndoCompaction, async () => {

@@ -150,7 +150,7 @@ function entryView(n: TreeNode): ViewNode {
   const label = preview ? (n.type === "message" && n.role !== "custom" ? preview : `${kind}: ${preview}`) : kind;
   const desc: string[] = [];
   if (n.isLeaf) desc.push("● current");
-  if (n.label) desc.push(`🏷 ${n.label}`);
+  if (n.label) desc.push(`[${n.label}]`);
   const time = formatTime(n.timestamp);
   if (time) desc.push(time);
   const tip: string[] = [`${kind} · ${n.id}`];

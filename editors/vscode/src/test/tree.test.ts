@@ -55,7 +55,7 @@ test("labels, icons, leaf marker and context values", () => {
   assert.equal(byId("c1").contextValue, "piEntry.compaction");
   const leaf = byId("a4");
   assert.equal(leaf.contextValue, "piEntry.leaf");
-  assert.match(leaf.description, /^● current · 🏷 good · /);
+  assert.match(leaf.description, /^● current · \[good\] · /);
   assert.match(leaf.tooltip, /current leaf/);
   assert.equal(byId("a3").onPath, false);
   assert.match(byId("a3").tooltip, /not on the current path/);
