@@ -158,8 +158,10 @@ type Env struct {
 	AgentDir   string
 	Workspace  string
 	SessionDir string
-	// Sessions are the copied genuine sessions, by corpus name.
+	// Sessions are the copied genuine sessions, by corpus name; Paths all copies in
+	// order.
 	Sessions map[string]string
+	Paths    []string
 	Init     json.RawMessage // initialize result
 	Conn     lsp.Conn
 
@@ -301,10 +303,15 @@ func (e *Env) copySession(name string, mtime time.Time) string {
 	if err := os.MkdirAll(e.SessionDir, 0o755); err != nil {
 		e.T.Fatal(err)
 	}
-	path := filepath.Join(e.SessionDir, session.FileName(f.Header.Timestamp, f.Header.ID))
-	if _, err := os.Stat(path); err == nil {
-		path = strings.TrimSuffix(path, ".jsonl") + "-" + name + ".jsonl"
+	base := filepath.Join(e.SessionDir, session.FileName(f.Header.Timestamp, f.Header.ID))
+	path := base
+	for i := 2; ; i++ {
+		if _, err := os.Stat(path); err != nil {
+			break
+		}
+		path = strings.TrimSuffix(base, ".jsonl") + fmt.Sprintf("-%d.jsonl", i)
 	}
+	e.Paths = append(e.Paths, path)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		e.T.Fatal(err)
 	}
@@ -946,8 +953,9 @@ type FakeLLM struct {
 	// is cancelled.
 	Hold    bool
 	Text    string
-	release chan struct{}
-	quit    chan struct{}
+	release   chan struct{}
+	quit      chan struct{}
+	closeOnce sync.Once
 
 	Requests atomic.Int32
 	// Started receives one value per request (dropped when full).
@@ -961,7 +969,13 @@ func NewFakeLLM(t testing.TB) *FakeLLM {
 		quit: make(chan struct{}), Started: make(chan struct{}, 64)}
 	f.srv = httptest.NewServer(f)
 	f.URL = f.srv.URL + "/v1"
-	t.Cleanup(func() {
+	t.Cleanup(f.Close)
+	return f
+}
+
+// Close stops the endpoint (idempotent).
+func (f *FakeLLM) Close() {
+	f.closeOnce.Do(func() {
 		close(f.quit)
 		f.srv.CloseClientConnections()
 		f.srv.Close()
@@ -969,7 +983,6 @@ func NewFakeLLM(t testing.TB) *FakeLLM {
 			tr.CloseIdleConnections()
 		}
 	})
-	return f
 }
 
 // Release lets held answers finish.
