@@ -27,7 +27,7 @@ const (
 )
 
 var (
-	constraintRe = regexp.MustCompile(`(?i)\b(must|should|never|always|don't|do not|avoid|prefer|only|without|keep|make sure|please|need to|required?)\b`)
+	constraintRe = regexp.MustCompile(`(?i)\b(must|should|never|always|don't|do not|avoid|prefer|only|without|keep|make sure|need to|required?)\b`)
 	decisionRe   = regexp.MustCompile(`(?i)\b(decided|decide|instead|because|chose|choose|will use|i'll use|we'll use|going with|switch(ed)? to|rather than|the fix is|the cause is)\b`)
 	// A sentence ends at . ! or ? followed by a space or the end, or at a newline, so
 	// identifiers such as middleware.Chain stay whole.
@@ -65,7 +65,8 @@ type facts struct {
 	errors      []string
 	lastUser    string
 	lastAnswer  string
-	answered    bool // the last user message got an assistant reply
+	answered    bool // the last user message got a complete assistant reply
+	notes       []string
 	constraints []string
 }
 
@@ -120,7 +121,12 @@ func extractFacts(messages []*session.Message) *facts {
 	var order []string
 	for _, m := range messages {
 		switch m.Role {
-		case session.RoleUser, session.RoleCustom:
+		case session.RoleCustom:
+			// An extension's message: context for the model, not a request of the user.
+			if text := strings.TrimSpace(m.Text("\n")); text != "" {
+				f.notes = addUnique(f.notes, oneLine(text))
+			}
+		case session.RoleUser:
 			text := strings.TrimSpace(m.Text("\n"))
 			if text == "" {
 				continue
@@ -140,7 +146,10 @@ func extractFacts(messages []*session.Message) *facts {
 				f.done = addUnique(f.done, item)
 			}
 		case session.RoleAssistant:
-			f.answered = true
+			// An errored or aborted reply leaves the request open.
+			if m.StopReason != "error" && m.StopReason != "aborted" {
+				f.answered = true
+			}
 			if m.StopReason == "error" && m.ErrorMessage != "" {
 				f.errors = addUnique(f.errors, oneLine(m.ErrorMessage))
 			}
@@ -348,7 +357,9 @@ func (f *facts) checkpoint(req Request, critical bool) string {
 		}
 	}
 	for _, it := range inProgress {
-		next = addUnique(next, "Finish: "+it)
+		if !contains(next, it) {
+			next = addUnique(next, "Finish: "+it)
+		}
 	}
 	if len(next) == 0 {
 		for _, p := range prev["Next Steps"] {
@@ -356,7 +367,11 @@ func (f *facts) checkpoint(req Request, critical bool) string {
 		}
 	}
 	if len(next) == 0 {
-		next = []string{"Continue from the kept messages"}
+		if f.lastUser != "" {
+			next = []string{"Continue from the kept messages (last request: " + oneLine(f.lastUser) + ")"}
+		} else {
+			next = []string{"Continue from the kept messages"}
+		}
 	}
 
 	var b strings.Builder
@@ -375,14 +390,18 @@ func (f *facts) checkpoint(req Request, critical bool) string {
 	}
 	if critical {
 		crit := merge(prev["Critical Context"], "- ", nil)
-		if req.CustomInstructions != "" {
-			crit = addUnique(crit, "Requested focus: "+oneLine(req.CustomInstructions))
+		for _, n := range f.notes {
+			crit = addUnique(crit, "Context note: "+n)
 		}
 		for _, e := range f.errors {
 			crit = addUnique(crit, "Error seen: "+e)
 		}
 		if n := len(req.ModifiedFiles); n > 0 {
 			crit = addUnique(crit, fmt.Sprintf("Files modified so far: %s", strings.Join(limitList(req.ModifiedFiles, 10), ", ")))
+		}
+		// Last, so the list's bound (it keeps the newest items) never drops it.
+		if req.CustomInstructions != "" {
+			crit = addUnique(crit, "Requested focus: "+oneLine(req.CustomInstructions))
 		}
 		b.WriteString("\n## Critical Context\n" + bullets(crit, "- ", maxListItems+2))
 	}

@@ -1,0 +1,207 @@
+package compaction_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+var checkpointSections = []string{
+	"## Goal\n", "## Constraints & Preferences\n", "## Progress\n### Done\n", "### In Progress\n",
+	"### Blocked\n", "## Key Decisions\n", "## Next Steps\n", "## Critical Context\n",
+}
+
+// sections splits a checkpoint into its sections' bodies, checking that every section
+// is there, in order, and not empty.
+func sections(t *testing.T, text string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	pos := 0
+	for i, h := range checkpointSections {
+		j := strings.Index(text[pos:], h)
+		if j < 0 {
+			t.Fatalf("section %q missing or out of order in:\n%s", h, text)
+		}
+		start := pos + j + len(h)
+		end := len(text)
+		if i+1 < len(checkpointSections) {
+			if k := strings.Index(text[start:], checkpointSections[i+1]); k >= 0 {
+				end = start + k
+			}
+		}
+		body := strings.TrimSpace(text[start:end])
+		if body == "" {
+			t.Errorf("section %q is empty", h)
+		}
+		lines := strings.Split(strings.TrimSpace(h), "\n")
+		out[strings.TrimLeft(lines[len(lines)-1], "# ")] = body
+		pos = start
+	}
+	return out
+}
+
+func extractiveRun(t *testing.T, path string, keep int, instructions string) *compaction.RunResult {
+	t.Helper()
+	res, err := compaction.Run(context.Background(), path, compaction.RunOptions{
+		Options:  compaction.Options{CustomInstructions: instructions},
+		Settings: settings(keep, 16384), Summarizer: compaction.Extractive{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// The extractive summarizer fills the checkpoint from a genuine session: the goal from
+// the user's request, Done from tool calls, Next Steps from the last request, and the
+// custom focus in Critical Context.
+func TestExtractiveFillsEverySection(t *testing.T) {
+	t.Run("split turn with tools", func(t *testing.T) {
+		path := corpusCopy(t, splitFile)
+		res := extractiveRun(t, path, splitKeep, "focus on notes.txt")
+		sum := res.Outcome.Summary
+		history, prefix, ok := strings.Cut(sum, compaction.SplitTurnSeparator)
+		if !ok {
+			t.Fatalf("no split-turn separator:\n%s", sum)
+		}
+		s := sections(t, history)
+		if s["Goal"] != "SCRIPT:tools please create notes.txt and check it" {
+			t.Errorf("Goal = %q", s["Goal"])
+		}
+		for _, want := range []string{"- [x] Wrote `notes.txt`", "- [x] Read `notes.txt`", "- [x] Edited `notes.txt`", "- [x] Ran `cat notes.txt`"} {
+			if !strings.Contains(s["Done"], want) {
+				t.Errorf("Done lacks %q:\n%s", want, s["Done"])
+			}
+		}
+		if !strings.Contains(s["Next Steps"], "SCRIPT:tools please create notes.txt and check it") {
+			t.Errorf("Next Steps do not name the last request: %q", s["Next Steps"])
+		}
+		for _, want := range []string{"- Requested focus: focus on notes.txt", "Files modified so far: notes.txt",
+			"- Context note: Custom context note (fixture)"} {
+			if !strings.Contains(s["Critical Context"], want) {
+				t.Errorf("Critical Context lacks %q:\n%s", want, s["Critical Context"])
+			}
+		}
+		if !strings.HasPrefix(prefix, "## Original Request\nSCRIPT:think take a third path\n\n## Early Progress\n") ||
+			!strings.Contains(prefix, "## Context for Suffix\n") {
+			t.Errorf("turn prefix part:\n%s", prefix)
+		}
+		if !strings.HasSuffix(sum, "\n\n<modified-files>\nnotes.txt\n</modified-files>") {
+			t.Errorf("file block missing:\n%s", sum)
+		}
+	})
+	t.Run("errored last request", func(t *testing.T) {
+		path := corpusCopy(t, normalFile)
+		s := sections(t, extractiveRun(t, path, normalKeep, "").Outcome.Summary)
+		if !strings.HasPrefix(s["Goal"], "- SCRIPT:think a question that needs some thought\n- SCRIPT:chat describe this image") {
+			t.Errorf("Goal = %q", s["Goal"])
+		}
+		// The last request's reply was an error: it is still open and is the next step.
+		if s["Next Steps"] != "1. SCRIPT:fail this request fails upstream" {
+			t.Errorf("Next Steps = %q", s["Next Steps"])
+		}
+		if !strings.Contains(s["In Progress"], "- [ ] SCRIPT:fail this request fails upstream") {
+			t.Errorf("In Progress = %q", s["In Progress"])
+		}
+		if !strings.Contains(s["Critical Context"], "- Error seen: 500 fake upstream failure") {
+			t.Errorf("Critical Context = %q", s["Critical Context"])
+		}
+	})
+	t.Run("constraints, decisions, blocked", func(t *testing.T) {
+		path := corpusCopy(t, normalFile)
+		appendMessages(t, path,
+			userMsg("Add retries to fetch.go. Never change the public API of package client."),
+			assistantMsg("I'll use exponential backoff because the server rate-limits bursts.",
+				toolCall("c1", "edit", map[string]any{"path": "client/fetch.go", "edits": []any{}})),
+			mustJSON(map[string]any{"role": "toolResult", "toolCallId": "c1", "toolName": "edit",
+				"content": []any{map[string]any{"type": "text", "text": "Could not find the exact text in client/fetch.go"}}, "isError": true, "timestamp": 1}),
+			assistantMsg("Next I will rerun go test ./client/..."),
+			userMsg("go ahead and "+strings.Repeat("run the whole suite carefully ", 25)),
+			assistantMsg("Running."))
+		res := extractiveRun(t, path, 120, "")
+		s := sections(t, res.Outcome.Summary)
+		if !strings.Contains(s["Constraints & Preferences"], "- Never change the public API of package client.") {
+			t.Errorf("Constraints = %q", s["Constraints & Preferences"])
+		}
+		if !strings.Contains(s["Key Decisions"], "exponential backoff because the server rate-limits bursts") {
+			t.Errorf("Key Decisions = %q", s["Key Decisions"])
+		}
+		if !strings.Contains(s["Blocked"], "Edited `client/fetch.go` failed: Could not find the exact text") {
+			t.Errorf("Blocked = %q", s["Blocked"])
+		}
+		if !strings.Contains(s["Next Steps"], "Next I will rerun go test ./client/...") {
+			t.Errorf("Next Steps = %q", s["Next Steps"])
+		}
+	})
+}
+
+// Same input, same bytes.
+func TestExtractiveDeterministic(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		keep int
+	}{{splitFile, splitKeep}, {normalFile, normalKeep}, {iterativeFile, iterativeKeep}, {"genuine/tree-nav.jsonl", 20}} {
+		a := extractiveRun(t, corpusCopy(t, tc.file), tc.keep, "focus on tests")
+		b := extractiveRun(t, corpusCopy(t, tc.file), tc.keep, "focus on tests")
+		if a.Outcome.Summary != b.Outcome.Summary {
+			t.Errorf("%s: two runs differ:\n%s\n----\n%s", tc.file, a.Outcome.Summary, b.Outcome.Summary)
+		}
+		if string(mustJSON(a.Outcome.Details)) != string(mustJSON(b.Outcome.Details)) {
+			t.Errorf("%s: details differ", tc.file)
+		}
+		prep := prepareFile(t, corpusCopy(t, tc.file), settings(tc.keep, 16384))
+		req := compaction.Request{Kind: compaction.KindHistory, Messages: prep.MessagesToSummarize, PreviousSummary: prep.PreviousSummary, CustomInstructions: "x"}
+		r1, _ := compaction.Extractive{}.Summarize(context.Background(), req)
+		r2, _ := compaction.Extractive{}.Summarize(context.Background(), req)
+		if r1.Text != r2.Text {
+			t.Errorf("%s: Summarize differs between calls", tc.file)
+		}
+	}
+}
+
+// Fast on a long session: thousands of messages summarized well under a second.
+func TestExtractiveFast(t *testing.T) {
+	var msgs []*session.Message
+	for i := range 1500 {
+		for _, raw := range []string{
+			userMsg(fmt.Sprintf("step %d: please update module%d.go and keep the tests green", i, i)),
+			assistantMsg(fmt.Sprintf("Editing module%d.go because the old loop was quadratic.", i),
+				toolCall(fmt.Sprintf("c%d", i), "edit", map[string]any{"path": fmt.Sprintf("module%d.go", i)})),
+			toolResult(fmt.Sprintf("c%d", i), "edit", strings.Repeat("ok ", 200)),
+		} {
+			m, err := session.DecodeMessage([]byte(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs = append(msgs, m)
+		}
+	}
+	start := time.Now()
+	r, err := compaction.Extractive{}.Summarize(context.Background(), compaction.Request{Kind: compaction.KindHistory, Messages: msgs, CustomInstructions: "module7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("%d messages took %v", len(msgs), d)
+	}
+	t.Logf("%d messages in %v, %d bytes", len(msgs), time.Since(start), len(r.Text))
+	sections(t, r.Text)
+}
+
+// A cancelled context stops the extractive summarizer too.
+func TestExtractiveHonoursCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	path := corpusCopy(t, normalFile)
+	before := readFile(t, path)
+	_, err := compaction.Run(ctx, path, compaction.RunOptions{Settings: settings(normalKeep, 16384), Summarizer: compaction.Extractive{}})
+	if err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("error %v", err)
+	}
+	sameBytes(t, path, before)
+}
