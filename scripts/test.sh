@@ -37,7 +37,8 @@ layer() { # name seconds command...
   case " $LAYERS " in *" $name "*) ;; *) return 0 ;; esac
   printf '\n==== layer %s (limit %ss) ====\n' "$name" "$secs"
   local start=$SECONDS
-  timeout --kill-after=30 "$secs" "$@"
+  # Shell functions run in a child bash (exported below) so timeout can bound them.
+  timeout --kill-after=30 "$secs" bash -c '"$@"' layer "$@"
   local rc=$?
   if [ $rc -eq 0 ]; then
     passed=$((passed + 1)); printf '==== layer %s: PASS (%ss)\n' "$name" $((SECONDS - start))
@@ -60,6 +61,8 @@ go_tests() {
 fuzz_short() {
   bash scripts/fuzz.sh "${PI_LSP_FUZZTIME:-10s}"
 }
+
+export -f static_checks go_tests fuzz_short
 
 layer static 300 static_checks
 layer pi 600 bash scripts/install-pi.sh
