@@ -951,8 +951,8 @@ type FakeLLM struct {
 	Delay  time.Duration // before each chunk
 	// Hold makes every answer stop after its first chunk until Release or the request
 	// is cancelled.
-	Hold    bool
-	Text    string
+	Hold      bool
+	Text      string
 	release   chan struct{}
 	quit      chan struct{}
 	closeOnce sync.Once
