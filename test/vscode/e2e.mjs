@@ -506,6 +506,52 @@ async function main() {
     check("Show Summary opens the last compaction's summary as Markdown", !!opened && editorHas);
     await shot(page, "summary");
 
+    // ---- Navigate Here… from the tree's context menu, summarizing the branch left behind ----
+    {
+      const targetText = "Here is a short answer after thinking";
+      const target = entriesBefore.find((e) => e.type === "message" && JSON.stringify(e.message?.content ?? "").includes(targetText));
+      await page.keyboard.press("Escape");
+      await runPalette(page, "Pi: Show Session Tree");
+      const row = treePane.locator(".monaco-list-row", { hasText: targetText }).first();
+      const rowUp = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      let menuOk = false;
+      if (rowUp && target) {
+        await row.click({ button: "right" });
+        const item = page.locator(".monaco-menu .action-label", { hasText: "Navigate Here" }).first();
+        menuOk = await item.waitFor({ state: "visible", timeout: 5000 }).then(() => true, () => false);
+        await shot(page, "context-menu");
+        if (menuOk) await item.click();
+      }
+      check("the tree's context menu offers Navigate Here…", menuOk, target ? target.id : "target entry not in the session");
+      const picker = await page.locator(".quick-input-widget .monaco-list-row", { hasText: "No summary" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      check("Navigate Here asks how to treat the branch left behind (QuickPick)", picker);
+      if (picker) {
+        await shot(page, "navigate-quickpick");
+        await page.keyboard.press("ArrowDown"); // "Summarize"
+        await page.keyboard.press("Enter");
+        const prog = await page.locator(".notification-toast", { hasText: "Summarizing branch" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+        check("a progress notification 'Summarizing branch' appears", prog);
+        if (prog) await shot(page, "navigate-progress");
+        const moved = await page.locator(".notification-toast", { hasText: "Moved the session to" }).first().waitFor({ state: "visible", timeout: 45_000 }).then(() => true, () => false);
+        check("navigation finishes with 'Moved the session to …'", moved, j(lastEvent("jobError")?.error));
+        const all = readEntries(SESSION).filter((e) => e.type !== "session");
+        const last = all[all.length - 1];
+        check("the session file gained a branch_summary entry under the target", last?.type === "branch_summary" && last.parentId === target?.id && last.fromId === comp?.id, j(last && { type: last.type, parentId: last.parentId, fromId: last.fromId }));
+        const o2 = spawnSync(process.execPath, [path.join(REPO, "test", "pi", "oracle.mjs")], { input: JSON.stringify({ op: "piload", file: SESSION }) + "\n", encoding: "utf8", timeout: 60_000, env: process.env });
+        let pi2;
+        try {
+          pi2 = JSON.parse(o2.stdout.trim().split("\n").pop());
+        } catch {}
+        check("real Pi loads it with the branch summary as the leaf", pi2?.ok === true && pi2.result.leafId === last?.id && pi2.result.rewritten === false && pi2.result.messages?.some((m) => m.role === "branchSummary"), j(pi2?.ok ? { leafId: pi2.result.leafId, roles: pi2.result.messages?.map((m) => m.role).slice(-3) } : pi2));
+        const leafRow = await waitFor(async () => {
+          const r = await treeRows(page, "Pi Session");
+          return r.find((x) => /^Branch summary/.test(x) && /current leaf/.test(x));
+        }, 15_000, 250);
+        check("the tree shows the branch summary as the current leaf", !!leafRow, j(leafRow));
+        await sleep(500);
+        await shot(page, "navigated");
+      }
+    }
     if (consoleErrors.length) note(`browser console errors: ${consoleErrors.length} (first: ${consoleErrors[0].slice(0, 200)})`);
   } finally {
     await browser.close().catch(() => {});
