@@ -134,17 +134,17 @@ func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*
 			}
 		}
 		if herr != nil {
-			return nil, fmt.Errorf("summarize history: %w", herr)
+			return nil, fmt.Errorf("Summarization failed: %w", herr)
 		}
 		if pr.err != nil {
-			return nil, fmt.Errorf("summarize turn prefix: %w", pr.err)
+			return nil, fmt.Errorf("Turn prefix summarization failed: %w", pr.err)
 		}
 		summary = h.Text + SplitTurnSeparator + pr.r.Text
 		usage = addUsage(h.Usage, pr.r.Usage)
 	} else {
 		h, err := history(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("summarize history: %w", err)
+			return nil, fmt.Errorf("Summarization failed: %w", err)
 		}
 		summary, usage = h.Text, h.Usage
 	}

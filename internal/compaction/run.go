@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -94,7 +95,15 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 			return nil, errors.New("no summarizer configured")
 		}
 		phase("summarizing")
-		out, err = Generate(ctx, prep, opt.Summarizer, opt.Options)
+		gopt := opt.Options
+		if gopt.ThinkingLevel == "" {
+			// Pi passes the session's thinking level to the summary calls.
+			var level string
+			if json.Unmarshal(session.ContextOfPath(prep.Path).ThinkingLevel, &level) == nil {
+				gopt.ThinkingLevel = level
+			}
+		}
+		out, err = Generate(ctx, prep, opt.Summarizer, gopt)
 		if err != nil {
 			return nil, err
 		}
