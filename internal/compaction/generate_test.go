@@ -64,7 +64,7 @@ func TestT10SplitTurnWithPreviousSummaryAndFocus(t *testing.T) {
 	cfg := fastConfig(srv.URL())
 	cfg.Reasoning = true
 	res, err := compaction.Run(context.Background(), path, compaction.RunOptions{
-		Options: compaction.Options{CustomInstructions: "focus on tests"}, // thinking level from the session
+		Options:  compaction.Options{CustomInstructions: "focus on tests"}, // thinking level from the session
 		Settings: st, Summarizer: compaction.NewOpenAI(cfg),
 	})
 	if err != nil {
