@@ -1,0 +1,150 @@
+package rpc_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
+)
+
+// TestCommandTableInSync keeps the command table, the VS Code package.json, the Neovim
+// user commands and docs/protocol.md in agreement (rust-analyzer's lsp-extensions hash
+// test, in spirit): a row added or renamed in one place and not the others fails here.
+func TestCommandTableInSync(t *testing.T) {
+	repo := filepath.Join("..", "..")
+	table := rpc.Commands()
+	if len(table) == 0 {
+		t.Fatal("empty command table")
+	}
+
+	t.Run("vscode package.json", func(t *testing.T) {
+		data, err := os.ReadFile(filepath.Join(repo, "editors", "vscode", "package.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pkg struct {
+			Contributes struct {
+				Commands []struct {
+					Command string `json:"command"`
+					Title   string `json:"title"`
+				} `json:"commands"`
+			} `json:"contributes"`
+		}
+		if err := json.Unmarshal(data, &pkg); err != nil {
+			t.Fatal(err)
+		}
+		titles := map[string]string{}
+		for _, c := range pkg.Contributes.Commands {
+			titles[c.Command] = c.Title
+		}
+		ids := map[string]bool{}
+		for _, c := range table {
+			ids[c.ID] = true
+			got, ok := titles[c.ID]
+			switch {
+			case !ok:
+				t.Errorf("%s is not in contributes.commands", c.ID)
+			case got != c.Title:
+				t.Errorf("%s: package.json title %q, table title %q", c.ID, got, c.Title)
+			}
+		}
+		// A pi.* palette entry the server does not register would be a dead command.
+		for id := range titles {
+			if strings.HasPrefix(id, "pi.") && !ids[id] {
+				t.Errorf("package.json contributes %s, which is not in the command table", id)
+			}
+		}
+		// vscode-languageclient registers every server command itself; the extension
+		// registering one too makes VS Code throw on activation.
+		reg := regexp.MustCompile(`registerCommand\(\s*['"\x60](pi\.[A-Za-z]+)['"\x60]`)
+		_ = filepath.WalkDir(filepath.Join(repo, "editors", "vscode", "src"), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".ts") {
+				return nil
+			}
+			src, _ := os.ReadFile(p)
+			for _, m := range reg.FindAllStringSubmatch(string(src), -1) {
+				if ids[m[1]] {
+					t.Errorf("%s registers server command %s itself", p, m[1])
+				}
+			}
+			return nil
+		})
+	})
+
+	t.Run("neovim user commands", func(t *testing.T) {
+		defined := map[string]bool{}
+		direct := regexp.MustCompile(`nvim_create_user_command\(\s*['"](Pi[A-Za-z]+)['"]`)
+		tableKey := regexp.MustCompile(`(?m)^\s*(Pi[A-Za-z]+)\s*=\s*\{`)
+		root := filepath.Join(repo, "editors", "neovim")
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".lua") {
+				return err
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, m := range direct.FindAllStringSubmatch(string(src), -1) {
+				defined[m[1]] = true
+			}
+			// A table of definitions registered by a loop in the same file.
+			if strings.Contains(string(src), "nvim_create_user_command(") {
+				for _, m := range tableKey.FindAllStringSubmatch(string(src), -1) {
+					defined[m[1]] = true
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(defined) == 0 {
+			t.Fatalf("no Neovim user commands found under %s", root)
+		}
+		for _, c := range table {
+			if !defined[c.Neovim] {
+				t.Errorf("%s: Neovim command :%s is not defined under editors/neovim", c.ID, c.Neovim)
+			}
+		}
+	})
+
+	t.Run("docs/protocol.md", func(t *testing.T) {
+		data, err := os.ReadFile(filepath.Join(repo, "docs", "protocol.md"))
+		if os.IsNotExist(err) {
+			t.Skip("docs/protocol.md does not exist yet")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := string(data)
+		for _, c := range table {
+			for _, name := range []string{c.ID, c.Method} {
+				if !strings.Contains(doc, "`"+name+"`") {
+					t.Errorf("docs/protocol.md does not document %s", name)
+				}
+			}
+		}
+		for _, m := range rpc.MethodNames() {
+			if !strings.Contains(doc, "`"+m+"`") {
+				t.Errorf("docs/protocol.md does not document request %s", m)
+			}
+		}
+		for _, n := range []string{"pi/sessionChanged", "pi/compactionStart", "pi/compactionEnd", "pi/fileOps", "pi/contextUsage", "pi/beforeCompact", "pi/beforeTree"} {
+			if !strings.Contains(doc, n) {
+				t.Errorf("docs/protocol.md does not document %s", n)
+			}
+		}
+		// The generated section is exactly what the table renders today.
+		begin, end := strings.Index(doc, rpc.DocsBegin), strings.Index(doc, rpc.DocsEnd)
+		if begin < 0 || end < begin {
+			t.Fatalf("docs/protocol.md lacks the generated-commands markers")
+		}
+		if got, want := doc[begin:end+len(rpc.DocsEnd)]+"\n", rpc.CommandsMarkdown(); got != want {
+			t.Errorf("the generated commands section of docs/protocol.md is stale; regenerate it from the table (pi-lsp commands --markdown)")
+		}
+	})
+}
