@@ -83,13 +83,84 @@ function M.ensure(bufnr, cb)
   when_initialized(client, cb, deadline)
 end
 
+-- Neovim never calls the handler of a request whose reply is the error
+-- RequestCancelled (-32800): its RPC layer takes that for the acknowledgement
+-- of a $/cancelRequest. pi-lsp answers a job cancelled by
+-- window/workDoneProgress/cancel (:PiCancel) that way, so the plugin tracks
+-- its requests and, when the reply came (LspRequest "complete") but the
+-- handler was not called, calls it with a "cancelled" error itself.
+local tracked = {} ---@type table<string, fun(err: table)>
+local capture ---@type {client_id: integer, method: string, id?: integer}?
+local tracking_group
+
+local function track_requests()
+  if tracking_group then
+    return
+  end
+  tracking_group = vim.api.nvim_create_augroup('pi_lsp.requests', { clear = true })
+  vim.api.nvim_create_autocmd('LspRequest', {
+    group = tracking_group,
+    callback = function(ev)
+      local d = ev.data or {}
+      local r = d.request or {}
+      if capture and r.type == 'pending' and d.client_id == capture.client_id and r.method == capture.method then
+        capture.id = d.request_id
+      elseif r.type == 'complete' then
+        local key = tostring(d.client_id) .. ':' .. tostring(d.request_id)
+        if tracked[key] then
+          -- A normal reply's handler is already scheduled and runs first.
+          vim.defer_fn(function()
+            local cancel = tracked[key]
+            if cancel then
+              tracked[key] = nil
+              cancel({ code = -32800, message = 'cancelled', data = { kind = 'cancelled' } })
+            end
+          end, 200)
+        end
+      end
+    end,
+  })
+end
+
+--- Sends a request (or runs `send`, which makes one) and makes sure `handler`
+--- is called exactly once, also when the job is cancelled.
+local function tracked_request(client, method, handler, send)
+  track_requests()
+  local key
+  local called = false
+  local function once(err, result, ctx)
+    if key then
+      tracked[key] = nil
+    end
+    if called then
+      return
+    end
+    called = true
+    handler(err, result, ctx or { client_id = client.id, method = method })
+  end
+  capture = { client_id = client.id, method = method }
+  local ok, id = send(once)
+  local cap = capture
+  capture = nil
+  id = id or (cap and cap.id)
+  if ok ~= false and id and not called then
+    key = tostring(client.id) .. ':' .. tostring(id)
+    tracked[key] = function(err)
+      once(err, nil, { client_id = client.id, method = method, request_id = id })
+    end
+  end
+  return ok, id
+end
+
 --- A custom request (`pi/...`).
 ---@return boolean, integer?
 function M.request(client, method, params, handler, bufnr)
-  if has_011 then
-    return client:request(method, params, handler, bufnr)
-  end
-  return client.request(method, params, handler, bufnr)
+  return tracked_request(client, method, handler, function(h)
+    if has_011 then
+      return client:request(method, params, h, bufnr)
+    end
+    return client.request(method, params, h, bufnr)
+  end)
 end
 
 --- A notification to the server.
@@ -122,12 +193,13 @@ function M.exec(client, command, args, handler, bufnr)
     arg = vim.empty_dict()
   end
   if vim.list_contains(M.server_commands(client), command) then
-    local cmd = { title = command, command = command, arguments = { arg } }
-    if has_011 then
-      client:exec_cmd(cmd, { bufnr = bufnr }, handler)
-    else
-      client.request('workspace/executeCommand', { command = command, arguments = { arg } }, handler, bufnr)
-    end
+    tracked_request(client, 'workspace/executeCommand', handler, function(h)
+      if has_011 then
+        client:exec_cmd({ title = command, command = command, arguments = { arg } }, { bufnr = bufnr }, h)
+        return true
+      end
+      return client.request('workspace/executeCommand', { command = command, arguments = { arg } }, h, bufnr)
+    end)
     return
   end
   local method = 'pi/' .. command:gsub('^pi%.', '')

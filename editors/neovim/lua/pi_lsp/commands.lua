@@ -70,6 +70,10 @@ end
 local function report_error(what, err)
   local c = require('pi_lsp.client')
   local kind = c.error_kind(err)
+  if kind == 'cancelled' then
+    ui.notify(what .. ': cancelled, nothing was written', vim.log.levels.WARN)
+    return
+  end
   local level = kind == 'nothingToCompact' and vim.log.levels.INFO or vim.log.levels.ERROR
   ui.notify(what .. ': ' .. c.format_error(err), level)
 end

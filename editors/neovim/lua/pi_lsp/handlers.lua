@@ -108,8 +108,8 @@ M.handlers = {
     -- (Pi's own threshold/overflow compactions) and about failures.
     if params.errorMessage then
       notify('compaction failed: ' .. tostring(params.errorMessage), vim.log.levels.ERROR)
-    elseif params.aborted then
-      notify('compaction cancelled', vim.log.levels.WARN)
+    elseif params.aborted and params.reason ~= 'manual' then
+      notify(('compaction (%s) cancelled'):format(tostring(params.reason)), vim.log.levels.WARN)
     elseif params.reason and params.reason ~= 'manual' then
       notify(('session compacted (%s)'):format(params.reason))
     end
