@@ -198,9 +198,9 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 		if msg.StopReason != "error" {
 			leaf = last.ID
 		}
-		s.background(func(ctx context.Context) {
-			_, _ = s.compact(ctx, path, compactJob{reason: "overflow", leaf: leaf, willRetry: true})
-		})
+		if !s.autoStart(path, compactJob{reason: "overflow", leaf: leaf, willRetry: true}) {
+			return ""
+		}
 		return "overflow"
 	}
 	var tokens float64
@@ -217,18 +217,46 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	if !session.ShouldCompact(tokens, window, settings) {
 		return ""
 	}
-	s.background(func(ctx context.Context) {
-		_, _ = s.compact(ctx, path, compactJob{reason: "threshold", leaf: last.ID})
-	})
+	if !s.autoStart(path, compactJob{reason: "threshold", leaf: last.ID}) {
+		return ""
+	}
 	return "threshold"
 }
 
-// background runs a server-initiated job; shutdown cancels it.
-func (s *Server) background(f func(ctx context.Context)) {
+// autoStart starts an automatic compaction unless one is already pending or running for
+// the session (a second one would only queue behind it on the job lock and compact the
+// freshly compacted session again).
+func (s *Server) autoStart(path string, job compactJob) bool {
+	s.host.mu.Lock()
+	if s.host.compacting[path] {
+		s.host.mu.Unlock()
+		return false
+	}
+	s.host.compacting[path] = true
+	s.host.mu.Unlock()
+	started := s.background(func(ctx context.Context) {
+		defer func() {
+			s.host.mu.Lock()
+			delete(s.host.compacting, path)
+			s.host.mu.Unlock()
+		}()
+		_, _ = s.compact(ctx, path, job)
+	})
+	if !started {
+		s.host.mu.Lock()
+		delete(s.host.compacting, path)
+		s.host.mu.Unlock()
+	}
+	return started
+}
+
+// background runs a server-initiated job; shutdown cancels it. It reports whether the
+// job was started (not when the server is exiting).
+func (s *Server) background(f func(ctx context.Context)) bool {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
-		return
+		return false
 	}
 	s.jobsWG.Add(1)
 	s.mu.Unlock()
@@ -236,4 +264,5 @@ func (s *Server) background(f func(ctx context.Context)) {
 		defer s.jobsWG.Done()
 		f(s.bgCtx)
 	}()
+	return true
 }

@@ -83,6 +83,7 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wd := s.tracker.Start(ctx, job.token, "Compacting session", job.reason, cancel)
+	defer wd.End("Failed") // a safety net: End is idempotent, and every path below ends it
 	s.notify("pi/compactionStart", map[string]any{"session": path, "reason": job.reason})
 	res, err := s.compactLocked(jctx, path, job, wd)
 	end := map[string]any{"session": path, "reason": job.reason, "aborted": false, "willRetry": false}

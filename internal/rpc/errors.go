@@ -8,6 +8,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -74,6 +75,10 @@ func wireError(err error) *jsonrpc2.Error {
 		kind = KindNothingToCompact
 	case errors.Is(err, compaction.ErrAlreadyCompacted):
 		kind = KindAlreadyCompacted
+	case errors.Is(err, branch.ErrCancelled):
+		code, kind = CodeRequestCancelled, KindCancelled
+	case errors.Is(err, branch.ErrNotFound), errors.Is(err, branch.ErrNoCompaction):
+		kind = KindNotFound
 	case errors.Is(err, compaction.ErrSessionChanged):
 		code, kind = CodeContentModified, KindSessionChanged
 	case errors.Is(err, compaction.ErrContextTooLong):

@@ -40,7 +40,8 @@ type host struct {
 	live     map[string]*session.Live
 	cfg      config
 	writeMu  map[string]*sync.Mutex
-	debounce *time.Timer
+	debounce map[string]*time.Timer // per session: a change of one must not swallow another's
+	stopped  bool
 	stopOnce sync.Once
 	cancel   context.CancelFunc
 	// compacting guards against concurrent automatic compactions per session.
@@ -50,7 +51,8 @@ type host struct {
 }
 
 func newHost(s *Server) *host {
-	return &host{s: s, live: map[string]*session.Live{}, writeMu: map[string]*sync.Mutex{}, compacting: map[string]bool{}, overflowTried: map[string]bool{}}
+	return &host{s: s, live: map[string]*session.Live{}, writeMu: map[string]*sync.Mutex{}, debounce: map[string]*time.Timer{},
+		compacting: map[string]bool{}, overflowTried: map[string]bool{}}
 }
 
 func uriToPath(u string) string {
@@ -186,8 +188,9 @@ func (h *host) stop() {
 		if h.cancel != nil {
 			h.cancel()
 		}
-		if h.debounce != nil {
-			h.debounce.Stop()
+		h.stopped = true
+		for _, t := range h.debounce {
+			t.Stop()
 		}
 		h.mu.Unlock()
 	})
@@ -215,10 +218,13 @@ func (h *host) changed(path string) {
 func (h *host) scheduleNotify(path string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.debounce != nil {
-		h.debounce.Stop()
+	if h.stopped {
+		return
 	}
-	h.debounce = time.AfterFunc(h.s.opt.Debounce, func() { h.notifyState(path) })
+	if t := h.debounce[path]; t != nil {
+		t.Stop()
+	}
+	h.debounce[path] = time.AfterFunc(h.s.opt.Debounce, func() { h.notifyState(path) })
 }
 
 // notifyState pushes pi/sessionChanged, pi/fileOps and pi/contextUsage for a session.

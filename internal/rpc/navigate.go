@@ -42,6 +42,7 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 	var wd *WorkDone
 	if p.Summarize {
 		wd = s.tracker.Start(ctx, p.WorkDoneToken, "Summarizing branch", "preparing", cancel)
+		defer wd.End("Failed") // safety net; End is idempotent
 	}
 	mu := s.jobLock(path)
 	mu.Lock()
@@ -164,7 +165,9 @@ func (s *Server) handleUndoCompaction(ctx context.Context, raw json.RawMessage) 
 	defer mu.Unlock()
 	res, err := branch.UndoCompaction(ctx, path, "")
 	if err != nil {
-		return nil, &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: err.Error(), Err: err}
+		// Mapped by wireError: no compaction is notFound, a concurrent write is
+		// ContentModified, a cancel is RequestCancelled.
+		return nil, err
 	}
 	if err := s.host.refresh(path); err == nil {
 		s.host.scheduleNotify(path)

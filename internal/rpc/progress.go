@@ -1,9 +1,11 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -41,7 +43,25 @@ type WorkDone struct {
 	fallback bool
 }
 
-func tokenKey(tok json.RawMessage) string { return string(tok) }
+// tokenKey identifies a progress token by value, so a cancel that spells the token
+// differently (42.0, "\u0074ok", extra spaces) still finds the job.
+func tokenKey(tok json.RawMessage) string {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(tok))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return "raw:" + string(tok)
+	}
+	switch v := v.(type) {
+	case string:
+		return "s:" + v
+	case json.Number:
+		if f, err := v.Float64(); err == nil {
+			return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
+	return "raw:" + string(tok)
+}
 
 // Start begins progress for a job. token is the client's workDoneToken (nil if none);
 // cancel is called when the client cancels through the progress UI.
@@ -51,7 +71,10 @@ func (t *Tracker) Start(ctx context.Context, token json.RawMessage, title, messa
 		token = nil
 		if t.s.clientProgress() {
 			tok, _ := json.Marshal("pi-lsp-" + uuid.NewString())
-			cctx, cancelCreate := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			// The create request is abandoned when the job is cancelled meanwhile (a
+			// client that never answers must not hold a cancelled job for 5 s); the
+			// notifications themselves go out on an uncancellable context.
+			cctx, cancelCreate := context.WithTimeout(ctx, 5*time.Second)
 			err := t.s.call(cctx, "window/workDoneProgress/create", workDoneProgressCreateParams{Token: tok}, nil)
 			cancelCreate()
 			if err == nil {

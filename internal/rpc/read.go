@@ -40,7 +40,7 @@ func preview(e *session.Entry) string {
 		case session.RoleAssistant:
 			s = m.Text(" ")
 			var calls []string
-			for _, b := range m.Blocks {
+			for _, b := range m.Blocks() {
 				if b.Type == "toolCall" {
 					calls = append(calls, b.Name)
 				}

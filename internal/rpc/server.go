@@ -261,8 +261,16 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 }
 
 func (s *Server) reply(id jsonrpc2.ID, result any) {
-	if err := s.conn.Reply(context.Background(), id, result); err != nil {
-		s.log.Debug("reply failed", "err", err)
+	err := s.conn.Reply(context.Background(), id, result)
+	if err == nil {
+		return
+	}
+	s.log.Debug("reply failed", "err", err)
+	if _, merr := json.Marshal(result); merr != nil {
+		// The result cannot be encoded (NaN, a bad json.RawMessage): the request must
+		// still be answered once.
+		s.log.Error("unencodable result", "id", id, "err", merr)
+		s.replyErr(id, errorf(CodeInternalError, KindInternal, "internal error: unencodable result"))
 	}
 }
 
@@ -287,7 +295,7 @@ func (s *Server) handleNotification(req *jsonrpc2.Request, state lifecycle) {
 		s.exitOnce.Do(func() { close(s.exited) })
 	case "initialized":
 		if state == stateInitialized {
-			s.host.start()
+			s.watchOnce.Do(s.host.start) // a repeated initialized must not start a second watcher
 		}
 	case "$/cancelRequest":
 		var p cancelParams
