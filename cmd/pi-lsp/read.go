@@ -185,7 +185,7 @@ func describe(e *session.Entry) string {
 		switch m.Role {
 		case session.RoleAssistant:
 			var calls []string
-			for _, b := range m.Blocks {
+			for _, b := range m.Blocks() {
 				if b.Type == "toolCall" {
 					calls = append(calls, b.Name)
 				}

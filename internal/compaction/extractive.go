@@ -153,7 +153,7 @@ func extractFacts(messages []*session.Message) *facts {
 			if m.StopReason == "error" && m.ErrorMessage != "" {
 				f.errors = addUnique(f.errors, oneLine(m.ErrorMessage))
 			}
-			for _, b := range m.Blocks {
+			for _, b := range m.Blocks() {
 				switch b.Type {
 				case "text":
 					if t := strings.TrimSpace(b.Text); t != "" {

@@ -32,7 +32,7 @@ func Serialize(messages []*session.Message) string {
 		case session.RoleAssistant:
 			var texts, thinking, calls []string
 			hasText := false
-			for _, b := range m.Blocks {
+			for _, b := range m.Blocks() {
 				switch b.Type {
 				case "text":
 					texts, hasText = append(texts, b.Text), true
@@ -52,8 +52,10 @@ func Serialize(messages []*session.Message) string {
 				parts = append(parts, "[Assistant tool calls]: "+strings.Join(calls, "; "))
 			}
 		case session.RoleToolResult:
-			if text := m.Text(""); text != "" && !m.IsString {
-				parts = append(parts, "[Tool result]: "+truncateForSummary(text, ToolResultMaxChars))
+			if _, isString := m.StringContent(); !isString {
+				if text := m.Text(""); text != "" {
+					parts = append(parts, "[Tool result]: "+truncateForSummary(text, ToolResultMaxChars))
+				}
 			}
 		}
 	}

@@ -32,7 +32,7 @@ func (o *Ops) AddMessage(m *session.Message) {
 	if m == nil || m.Role != session.RoleAssistant {
 		return
 	}
-	for _, b := range m.Blocks {
+	for _, b := range m.Blocks() {
 		if b.Type != "toolCall" || b.Name == "" || len(b.Arguments) == 0 || b.Arguments[0] != '{' {
 			continue
 		}
@@ -184,9 +184,9 @@ func Recent(messages []*session.Message) []string {
 		if m == nil || m.Role != session.RoleAssistant {
 			continue
 		}
-		for _, b := range m.Blocks {
+		for _, b := range m.Blocks() {
 			o := New()
-			o.AddMessage(&session.Message{Role: session.RoleAssistant, Blocks: []session.Block{b}})
+			o.AddMessage(session.NewBlocksMessage(session.RoleAssistant, []session.Block{b}))
 			for _, set := range []map[string]struct{}{o.Read, o.Written, o.Edited} {
 				for f := range set {
 					out = append(out, f)

@@ -1,9 +1,11 @@
 package jsjson
 
 import (
+	"encoding/binary"
 	"errors"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // ErrSyntax reports text that JSON.parse would reject.
@@ -119,10 +121,22 @@ func (s *scanner) ws() {
 }
 
 // str scans a string starting at the opening quote; it reports whether it held escapes.
+// Eight bytes at a time are checked for a quote, a backslash or a control character, so
+// long strings (tool output, file contents) are skipped at memory speed.
 func (s *scanner) str() (esc, ok bool) {
 	d := s.data
 	i := s.i + 1
-	for i < len(d) {
+	for {
+		for i+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[i:])
+			if special(w) != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= len(d) {
+			return esc, false
+		}
 		c := d[i]
 		switch {
 		case c == '"':
@@ -150,7 +164,23 @@ func (s *scanner) str() (esc, ok bool) {
 			i++
 		}
 	}
-	return esc, false
+}
+
+const (
+	lo7  = 0x0101010101010101
+	hi7  = 0x8080808080808080
+	quot = 0x2222222222222222
+	bsl  = 0x5c5c5c5c5c5c5c5c
+)
+
+// special has a high bit set in each byte lane of w that is '"', '\\' or below 0x20.
+func special(w uint64) uint64 {
+	q := w ^ quot
+	b := w ^ bsl
+	zq := (q - lo7) &^ q
+	zb := (b - lo7) &^ b
+	ctl := (w - 0x2020202020202020) &^ w // bytes < 0x20 (with borrow artefacts only above a hit)
+	return (zq | zb | ctl) & hi7
 }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
@@ -374,6 +404,63 @@ func LookupField(data []byte, key string) ([]byte, bool) {
 		s.ws()
 		if s.i >= len(data) || data[s.i] != ',' {
 			return found, ok
+		}
+		s.i++
+	}
+}
+
+// StringView is StringValue without a copy for strings that hold no escape: the result
+// shares memory with raw, which therefore must never be modified afterwards. Session
+// files are read into buffers that are never written, so decoding them this way costs
+// no allocation per string.
+func StringView(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		if c == '\\' || c < 0x20 {
+			return StringValue(raw)
+		}
+	}
+	if len(inner) == 0 {
+		return "", true
+	}
+	if !utf8.Valid(inner) {
+		return StringValue(raw)
+	}
+	return unsafe.String(&inner[0], len(inner)), true
+}
+
+// ForEachItem calls fn with the raw bytes of each element of a JSON array that is
+// already known to be valid. It reports false if data is not an array.
+func ForEachItem(data []byte, fn func(item []byte)) bool {
+	s := scanner{data: data}
+	s.ws()
+	if s.i >= len(data) || data[s.i] != '[' {
+		return false
+	}
+	s.i++
+	s.ws()
+	if s.i < len(data) && data[s.i] == ']' {
+		return true
+	}
+	for {
+		s.ws()
+		start := s.i
+		if !s.value(1) {
+			return false
+		}
+		fn(data[start:s.i])
+		s.ws()
+		if s.i >= len(data) {
+			return false
+		}
+		if data[s.i] == ']' {
+			return true
+		}
+		if data[s.i] != ',' {
+			return false
 		}
 		s.i++
 	}

@@ -44,7 +44,9 @@ func userText(text string, ts json.RawMessage) *Message {
 	c.WriteString(`}]`)
 	o.raw("content", json.RawMessage(c.String()))
 	o.raw("timestamp", ts)
-	return &Message{Role: RoleUser, Raw: o.done(), Blocks: []Block{{Type: "text", Text: text}}, Timestamp: ts}
+	m := NewBlocksMessage(RoleUser, []Block{{Type: "text", Text: text}})
+	m.Raw, m.Timestamp = o.done(), ts
+	return m
 }
 
 // ConvertToLLM is Pi's convertToLlm: user, assistant and tool results pass through;
@@ -60,13 +62,13 @@ func ConvertToLLM(messages []*Message) []*Message {
 				out = append(out, userText(BashExecutionText(m), m.Timestamp))
 			}
 		case RoleCustom:
-			u := &Message{Role: RoleUser, Timestamp: m.Timestamp}
-			if m.IsString {
-				u = userText(m.ContentString, m.Timestamp)
+			if str, ok := m.StringContent(); ok {
+				out = append(out, userText(str, m.Timestamp))
 			} else {
-				u.Blocks = m.Blocks
+				u := NewBlocksMessage(RoleUser, m.Blocks())
+				u.Timestamp = m.Timestamp
+				out = append(out, u)
 			}
-			out = append(out, u)
 		case RoleBranchSummary:
 			out = append(out, userText(BranchSummaryPrefix+m.Summary+BranchSummarySuffix, m.Timestamp))
 		case RoleCompactionSummary:

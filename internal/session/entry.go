@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
@@ -35,16 +36,18 @@ type Entry struct {
 	Line      int    // 1-based line in the file, 0 when not read from a file
 	Raw       []byte // the JSON object (as stored, or as migrated in memory)
 
-	role   string // cached message role ("" until known)
-	msg    *Message
-	msgErr error
+	msgOnce sync.Once
+	msg     *Message
+	msgErr  error
 }
 
 // invalidParent marks a parentId that is present but not a string: Pi never finds
 // such a parent, so the entry is an orphan.
 const invalidParent = "\x00invalid-parent"
 
-func rawString(r []byte) (string, bool) { return jsjson.StringValue(r) }
+// rawString decodes a JSON string without copying it: session data is never modified
+// once read (see jsjson.StringView).
+func rawString(r []byte) (string, bool) { return jsjson.StringView(r) }
 
 func isNull(r []byte) bool {
 	return len(r) == 0 || bytes.Equal(r, []byte("null"))

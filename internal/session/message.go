@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 )
@@ -45,10 +46,13 @@ type Message struct {
 	Role string
 	Raw  json.RawMessage
 
-	// Content: exactly one of ContentString (when IsString) or Blocks.
-	IsString      bool
-	ContentString string
-	Blocks        []Block
+	// content is the raw content, decoded on first use (Blocks, StringContent): most
+	// messages of a large session are never looked into.
+	content     []byte
+	contentOnce sync.Once
+	isString    bool
+	contentStr  string
+	blocks      []Block
 
 	Provider, Model, StopReason, ErrorMessage string
 	ProviderRaw, ModelRaw                     json.RawMessage
@@ -135,37 +139,48 @@ func DecodeMessage(raw json.RawMessage) (*Message, error) {
 				m.TokensBefore = x
 			}
 		case "usage":
-			m.Usage = nil
-			if len(v) > 0 && v[0] == '{' {
-				var u Usage
-				if json.Unmarshal(v, &u) == nil {
-					m.Usage = &u
-				}
-			}
+			m.Usage = decodeUsage(v)
 		case "content":
 			content = v
 		}
 	}
-	m.setContent(content)
+	m.content = content
 	return m, nil
 }
 
-func (m *Message) setContent(r []byte) {
+// NewBlocksMessage builds a message of role with the given content blocks (for messages
+// that pi-lsp composes itself rather than reads).
+func NewBlocksMessage(role string, blocks []Block) *Message {
+	m := &Message{Role: role, blocks: blocks}
+	m.contentOnce.Do(func() {})
+	return m
+}
+
+// Blocks returns the content blocks (nil when the content is a string or absent).
+func (m *Message) Blocks() []Block {
+	m.contentOnce.Do(m.decodeContent)
+	return m.blocks
+}
+
+// StringContent returns the content when it is a JSON string.
+func (m *Message) StringContent() (string, bool) {
+	m.contentOnce.Do(m.decodeContent)
+	return m.contentStr, m.isString
+}
+
+func (m *Message) decodeContent() {
+	r := m.content
 	if len(r) == 0 {
 		return
 	}
 	if s, ok := rawString(r); ok {
-		m.IsString, m.ContentString = true, s
+		m.isString, m.contentStr = true, s
 		return
 	}
 	if r[0] != '[' {
 		return
 	}
-	var items []json.RawMessage
-	if json.Unmarshal(r, &items) != nil {
-		return
-	}
-	for _, it := range items {
+	jsjson.ForEachItem(r, func(it []byte) {
 		var buf [8]jsjson.Field
 		bf, err := jsjson.ScanObject(it, buf[:0])
 		b := Block{}
@@ -187,17 +202,17 @@ func (m *Message) setContent(r []byte) {
 				}
 			}
 		}
-		m.Blocks = append(m.Blocks, b)
-	}
+		m.blocks = append(m.blocks, b)
+	})
 }
 
 // Text is the message's text: a string content, or its text blocks joined by sep.
 func (m *Message) Text(sep string) string {
-	if m.IsString {
-		return m.ContentString
+	if s, ok := m.StringContent(); ok {
+		return s
 	}
 	var parts []string
-	for _, b := range m.Blocks {
+	for _, b := range m.Blocks() {
 		if b.Type == "text" {
 			parts = append(parts, b.Text)
 		}
@@ -205,40 +220,65 @@ func (m *Message) Text(sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// Message decodes the AgentMessage of a message entry (cached).
+// Message decodes the AgentMessage of a message entry, once; its content is decoded
+// only when asked for. Safe for concurrent use.
 func (e *Entry) Message() (*Message, error) {
-	if e.msg != nil || e.msgErr != nil {
-		return e.msg, e.msgErr
-	}
-	raw := e.RawField("message")
-	if raw == nil {
-		e.msgErr = fmt.Errorf("entry %s: message entry has no message", e.ID)
-		return nil, e.msgErr
-	}
-	e.msg, e.msgErr = DecodeMessage(raw)
+	e.msgOnce.Do(func() {
+		raw := e.RawField("message")
+		if raw == nil {
+			e.msgErr = fmt.Errorf("entry %s: message entry has no message", e.ID)
+			return
+		}
+		e.msg, e.msgErr = DecodeMessage(raw)
+	})
 	return e.msg, e.msgErr
 }
 
-// Role is the role of a message entry's message, or "". It reads only the role, without
-// decoding the message.
+// decodeUsage reads an assistant usage object: its numeric members, as Pi reads them.
+func decodeUsage(v []byte) *Usage {
+	if len(v) == 0 || v[0] != '{' {
+		return nil
+	}
+	var buf [8]jsjson.Field
+	fields, err := jsjson.ScanObject(v, buf[:0])
+	if err != nil {
+		return nil
+	}
+	u := &Usage{}
+	num := func(b []byte) float64 {
+		x, err := strconv.ParseFloat(string(b), 64)
+		if err != nil {
+			return 0
+		}
+		return x
+	}
+	for _, f := range fields {
+		switch f.Key {
+		case "input":
+			u.Input = num(f.Value)
+		case "output":
+			u.Output = num(f.Value)
+		case "cacheRead":
+			u.CacheRead = num(f.Value)
+		case "cacheWrite":
+			u.CacheWrite = num(f.Value)
+		case "totalTokens":
+			u.TotalTokens = num(f.Value)
+		}
+	}
+	return u
+}
+
+// Role is the role of a message entry's message, or "".
 func (e *Entry) Role() string {
 	if e.Type != TypeMessage {
 		return ""
 	}
-	if e.role != "" {
-		return e.role
-	}
-	if e.msg != nil {
-		e.role = e.msg.Role
-		return e.role
-	}
-	raw, ok := jsjson.LookupField(e.Raw, "message")
-	if !ok {
+	m, err := e.Message()
+	if err != nil {
 		return ""
 	}
-	r, _ := jsjson.LookupField(raw, "role")
-	e.role, _ = rawString(r)
-	return e.role
+	return m.Role
 }
 
 // orderedObject builds a JSON object in a fixed key order, leaving out absent values as

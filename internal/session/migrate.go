@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 )
@@ -70,7 +71,7 @@ func migrate(f *File) error {
 			}
 			setKey(msg, "role", jsjson.Value{Kind: jsjson.String, Str: RoleCustom})
 			e.Raw = []byte(jsjson.Stringify(v))
-			e.role, e.msg, e.msgErr = "", nil, nil
+			e.msgOnce, e.msg, e.msgErr = sync.Once{}, nil, nil
 		}
 	}
 	return nil

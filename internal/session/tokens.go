@@ -102,17 +102,17 @@ func EstimateTokens(m *Message) int {
 	chars := 0
 	switch m.Role {
 	case RoleUser:
-		if m.IsString {
-			chars = jsjson.Len16(m.ContentString)
+		if str, ok := m.StringContent(); ok {
+			chars = jsjson.Len16(str)
 		} else {
-			for _, b := range m.Blocks {
+			for _, b := range m.Blocks() {
 				if b.Type == "text" {
 					chars += jsjson.Len16(b.Text)
 				}
 			}
 		}
 	case RoleAssistant:
-		for _, b := range m.Blocks {
+		for _, b := range m.Blocks() {
 			switch b.Type {
 			case "text":
 				chars += jsjson.Len16(b.Text)
@@ -123,10 +123,10 @@ func EstimateTokens(m *Message) int {
 			}
 		}
 	case RoleCustom, RoleToolResult:
-		if m.IsString {
-			chars = jsjson.Len16(m.ContentString)
+		if str, ok := m.StringContent(); ok {
+			chars = jsjson.Len16(str)
 		} else {
-			for _, b := range m.Blocks {
+			for _, b := range m.Blocks() {
 				if b.Type == "text" {
 					chars += jsjson.Len16(b.Text)
 				}
