@@ -303,17 +303,18 @@ async function main() {
   console.log(`# server ${SERVER}`);
   console.log(`# session ${path.relative(REPO, genuine)} (${readEntries(genuine).length} lines), temp ${T}`);
 
-  // Copies: MAIN is the newest (current) session; B, C, D, E are older ones for the token and
-  // cancellation scenarios, each compacted once.
+  // Copies: MAIN is the newest (current) session; B, C, D, E, F are older ones for the token,
+  // cancellation and configuration scenarios, each compacted once.
   const name = (iso, id) => path.join(SESSIONS_DIR, `${iso.replace(/[:.]/g, "-")}_${id}.jsonl`);
   const files = {
+    F: name("2025-12-31T10:00:00.000Z", "00000000-0000-4000-8000-00000000000f"),
     E: name("2026-01-01T10:00:00.000Z", "00000000-0000-4000-8000-00000000000e"),
     D: name("2026-01-02T10:00:00.000Z", "00000000-0000-4000-8000-00000000000d"),
     C: name("2026-01-03T10:00:00.000Z", "00000000-0000-4000-8000-00000000000c"),
     B: name("2026-01-04T10:00:00.000Z", "00000000-0000-4000-8000-00000000000b"),
     MAIN: name("2026-01-05T10:00:00.000Z", "00000000-0000-4000-8000-00000000000a"),
   };
-  let age = 5;
+  let age = 6;
   for (const f of Object.values(files)) {
     fs.copyFileSync(genuine, f);
     const t = new Date(Date.now() - age-- * 3600_000);
@@ -323,9 +324,10 @@ async function main() {
   const header = lines[0];
   const entries = lines.filter((e) => e.type !== "session");
 
+  const llm = await startSlowLLM();
   // ---- 1. initialize and the command table ---------------------------------------------------
   // keepRecentTokens is small so that even a short genuine session has something to compact.
-  const s = startServer("main", {});
+  const s = startServer("main", { X: "sk-test-not-a-real-key" });
   const init = await settle(s.conn.sendRequest("initialize", initParams({ keepRecentTokens: 100 })), 10_000, "initialize");
   if (!check("initialize answers", init.ok, init.ok ? "" : String(init.error))) return;
   const caps = init.value.capabilities ?? {};
@@ -364,7 +366,7 @@ async function main() {
   const sessions = await settle(s.conn.sendRequest("workspace/executeCommand", { command: "pi.sessions", arguments: [{}] }), 10_000, "pi.sessions");
   if (check("pi.sessions answers", sessions.ok, sessions.ok ? "" : errText(sessions.error))) {
     const paths = (sessions.value?.sessions ?? []).map((x) => x.path);
-    check("pi.sessions lists the 5 sessions of the workspace", paths.length === 5 && Object.values(files).every((f) => paths.includes(f)), j(paths));
+    check("pi.sessions lists the 6 sessions of the workspace", paths.length === 6 && Object.values(files).every((f) => paths.includes(f)), j(paths));
     const mod = (sessions.value?.sessions ?? []).map((x) => Date.parse(x.modified));
     // "modified" is Pi's last activity time (the newest entry timestamp), so identical copies tie.
     check("pi.sessions is newest first (by modified)", mod.length > 0 && mod.every((m, i) => !Number.isNaN(m) && (i === 0 || m <= mod[i - 1])), j(sessions.value?.sessions?.map((x) => x.modified)));
@@ -458,6 +460,21 @@ async function main() {
   const missing = await settle(s.conn.sendRequest("pi/navigate", { targetId: "no-such-entry" }), 5000, "pi/navigate unknown id");
   check("pi/navigate to an unknown id → error with data.kind notFound", !missing.ok && missing.error?.data?.kind === "notFound" && missing.error.code !== 0, missing.ok ? `result ${j(missing.value)}` : errText(missing.error));
 
+  // ---- 5b. workspace/didChangeConfiguration switches the summarizer -------------------------
+  {
+    const req0 = llm.state.requests;
+    await s.conn.sendNotification("workspace/didChangeConfiguration", {
+      settings: { piLsp: { summarizer: { kind: "openai", baseUrl: `http://127.0.0.1:${llm.port}/v1`, model: "m", apiKeyEnv: "X" } } },
+    });
+    const cts = new rpc.CancellationTokenSource();
+    const p = settle(s.conn.sendRequest("pi/compact", { session: files.F }, cts.token), 20_000, "pi/compact after didChangeConfiguration");
+    const reached = await waitFor(() => llm.state.requests > req0, 8000);
+    check("didChangeConfiguration {settings: {piLsp: {summarizer: {kind: openai, ...}}}} switches the summarizer", !!reached, `LLM requests ${llm.state.requests - req0}`);
+    cts.cancel();
+    const r = await p;
+    check("the compaction after the switch is cancelled (or finishes)", !r.ok ? r.error?.code === -32800 : !!r.value, r.ok ? j(r.value) : errText(r.error));
+  }
+
   // ---- 6. shutdown / exit --------------------------------------------------------------------
   const shut = await settle(s.conn.sendRequest("shutdown"), 5000, "shutdown");
   check("shutdown answers null", shut.ok && (shut.value === null || shut.value === undefined), shut.ok ? j(shut.value) : errText(shut.error));
@@ -467,7 +484,6 @@ async function main() {
   s.conn.dispose();
 
   // ---- 7. cancellation of a running compaction (slow OpenAI-compatible summarizer) ------------
-  const llm = await startSlowLLM();
   try {
     const s2 = startServer("slow", { X: "sk-test-not-a-real-key" });
     const init2 = await settle(

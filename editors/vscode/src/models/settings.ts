@@ -60,7 +60,29 @@ export function toInitializationOptions(s: PiLspSettings): InitializationOptions
   return o;
 }
 
-/** The didChangeConfiguration payload: `{settings: {piLsp: <same shape as initializationOptions>}}`. */
-export function didChangeConfigurationParams(s: PiLspSettings): { settings: { piLsp: InitializationOptions } } {
-  return { settings: { piLsp: toInitializationOptions(s) } };
+/** `settings.piLsp` of didChangeConfiguration: the same tree as the VS Code settings. */
+export interface PiLspSettingsTree {
+  summarizer?: { kind?: "extractive" | "openai"; baseUrl?: string; model?: string; apiKeyEnv?: string };
+  compaction?: { reserveTokens?: number; keepRecentTokens?: number };
+}
+
+/**
+ * The didChangeConfiguration payload, `{settings: {piLsp: {summarizer: {kind, baseUrl, model,
+ * apiKeyEnv}, compaction: {reserveTokens, keepRecentTokens}}}}` (the piLsp.* settings as a tree,
+ * as the server reads them). Only what the user set is sent.
+ */
+export function didChangeConfigurationParams(s: PiLspSettings): { settings: { piLsp: PiLspSettingsTree } } {
+  const o = toInitializationOptions(s);
+  const tree: PiLspSettingsTree = {};
+  const summarizer: NonNullable<PiLspSettingsTree["summarizer"]> = {};
+  if (o.summarizer) summarizer.kind = o.summarizer;
+  if (o.baseUrl) summarizer.baseUrl = o.baseUrl;
+  if (o.model) summarizer.model = o.model;
+  if (o.apiKeyEnv) summarizer.apiKeyEnv = o.apiKeyEnv;
+  if (Object.keys(summarizer).length > 0) tree.summarizer = summarizer;
+  const compaction: NonNullable<PiLspSettingsTree["compaction"]> = {};
+  if (o.reserveTokens !== undefined) compaction.reserveTokens = o.reserveTokens;
+  if (o.keepRecentTokens !== undefined) compaction.keepRecentTokens = o.keepRecentTokens;
+  if (Object.keys(compaction).length > 0) tree.compaction = compaction;
+  return { settings: { piLsp: tree } };
 }

@@ -25,7 +25,18 @@ test("only settings the user set become initializationOptions", () => {
     reserveTokens: 8000,
     keepRecentTokens: 12000,
   });
-  assert.deepEqual(didChangeConfigurationParams(t), { settings: { piLsp: toInitializationOptions(t) } });
+  assert.deepEqual(didChangeConfigurationParams(t), {
+    settings: {
+      piLsp: {
+        summarizer: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKeyEnv: "MY_KEY" },
+        compaction: { reserveTokens: 8000, keepRecentTokens: 12000 },
+      },
+    },
+  });
+  assert.deepEqual(didChangeConfigurationParams(readSettings(() => undefined)), { settings: { piLsp: {} } });
+  assert.deepEqual(didChangeConfigurationParams(readSettings((k) => (k === "compaction.keepRecentTokens" ? 5 : undefined))), {
+    settings: { piLsp: { compaction: { keepRecentTokens: 5 } } },
+  });
   // an unknown kind and negative numbers are dropped
   const bad = readSettings((k) => ({ "summarizer.kind": "gpt", "compaction.reserveTokens": -1 } as Record<string, unknown>)[k]);
   assert.deepEqual(toInitializationOptions(bad), {});
