@@ -1,0 +1,215 @@
+package rpc_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// TestProgressFallbacks: a client without workDoneProgress, or one that refuses the
+// token, gets window/showMessage instead of $/progress, and the job still runs.
+func TestProgressFallbacks(t *testing.T) {
+	check := func(t *testing.T, e *Env, path string) {
+		before := mustRead(t, path)
+		if _, err := e.Call("pi/compact", nil); err != nil {
+			t.Fatal(err)
+		}
+		if len(appended(t, before, path)) != 1 {
+			t.Errorf("nothing compacted")
+		}
+		msgs := e.Await(5*time.Second, NotificationMatching("window/showMessage", "job end", func(p json.RawMessage) bool {
+			return strings.HasPrefix(fields(p)["message"].(string), compactTitle+": ")
+		}))
+		if ps := Progresses(msgs); len(ps) != 0 {
+			t.Errorf("$/progress sent: %+v", ps)
+		}
+	}
+	t.Run("no capability", func(t *testing.T) {
+		llm := NewFakeLLM(t)
+		e, path := compactEnv(t, llm, Config{NoProgress: true})
+		check(t, e, path)
+		for _, m := range e.Messages() {
+			if m.Kind == KindCall && m.Method == "window/workDoneProgress/create" {
+				t.Errorf("token created for a client without workDoneProgress")
+			}
+		}
+	})
+	t.Run("create refused", func(t *testing.T) {
+		llm := NewFakeLLM(t)
+		e, path := compactEnv(t, llm, Config{Hooks: Hooks{CreateProgress: func(ctx context.Context, p json.RawMessage) (any, error) {
+			return nil, errors.New("no progress here")
+		}}})
+		check(t, e, path)
+	})
+	t.Run("create never answered, job cancelled", func(t *testing.T) {
+		llm := NewFakeLLM(t)
+		e, path := compactEnv(t, llm, Config{Hooks: Hooks{CreateProgress: func(ctx context.Context, p json.RawMessage) (any, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}}})
+		before := mustRead(t, path)
+		p := e.Start("pi/compact", nil, false)
+		e.Await(5*time.Second, ServerCall("window/workDoneProgress/create"))
+		p.Cancel()
+		t0 := time.Now()
+		if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
+			t.Fatalf("answer %v", cerr)
+		}
+		if d := time.Since(t0); d > time.Second {
+			t.Errorf("the cancelled job waited %v for the unanswered create request", d)
+		}
+		if !bytes.Equal(before, mustRead(t, path)) {
+			t.Errorf("the session file changed")
+		}
+	})
+}
+
+// TestProgressCancelTokenSpelling: window/workDoneProgress/cancel finds the job by the
+// token's value, however the client spells it.
+func TestProgressCancelTokenSpelling(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		token       any
+		cancelToken json.RawMessage
+	}{
+		{"escaped string", "tok-x", json.RawMessage(`"tok\u002dx"`)},
+		{"number as float", 42, json.RawMessage(`42.0`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			llm := NewFakeLLM(t)
+			llm.Set(func(f *FakeLLM) { f.Hold = true })
+			e, path := compactEnv(t, llm, Config{})
+			before := mustRead(t, path)
+			p := e.Start("pi/compact", map[string]any{"workDoneToken": tc.token}, true)
+			select {
+			case <-llm.Started:
+			case <-time.After(10 * time.Second):
+				t.Fatal("summarizer not called")
+			}
+			e.Notify("window/workDoneProgress/cancel", map[string]any{"token": tc.cancelToken})
+			if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
+				t.Fatalf("answer %v", cerr)
+			}
+			if !bytes.Equal(before, mustRead(t, path)) {
+				t.Errorf("the session file changed")
+			}
+		})
+	}
+}
+
+// TestSessionCommands covers pi.sessions, pi.selectSession, pi.label, pi.undoCompaction,
+// pi.files and pi.context over executeCommand.
+func TestSessionCommands(t *testing.T) {
+	e := NewEnv(t, Config{Corpus: []string{"tree-nav", "auto-threshold"}})
+	treeNav, auto := e.Sessions["tree-nav"], e.Sessions["auto-threshold"]
+	exec := func(cmd string, arg map[string]any) (map[string]any, error) {
+		args := []any{}
+		if arg != nil {
+			args = append(args, arg)
+		}
+		res, err := e.Call("workspace/executeCommand", map[string]any{"command": cmd, "arguments": args})
+		if err != nil {
+			return nil, err
+		}
+		return fields(res), nil
+	}
+	res, err := exec("pi.sessions", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res["current"] != auto || len(res["sessions"].([]any)) != 2 || res["dir"] != e.SessionDir {
+		t.Errorf("pi.sessions %v", res)
+	}
+	if res, err = exec("pi.selectSession", map[string]any{"path": treeNav}); err != nil || res["session"] != treeNav {
+		t.Fatalf("pi.selectSession %v %v", res, err)
+	}
+	e.Await(5*time.Second, NotificationMatching("pi/sessionChanged", "selected", has(map[string]any{"session": treeNav})))
+	if res, err = exec("pi.context", nil); err != nil || res["session"] != treeNav || res["leafId"] != "9e8d20a8" {
+		t.Fatalf("pi.context %v %v", res, err)
+	}
+	if res, err = exec("pi.files", map[string]any{"session": auto}); err != nil || len(res["modifiedFiles"].([]any)) == 0 {
+		t.Fatalf("pi.files %v %v", res, err)
+	}
+	// Labels are appended entries.
+	before := mustRead(t, treeNav)
+	if res, err = exec("pi.label", map[string]any{"entryId": "5b9d65c4", "label": "start"}); err != nil || res["label"] != "start" {
+		t.Fatalf("pi.label %v %v", res, err)
+	}
+	if lines := appended(t, before, treeNav); len(lines) != 1 || lines[0]["type"] != "label" || lines[0]["targetId"] != "5b9d65c4" {
+		t.Errorf("label entry %v", lines)
+	}
+	_, err = exec("pi.label", map[string]any{"entryId": "nope", "label": "x"})
+	if ce := wantCode(t, err, rpc.CodeRequestFailed); ce.Kind() != rpc.KindNotFound {
+		t.Errorf("kind %s", ce.Kind())
+	}
+	// Undo compaction on the session with one: the leaf returns before it.
+	before = mustRead(t, auto)
+	if res, err = exec("pi.undoCompaction", map[string]any{"session": auto}); err != nil || res["compactionId"] != "83073b79" {
+		t.Fatalf("pi.undoCompaction %v %v", res, err)
+	}
+	if len(appended(t, before, auto)) == 0 {
+		t.Errorf("nothing appended")
+	}
+	// The tree-nav path has a compaction only on another branch: nothing to undo.
+	_, err = exec("pi.undoCompaction", map[string]any{"session": treeNav})
+	if ce := wantCode(t, err, rpc.CodeRequestFailed); ce.Kind() != rpc.KindNotFound {
+		t.Errorf("kind %s", ce.Kind())
+	}
+	// Sessions outside the Pi folder are refused.
+	outside := filepath.Join(e.Workspace, "x.jsonl")
+	if err := os.WriteFile(outside, before, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = exec("pi.selectSession", map[string]any{"path": outside})
+	if ce := wantCode(t, err, rpc.CodeInvalidParams); ce.Kind() != rpc.KindOutsideSessions {
+		t.Errorf("kind %s", ce.Kind())
+	}
+	_, err = exec("pi.selectSession", map[string]any{"path": filepath.Join(e.SessionDir, "..", "..", "..", "work", "project", "x.jsonl")})
+	wantCode(t, err, rpc.CodeInvalidParams)
+	// More than one argument object is a params error.
+	_, err = e.Call("workspace/executeCommand", map[string]any{"command": "pi.tree", "arguments": []any{map[string]any{}, map[string]any{}}})
+	wantCode(t, err, rpc.CodeInvalidParams)
+}
+
+// TestNoSession: a workspace without sessions answers noSession, and pi/append with
+// create starts one in Pi's folder for the workspace.
+func TestNoSession(t *testing.T) {
+	e := NewEnv(t, Config{})
+	_, err := e.Call("pi/tree", nil)
+	if ce := wantCode(t, err, rpc.CodeRequestFailed); ce.Kind() != rpc.KindNoSession {
+		t.Errorf("kind %s", ce.Kind())
+	}
+	_, err = e.Call("pi/append", map[string]any{"messages": []any{userMsg("hello", time.Now().UnixMilli())}})
+	wantCode(t, err, rpc.CodeRequestFailed)
+	res, err := e.Call("pi/append", map[string]any{"create": true, "messages": []any{userMsg("hello", time.Now().UnixMilli())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := fields(res)["session"].(string)
+	if filepath.Dir(path) != e.SessionDir {
+		t.Fatalf("created %s, not in %s", path, e.SessionDir)
+	}
+	f, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Header.Cwd != e.Workspace || len(f.Entries) != 1 {
+		t.Errorf("header cwd %q, %d entries", f.Header.Cwd, len(f.Entries))
+	}
+	tree, err := e.Call("pi/tree", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fields(tree)["session"] != path {
+		t.Errorf("the created session is not current")
+	}
+}
