@@ -31,6 +31,13 @@ case "$ARCH" in
 esac
 
 log() { printf 'install-nvim: %s\n' "$*" >&2; }
+
+# The checks below run nvim: its state, data and cache go to a temp dir, never
+# under the real $HOME.
+NVIM_XDG="$(mktemp -d "${TMPDIR:-/tmp}/install-nvim.XXXXXX")"
+trap 'rm -rf "$NVIM_XDG"' EXIT
+export XDG_STATE_HOME="$NVIM_XDG/state" XDG_DATA_HOME="$NVIM_XDG/data" \
+  XDG_CACHE_HOME="$NVIM_XDG/cache" XDG_CONFIG_HOME="$NVIM_XDG/config"
 REASON=""
 # fail MESSAGE: logs it, keeps it as the reason a version is skipped, returns 1.
 fail() { REASON="$*"; log "$*"; return 1; }

@@ -116,6 +116,8 @@ INIT_OPTIONS="${PI_NVIM_INIT_OPTIONS:-}"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/pi-nvim.XXXXXX")"
 WORK="$(cd "$WORK" && pwd -P)"
 
+mkdir -p "$WORK/oracle-home" "$WORK/oracle-agent"
+
 # A snapshot of the server binary, so a rebuild during the run changes nothing.
 mkdir -p "$WORK/bin"
 cp "$PI_LSP_BIN" "$WORK/bin/pi-lsp"
@@ -138,7 +140,8 @@ pi_check() {
   local verdict_file="$1" file out
   file="$(verdict "$verdict_file" data.pi_check.file)"
   out="$(printf '{"op":"piload","file":%s}\n' "$(node -e 'process.stdout.write(JSON.stringify(process.argv[1]))' "$file")" \
-    | timeout 120 node "$ORACLE" 2>"$verdict_file.oracle.err")" || {
+    | HOME="$WORK/oracle-home" PI_CODING_AGENT_DIR="$WORK/oracle-agent" TMPDIR="$WORK" \
+      timeout 120 node "$ORACLE" 2>"$verdict_file.oracle.err")" || {
       echo "oracle failed: $(tail -n 3 "$verdict_file.oracle.err" | tr '\n' ' ')"; return 1; }
   printf '%s' "$out" | node -e '
     const fs = require("fs");
