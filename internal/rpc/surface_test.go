@@ -213,3 +213,51 @@ func TestNoSession(t *testing.T) {
 		t.Errorf("the created session is not current")
 	}
 }
+
+// TestConfigurationChange: workspace/didChangeConfiguration is applied in wire order,
+// so the next request already uses it (VS Code's nested piLsp form here).
+func TestConfigurationChange(t *testing.T) {
+	llm := NewFakeLLM(t)
+	t.Setenv("PI_LSP_TEST_KEY", "k")
+	e := NewEnv(t, Config{Corpus: []string{"auto-threshold"}, InitOptions: map[string]any{"keepRecentTokens": 200}})
+	e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"piLsp": map[string]any{
+		"summarizer": map[string]any{"kind": "openai", "baseUrl": llm.URL, "model": "m", "apiKeyEnv": "PI_LSP_TEST_KEY"},
+		"compaction": map[string]any{"keepRecentTokens": 200},
+	}}})
+	res, err := e.Call("pi/compact", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if llm.Requests.Load() == 0 {
+		t.Errorf("the new summarizer was not used: %s", trunc(res))
+	}
+}
+
+// TestCancelWhileHookPending: cancelling a job that waits for the client's hook answers
+// at once, without waiting for the hook timeout.
+func TestCancelWhileHookPending(t *testing.T) {
+	llm := NewFakeLLM(t)
+	e, path := compactEnv(t, llm, Config{ClientHooks: true, Options: rpc.Options{HookTimeout: 30 * time.Second}, Hooks: Hooks{
+		BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}}})
+	before := mustRead(t, path)
+	p := e.Start("pi/compact", nil, true)
+	e.Await(5*time.Second, ServerCall("pi/beforeCompact"))
+	p.Cancel()
+	t0 := time.Now()
+	if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
+		t.Fatalf("answer %v", cerr)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("took %v", d)
+	}
+	e.Await(5*time.Second, NotificationMatching("pi/compactionEnd", "aborted", has(map[string]any{"aborted": true})), CompletedProgress(compactTitle))
+	if !bytes.Equal(before, mustRead(t, path)) {
+		t.Errorf("the session file changed")
+	}
+	if llm.Requests.Load() != 0 {
+		t.Errorf("the summarizer ran after the cancel")
+	}
+}
