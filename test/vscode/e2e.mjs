@@ -396,6 +396,33 @@ async function main() {
     await treePane.locator(".monaco-list-row").first().waitFor({ state: "visible", timeout: 10_000 }).catch(() => {});
     await shot(page, "pi-views");
 
+    // ---- Files view: a click opens the file ----
+    {
+      const fileRow = pane(page, "Files").locator(".monaco-list-row", { hasText: "notes.txt" }).first();
+      const up = await fileRow.waitFor({ state: "visible", timeout: 5000 }).then(() => true, () => false);
+      if (up) await fileRow.click();
+      const tab = await page.locator(".tabs-container .tab", { hasText: "notes.txt" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      check("clicking a file in the Files view opens it", up && tab);
+      await shot(page, "file-opened");
+    }
+
+    // ---- Pi: Select Session: the workspace's sessions by name ----
+    {
+      await runPalette(page, "Pi: Select Session");
+      const name = readEntries(SESSION).find((e) => e.type === "session_info")?.name;
+      const item = page.locator(".quick-input-widget .monaco-list-row", { hasText: name || path.basename(SESSION) }).first();
+      const shown = await item.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      check("Pi: Select Session lists the workspace's session by its name", shown, name);
+      await shot(page, "select-session");
+      if (shown) {
+        await page.keyboard.press("Enter");
+        const selected = await waitFor(() => events().some((e) => e.event === "commandResult" && e.command === "pi.selectSession" && e.result?.session === SESSION), 10_000, 200);
+        check("choosing it selects it (pi.selectSession)", !!selected);
+      } else {
+        await page.keyboard.press("Escape");
+      }
+    }
+
     // ---- Cancel a running compaction: the notification's Cancel button ----
     if (llm) {
       const before = fs.readFileSync(SESSION, "utf8");
