@@ -7,12 +7,12 @@
 package fileops
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf16"
 
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -36,12 +36,12 @@ func (o *Ops) AddMessage(m *session.Message) {
 		if b.Type != "toolCall" || b.Name == "" || len(b.Arguments) == 0 || b.Arguments[0] != '{' {
 			continue
 		}
-		var args map[string]json.RawMessage
-		if json.Unmarshal(b.Arguments, &args) != nil {
+		raw, ok := jsjson.LookupField(b.Arguments, "path")
+		if !ok {
 			continue
 		}
-		var path string
-		if json.Unmarshal(args["path"], &path) != nil || path == "" {
+		path, ok := jsjson.StringView(raw)
+		if !ok || path == "" {
 			continue
 		}
 		switch b.Name {

@@ -3,7 +3,6 @@ package jsjson
 import (
 	"encoding/binary"
 	"errors"
-	"strconv"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -27,70 +26,146 @@ type Field struct {
 // pass with no allocation beyond the returned slice, so whole session files can be
 // indexed at memory speed.
 func ScanObject(data []byte, fields []Field) ([]Field, error) {
+	fields, _, err := ScanObjectNested(data, "", fields, nil)
+	return fields, err
+}
+
+// ScanObjectNested is ScanObject that also returns, in the same single pass, the members
+// of the object value of the top-level member nestedKey (the last one, as JSON.parse
+// keeps the last of duplicated keys). nested is nil when that member is absent or not
+// an object.
+func ScanObjectNested(data []byte, nestedKey string, fields, nested []Field) ([]Field, []Field, error) {
 	s := scanner{data: data}
 	s.ws()
 	if s.i >= len(data) || data[s.i] != '{' {
-		return nil, ErrSyntax
+		return nil, nil, ErrSyntax
 	}
-	s.i++
-	s.ws()
-	if s.i < len(data) && data[s.i] == '}' {
-		s.i++
-	} else {
-		for {
-			s.ws()
-			if s.i >= len(data) || data[s.i] != '"' {
-				return nil, ErrSyntax
-			}
-			ks := s.i
-			esc, ok := s.str()
-			if !ok {
-				return nil, ErrSyntax
-			}
-			key := string(data[ks+1 : s.i-1])
-			if esc {
-				uq, err := strconv.Unquote(string(data[ks:s.i]))
-				if err != nil {
-					// strconv rejects some JSON escapes (\/); fall back to a JSON decode.
-					v, perr := Parse(data[ks:s.i])
-					if perr != nil {
-						return nil, ErrSyntax
-					}
-					uq = v.Str
-				}
-				key = uq
-			}
-			s.ws()
-			if s.i >= len(data) || data[s.i] != ':' {
-				return nil, ErrSyntax
-			}
-			s.i++
-			s.ws()
-			vs := s.i
-			if !s.value(1) {
-				return nil, ErrSyntax
-			}
-			fields = append(fields, Field{Key: key, Value: data[vs:s.i]})
-			s.ws()
-			if s.i >= len(data) {
-				return nil, ErrSyntax
-			}
-			if data[s.i] == ',' {
-				s.i++
-				continue
-			}
-			if data[s.i] == '}' {
-				s.i++
-				break
-			}
-			return nil, ErrSyntax
-		}
+	var got []Field
+	var err error
+	fields, got, err = s.object(nestedKey, fields, nested, 0)
+	if err != nil {
+		return nil, nil, err
 	}
 	s.ws()
 	if s.i != len(data) {
-		return nil, ErrSyntax
+		return nil, nil, ErrSyntax
 	}
-	return fields, nil
+	return fields, got, nil
+}
+
+// object scans an object at s.i, appending its members to fields. The value of member
+// nestedKey, when an object, is scanned as one too (into nested) instead of skipped.
+func (s *scanner) object(nestedKey string, fields, nested []Field, depth int) ([]Field, []Field, error) {
+	data := s.data
+	s.i++ // '{'
+	s.ws()
+	var gotNested []Field
+	if s.i < len(data) && data[s.i] == '}' {
+		s.i++
+		return fields, nil, nil
+	}
+	for {
+		s.ws()
+		if s.i >= len(data) || data[s.i] != '"' {
+			return nil, nil, ErrSyntax
+		}
+		ks := s.i
+		esc, ok := s.str()
+		if !ok {
+			return nil, nil, ErrSyntax
+		}
+		key := unsafeString(data[ks+1 : s.i-1])
+		if esc {
+			uq, ok := StringValue(data[ks:s.i])
+			if !ok {
+				return nil, nil, ErrSyntax
+			}
+			key = uq
+		}
+		s.ws()
+		if s.i >= len(data) || data[s.i] != ':' {
+			return nil, nil, ErrSyntax
+		}
+		s.i++
+		s.ws()
+		vs := s.i
+		if nestedKey != "" && key == nestedKey && s.i < len(data) && data[s.i] == '{' && depth == 0 {
+			inner, _, err := s.object("", nested[:0], nil, depth+1)
+			if err != nil {
+				return nil, nil, err
+			}
+			gotNested = inner
+		} else if !s.value(depth + 1) {
+			return nil, nil, ErrSyntax
+		} else if nestedKey != "" && key == nestedKey {
+			gotNested = nil // a later non-object value replaces an earlier object
+		}
+		fields = append(fields, Field{Key: key, Value: data[vs:s.i]})
+		s.ws()
+		if s.i >= len(data) {
+			return nil, nil, ErrSyntax
+		}
+		if data[s.i] == ',' {
+			s.i++
+			continue
+		}
+		if data[s.i] == '}' {
+			s.i++
+			return fields, gotNested, nil
+		}
+		return nil, nil, ErrSyntax
+	}
+}
+
+// unsafeString views b as a string without copying (b must not change afterwards).
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// ForEachObject calls fn with the members of each element of a JSON array that is
+// already known to be valid, scanning each element once (a non-object element gives
+// nil fields). It reports false if data is not an array.
+func ForEachObject(data []byte, fn func(fields []Field)) bool {
+	s := scanner{data: data}
+	s.ws()
+	if s.i >= len(data) || data[s.i] != '[' {
+		return false
+	}
+	s.i++
+	s.ws()
+	if s.i < len(data) && data[s.i] == ']' {
+		return true
+	}
+	var buf [8]Field
+	for {
+		s.ws()
+		if s.i < len(data) && data[s.i] == '{' {
+			fields, _, err := s.object("", buf[:0], nil, 1)
+			if err != nil {
+				return false
+			}
+			fn(fields)
+		} else {
+			if !s.value(1) {
+				return false
+			}
+			fn(nil)
+		}
+		s.ws()
+		if s.i >= len(data) {
+			return false
+		}
+		if data[s.i] == ']' {
+			return true
+		}
+		if data[s.i] != ',' {
+			return false
+		}
+		s.i++
+	}
 }
 
 // Valid reports whether data is one JSON value (as JSON.parse accepts it, within MaxDepth).

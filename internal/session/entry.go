@@ -56,16 +56,21 @@ func isNull(r []byte) bool {
 // decodeEntry validates one line as a JSON object (as JSON.parse would) and decodes its
 // envelope. The rest stays raw until asked for.
 func decodeEntry(line []byte) (*Entry, error) {
+	// One pass validates the line and reads both the envelope and, for a message entry,
+	// the message's own members.
 	var buf [16]jsjson.Field
-	fields, err := jsjson.ScanObject(line, buf[:0])
+	var nbuf [24]jsjson.Field
+	fields, msgFields, err := jsjson.ScanObjectNested(line, "message", buf[:0], nbuf[:0])
 	if err != nil {
 		return nil, err
 	}
 	e := &Entry{Raw: line}
-	var parent []byte
+	var parent, msgRaw []byte
 	hasParent := false
 	for _, f := range fields { // later duplicates win, as in JSON.parse
 		switch f.Key {
+		case "message":
+			msgRaw = f.Value
 		case "type":
 			e.Type, _ = rawString(f.Value)
 		case "id":
@@ -82,6 +87,10 @@ func decodeEntry(line []byte) (*Entry, error) {
 		} else {
 			e.ParentID = invalidParent
 		}
+	}
+	if e.Type == TypeMessage && msgFields != nil {
+		m := messageFromFields(msgRaw, msgFields)
+		e.msgOnce.Do(func() { e.msg = m })
 	}
 	return e, nil
 }

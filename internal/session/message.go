@@ -84,6 +84,11 @@ func DecodeMessage(raw json.RawMessage) (*Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("message is not a JSON object: %w", err)
 	}
+	return messageFromFields(raw, fields), nil
+}
+
+// messageFromFields decodes a message from its already scanned members.
+func messageFromFields(raw []byte, fields []jsjson.Field) *Message {
 	m := &Message{Raw: raw}
 	var content []byte
 	for _, f := range fields {
@@ -145,7 +150,7 @@ func DecodeMessage(raw json.RawMessage) (*Message, error) {
 		}
 	}
 	m.content = content
-	return m, nil
+	return m
 }
 
 // NewBlocksMessage builds a message of role with the given content blocks (for messages
@@ -180,11 +185,9 @@ func (m *Message) decodeContent() {
 	if r[0] != '[' {
 		return
 	}
-	jsjson.ForEachItem(r, func(it []byte) {
-		var buf [8]jsjson.Field
-		bf, err := jsjson.ScanObject(it, buf[:0])
+	jsjson.ForEachObject(r, func(bf []jsjson.Field) {
 		b := Block{}
-		if err == nil {
+		{
 			for _, f := range bf {
 				switch f.Key {
 				case "type":
