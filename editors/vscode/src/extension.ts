@@ -29,7 +29,8 @@ import {
   WorkDoneProgressReport,
 } from "vscode-languageclient/node";
 import { EXTENSION_COMMANDS as C } from "./models/commands";
-import { Action, describeError, missingServerMessage, UserMessage } from "./models/errors";
+import { Action, describeError, UserMessage } from "./models/errors";
+import { findServer } from "./models/server";
 import { buildFilesModel, FileGroup, FileItem, FilesModel } from "./models/files";
 import { didChangeConfigurationParams, readSettings, PiLspSettings, toInitializationOptions } from "./models/settings";
 import { DEFAULT_RESERVE_TOKENS, formatTokens, statusView } from "./models/status";
@@ -92,46 +93,6 @@ function settingsNow(): PiLspSettings {
     const i = cfg.inspect(key);
     return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
   });
-}
-
-function expandHome(p: string): string {
-  return p === "~" || p.startsWith("~/") ? path.join(os.homedir(), p.slice(1)) : p;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    const st = fs.statSync(file);
-    if (!st.isFile()) return false;
-    if (process.platform === "win32") return true;
-    fs.accessSync(file, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-type ServerLookup = { ok: true; command: string; source: string } | { ok: false; message: UserMessage };
-
-/** piLsp.server.path if set, else bin/pi-lsp inside the extension, else pi-lsp on PATH. */
-function findServer(extensionPath: string, configured: string): ServerLookup {
-  const exe = process.platform === "win32" ? "pi-lsp.exe" : "pi-lsp";
-  if (configured) {
-    const p = expandHome(configured);
-    if (!fs.existsSync(p)) return { ok: false, message: missingServerMessage(configured, "no such file") };
-    if (!isExecutable(p)) return { ok: false, message: missingServerMessage(configured, "not an executable file") };
-    return { ok: true, command: p, source: "piLsp.server.path" };
-  }
-  const bundled = path.join(extensionPath, "bin", exe);
-  if (isExecutable(bundled)) return { ok: true, command: bundled, source: "bundled" };
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, exe);
-    if (isExecutable(candidate)) return { ok: true, command: candidate, source: "PATH" };
-  }
-  return {
-    ok: false,
-    message: missingServerMessage(undefined, "no bin/pi-lsp in the extension and no pi-lsp on PATH"),
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -199,7 +160,7 @@ class PiExtension implements vscode.Disposable {
 
   async start(): Promise<void> {
     const settings = settingsNow();
-    const found = findServer(this.context.extensionPath, settings.serverPath);
+    const found = findServer(this.context.extensionPath, settings.serverPath, process.env.PATH ?? "", os.homedir());
     if (!found.ok) {
       this.output.appendLine(`[pi-lsp] ${found.message.text}`);
       this.renderStatus("$(error) Pi: pi-lsp not found", found.message.text, "error");
