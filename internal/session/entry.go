@@ -34,6 +34,7 @@ type Entry struct {
 	ParentID  string // "" for a root (null or missing parentId)
 	Timestamp string
 	Line      int    // 1-based line in the file, 0 when not read from a file
+	pos       int    // index in File.Entries, set by the index
 	Raw       []byte // the JSON object (as stored, or as migrated in memory)
 
 	msgOnce sync.Once

@@ -34,8 +34,6 @@ func (p Problem) String() string {
 type Index struct {
 	File     *File
 	byID     map[string]*Entry
-	position map[*Entry]int // file order
-	children map[string][]*Entry
 	labels   map[string]string
 	problems []Problem
 }
@@ -43,11 +41,9 @@ type Index struct {
 // NewIndex indexes a parsed file.
 func NewIndex(f *File) *Index {
 	ix := &Index{
-		File:     f,
-		byID:     make(map[string]*Entry, len(f.Entries)),
-		position: make(map[*Entry]int, len(f.Entries)),
-		children: make(map[string][]*Entry),
-		labels:   make(map[string]string),
+		File:   f,
+		byID:   make(map[string]*Entry, len(f.Entries)),
+		labels: make(map[string]string),
 	}
 	for i, e := range f.Entries {
 		ix.add(e, i)
@@ -63,10 +59,7 @@ func (ix *Index) add(e *Entry, pos int) {
 		ix.problems = append(ix.problems, Problem{Kind: ProblemDuplicateID, EntryID: e.ID, Line: e.Line})
 	}
 	ix.byID[e.ID] = e
-	ix.position[e] = pos
-	if e.ParentID != "" {
-		ix.children[e.ParentID] = append(ix.children[e.ParentID], e)
-	}
+	e.pos = pos
 	if e.Type == TypeLabel {
 		l := e.Label()
 		if l.Label != "" {
@@ -89,7 +82,7 @@ func (ix *Index) Append(e *Entry) {
 }
 
 func (ix *Index) findProblems() {
-	state := make(map[*Entry]uint8, len(ix.byID)) // 0 unseen, 1 on stack, 2 done
+	state := make([]uint8, len(ix.File.Entries)) // by file position: 0 unseen, 1 on stack, 2 done
 	for _, e := range ix.File.Entries {
 		if e.ParentID == "" {
 			continue
@@ -104,20 +97,20 @@ func (ix *Index) findProblems() {
 	}
 	// Cycle detection over parent links (each entry has at most one parent).
 	for _, start := range ix.File.Entries {
-		if state[start] != 0 {
+		if state[start.pos] != 0 {
 			continue
 		}
 		var stack []*Entry
 		cur := start
-		for cur != nil && state[cur] == 0 {
-			state[cur] = 1
+		for cur != nil && state[cur.pos] == 0 {
+			state[cur.pos] = 1
 			stack = append(stack, cur)
 			if cur.ParentID == "" || cur.ParentID == cur.ID {
 				break
 			}
 			cur = ix.byID[cur.ParentID]
 		}
-		if cur != nil && state[cur] == 1 && cur.ParentID != cur.ID && cur.ParentID != "" {
+		if cur != nil && state[cur.pos] == 1 && cur.ParentID != cur.ID && cur.ParentID != "" {
 			ids := []string{}
 			for i := len(stack) - 1; i >= 0; i-- {
 				ids = append(ids, stack[i].ID)
@@ -128,7 +121,7 @@ func (ix *Index) findProblems() {
 			ix.problems = append(ix.problems, Problem{Kind: ProblemCycle, EntryID: cur.ID, Line: cur.Line, Detail: strings.Join(ids, " -> ")})
 		}
 		for _, e := range stack {
-			state[e] = 2
+			state[e.pos] = 2
 		}
 	}
 }
@@ -205,7 +198,15 @@ func (ix *Index) pathFrom(e *Entry) []*Entry {
 }
 
 // Children returns the entries whose parentId is id, in file order.
-func (ix *Index) Children(id string) []*Entry { return ix.children[id] }
+func (ix *Index) Children(id string) []*Entry {
+	var out []*Entry
+	for _, e := range ix.File.Entries {
+		if e.ParentID == id && id != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // Node is one node of the entry tree.
 type Node struct {
