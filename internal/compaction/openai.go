@@ -171,7 +171,12 @@ type SummaryError struct {
 	Retries int
 
 	retryAfterHint time.Duration
+	cause          error
 }
+
+// Unwrap returns the underlying cause, if any (context.DeadlineExceeded when the total
+// timeout ran out).
+func (e *SummaryError) Unwrap() error { return e.cause }
 
 func (e *SummaryError) Error() string {
 	msg := e.Message
@@ -243,18 +248,25 @@ func classify(err error, status int) *SummaryError {
 
 // Summarize implements Summarizer: one streaming request, retried with backoff on rate
 // limits, server errors and broken streams, within a bounded total time.
-func (o *OpenAI) Summarize(ctx context.Context, req Request) (Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, o.cfg.TotalTimeout)
+func (o *OpenAI) Summarize(parent context.Context, req Request) (Result, error) {
+	ctx, cancel := context.WithTimeout(parent, o.cfg.TotalTimeout)
 	defer cancel()
 	start := time.Now()
 	var last *SummaryError
+	stopped := func(attempt int) error {
+		if err := parent.Err(); err != nil {
+			return fmt.Errorf("summary request: %w", err)
+		}
+		return &SummaryError{Kind: KindTransient, Retries: attempt, cause: ctx.Err(),
+			Message: "no summary within the summarizer's total timeout of " + o.cfg.TotalTimeout.String()}
+	}
 	for attempt := 0; ; attempt++ {
 		res, se, err := o.attempt(ctx, req, start)
 		if err == nil {
 			return res, nil
 		}
 		if ctx.Err() != nil {
-			return Result{}, fmt.Errorf("summary request: %w", ctx.Err())
+			return Result{}, stopped(attempt)
 		}
 		if se == nil {
 			return Result{}, err
@@ -274,10 +286,23 @@ func (o *OpenAI) Summarize(ctx context.Context, req Request) (Result, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return Result{}, fmt.Errorf("summary request: %w", ctx.Err())
+			return Result{}, stopped(attempt)
 		case <-time.After(delay):
 		}
 	}
+}
+
+// piUsage normalizes an OpenAI usage object as Pi's openai-completions provider does:
+// input excludes the cached prompt tokens, which are counted as cacheRead, and
+// totalTokens is the sum of the parts.
+func piUsage(u *openai.Usage) *session.Usage {
+	cached := 0
+	if d := u.PromptTokensDetails; d != nil {
+		cached = d.CachedTokens
+	}
+	input := max(0, u.PromptTokens-cached)
+	return &session.Usage{Input: float64(input), Output: float64(u.CompletionTokens), CacheRead: float64(cached),
+		TotalTokens: float64(input + u.CompletionTokens + cached)}
 }
 
 func (o *OpenAI) retryAfter(se *SummaryError) time.Duration { return se.retryAfterHint }
@@ -364,10 +389,7 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time) (
 			}
 		}
 		if resp.Usage != nil {
-			usage = &session.Usage{Input: float64(resp.Usage.PromptTokens), Output: float64(resp.Usage.CompletionTokens), TotalTokens: float64(resp.Usage.TotalTokens)}
-			if d := resp.Usage.PromptTokensDetails; d != nil {
-				usage.CacheRead = float64(d.CachedTokens)
-			}
+			usage = piUsage(resp.Usage)
 		}
 		chunks++
 		if req.Progress != nil {
