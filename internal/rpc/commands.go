@@ -70,7 +70,7 @@ var commandTable = []Command{
 	{ID: "pi.context", Method: "pi/context", Title: "Pi: Show Context", Neovim: "PiContext",
 		Summary: "What the LLM would be sent now: message count, token usage and the last compaction.",
 		Params:  "{ session?: string }",
-		Result:  "{ session: string; leafId: string | null; messageCount: number; tokens: number; contextWindow: number; percent: number; lastCompaction?: { id: string; summary: string; tokensBefore: number } }",
+		Result:  "{ session: string; leafId: string | null; messageCount: number; tokens: number | null; contextWindow: number; percent: number | null; lastCompaction?: { id: string; summary: string; tokensBefore: number } }",
 		handler: func(s *Server) handlerFunc { return s.handleContext }},
 }
 

@@ -251,10 +251,29 @@ func (h *host) notifyState(path string) {
 	h.s.notify("pi/contextUsage", usage)
 }
 
-func (h *host) usage(ix *session.Index) (float64, int, float64) {
-	c := ix.BuildContext("")
-	t := session.EstimateContextTokens(c.Messages).Tokens
+// usage is Pi's getContextUsage: after a compaction the size is unknown (nil tokens and
+// percent) until an assistant reply reports usage again; otherwise Pi's estimate.
+func (h *host) usage(ix *session.Index) (any, int, any) {
 	window := h.window()
+	c := ix.BuildContext("")
+	if c.CompactionIndex >= 0 {
+		known := false
+		for _, e := range c.Path[c.CompactionIndex+1:] {
+			if e.Type != session.TypeMessage {
+				continue
+			}
+			if m, err := e.Message(); err == nil {
+				if u := session.AssistantUsage(m); u != nil && session.CalculateContextTokens(*u) > 0 {
+					known = true
+					break
+				}
+			}
+		}
+		if !known {
+			return nil, window, nil
+		}
+	}
+	t := session.EstimateContextTokens(c.Messages).Tokens
 	return t, window, round1(t / float64(window) * 100)
 }
 
