@@ -121,6 +121,9 @@ func TestReasoningOnlyWhenConfiguredAndThinking(t *testing.T) {
 		{false, "medium", "", ""},
 		{true, "off", "low", "low"},
 		{true, "high", "off", ""},
+		{true, "xhigh", "", "high"}, // pi-ai clamps xhigh to high for a model without a level map
+		{true, "minimal", "", "minimal"},
+		{true, "off", "turbo", ""}, // unknown level: no reasoning, as pi-ai's clamp gives "off"
 	} {
 		srv := newFakeLLM(t)
 		cfg := fastConfig(srv.URL())

@@ -292,6 +292,19 @@ func (o *OpenAI) Summarize(parent context.Context, req Request) (Result, error) 
 	}
 }
 
+// reasoningEffort is pi-ai's clampThinkingLevel for a reasoning model without a level
+// map: "xhigh" is not supported and becomes "high"; "off", "" and unknown levels send no
+// reasoning effort.
+func reasoningEffort(level string) string {
+	switch level {
+	case "minimal", "low", "medium", "high":
+		return level
+	case "xhigh":
+		return "high"
+	}
+	return ""
+}
+
 // piUsage normalizes an OpenAI usage object as Pi's openai-completions provider does:
 // input excludes the cached prompt tokens, which are counted as cacheRead, and
 // totalTokens is the sum of the parts.
@@ -323,8 +336,8 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time) (
 	if req.MaxTokens > 0 {
 		creq.MaxCompletionTokens = req.MaxTokens
 	}
-	if o.cfg.Reasoning && req.ThinkingLevel != "" && req.ThinkingLevel != "off" && req.Kind != KindBranch {
-		creq.ReasoningEffort = req.ThinkingLevel
+	if o.cfg.Reasoning && req.Kind != KindBranch {
+		creq.ReasoningEffort = reasoningEffort(req.ThinkingLevel)
 	}
 	// A stalled stream is cancelled by a watchdog that any received byte resets
 	// (keep-alive comments included: a reasoning model behind a proxy may send only
