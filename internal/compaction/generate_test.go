@@ -234,3 +234,43 @@ func TestT11SummaryFailureMessage(t *testing.T) {
 }
 
 func normalCopy(t *testing.T) string { return corpusCopy(t, normalFile) }
+
+// An existing Pi setup works as is: the endpoint, model, window, reasoning flag and key
+// come from an openai-completions provider of Pi's models.json (the key named by an
+// environment variable, as Pi resolves it).
+func TestOpenAIConfigFromPiModels(t *testing.T) {
+	srv := newFakeLLM(t)
+	agentDir := t.TempDir()
+	t.Setenv("PI_CODING_AGENT_DIR", agentDir)
+	t.Setenv("MY_PROVIDER_KEY", "sk-provider")
+	models := `{"providers":{"local":{"baseUrl":"` + srv.URL() + `","api":"openai-completions","apiKey":"MY_PROVIDER_KEY",
+		"models":[{"id":"think-model","contextWindow":64000,"reasoning":true}]}}}`
+	if err := os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(models), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, cfg, err := compaction.SummarizerConfig{Kind: "openai", APIKeyEnv: "UNSET_KEY_VAR_FOR_TEST"}.Build(agentDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != srv.URL() || cfg.Model != "think-model" || cfg.Window() != 64000 || s.Name() != "openai:think-model" {
+		t.Errorf("config %+v, summarizer %s", cfg, s.Name())
+	}
+	if _, err := compaction.Run(context.Background(), t10Session(t, "low"), compaction.RunOptions{Settings: settings(150, 10000), Summarizer: s}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range srv.requests() {
+		if r.Header.Get("Authorization") != "Bearer sk-provider" || r.Body.Model != "think-model" || r.Body.ReasoningEffort != "low" {
+			t.Errorf("request: auth %q model %q reasoning %q", r.Header.Get("Authorization"), r.Body.Model, r.Body.ReasoningEffort)
+		}
+	}
+	if srv.count() != 2 {
+		t.Errorf("requests %d", srv.count())
+	}
+	// Misconfiguration is a clear error, not a request to nowhere.
+	if _, _, err := (compaction.SummarizerConfig{Kind: "openai"}).Build(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no base URL") {
+		t.Errorf("error %v", err)
+	}
+	if _, _, err := (compaction.SummarizerConfig{Kind: "gpt"}).Build(t.TempDir()); err == nil || !strings.Contains(err.Error(), `unknown summarizer "gpt"`) {
+		t.Errorf("error %v", err)
+	}
+}
