@@ -31,6 +31,9 @@ type RunOptions struct {
 	Settings   session.CompactionSettings
 	Summarizer Summarizer
 	Hook       Hook
+	// Reuse, when set, may supply the outcome (a background draft) before a summary is
+	// generated; nil means generate.
+	Reuse func(ctx context.Context, p *Preparation) (*Outcome, error)
 	DryRun     bool
 	// Phase, when set, is told when the job moves to "preparing", "summarizing" and
 	// "writing".
@@ -88,6 +91,13 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 		}
 		if d.Outcome != nil {
 			out = hookOutcome(d.Outcome, prep, opt.Pinned)
+		}
+	}
+	if out == nil && opt.Reuse != nil {
+		// A background draft of the same span (or of its beginning) saves the model call.
+		out, err = opt.Reuse(ctx, prep)
+		if err != nil {
+			return nil, err
 		}
 	}
 	if out == nil {
