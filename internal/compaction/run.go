@@ -33,8 +33,8 @@ type RunOptions struct {
 	Hook       Hook
 	// Reuse, when set, may supply the outcome (a background draft) before a summary is
 	// generated; nil means generate.
-	Reuse func(ctx context.Context, p *Preparation) (*Outcome, error)
-	DryRun     bool
+	Reuse  func(ctx context.Context, p *Preparation) (*Outcome, error)
+	DryRun bool
 	// Phase, when set, is told when the job moves to "preparing", "summarizing" and
 	// "writing".
 	Phase func(phase string)
