@@ -1,0 +1,127 @@
+package fileops
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// ReadRecord is what the agent last saw of a file: when its read tool call returned,
+// and a hash and size of the text it returned.
+type ReadRecord struct {
+	Path   string
+	ReadAt time.Time
+	Hash   string // sha256 of the returned text ("" when the result had no text)
+	Size   int    // bytes of the returned text
+}
+
+// LastReads returns, for every file read through a `read` tool call on a root-first
+// path, the last successful read, in order of first appearance.
+func LastReads(path []*session.Entry) []ReadRecord {
+	pending := map[string]string{} // toolCallId → path
+	recs := map[string]*ReadRecord{}
+	var order []string
+	for _, e := range path {
+		if e.Type != session.TypeMessage {
+			continue
+		}
+		m, err := e.Message()
+		if err != nil {
+			continue
+		}
+		switch m.Role {
+		case session.RoleAssistant:
+			for _, b := range m.Blocks() {
+				if b.Type != "toolCall" || b.Name != "read" {
+					continue
+				}
+				if raw, ok := jsjson.LookupField(b.Arguments, "path"); ok {
+					if p, ok := jsjson.StringView(raw); ok && p != "" {
+						pending[b.ID] = p
+					}
+				}
+			}
+		case session.RoleToolResult:
+			p, ok := pending[m.ToolCallID]
+			if !ok || m.IsError {
+				continue
+			}
+			delete(pending, m.ToolCallID)
+			text := m.Text("")
+			r := &ReadRecord{Path: p, Size: len(text)}
+			if text != "" {
+				sum := sha256.Sum256([]byte(text))
+				r.Hash = hex.EncodeToString(sum[:])
+			}
+			if ms, ok := e.TimeMillis(); ok {
+				r.ReadAt = time.UnixMilli(int64(ms)).UTC()
+			}
+			if _, seen := recs[p]; !seen {
+				order = append(order, p)
+			}
+			recs[p] = r
+		}
+	}
+	out := make([]ReadRecord, 0, len(order))
+	for _, p := range order {
+		out = append(out, *recs[p])
+	}
+	return out
+}
+
+// StaleFile is a file that changed on disk after the agent last read it.
+type StaleFile struct {
+	Path       string    `json:"path"`
+	ReadAt     time.Time `json:"readAt"`
+	ModifiedAt time.Time `json:"modifiedAt,omitempty"`
+	Reason     string    `json:"reason"` // "modified" or "deleted"
+}
+
+// Stale compares the files the agent read (relative paths are taken from cwd) with the
+// disk: a file is stale when it was deleted, or modified after the read and its content
+// no longer matches what the read returned (when the read returned the whole file, an
+// unchanged content after a touch is not stale).
+func Stale(cwd string, recs []ReadRecord) []StaleFile {
+	var out []StaleFile
+	for _, r := range recs {
+		p := r.Path
+		if strings.HasPrefix(p, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, p[2:])
+			}
+		} else if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			if os.IsNotExist(err) {
+				out = append(out, StaleFile{Path: r.Path, ReadAt: r.ReadAt, Reason: "deleted"})
+			}
+			continue
+		}
+		if st.IsDir() || r.ReadAt.IsZero() || !st.ModTime().After(r.ReadAt) {
+			continue
+		}
+		if r.Hash != "" && st.Size() == int64(r.Size) && st.Size() < 64<<20 {
+			if data, err := os.ReadFile(p); err == nil {
+				sum := sha256.Sum256(data)
+				if hex.EncodeToString(sum[:]) == r.Hash {
+					continue // touched, same content
+				}
+			}
+		}
+		out = append(out, StaleFile{Path: r.Path, ReadAt: r.ReadAt, ModifiedAt: st.ModTime().UTC(), Reason: "modified"})
+	}
+	return out
+}
+
+func hashOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
