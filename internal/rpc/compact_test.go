@@ -116,6 +116,13 @@ func TestCompactWithServerCreatedToken(t *testing.T) {
 	if startSeq < ps[0].Seq || endSeq > ps[len(ps)-1].Seq {
 		t.Errorf("order: begin #%d start #%d end-event #%d progress-end #%d", ps[0].Seq, startSeq, endSeq, ps[len(ps)-1].Seq)
 	}
+	// The answer comes last, so a client that closes its progress UI on the answer
+	// has seen every report.
+	for _, m := range msgs {
+		if m.Kind == KindResponse && m.ID == p.ID && m.Seq < ps[len(ps)-1].Seq {
+			t.Errorf("answer #%d before progress end #%d", m.Seq, ps[len(ps)-1].Seq)
+		}
+	}
 	// The entry was appended, and is what the answer and compactionEnd say.
 	lines := appended(t, before, path)
 	if len(lines) != 1 || lines[0]["type"] != "compaction" {
