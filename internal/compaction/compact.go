@@ -13,6 +13,9 @@ import (
 // ErrNothingToCompact: the span to summarize holds no message (design divergence 2).
 var ErrNothingToCompact = errors.New("nothing to compact: no messages before the kept part")
 
+// ErrPinnedDropped: the summary does not quote a pinned message; nothing was written.
+var ErrPinnedDropped = errors.New("the summary drops a pinned message; edit it, or commit anyway to accept")
+
 // ErrCancelled is returned when a hook or the caller cancels the compaction.
 var ErrCancelled = errors.New("compaction cancelled")
 
@@ -61,6 +64,9 @@ type Options struct {
 	// MaxListedFiles bounds each file list in the summary text (0: default, <0: none).
 	MaxListedFiles int
 	Pinned         []string
+	// AllowDroppedPins commits a summary that does not quote every pinned text; by
+	// default such a summary is refused (ErrPinnedDropped) and nothing is written.
+	AllowDroppedPins bool
 	Progress       func(Progress)
 }
 

@@ -121,6 +121,9 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if len(out.Audit.MissingPinned) > 0 && !opt.AllowDroppedPins {
+		return nil, fmt.Errorf("%w: %q", ErrPinnedDropped, out.Audit.MissingPinned)
+	}
 	phase("writing")
 	if st, err := os.Stat(path); err != nil || st.Size() != f.Size {
 		return nil, ErrSessionChanged
