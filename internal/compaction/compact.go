@@ -67,7 +67,7 @@ type Options struct {
 	// AllowDroppedPins commits a summary that does not quote every pinned text; by
 	// default such a summary is refused (ErrPinnedDropped) and nothing is written.
 	AllowDroppedPins bool
-	Progress       func(Progress)
+	Progress         func(Progress)
 }
 
 // Generate produces the summary for a preparation, as Pi's compact() does, with the
