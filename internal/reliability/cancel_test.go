@@ -1,0 +1,323 @@
+package reliability
+
+// Cancellation at every phase of a compaction (compaction.Run) and of a navigation with
+// a branch summary (branch.Navigate) writes nothing partial: a call that returns an
+// error leaves the file byte-identical, a call that succeeds appended exactly its whole
+// entries, and the file always loads.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/branch"
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/fakellm"
+	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+var cancelSettings = session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 2000}
+
+// genSession writes a generated session of n entries (with branches) and returns its
+// path.
+func genSession(t testing.TB, n int, seed int64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "2026-01-01T00-00-00-000Z_0190a000-0000-7000-8000-000000000001.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := gen.Write(f, gen.Options{Entries: n, Seed: seed, BranchEvery: 5}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// checkOutcome checks the all-or-nothing rule of one job: on error the file is
+// byte-identical; on success it grew by exactly wantAdded whole entries of the given
+// types, appended after the old bytes.
+func checkOutcome(t *testing.T, path string, before []byte, err error, wantTypes ...string) (written bool) {
+	t.Helper()
+	after := readAll(t, path)
+	if err != nil {
+		if !bytes.Equal(before, after) {
+			t.Fatalf("the job failed (%v) but the file changed (%d → %d bytes)", err, len(before), len(after))
+		}
+		return false
+	}
+	if !bytes.HasPrefix(after, before) || len(after) == len(before) || after[len(after)-1] != '\n' {
+		t.Fatalf("the job succeeded but the file is not the old bytes plus whole lines")
+	}
+	f, perr := session.Parse(after)
+	if perr != nil || f.Torn || len(f.Skipped) != 0 {
+		t.Fatalf("the file does not load cleanly after the job: err=%v torn=%v skipped=%v", perr, f.Torn, f.Skipped)
+	}
+	old, _ := session.Parse(before)
+	added := f.Entries[len(old.Entries):]
+	if len(added) != len(wantTypes) {
+		t.Fatalf("%d entries appended, want %d (%v)", len(added), len(wantTypes), wantTypes)
+	}
+	for i, e := range added {
+		if e.Type != wantTypes[i] {
+			t.Fatalf("appended entry %d is a %s, want %s", i, e.Type, wantTypes[i])
+		}
+	}
+	return true
+}
+
+func isCancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, compaction.ErrCancelled)
+}
+
+func openAI(url string) *compaction.OpenAI {
+	return compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: url, Model: "fake-summarizer", APIKey: "k",
+		MaxRetries: 3, RetryBase: 10 * time.Millisecond, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute})
+}
+
+// TestCancelCompactionAtEveryPhase cancels compaction.Run at controlled points: before
+// it starts, when summarizing begins (before any request), mid-stream, during a retry
+// wait, and when writing begins.
+func TestCancelCompactionAtEveryPhase(t *testing.T) {
+	cases := []struct {
+		name string
+		// setup returns the summarizer and arms the cancellation.
+		steps       []fakellm.Step
+		cancelAt    string // phase name, "start", "chunk" or "retry"
+		wantErr     bool
+		maxRequests int
+	}{
+		{name: "before Run", cancelAt: "start", wantErr: true, maxRequests: 0},
+		{name: "preparing", cancelAt: "preparing", wantErr: true, maxRequests: 0},
+		{name: "summarizing, before the request", cancelAt: "summarizing", wantErr: true, maxRequests: 0},
+		{name: "mid-stream", cancelAt: "chunk", wantErr: true, maxRequests: 2},
+		{name: "during a retry wait", cancelAt: "retry", wantErr: true, maxRequests: 2},
+		// Cancelling once writing began cannot stop the write half-way: it completes.
+		{name: "writing", cancelAt: "writing", wantErr: false, maxRequests: 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := genSession(t, 300, 7)
+			before := readAll(t, path)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var once sync.Once
+			stop := func() { once.Do(cancel) }
+			var srv *fakellm.Server
+			switch c.cancelAt {
+			case "chunk":
+				srv = fakellm.New(t)
+				srv.SetFallback(fakellm.Stream("## Goal\nheld", fakellm.StreamOpts{Chunks: 3, HoldAfter: 1, OnChunk: func(int) { stop() }}))
+			case "retry":
+				srv = fakellm.New(t)
+				srv.SetFallback(fakellm.ServerError())
+				go func() { <-srv.Started; time.Sleep(50 * time.Millisecond); stop() }()
+			default:
+				srv = fakellm.New(t)
+			}
+			sum := compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "k",
+				MaxRetries: 3, RetryBase: 10 * time.Second, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute})
+			if c.cancelAt == "start" {
+				stop()
+			}
+			var phases []string
+			start := time.Now()
+			_, err := compaction.Run(ctx, path, compaction.RunOptions{
+				Settings: cancelSettings, Summarizer: sum,
+				Phase: func(p string) {
+					phases = append(phases, p)
+					if p == c.cancelAt {
+						stop()
+					}
+				},
+			})
+			t.Logf("phases %v, %d request(s), %v: err=%v", phases, srv.Count(), time.Since(start).Round(time.Millisecond), err)
+			if time.Since(start) > 5*time.Second {
+				t.Errorf("cancellation took %v", time.Since(start))
+			}
+			if srv.Count() > c.maxRequests {
+				t.Errorf("%d requests after the cancellation, want at most %d", srv.Count(), c.maxRequests)
+			}
+			if c.wantErr {
+				if !isCancelled(err) {
+					t.Fatalf("err = %v, want a cancellation", err)
+				}
+			} else if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			checkOutcome(t, path, before, err, session.TypeCompaction)
+		})
+	}
+}
+
+// TestCancelNavigationAtEveryPhase does the same for a navigation with a branch summary.
+func TestCancelNavigationAtEveryPhase(t *testing.T) {
+	cases := []struct {
+		name        string
+		cancelAt    string
+		wantErr     bool
+		maxRequests int
+	}{
+		{name: "before Navigate", cancelAt: "start", wantErr: true},
+		{name: "preparing", cancelAt: "preparing", wantErr: true},
+		{name: "summarizing, before the request", cancelAt: "summarizing", wantErr: true},
+		{name: "mid-stream", cancelAt: "chunk", wantErr: true, maxRequests: 1},
+		{name: "during a retry wait", cancelAt: "retry", wantErr: true, maxRequests: 1},
+		{name: "writing", cancelAt: "writing", wantErr: false, maxRequests: 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := genSession(t, 300, 11)
+			ix := loadIx(t, path)
+			target := branchTarget(t, ix)
+			before := readAll(t, path)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var once sync.Once
+			stop := func() { once.Do(cancel) }
+			srv := fakellm.New(t)
+			switch c.cancelAt {
+			case "chunk":
+				srv.SetFallback(fakellm.Stream("held", fakellm.StreamOpts{Chunks: 3, HoldAfter: 1, OnChunk: func(int) { stop() }}))
+			case "retry":
+				srv.SetFallback(fakellm.ServerError())
+				go func() { <-srv.Started; time.Sleep(50 * time.Millisecond); stop() }()
+			}
+			sum := compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "k",
+				MaxRetries: 3, RetryBase: 10 * time.Second, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute})
+			if c.cancelAt == "start" {
+				stop()
+			}
+			var phases []string
+			start := time.Now()
+			_, err := branch.Navigate(ctx, path, target, branch.NavigateOptions{Summarize: true, Summarizer: sum, Label: "here",
+				Phase: func(p string) {
+					phases = append(phases, p)
+					if p == c.cancelAt {
+						stop()
+					}
+				}})
+			t.Logf("phases %v, %d request(s), %v: err=%v", phases, srv.Count(), time.Since(start).Round(time.Millisecond), err)
+			if time.Since(start) > 5*time.Second {
+				t.Errorf("cancellation took %v", time.Since(start))
+			}
+			if srv.Count() > c.maxRequests {
+				t.Errorf("%d requests after the cancellation, want at most %d", srv.Count(), c.maxRequests)
+			}
+			if c.wantErr {
+				if !isCancelled(err) {
+					t.Fatalf("err = %v, want a cancellation", err)
+				}
+			} else if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			checkOutcome(t, path, before, err, session.TypeBranchSummary, session.TypeLabel)
+		})
+	}
+}
+
+func loadIx(t testing.TB, path string) *session.Index {
+	t.Helper()
+	f, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session.NewIndex(f)
+}
+
+// branchTarget is an assistant entry off the current path, so the navigation leaves a
+// branch with messages to summarize.
+func branchTarget(t testing.TB, ix *session.Index) string {
+	t.Helper()
+	onPath := map[string]bool{}
+	for _, e := range ix.Path(ix.LeafID()) {
+		onPath[e.ID] = true
+	}
+	for i := len(ix.Entries()) - 1; i >= 0; i-- {
+		e := ix.Entries()[i]
+		if !onPath[e.ID] && e.Role() == session.RoleAssistant {
+			return e.ID
+		}
+	}
+	t.Fatal("no entry off the current path")
+	return ""
+}
+
+// jitterSummarizer answers after 0-3 ms, honouring ctx.
+type jitterSummarizer struct {
+	mu sync.Mutex
+	r  *rand.Rand
+}
+
+func (j *jitterSummarizer) Name() string { return "jitter" }
+
+func (j *jitterSummarizer) Summarize(ctx context.Context, req compaction.Request) (compaction.Result, error) {
+	j.mu.Lock()
+	d := time.Duration(j.r.Intn(3000)) * time.Microsecond
+	j.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		return compaction.Result{}, ctx.Err()
+	case <-time.After(d):
+		return compaction.Result{Text: "## Goal\nsummary"}, nil
+	}
+}
+
+// TestCancelAtRandomMoments cancels compactions and navigations at random moments
+// (uniform over a typical job's length): every outcome is all or nothing, and the
+// result agrees with the file.
+func TestCancelAtRandomMoments(t *testing.T) {
+	iterations := 150
+	if testing.Short() {
+		iterations = 30
+	}
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewSource(seed))
+	sum := &jitterSummarizer{r: rand.New(rand.NewSource(seed + 1))}
+	path := genSession(t, 300, 5)
+	pristine := readAll(t, path)
+	var compWritten, compCancelled, navWritten, navCancelled int
+	for i := 0; i < iterations; i++ {
+		if err := os.WriteFile(path, pristine, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix := loadIx(t, path)
+		target := branchTarget(t, ix)
+		ctx, cancel := context.WithCancel(context.Background())
+		timer := time.AfterFunc(time.Duration(r.Intn(8000))*time.Microsecond, cancel)
+		var err error
+		if i%2 == 0 {
+			_, err = compaction.Run(ctx, path, compaction.RunOptions{Settings: cancelSettings, Summarizer: sum})
+			if err != nil && !isCancelled(err) {
+				t.Fatalf("compaction: %v", err)
+			}
+			if checkOutcome(t, path, pristine, err, session.TypeCompaction) {
+				compWritten++
+			} else {
+				compCancelled++
+			}
+		} else {
+			_, err = branch.Navigate(ctx, path, target, branch.NavigateOptions{Summarize: true, Summarizer: sum})
+			if err != nil && !isCancelled(err) {
+				t.Fatalf("navigation: %v", err)
+			}
+			if checkOutcome(t, path, pristine, err, session.TypeBranchSummary) {
+				navWritten++
+			} else {
+				navCancelled++
+			}
+		}
+		timer.Stop()
+		cancel()
+	}
+	t.Logf("RESULT cancel-random: compactions written=%d cancelled=%d, navigations written=%d cancelled=%d",
+		compWritten, compCancelled, navWritten, navCancelled)
+}
