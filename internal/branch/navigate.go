@@ -84,6 +84,10 @@ type NavigateOptions struct {
 	Progress func(compaction.Progress)
 	// DryRun collects and prepares, and writes nothing (no hook, no summary).
 	DryRun bool
+	// EditedSummary, with Summarize, is the user's own (edited) summary text: it is
+	// written as given, with the branch's file lists and details.edited, and no model is
+	// asked.
+	EditedSummary string
 }
 
 // Preparation is what a navigation is about to do (Pi's TreePreparation plus the
@@ -246,6 +250,13 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 	var summaryText string
 	var summaryFields []session.Field
 	switch {
+	case opt.Summarize && opt.EditedSummary != "" && hookSummary == nil:
+		summaryText = opt.EditedSummary
+		read, mod := PrepareWith(col.Entries, prep.Budget, PrepareOptions{AccumulateCompactionDetails: true}).FileOps.Lists()
+		summaryFields = []session.Field{
+			{Key: "details", Value: Details{ReadFiles: read, ModifiedFiles: mod, Edited: true}},
+			{Key: "fromHook", Value: false},
+		}
 	case opt.Summarize && len(col.Entries) > 0 && hookSummary == nil:
 		phase("summarizing")
 		s, err := Generate(ctx, col.Entries, opt.Summarizer, sopt)

@@ -80,6 +80,8 @@ type Summary struct {
 type Details struct {
 	ReadFiles     []string `json:"readFiles"`
 	ModifiedFiles []string `json:"modifiedFiles"`
+	// Edited marks a summary the user edited before it was committed.
+	Edited bool `json:"edited,omitempty"`
 }
 
 // Generate is Pi's generateBranchSummary with pi-lsp's divergences (compaction details
