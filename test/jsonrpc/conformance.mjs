@@ -425,14 +425,18 @@ async function main() {
       checkProgress("pi.compact", s.log, token, { title: "Compacting session" });
     }
     if (r.ok) checkCompactResult("pi.compact", r.value, files.MAIN, before);
-    const changed = await waitFor(() => s.log.notifications.slice(notes0).find((n) => n.method === "pi/sessionChanged" && n.params?.session === files.MAIN), 3000);
-    check("pi/sessionChanged after the server's own write", !!changed && changed.params.leafId === r.value?.entry?.id && typeof changed.params.entries === "number", j(changed?.params));
+    const newLeaf = r.value?.entry?.id;
+    const changed = await waitFor(() => s.log.notifications.slice(notes0).find((n) => n.method === "pi/sessionChanged" && n.params?.session === files.MAIN && n.params?.leafId === newLeaf), 3000);
+    check("pi/sessionChanged {session, leafId: the compaction, entries} after the server's own write", !!changed && typeof changed.params.entries === "number" && changed.params.entries === readEntries(files.MAIN).filter((e) => e.type !== "session").length, j(changed?.params ?? s.log.notifications.slice(notes0).filter((n) => n.method === "pi/sessionChanged").map((n) => n.params.leafId)));
     const start = s.log.notifications.slice(notes0).find((n) => n.method === "pi/compactionStart");
     const end = s.log.notifications.slice(notes0).find((n) => n.method === "pi/compactionEnd");
     check("pi/compactionStart {session, reason: manual}", start?.params?.reason === "manual" && start.params.session === files.MAIN, j(start?.params));
     check("pi/compactionEnd {aborted: false, willRetry: false}", end?.params?.aborted === false && end.params.willRetry === false, j(end?.params && { ...end.params, result: undefined }));
-    const usage = await waitFor(() => s.log.notifications.slice(notes0).find((n) => n.method === "pi/contextUsage"), 2000);
-    check("pi/contextUsage after the compaction", !!usage && typeof usage.params.tokens === "number" && usage.params.contextWindow > 0, j(usage?.params));
+    // After a compaction Pi reports the size as unknown (tokens: null) until a reply reports usage.
+    const usage = await waitFor(() => s.log.notifications.slice(notes0).find((n) => n.method === "pi/contextUsage" && n.t >= (changed?.t ?? 0) && (n.params?.tokens === null || n.params?.tokens < (r.value?.tokensBefore ?? 0))), 3000);
+    check("pi/contextUsage after the compaction: smaller, or null (unknown) as Pi says", !!usage && usage.params.contextWindow > 0, j(usage?.params ?? s.log.notifications.slice(notes0).filter((n) => n.method === "pi/contextUsage").map((n) => n.params.tokens)));
+    const ctxAfter = await settle(s.conn.sendRequest("pi/context", {}), 5000, "pi/context after compaction");
+    check("pi/context after the compaction: lastCompaction is the new entry", ctxAfter.ok && ctxAfter.value?.lastCompaction?.id === newLeaf && typeof ctxAfter.value.lastCompaction.summary === "string", ctxAfter.ok ? j(ctxAfter.value?.lastCompaction && { id: ctxAfter.value.lastCompaction.id, tokens: ctxAfter.value.tokens }) : errText(ctxAfter.error));
   }
 
   // ---- 4. pi/compact with a client workDoneToken (numeric, then string) -----------------------

@@ -143,6 +143,9 @@ class PiExtension implements vscode.Disposable {
       this.status,
       this.treeView,
       filesView,
+      this.treeView.onDidChangeVisibility((e) => {
+        if (e.visible) void this.revealLeaf();
+      }),
       vscode.window.registerFileDecorationProvider(this.decorations),
       vscode.workspace.onDidChangeConfiguration((e) => void this.onConfigurationChanged(e)),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.scheduleRefresh()),
@@ -469,6 +472,7 @@ class PiExtension implements vscode.Disposable {
         if (interactive) {
           await vscode.commands.executeCommand("piLsp.sessionTree.focus");
           await this.refresh();
+          await this.revealLeaf();
           return this.tree.model ? { session: this.tree.model.session, leafId: this.tree.model.leafId } : undefined;
         }
         return next(command, args);
@@ -782,19 +786,13 @@ class PiExtension implements vscode.Disposable {
       this.custom<ContextResult>(Methods.context, {}),
     ]);
     if (tree.status === "fulfilled" && tree.value) {
-      const model = buildTreeModel(tree.value);
-      this.tree.set(model);
+      const changed = this.tree.set(buildTreeModel(tree.value));
+      const model = this.tree.model!;
       this.treeView.description = `${path.basename(model.session, ".jsonl").replace(/^.*_/, "").slice(0, 8)} · ${model.pathLength}/${model.entryCount} entries`;
       this.treeView.message = undefined;
       void vscode.commands.executeCommand("setContext", "piLsp.hasSession", true);
       testLog("treeRefreshed", { session: model.session, leafId: model.leafId, entries: model.entryCount, items: model.items.length });
-      if (model.leaf && this.treeView.visible) {
-        try {
-          await this.treeView.reveal(model.leaf, { select: false, focus: false, expand: false });
-        } catch {
-          // the view may be collapsed or hidden
-        }
-      }
+      if (changed) await this.revealLeaf();
     } else {
       this.tree.set(undefined);
       this.treeView.description = undefined;
@@ -817,6 +815,17 @@ class PiExtension implements vscode.Disposable {
       this.updateFiles({ session: this.tree.model?.session ?? "", ...files.value });
     } else {
       this.updateFiles(undefined);
+    }
+  }
+
+  /** Scroll the Pi Session view to the current leaf (when the view is visible). */
+  private async revealLeaf(): Promise<void> {
+    const leaf = this.tree.model?.leaf;
+    if (!leaf || !this.treeView.visible) return;
+    try {
+      await this.treeView.reveal(leaf, { select: false, focus: false, expand: false });
+    } catch {
+      // the view may be collapsed or hidden
     }
   }
 
@@ -861,11 +870,18 @@ class SessionTreeProvider implements vscode.TreeDataProvider<ViewNode> {
   readonly onDidChangeTreeData = this.changed.event;
   model: TreeModel | undefined;
   private parents = new Map<ViewNode, ViewNode | undefined>();
+  private signature = "";
 
-  set(model: TreeModel | undefined): void {
+  set(model: TreeModel | undefined): boolean {
+    // Session files are append-only: every change (labels and names too) adds an entry. Re-render
+    // only on a real change, so a click on a row never races a needless refresh.
+    const signature = model ? `${model.session}|${model.leafId}|${model.entryCount}` : "";
+    if (signature === this.signature) return false;
+    this.signature = signature;
     this.model = model;
     this.parents = model ? parentMap(model.items) : new Map();
     this.changed.fire(undefined);
+    return true;
   }
 
   getChildren(element?: ViewNode): ViewNode[] {
@@ -908,8 +924,12 @@ class FilesProvider implements vscode.TreeDataProvider<FilesNode> {
   private readonly changed = new vscode.EventEmitter<FilesNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private model: FilesModel | undefined;
+  private signature = "";
 
   set(model: FilesModel): void {
+    const signature = JSON.stringify(model.groups.map((g) => [g.state, g.items.map((i) => i.absPath)]));
+    if (signature === this.signature) return;
+    this.signature = signature;
     this.model = model;
     this.changed.fire(undefined);
   }
@@ -946,6 +966,7 @@ class ModifiedFilesDecorations implements vscode.FileDecorationProvider {
   private modified = new Set<string>();
 
   set(next: Set<string>): void {
+    if (next.size === this.modified.size && [...next].every((p) => this.modified.has(p))) return;
     const touched = new Set<string>([...this.modified, ...next]);
     this.modified = new Set(next);
     if (touched.size > 0) this.changed.fire([...touched].map((p) => vscode.Uri.file(p)));
