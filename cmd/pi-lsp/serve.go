@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 )
 
@@ -29,7 +30,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	_ = lv.UnmarshalText([]byte(*level))
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lv}))
 	logger.Info("pi-lsp serving on stdio", "version", Version, "pid", os.Getpid())
-	code := rpc.Serve(ctx, os.Stdin, stdout, os.Stdin, rpc.Options{Version: Version, Logger: logger})
+	code := rpc.Serve(ctx, os.Stdin, stdout, os.Stdin, rpc.Options{Version: Version, Logger: logger, DraftDir: compaction.DefaultDraftDir()})
 	if code != 0 {
 		return exitError{code}
 	}

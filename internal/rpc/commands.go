@@ -47,6 +47,11 @@ var commandTable = []Command{
 		Params:  "{ session?: string; entryId: string; label?: string; force?: boolean }",
 		Result:  "{ entryId: string; label?: string }",
 		handler: func(s *Server) handlerFunc { return s.handleLabel }},
+	{ID: "pi.pin", Method: "pi/pin", Title: "Pi: Pin Entry", Neovim: "PiPin",
+		Summary: "Pin an entry (or unpin it with pinned: false): a pinned user message is quoted verbatim in every later summary, and a summary that drops it is refused unless accepted.",
+		Params:  "{ session?: string; entryId: string; pinned?: boolean; force?: boolean }",
+		Result:  "{ entryId: string; pinned: boolean }",
+		handler: func(s *Server) handlerFunc { return s.handlePin }},
 	{ID: "pi.tree", Method: "pi/tree", Title: "Pi: Show Session Tree", Neovim: "PiTree",
 		Summary: "The entry tree of the session with the leaf and its path marked.",
 		Params:  "{ session?: string }",
@@ -75,10 +80,10 @@ var commandTable = []Command{
 }
 
 // customMethods are pi/* requests that have no command.
-var customMethods = []string{"pi/append"}
+var customMethods = []string{"pi/append", "pi/previewCompaction", "pi/commitCompaction", "pi/previewBranchSummary"}
 
 // serverNotifications are the custom notifications the server sends.
-var serverNotifications = []string{"pi/sessionChanged", "pi/compactionStart", "pi/compactionEnd", "pi/fileOps", "pi/contextUsage"}
+var serverNotifications = []string{"pi/sessionChanged", "pi/compactionStart", "pi/compactionEnd", "pi/fileOps", "pi/contextUsage", "pi/draftReady"}
 
 // Commands returns the command table (for docs and the CLI).
 func Commands() []Command { return append([]Command(nil), commandTable...) }
@@ -116,6 +121,12 @@ func (s *Server) method(name string) handlerFunc {
 	switch name {
 	case "pi/append":
 		return s.handleAppend
+	case "pi/previewCompaction":
+		return s.handlePreviewCompaction
+	case "pi/commitCompaction":
+		return s.handleCommitCompaction
+	case "pi/previewBranchSummary":
+		return s.handlePreviewBranchSummary
 	}
 	return nil
 }

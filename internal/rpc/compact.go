@@ -63,6 +63,10 @@ type compactJob struct {
 	leaf         string
 	token        json.RawMessage
 	willRetry    bool
+	// editedSummary, with spanKey, commits a previewed (possibly edited) summary.
+	editedSummary     string
+	spanKey           string
+	acceptDroppedPins bool
 }
 
 // jobLock serializes the jobs that write one session.
@@ -128,9 +132,22 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 	if err != nil {
 		return nil, err
 	}
+	var pinned []string
+	_ = s.host.withIndex(path, func(ix *session.Index) error {
+		leaf := job.leaf
+		if leaf == "" {
+			leaf = ix.LeafID()
+		}
+		pinned = ix.PinnedTexts(ix.Path(leaf))
+		return nil
+	})
+	done := s.drafts.userJob()
+	defer done()
 	opt := compaction.RunOptions{
 		Options: compaction.Options{
 			CustomInstructions: job.instructions,
+			Pinned:             pinned,
+			AllowDroppedPins:   job.acceptDroppedPins,
 			Progress: func(p compaction.Progress) {
 				pct := 10 + uint32(min(80, p.Tokens*80/400))
 				wd.Report(fmt.Sprintf("summarizing: %d tokens streamed, %.1fs", p.Tokens, p.Elapsed.Seconds()), pct)
@@ -145,7 +162,23 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 			wd.Report(phase, pct)
 		},
 	}
-	return compaction.Run(ctx, path, opt)
+	if job.editedSummary != "" {
+		// A previewed summary: committed only for the span it was previewed on.
+		opt.Hook = nil
+		opt.Reuse = func(ctx context.Context, p *compaction.Preparation) (*compaction.Outcome, error) {
+			if compaction.SpanKey(p, job.instructions, pinned) != job.spanKey {
+				return nil, &Error{Code: CodeContentModified, Kind: KindSessionChanged, Msg: "the session changed since the preview; preview again"}
+			}
+			return editedOutcome(job.editedSummary, p, pinned, s.drafts.store.Lookup(path, p, job.instructions, pinned)), nil
+		}
+	} else {
+		opt.Reuse = s.drafts.store.ReuseFrom(path, summarizer, opt.Options)
+	}
+	res, err := compaction.Run(ctx, path, opt)
+	if err == nil {
+		s.drafts.store.Drop(path) // a draft of a compacted span is stale
+	}
+	return res, err
 }
 
 // summarizerFor builds the configured summarizer and the compaction settings of a

@@ -36,6 +36,7 @@ const (
 	KindCancelled        = "cancelled"
 	KindNothingToCompact = "nothingToCompact"
 	KindAlreadyCompacted = "alreadyCompacted"
+	KindPinnedDropped    = "pinnedDropped"
 	KindSummarizerFailed = "summarizerFailed"
 	KindContextTooLong   = "contextTooLong"
 	KindSessionChanged   = "sessionChanged"
@@ -75,6 +76,8 @@ func wireError(err error) *jsonrpc2.Error {
 		kind = KindNothingToCompact
 	case errors.Is(err, compaction.ErrAlreadyCompacted):
 		kind = KindAlreadyCompacted
+	case errors.Is(err, compaction.ErrPinnedDropped):
+		kind = KindPinnedDropped
 	case errors.Is(err, branch.ErrCancelled):
 		code, kind = CodeRequestCancelled, KindCancelled
 	case errors.Is(err, branch.ErrNotFound), errors.Is(err, branch.ErrNoCompaction):

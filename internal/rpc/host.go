@@ -162,6 +162,7 @@ func (h *host) start() {
 	h.cancel = cancel
 	dir := h.dir
 	h.mu.Unlock()
+	go h.s.watchStale(ctx, h.s.opt.WatchInterval)
 	go func() {
 		// The folder may not exist yet (Pi creates it with the first session): wait for it.
 		for {
@@ -234,8 +235,10 @@ func (h *host) notifyState(path string) {
 	err := h.withIndex(path, func(ix *session.Index) error {
 		cwd = ix.File.Header.Cwd
 		changed = map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "entries": len(ix.Entries())}
-		read, mod := fileops.ForPath(ix.Path(ix.LeafID()))
-		ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod}
+		leafPath := ix.Path(ix.LeafID())
+		read, mod := fileops.ForPath(leafPath)
+		ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod,
+			"stale": staleFiles(ix.File.Header.Cwd, leafPath)}
 		tokens, window, pct := h.usage(ix)
 		usage = map[string]any{"session": path, "tokens": tokens, "contextWindow": window, "percent": pct}
 		return nil
@@ -249,6 +252,16 @@ func (h *host) notifyState(path string) {
 	h.s.notify("pi/sessionChanged", changed)
 	h.s.notify("pi/fileOps", ops)
 	h.s.notify("pi/contextUsage", usage)
+	h.s.maybeDraft(path)
+}
+
+// staleFiles lists the files the agent read on a path that changed on disk since.
+func staleFiles(cwd string, path []*session.Entry) []fileops.StaleFile {
+	out := fileops.Stale(cwd, fileops.LastReads(path))
+	if out == nil {
+		out = []fileops.StaleFile{}
+	}
+	return out
 }
 
 // usage is Pi's getContextUsage: after a compaction the size is unknown (nil tokens and

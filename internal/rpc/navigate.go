@@ -20,6 +20,9 @@ type navigateParams struct {
 	Label               string          `json:"label"`
 	Force               bool            `json:"force"`
 	WorkDoneToken       json.RawMessage `json:"workDoneToken"`
+	// Summary, with summarize, commits this (previewed, possibly edited) text instead of
+	// generating one.
+	Summary string `json:"summary"`
 }
 
 func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -51,6 +54,7 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 		Summarize:           p.Summarize,
 		CustomInstructions:  p.Instructions,
 		ReplaceInstructions: p.ReplaceInstructions,
+		EditedSummary:       p.Summary,
 		Label:               p.Label,
 		Hook:                s.treeHook(path),
 	}

@@ -158,8 +158,10 @@ func (s *Server) handleFiles(ctx context.Context, raw json.RawMessage) (any, err
 	}
 	var out map[string]any
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
-		read, mod := fileops.ForPath(ix.Path(ix.LeafID()))
-		out = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod}
+		leafPath := ix.Path(ix.LeafID())
+		read, mod := fileops.ForPath(leafPath)
+		out = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod,
+			"stale": staleFiles(ix.File.Header.Cwd, leafPath)}
 		return nil
 	})
 	return out, err

@@ -22,8 +22,17 @@ type Options struct {
 	HookTimeout time.Duration
 	// Debounce delays pi/sessionChanged after file changes (default 100ms).
 	Debounce time.Duration
-	// WatchInterval is the rescan safety net of the session folder watcher (default 2s).
+	// WatchInterval is the rescan safety net of the session folder watcher (default 2s);
+	// files the agent read are checked for changes at the same interval.
 	WatchInterval time.Duration
+	// DraftDir is where background drafts are cached ("" keeps them in memory only;
+	// the pi-lsp command uses compaction.DefaultDraftDir()).
+	DraftDir string
+	// SoftThreshold is the share of the compaction trigger past which drafts are made
+	// (default DefaultSoftThreshold; a negative value disables drafts).
+	SoftThreshold float64
+	// DraftDelay debounces drafting after a session change (default 1s).
+	DraftDelay time.Duration
 	// MaxFrameBytes bounds one incoming message (default MaxFrameBytes).
 	MaxFrameBytes int
 }
@@ -43,6 +52,7 @@ type Server struct {
 	conn    *jsonrpc2.Conn
 	tracker *Tracker
 	host    *host
+	drafts  *drafter
 
 	mu        sync.Mutex
 	state     lifecycle
@@ -81,11 +91,18 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opt 
 	if opt.WatchInterval == 0 {
 		opt.WatchInterval = 2 * time.Second
 	}
+	if opt.SoftThreshold == 0 {
+		opt.SoftThreshold = DefaultSoftThreshold
+	}
+	if opt.DraftDelay == 0 {
+		opt.DraftDelay = time.Second
+	}
 	s := &Server{opt: opt, log: opt.Logger, jobs: map[string]context.CancelFunc{}, exited: make(chan struct{}), exitCode: 1, ready: make(chan struct{})}
 	s.baseCtx, s.cancelAll = context.WithCancel(ctx)
 	s.bgCtx, s.cancelBG = context.WithCancel(s.baseCtx)
 	defer s.cancelAll()
 	s.tracker = newTracker(s)
+	s.drafts = newDrafter(s, opt.DraftDir)
 	s.host = newHost(s)
 	st := newStream(r, w, closer, opt.MaxFrameBytes)
 	st.onBadFrame = func(err error) { s.log.Warn("skipped bad message", "err", err) }

@@ -7,7 +7,10 @@
 //   - every entry keeps the exact bytes it was read from, so unknown entry types and
 //     unknown fields survive untouched;
 //   - no walk over parent links can loop: cycles and self-parented entries are detected
-//     and reported, never followed twice.
+//     and reported, never followed twice;
+//   - a loaded Entry and its Message may be read from several goroutines: what is decoded
+//     lazily (a message, its content) is decoded once under a sync.Once. An Index is not
+//     safe for concurrent mutation (Append) while it is read.
 //
 // The package knows nothing about editors or JSON-RPC; it exposes plain Go values.
 package session

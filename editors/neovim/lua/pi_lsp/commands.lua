@@ -14,6 +14,7 @@ M.server_commands = {
   ['pi.navigate'] = 'PiNavigate',
   ['pi.undoCompaction'] = 'PiUndoCompaction',
   ['pi.label'] = 'PiLabel',
+  ['pi.pin'] = 'PiPin',
   ['pi.tree'] = 'PiTree',
   ['pi.sessions'] = 'PiSessions',
   ['pi.selectSession'] = 'PiSelectSession',
@@ -162,6 +163,22 @@ function M.label(args, cb, client_id)
       else
         ui.notify(('label of %s cleared'):format(short(result.entryId)))
       end
+    end
+    if cb then
+      cb(err, result, client)
+    end
+  end, client_id)
+end
+
+-- :PiPin {id} [off] -----------------------------------------------------------------
+
+---@param args {entryId: string, pinned?: boolean, session?: string}
+function M.pin(args, cb, client_id)
+  M.run('pi.pin', args, function(err, result, client)
+    if err then
+      report_error('pin', err)
+    elseif type(result) == 'table' then
+      ui.notify(('%s %s'):format(result.pinned and 'pinned' or 'unpinned', short(result.entryId)))
     end
     if cb then
       cb(err, result, client)
@@ -451,6 +468,12 @@ M.user_commands = {
       M.label({ entryId = o.fargs[1], label = text })
     end,
     { nargs = '+', desc = 'Pi: label an entry {id} [text] (no text clears)', complete = complete_ids },
+  },
+  PiPin = {
+    function(o)
+      M.pin({ entryId = o.fargs[1], pinned = o.fargs[2] ~= 'off' })
+    end,
+    { nargs = '+', desc = 'Pi: pin an entry {id} [off] (pinned user messages are quoted in every summary)', complete = complete_ids },
   },
   PiFiles = {
     function()

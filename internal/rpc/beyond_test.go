@@ -1,0 +1,208 @@
+package rpc_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+func lastEntry(t *testing.T, path string) *session.Entry {
+	t.Helper()
+	f, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Entries[len(f.Entries)-1]
+}
+
+// TestPreviewEditCommitCompaction: a preview gives the draft summary; the user edits it;
+// committing writes exactly the edited text, marked as edited.
+func TestPreviewEditCommitCompaction(t *testing.T) {
+	e := NewEnv(t, Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
+	path := e.Sessions["full-main"]
+	before, _ := os.ReadFile(path)
+	raw, err := e.Call("pi/previewCompaction", map[string]any{"instructions": "focus on tests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev struct {
+		SpanKey, Summary, FirstKeptEntryID string
+		TokensBefore, TokensAfter          float64
+	}
+	json.Unmarshal(raw, &prev)
+	if prev.SpanKey == "" || !strings.Contains(prev.Summary, "## Goal") || prev.TokensAfter >= prev.TokensBefore {
+		t.Fatalf("preview: %s", raw)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Fatal("a preview wrote to the session")
+	}
+	edited := prev.Summary + "\n\n## Note from the user\nKeep the CLI flags stable."
+	raw, err = e.Call("pi/commitCompaction", map[string]any{"summary": edited, "spanKey": prev.SpanKey, "instructions": "focus on tests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := lastEntry(t, path)
+	c := last.Compaction()
+	if last.Type != session.TypeCompaction || c.Summary != edited || c.FirstKeptEntryID != prev.FirstKeptEntryID {
+		t.Fatalf("committed entry %s", last.Raw)
+	}
+	var details struct{ Edited bool }
+	json.Unmarshal(last.RawField("details"), &details)
+	if !details.Edited {
+		t.Fatalf("details not marked edited: %s", last.RawField("details"))
+	}
+	// A second commit of the same preview no longer matches the session.
+	_, err = e.Call("pi/commitCompaction", map[string]any{"summary": edited, "spanKey": prev.SpanKey})
+	if ce, ok := err.(*CallError); !ok || ce.Code != -32801 {
+		if ce == nil || ce.Kind() != "alreadyCompacted" {
+			t.Fatalf("stale commit: %v", err)
+		}
+	}
+}
+
+// TestPreviewAndCommitBranchSummary previews a branch summary, edits it, and navigates
+// with the edited text.
+func TestPreviewAndCommitBranchSummary(t *testing.T) {
+	e := NewEnv(t, Config{Corpus: []string{"full-main"}})
+	path := e.Sessions["full-main"]
+	f, _ := session.Load(path)
+	ix := session.NewIndex(f)
+	var target string
+	for _, en := range ix.Path(ix.LeafID()) {
+		if en.Role() == session.RoleAssistant {
+			target = en.ID // the first assistant message
+			break
+		}
+	}
+	raw, err := e.Call("pi/previewBranchSummary", map[string]any{"targetId": target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev struct{ Summary string }
+	json.Unmarshal(raw, &prev)
+	if !strings.HasPrefix(prev.Summary, "The user explored a different conversation branch") {
+		t.Fatalf("preview: %s", raw)
+	}
+	edited := prev.Summary + "\n- remember: the second branch was abandoned on purpose"
+	if _, err := e.Call("pi/navigate", map[string]any{"targetId": target, "summarize": true, "summary": edited}); err != nil {
+		t.Fatal(err)
+	}
+	last := lastEntry(t, path)
+	b := last.BranchSummary()
+	if last.Type != session.TypeBranchSummary || b.Summary != edited || last.ParentID != target {
+		t.Fatalf("entry %s", last.Raw)
+	}
+	var details struct{ Edited bool }
+	json.Unmarshal(last.RawField("details"), &details)
+	if !details.Edited {
+		t.Fatal("branch summary not marked edited")
+	}
+}
+
+// TestPinnedMessageIsQuotedAndProtected pins a user message through the server; the next
+// compaction quotes it; pins are listed in previews.
+func TestPinnedMessageIsQuotedAndProtected(t *testing.T) {
+	e := NewEnv(t, Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
+	path := e.Sessions["full-main"]
+	f, _ := session.Load(path)
+	ix := session.NewIndex(f)
+	var pinID, pinText string
+	for _, en := range ix.Path(ix.LeafID()) {
+		if en.Role() == session.RoleUser {
+			m, _ := en.Message()
+			pinID, pinText = en.ID, m.Text("")
+		}
+	}
+	if _, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.pin", "arguments": []any{map[string]any{"entryId": pinID}}}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := e.Call("pi/compact", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(lastEntry(t, path).Compaction().Summary, pinText) {
+		t.Fatalf("pinned text not quoted: %s", raw)
+	}
+	if _, err := e.Call("pi/pin", map[string]any{"entryId": "nope"}); err == nil {
+		t.Fatal("pinning an unknown entry succeeded")
+	}
+}
+
+// TestStaleFileIsFlagged changes a file the agent read and waits for pi/fileOps to list it.
+func TestStaleFileIsFlagged(t *testing.T) {
+	e := NewEnv(t, Config{Corpus: []string{"full-main"}})
+	notes := filepath.Join(e.Workspace, "notes.txt")
+	if err := os.WriteFile(notes, []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readAt := time.Now().Add(-time.Minute).UTC().Format("2006-01-02T15:04:05.000Z")
+	lines := []string{
+		`{"type":"session","version":3,"id":"stale-test","timestamp":"2026-01-01T00:00:00.000Z","cwd":` + quote(e.Workspace) + `}`,
+		`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"read notes","timestamp":1}}`,
+		`{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"notes.txt"}}],"stopReason":"toolUse","timestamp":2}}`,
+		`{"type":"message","id":"t1","parentId":"a1","timestamp":"` + readAt + `","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"alpha\n"}],"isError":false,"timestamp":3}}`,
+	}
+	path := filepath.Join(e.SessionDir, "2026-01-01T00-00-00-000Z_stale-test.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Call("pi/selectSession", map[string]any{"path": path}); err != nil {
+		t.Fatal(err)
+	}
+	// Same content as what was read: not stale even though the mtime is newer.
+	raw, err := e.Call("pi/files", map[string]any{})
+	if err != nil || !strings.Contains(string(raw), `"stale":[]`) {
+		t.Fatalf("unchanged file flagged: %s %v", raw, err)
+	}
+	mark := e.Mark()
+	if err := os.WriteFile(notes, []byte("changed after the agent read it\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Await(10*time.Second, Since(mark, NotificationMatching("pi/fileOps", "notes.txt is stale", func(p json.RawMessage) bool {
+		var v struct {
+			Stale []struct{ Path, Reason string }
+		}
+		json.Unmarshal(p, &v)
+		for _, s := range v.Stale {
+			if s.Path == "notes.txt" && s.Reason == "modified" {
+				return true
+			}
+		}
+		return false
+	})))
+	raw, err = e.Call("pi/files", map[string]any{})
+	if err != nil || !strings.Contains(string(raw), `"stale":[{"path":"notes.txt"`) {
+		t.Fatalf("pi/files: %s %v", raw, err)
+	}
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestBackgroundDraftMakesCompactionInstant: past the soft threshold the server drafts
+// the summary in the background; the compaction then commits without a model call.
+func TestBackgroundDraftMakesCompactionInstant(t *testing.T) {
+	llm := NewFakeLLM(t)
+	e := NewEnv(t, Config{Corpus: []string{"full-main"},
+		InitOptions: map[string]any{"summarizer": "openai", "baseUrl": llm.URL, "model": "m", "apiKeyEnv": "PI_LSP_TEST_KEY",
+			"keepRecentTokens": 60, "contextWindow": 17500},
+		Options: rpc.Options{DraftDelay: 10 * time.Millisecond, SoftThreshold: 0.01}})
+	e.Await(20*time.Second, NotificationMatching("pi/draftReady", "a draft", func(json.RawMessage) bool { return true }))
+	n := llm.Requests.Load()
+	start := time.Now()
+	if _, err := e.Call("pi/compact", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := llm.Requests.Load(); got != n {
+		t.Fatalf("the compaction asked the model again (%d → %d requests)", n, got)
+	}
+	t.Logf("compaction with a ready draft took %v", time.Since(start))
+	if lastEntry(t, e.Sessions["full-main"]).Type != session.TypeCompaction {
+		t.Fatal("no compaction written")
+	}
+}
