@@ -175,7 +175,7 @@ func (e *wireErr) Error() string { return fmt.Sprintf("%d %s (%s)", e.Code, e.Me
 
 type client struct {
 	t      testing.TB
-	conn   net.Conn
+	conn   io.Closer
 	stream lsp.Stream
 	wmu    sync.Mutex
 	ctx    context.Context
@@ -222,9 +222,8 @@ type serverConfig struct {
 func startServer(t testing.TB, cfg serverConfig) *client {
 	t.Helper()
 	clientEnd, serverEnd := net.Pipe()
-	c := &client{t: t, conn: clientEnd, stream: lsp.NewStream(clientEnd), served: make(chan int, 1),
-		pending: map[string]chan *lsp.Response{}, keepNotes: cfg.KeepNotes, logs: &lockedBuffer{}, readDone: make(chan struct{})}
-	c.ctx, c.cancel = context.WithCancel(context.Background())
+	served := make(chan int, 1)
+	c := newClient(t, clientEnd, served, cfg.KeepNotes)
 	opt := cfg.Options
 	opt.AgentDir = cfg.AgentDir
 	if opt.Logger == nil {
@@ -236,23 +235,38 @@ func startServer(t testing.TB, cfg serverConfig) *client {
 	if opt.WatchInterval == 0 {
 		opt.WatchInterval = 200 * time.Millisecond
 	}
-	go func() { c.served <- rpc.Serve(c.ctx, serverEnd, serverEnd, serverEnd, opt) }()
+	go func() { served <- rpc.Serve(c.ctx, serverEnd, serverEnd, serverEnd, opt) }()
+	c.initialize(cfg.Workspace, cfg.InitOptions)
+	return c
+}
+
+// newClient starts a client on rwc; served yields the server's exit (closed or sent
+// once the server is gone).
+func newClient(t testing.TB, rwc io.ReadWriteCloser, served chan int, keepNotes bool) *client {
+	c := &client{t: t, conn: rwc, stream: lsp.NewStream(rwc), served: served,
+		pending: map[string]chan *lsp.Response{}, keepNotes: keepNotes, logs: &lockedBuffer{}, readDone: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
 	go c.readLoop()
 	t.Cleanup(c.close)
-	uri := "file://" + cfg.Workspace
+	return c
+}
+
+// initialize sends initialize and initialized for the workspace.
+func (c *client) initialize(workspace string, initOptions map[string]any) {
+	c.t.Helper()
+	uri := "file://" + workspace
 	params := map[string]any{
 		"processId": os.Getpid(), "rootUri": uri,
 		"workspaceFolders": []any{map[string]any{"uri": uri, "name": "project"}},
 		"capabilities":     map[string]any{"window": map[string]any{"workDoneProgress": false}},
 	}
-	if cfg.InitOptions != nil {
-		params["initializationOptions"] = cfg.InitOptions
+	if initOptions != nil {
+		params["initializationOptions"] = initOptions
 	}
 	if _, err := c.call(context.Background(), "initialize", params); err != nil {
-		t.Fatalf("initialize: %v", err)
+		c.t.Fatalf("initialize: %v", err)
 	}
 	c.notify("initialized", map[string]any{})
-	return c
 }
 
 func (c *client) readLoop() {

@@ -95,20 +95,41 @@ func headerOK(path string) bool {
 	return ok
 }
 
+// resolvesInside reports whether p, with symlinks resolved, is inside realDir (dir with
+// symlinks resolved). A session file that is a symlink out of its folder is not a
+// session of that folder: pi-lsp reads and writes only inside the sessions folder.
+func resolvesInside(realDir, p string) bool {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(realDir, real)
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
+}
+
+func realDir(dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return filepath.Clean(dir)
+}
+
 // MostRecent is Pi's findMostRecentSession: the valid *.jsonl file in dir with the newest
-// mtime, or "" when there is none.
+// mtime, or "" when there is none. Unlike Pi, a symlink that leads out of dir is
+// ignored.
 func MostRecent(dir string) string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return ""
 	}
+	rd := realDir(dir)
 	best, bestT := "", time.Time{}
 	for _, de := range ents {
 		if de.IsDir() || !strings.HasSuffix(de.Name(), ".jsonl") {
 			continue
 		}
 		p := filepath.Join(dir, de.Name())
-		if !headerOK(p) {
+		if !resolvesInside(rd, p) || !headerOK(p) {
 			continue
 		}
 		st, err := os.Stat(p)
@@ -123,7 +144,7 @@ func MostRecent(dir string) string {
 }
 
 // List describes every session file in dir, newest activity first (Pi's list order).
-// Files that do not load are left out.
+// Files that do not load, and symlinks that lead out of dir, are left out.
 func List(dir string) ([]Info, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -133,11 +154,15 @@ func List(dir string) ([]Info, error) {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	var out []Info
+	rd := realDir(dir)
 	for _, de := range ents {
 		if de.IsDir() || !strings.HasSuffix(de.Name(), ".jsonl") {
 			continue
 		}
 		p := filepath.Join(dir, de.Name())
+		if !resolvesInside(rd, p) {
+			continue
+		}
 		info, err := Describe(p)
 		if err != nil {
 			continue
