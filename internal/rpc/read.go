@@ -22,6 +22,7 @@ type TreeNode struct {
 	Preview   string      `json:"preview,omitempty"`
 	Timestamp string      `json:"timestamp"`
 	OnPath    bool        `json:"onPath"`
+	Pinned    bool        `json:"pinned,omitempty"`
 	IsLeaf    bool        `json:"isLeaf"`
 	Children  []*TreeNode `json:"children"`
 }
@@ -103,9 +104,10 @@ func treeOf(ctx context.Context, ix *session.Index) ([]*TreeNode, error) {
 		onPath[e.ID] = true
 	}
 	roots := ix.Tree()
+	pins := ix.Pins()
 	convert := func(n *session.Node) *TreeNode {
 		return &TreeNode{ID: n.Entry.ID, Type: n.Entry.Type, Role: n.Entry.Role(), Label: n.Label, Preview: preview(n.Entry),
-			Timestamp: n.Entry.Timestamp, OnPath: onPath[n.Entry.ID], IsLeaf: n.Entry.ID == leaf, Children: []*TreeNode{}}
+			Timestamp: n.Entry.Timestamp, OnPath: onPath[n.Entry.ID], Pinned: pins[n.Entry.ID], IsLeaf: n.Entry.ID == leaf, Children: []*TreeNode{}}
 	}
 	type work struct {
 		src *session.Node
