@@ -222,6 +222,33 @@ async function widenSidebar(page, by) {
   await page.mouse.up();
 }
 
+function piload(file) {
+  const o = spawnSync(process.execPath, [path.join(REPO, "test", "pi", "oracle.mjs")], {
+    input: JSON.stringify({ op: "piload", file }) + "\n",
+    encoding: "utf8",
+    timeout: 60_000,
+    env: process.env,
+  });
+  try {
+    return JSON.parse(o.stdout.trim().split("\n").pop());
+  } catch {
+    return { ok: false, error: `oracle exit ${o.status}: ${o.stderr.slice(0, 300)}` };
+  }
+}
+
+async function contextMenu(page, row, itemText) {
+  await row.click({ button: "right" });
+  const item = page.locator(".monaco-menu .action-label", { hasText: itemText }).first();
+  const ok = await item.waitFor({ state: "visible", timeout: 5000 }).then(() => true, () => false);
+  await shot(page, `context-menu-${itemText.replace(/[^A-Za-z]+/g, "-").toLowerCase()}`);
+  if (!ok) return false;
+  // The menu item's <a> may count as covering its label: fall back to a forced click.
+  return item.click({ timeout: 3000 }).then(
+    () => true,
+    () => item.click({ force: true, timeout: 3000 }).then(() => true, () => false),
+  );
+}
+
 function pane(page, title) {
   return page.locator(".pane", { has: page.locator(".pane-header", { hasText: title }) }).first();
 }
@@ -540,6 +567,30 @@ async function main() {
     check("Show Summary opens the last compaction's summary as Markdown", !!opened && editorHas);
     await shot(page, "summary");
 
+    // ---- Undo Compaction from the compaction's context menu ----
+    let leafBeforeNav = comp?.id;
+    {
+      await page.keyboard.press("Escape");
+      await runPalette(page, "Pi: Show Session Tree");
+      const row = treePane.locator(".monaco-list-row", { hasText: "Compaction:" }).last();
+      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const menu = up && (await contextMenu(page, row, "Undo Compaction"));
+      check("the compaction's context menu offers Undo Compaction", menu);
+      const done = await page.locator(".notification-toast", { hasText: "Undid compaction" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false);
+      const res = events().filter((e) => e.event === "commandResult" && e.command === "pi.undoCompaction").pop()?.result;
+      check("Undo Compaction reports the compaction it undid", done && res?.compactionId === comp?.id, j(res));
+      const pu = piload(SESSION);
+      check("real Pi loads the session after the undo, back before the compaction", pu.ok && pu.result.leafId === res?.leafId && pu.result.rewritten === false && !pu.result.messages?.some((m) => m.role === "compactionSummary" && m.summary === comp?.summary), j(pu.ok ? { leafId: pu.result.leafId, first: pu.result.messages?.[0]?.role } : pu));
+      const leafRow = await waitFor(async () => {
+        const r = await treeRows(page, "Pi Session");
+        const cur = r.find((x) => /current leaf/.test(x));
+        return cur && !/^Compaction/.test(cur) ? cur : undefined;
+      }, 10_000, 250);
+      check("the tree's current leaf is no longer the compaction", !!leafRow, j(leafRow));
+      await shot(page, "undone");
+      if (res?.leafId) leafBeforeNav = res.leafId;
+    }
+
     // ---- Navigate Here… from the tree's context menu, summarizing the branch left behind ----
     {
       const targetText = "Here is a short answer after thinking";
@@ -570,7 +621,7 @@ async function main() {
         check("navigation finishes with 'Moved the session to …'", moved, j(lastEvent("jobError")?.error));
         const all = readEntries(SESSION).filter((e) => e.type !== "session");
         const last = all[all.length - 1];
-        check("the session file gained a branch_summary entry under the target", last?.type === "branch_summary" && last.parentId === target?.id && last.fromId === comp?.id, j(last && { type: last.type, parentId: last.parentId, fromId: last.fromId }));
+        check("the session file gained a branch_summary entry under the target", last?.type === "branch_summary" && last.parentId === target?.id && last.fromId === leafBeforeNav, j(last && { type: last.type, parentId: last.parentId, fromId: last.fromId }));
         const o2 = spawnSync(process.execPath, [path.join(REPO, "test", "pi", "oracle.mjs")], { input: JSON.stringify({ op: "piload", file: SESSION }) + "\n", encoding: "utf8", timeout: 60_000, env: process.env });
         let pi2;
         try {
@@ -586,6 +637,30 @@ async function main() {
         await shot(page, "navigated");
       }
     }
+    // ---- Label… from the context menu ----
+    {
+      const text = "SCRIPT:think take a third path";
+      await page.keyboard.press("Escape");
+      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
+      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const menu = up && (await contextMenu(page, row, "Label"));
+      check("the context menu offers Label…", menu);
+      const box = await page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Label" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      if (box) {
+        await page.locator(".quick-input-widget input").fill("e2e-label");
+        await page.keyboard.press("Enter");
+      }
+      const labelled = await waitFor(async () => {
+        const t = (await treePane.locator(".monaco-list-row", { hasText: text }).first().textContent().catch(() => "")) || "";
+        return t.includes("[e2e-label]") ? t : undefined;
+      }, 10_000, 250);
+      check("the label shows on the entry in the tree", !!labelled, j(labelled));
+      const last = readEntries(SESSION).pop();
+      const pl = piload(SESSION);
+      check("the label entry is in the file and real Pi loads it", last?.type === "label" && last.label === "e2e-label" && pl.ok && pl.result.rewritten === false, j({ last: last && { type: last.type, label: last.label, targetId: last.targetId }, ok: pl.ok }));
+      await shot(page, "labelled");
+    }
+
     if (consoleErrors.length) note(`browser console errors: ${consoleErrors.length} (first: ${consoleErrors[0].slice(0, 200)})`);
   } finally {
     await browser.close().catch(() => {});
