@@ -235,6 +235,7 @@ type streamOpts struct {
 	keepAlives int           // comment lines before the first chunk
 	usage      *fakeUsage
 	noUsage    bool
+	started    *sse // the response is already an event stream
 }
 
 func stream(w http.ResponseWriter, r *http.Request, req *llmRequest, text string, o streamOpts) {
@@ -245,7 +246,10 @@ func stream(w http.ResponseWriter, r *http.Request, req *llmRequest, text string
 		case <-time.After(o.firstDelay):
 		}
 	}
-	s := startSSE(w)
+	s := o.started
+	if s == nil {
+		s = startSSE(w)
+	}
 	for range o.keepAlives {
 		s.keepAlive()
 	}
@@ -419,7 +423,7 @@ func keepAlivesThen(every, total time.Duration, text string) llmStep {
 			}
 			s.raw(": OPENROUTER PROCESSING\n\n")
 		}
-		stream(w, r, req, text, streamOpts{})
+		stream(w, r, req, text, streamOpts{started: s})
 	}
 }
 

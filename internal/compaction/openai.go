@@ -258,7 +258,7 @@ func (o *OpenAI) Summarize(parent context.Context, req Request) (Result, error) 
 			return fmt.Errorf("summary request: %w", err)
 		}
 		return &SummaryError{Kind: KindTransient, Retries: attempt, cause: ctx.Err(),
-			Message: "no summary within the summarizer's total timeout of " + o.cfg.TotalTimeout.String()}
+			Message: "no summary within the summarizer's total timeout of " + o.cfg.TotalTimeout.String() + " (context deadline exceeded)"}
 	}
 	for attempt := 0; ; attempt++ {
 		res, se, err := o.attempt(ctx, req, start)
