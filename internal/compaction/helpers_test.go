@@ -58,7 +58,7 @@ func fastConfig(url string) compaction.OpenAIConfig {
 		MaxRetries:    2,
 		RetryBase:     5 * time.Millisecond,
 		MaxRetryDelay: 50 * time.Millisecond,
-		StallTimeout:  300 * time.Millisecond,
+		StallTimeout:  5 * time.Second, // stall tests set a short one
 		TotalTimeout:  20 * time.Second,
 	}
 }

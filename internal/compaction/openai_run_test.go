@@ -360,14 +360,15 @@ func TestOpenAIFailuresLeaveFileUntouched(t *testing.T) {
 		want     []string
 		is       error
 		kind     compaction.ErrorKind
+		stall    time.Duration // a short stall timeout for the stall cases
 	}{
 		{name: "context too long", step: contextTooLong(), requests: 1, want: []string{"HTTP 400", "maximum context length is 128000 tokens"}, is: compaction.ErrContextTooLong, kind: compaction.KindContextTooLong},
 		{name: "stream cut", step: cutAfter(2), requests: 2, want: []string{"stream broken", "connection closed mid-answer", "after 1 retry)"}, kind: compaction.KindTransient},
 		{name: "stream ended early", step: endAfter(2), requests: 2, want: []string{"stream ended before the model finished"}, kind: compaction.KindTransient},
 		{name: "malformed SSE", step: garbage(), requests: 2, want: []string{"malformed"}, kind: compaction.KindTransient},
 		{name: "empty answer", step: emptyAnswer(), requests: 1, want: []string{"empty summary"}, kind: compaction.KindEmpty},
-		{name: "stall mid-stream", step: stallAfter(1, 10*time.Second), requests: 2, want: []string{"stalled"}, kind: compaction.KindTransient},
-		{name: "stall before headers", step: stallBeforeHeaders(10 * time.Second), requests: 2, want: []string{"no response within"}, kind: compaction.KindTransient},
+		{name: "stall mid-stream", step: stallAfter(1, 10*time.Second), requests: 2, want: []string{"stream stalled for 300ms"}, kind: compaction.KindTransient, stall: 300 * time.Millisecond},
+		{name: "stall before headers", step: stallBeforeHeaders(10 * time.Second), requests: 2, want: []string{"no response within 300ms"}, kind: compaction.KindTransient, stall: 300 * time.Millisecond},
 		{name: "connection reset", step: reset(), requests: 2, want: []string{"connection reset by peer", "after 1 retry)"}, kind: compaction.KindTransient},
 		{name: "error frame mid-stream", step: midStreamError("upstream provider overloaded"), requests: 2, want: []string{"error event in the stream: upstream provider overloaded"}, kind: compaction.KindTransient},
 		{name: "llama.cpp context too long", step: status(400, `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`), requests: 1, want: []string{"exceeds the available context size"}, is: compaction.ErrContextTooLong, kind: compaction.KindContextTooLong},
@@ -383,6 +384,9 @@ func TestOpenAIFailuresLeaveFileUntouched(t *testing.T) {
 				before := readFile(t, path)
 				cfg := fastConfig(srv.URL())
 				cfg.MaxRetries = 1
+				if tc.stall > 0 {
+					cfg.StallTimeout = tc.stall
+				}
 				n0 := srv.count()
 				start := time.Now()
 				_, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(map[string]int{normalFile: normalKeep, splitFile: splitKeep}[file], 16384), compaction.Options{})
