@@ -59,6 +59,11 @@ for n in $SIZES; do
   rm -f "$f"
 done
 
+# Compaction latency with and without a ready background draft (test LLM server at ~60
+# tokens/s): go benchmarks, one line each into the results.
+go test -run '^$' -bench 'Compaction(With|Without)Draft' -benchtime 2x ./internal/compaction/ |
+  awk '/^BenchmarkCompactionWith(out)?Draft/ { name=$1; sub(/-[0-9]+$/, "", name); for (i=1;i<=NF;i++) if ($(i+1)=="ms/compaction") printf "{\"tool\":\"draft-bench\",\"name\":\"%s\",\"ms\":%s}\n", name, $i }' >>"$RESULTS"
+
 bin/benchplot -in "$RESULTS" -o "$OUT/bench.png"
 node test/bench/report.mjs "$RESULTS" >"$OUT/table.md"
 cat "$OUT/table.md"

@@ -33,7 +33,7 @@ func (c *countingSummarizer) calls() []compaction.Request {
 	return append([]compaction.Request(nil), c.reqs...)
 }
 
-func copyGenuine(t *testing.T, name string) string {
+func copyGenuine(t testing.TB, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "genuine", name))
 	if err != nil {

@@ -39,6 +39,15 @@ for (const [n, g] of ordered) {
   if (prevRate !== undefined) verdicts.push([`${mb(me.bytes)} MB: linear (time per byte within 1.5x of the previous size)`, rate <= prevRate * 1.5, `${(rate * 1e6).toFixed(2)} ms/MB`]);
   prevRate = rate;
 }
+const drafts = Object.fromEntries(rs.filter((r) => r.tool === "draft-bench").map((r) => [r.name, r.ms]));
+if (drafts.BenchmarkCompactionWithDraft !== undefined) {
+  lines.push("");
+  lines.push("| compaction, request to entry written (test LLM at ~60 tokens/s) | ms |");
+  lines.push("|---|---|");
+  lines.push(`| without a draft (full generation) | ${f1(drafts.BenchmarkCompactionWithoutDraft)} |`);
+  lines.push(`| with a ready background draft | ${f1(drafts.BenchmarkCompactionWithDraft)} |`);
+  verdicts.push(["compaction with a ready draft under 100 ms", drafts.BenchmarkCompactionWithDraft < 100, `${f1(drafts.BenchmarkCompactionWithDraft)} ms (vs ${f1(drafts.BenchmarkCompactionWithoutDraft)} ms without)`]);
+}
 lines.push("");
 lines.push("| target | result | measured |");
 lines.push("|---|---|---|");
