@@ -61,4 +61,3 @@ func BenchmarkCompactionWithoutDraft(b *testing.B) { benchRun(b, false) }
 // BenchmarkCompactionWithDraft measures the same compaction when a background draft of
 // the span is ready (issue target: under 100 ms).
 func BenchmarkCompactionWithDraft(b *testing.B) { benchRun(b, true) }
-
