@@ -374,7 +374,9 @@ async function main() {
     const ok = started?.event === "started";
     check("the extension starts pi-lsp (bundled bin/pi-lsp)", ok && started.serverInfo?.name === "pi-lsp" && String(started.command).endsWith(path.join("bin", "pi-lsp")), j(started));
     if (!ok) return;
-    check("languageclient received the server's command table", Array.isArray(started.commands) && started.commands.includes("pi.compact") && started.commands.length === 9, j(started.commands));
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "editors", "vscode", "package.json"), "utf8"));
+    const titled = pkg.contributes.commands.filter((c) => c.command.startsWith("pi.")).map((c) => c.command).sort();
+    check("languageclient received the server's command table (every id has a palette title)", Array.isArray(started.commands) && j([...started.commands].sort()) === j(titled), j(started.commands));
     const firstTree = await waitFor(() => lastEvent("treeRefreshed"), 20_000, 200);
     check("the extension read the session tree (pi/tree)", firstTree?.session === SESSION && firstTree.entries === entriesBefore.length, j(firstTree));
 
@@ -659,6 +661,24 @@ async function main() {
       const pl = piload(SESSION);
       check("the label entry is in the file and real Pi loads it", last?.type === "label" && last.label === "e2e-label" && pl.ok && pl.result.rewritten === false, j({ last: last && { type: last.type, label: last.label, targetId: last.targetId }, ok: pl.ok }));
       await shot(page, "labelled");
+    }
+
+    // ---- Pin from the context menu ----
+    {
+      const text = "SCRIPT:think take a third path";
+      await page.keyboard.press("Escape");
+      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
+      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const menu = up && (await contextMenu(page, row, "Pin"));
+      check("the context menu offers Pin", menu);
+      const pinned = await waitFor(async () => {
+        const t = (await treePane.locator(".monaco-list-row", { hasText: text }).first().textContent().catch(() => "")) || "";
+        return /pinned/.test(t) ? t : undefined;
+      }, 10_000, 250);
+      check("the entry shows as pinned in the tree", !!pinned, j(pinned));
+      const pp = piload(SESSION);
+      check("real Pi loads the session after the pin", pp.ok && pp.result.rewritten === false, j(pp.ok ? { leafId: pp.result.leafId } : pp));
+      await shot(page, "pinned");
     }
 
     if (consoleErrors.length) note(`browser console errors: ${consoleErrors.length} (first: ${consoleErrors[0].slice(0, 200)})`);

@@ -29,7 +29,7 @@ import {
   WorkDoneProgressReport,
 } from "vscode-languageclient/node";
 import { EXTENSION_COMMANDS as C } from "./models/commands";
-import { Action, describeError, UserMessage } from "./models/errors";
+import { Action, describeError, errorKind, UserMessage } from "./models/errors";
 import { findServer } from "./models/server";
 import { buildFilesModel, FileGroup, FileItem, FilesModel } from "./models/files";
 import { didChangeConfigurationParams, readSettings, PiLspSettings, toInitializationOptions } from "./models/settings";
@@ -45,6 +45,7 @@ import {
   FilesResult,
   LabelResult,
   Methods,
+  PinResult,
   NavigateParams,
   NavigateResult,
   Notifications,
@@ -315,6 +316,7 @@ class PiExtension implements vscode.Disposable {
       selectSession: "Select Session",
       showOutput: "Show Output",
       useExtractive: "Use Extractive Summarizer",
+      refresh: "Refresh",
     };
     const buttons = m.actions.map((a) => labels[a]);
     testLog("message", { severity: m.severity, text: m.text });
@@ -335,6 +337,9 @@ class PiExtension implements vscode.Disposable {
         break;
       case "showOutput":
         this.output.show(true);
+        break;
+      case "refresh":
+        await this.refresh();
         break;
       case "useExtractive":
         await vscode.workspace
@@ -369,8 +374,28 @@ class PiExtension implements vscode.Disposable {
     return (await client.sendRequest(method, params)) as T;
   }
 
+  /**
+   * When Pi itself is writing the session the server refuses to write (data.kind ownedByPi);
+   * the user may write anyway (force: true).
+   */
+  private async forceAfterOwnedByPi(what: string, err: unknown, params: object): Promise<boolean> {
+    if (errorKind(err) !== "ownedByPi" || (params as { force?: boolean }).force) return false;
+    const text = `${what}: a running pi process is writing this session (${String((err as Error).message ?? err)}). Writing at the same time can interleave with Pi's own entries.`;
+    testLog("message", { severity: "warning", text });
+    const pick = await vscode.window.showWarningMessage(text, { modal: true }, "Write Anyway");
+    return pick === "Write Anyway";
+  }
+
   /** Run a long command in a progress notification with a Cancel button. */
-  private runJob<T>(title: string, what: string, command: string, params: object): Thenable<T | undefined> {
+  private async runJob<T>(title: string, what: string, command: string, params: object): Promise<T | undefined> {
+    const r = await this.runJobOnce<T>(title, command, params);
+    if (r.ok) return r.value;
+    if (await this.forceAfterOwnedByPi(what, r.error, params)) return this.runJob<T>(title, what, command, { ...params, force: true });
+    void this.showMessage(describeError(what, r.error));
+    return undefined;
+  }
+
+  private runJobOnce<T>(title: string, command: string, params: object): Thenable<{ ok: true; value: T } | { ok: false; error: unknown }> {
     return vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Pi: ${title}`, cancellable: true },
       async (progress, token) => {
@@ -387,11 +412,10 @@ class PiExtension implements vscode.Disposable {
         try {
           const result = await this.execute<T>(command, params, token);
           testLog("jobDone", { command, result: result as unknown });
-          return result;
+          return { ok: true as const, value: result };
         } catch (err) {
           testLog("jobError", { command, error: { code: (err as { code?: unknown }).code, message: String((err as Error).message ?? err), data: (err as { data?: unknown }).data } });
-          void this.showMessage(describeError(what, err));
-          return undefined;
+          return { ok: false as const, error: err };
         } finally {
           sub.dispose();
           const i = this.sinks.indexOf(sink);
@@ -453,6 +477,12 @@ class PiExtension implements vscode.Disposable {
         return this.navigate(interactive ? undefined : (arg as unknown as NavigateParams));
       case "pi.undoCompaction":
         return this.undoCompaction(arg ?? {});
+      case "pi.pin":
+        if (interactive) return this.pinInteractive();
+        return this.plain<PinResult>("Pinning", command, arg).then(async (r) => {
+          await this.refresh();
+          return r;
+        });
       case "pi.label":
         if (interactive) return this.labelInteractive();
         return this.plain<LabelResult>("Labelling", command, arg).then((r) => {
@@ -499,6 +529,7 @@ class PiExtension implements vscode.Disposable {
       return r;
     } catch (err) {
       testLog("commandError", { command, message: String((err as Error).message ?? err), data: (err as { data?: unknown }).data });
+      if (await this.forceAfterOwnedByPi(what, err, params)) return this.plain<T>(what, command, { ...params, force: true });
       void this.showMessage(describeError(what, err));
       return undefined;
     }
@@ -636,6 +667,30 @@ class PiExtension implements vscode.Disposable {
     return r;
   }
 
+  private async pinInteractive(): Promise<PinResult | undefined> {
+    if (!this.requireClient()) return undefined;
+    const entry = await this.pickEntry("Pi: Pin Entry (pinned entries are quoted verbatim in every later summary)");
+    if (!entry) return undefined;
+    let pinned = false;
+    try {
+      pinned = flattenEntries(await this.custom<TreeResult>(Methods.tree, {})).some((n) => n.id === entry.id && n.pinned === true);
+    } catch {
+      // treat as not pinned
+    }
+    return this.setPinned(entry.id, !pinned);
+  }
+
+  private async setPinned(entryId: string, pinned: boolean): Promise<PinResult | undefined> {
+    const r = await this.plain<PinResult>(pinned ? "Pinning" : "Unpinning", "pi.pin", { entryId, pinned });
+    if (r) {
+      const text = r.pinned ? `Pinned ${r.entryId}: later summaries quote it verbatim.` : `Unpinned ${r.entryId}.`;
+      testLog("message", { severity: "info", text });
+      void vscode.window.showInformationMessage(text);
+    }
+    await this.refresh();
+    return r;
+  }
+
   private async selectSessionInteractive(): Promise<{ session: string } | undefined> {
     if (!this.requireClient()) return undefined;
     let list: SessionsResult;
@@ -741,6 +796,14 @@ class PiExtension implements vscode.Disposable {
       if (!target) return;
       const current = /\[([^\]]*)\]/.exec(target.description)?.[1]?.trim();
       await this.labelInteractive(target.entryId, current);
+    });
+    reg(C.treePin, async (node?: ViewNode) => {
+      const target = node ?? this.treeView.selection[0];
+      if (target && this.requireClient()) await vscode.commands.executeCommand("pi.pin", { entryId: target.entryId, pinned: true });
+    });
+    reg(C.treeUnpin, async (node?: ViewNode) => {
+      const target = node ?? this.treeView.selection[0];
+      if (target && this.requireClient()) await vscode.commands.executeCommand("pi.pin", { entryId: target.entryId, pinned: false });
     });
     reg(C.treeUndoCompaction, async () => {
       if (!this.requireClient()) return;

@@ -44,6 +44,8 @@ export interface TreeNode {
   preview?: string;
   timestamp?: string;
   onPath: boolean;
+  /** Pinned entries are quoted verbatim in every later summary (pi.pin). */
+  pinned?: boolean;
   isLeaf: boolean;
   children: TreeNode[];
 }
@@ -116,6 +118,11 @@ export interface NavigateResult {
 export interface UndoCompactionResult {
   leafId: string | null;
   compactionId: string;
+}
+
+export interface PinResult {
+  entryId: string;
+  pinned: boolean;
 }
 
 export interface LabelResult {

@@ -4,11 +4,12 @@ export const ErrorCodes = {
   InvalidParams: -32602,
   MethodNotFound: -32601,
   RequestCancelled: -32800,
+  ContentModified: -32801,
   RequestFailed: -32803,
   ConnectionInactive: -32097,
 } as const;
 
-export type Action = "openSettings" | "selectSession" | "showOutput" | "useExtractive";
+export type Action = "openSettings" | "selectSession" | "showOutput" | "useExtractive" | "refresh";
 
 export interface UserMessage {
   severity: "info" | "warning" | "error";
@@ -44,7 +45,42 @@ export function describeError(what: string, err: unknown): UserMessage {
   if (kind === "cancelled" || code === ErrorCodes.RequestCancelled) {
     return { severity: "info", text: `${what} cancelled: the session file was not changed.`, actions: [] };
   }
+  if (kind === "sessionChanged" || code === ErrorCodes.ContentModified) {
+    return {
+      severity: "warning",
+      text: `${what} stopped: the session file changed while it ran (Pi wrote to it), and nothing was written. Try again.`,
+      actions: ["refresh"],
+    };
+  }
   switch (kind) {
+    case "ownedByPi":
+      return {
+        severity: "warning",
+        text: `${what} not done: a running pi process is writing this session (${msg}). Wait for Pi to finish, or write anyway.`,
+        actions: [],
+      };
+    case "alreadyCompacted":
+      return { severity: "info", text: `Nothing to do: ${msg}`, actions: [] };
+    case "contextTooLong":
+      return {
+        severity: "error",
+        text: `${what} failed: the text to summarize is too long for the summarizer's model (${msg}). Lower piLsp.compaction.keepRecentTokens or use a model with a larger window.`,
+        actions: ["openSettings"],
+      };
+    case "pinnedDropped":
+      return {
+        severity: "warning",
+        text: `${what} refused: the summary would drop a pinned message (${msg}). Unpin it, or edit the summary so it quotes the pinned message.`,
+        actions: [],
+      };
+    case "badSession":
+      return { severity: "error", text: `${what} failed: the session file cannot be used (${msg}).`, actions: ["showOutput"] };
+    case "outsideSessions":
+      return {
+        severity: "error",
+        text: `${what} failed: ${msg}. pi-lsp only writes session files under Pi's sessions folder ($PI_CODING_AGENT_DIR/sessions).`,
+        actions: [],
+      };
     case "nothingToCompact":
       return { severity: "info", text: `Nothing to compact: ${msg}`, actions: [] };
     case "noSession":

@@ -150,11 +150,13 @@ function entryView(n: TreeNode): ViewNode {
   const label = preview ? (n.type === "message" && n.role !== "custom" ? preview : `${kind}: ${preview}`) : kind;
   const desc: string[] = [];
   if (n.isLeaf) desc.push("● current");
+  if (n.pinned) desc.push("pinned");
   if (n.label) desc.push(`[${n.label}]`);
   const time = formatTime(n.timestamp);
   if (time) desc.push(time);
   const tip: string[] = [`${kind} · ${n.id}`];
   if (n.label) tip.push(`label: ${n.label}`);
+  if (n.pinned) tip.push("pinned: quoted verbatim in every later summary");
   if (n.timestamp) tip.push(n.timestamp);
   if (n.isLeaf) tip.push("current leaf: the next prompt continues from here");
   else if (!n.onPath) tip.push("not on the current path");
@@ -162,6 +164,7 @@ function entryView(n: TreeNode): ViewNode {
   let contextValue = "piEntry";
   if (n.isLeaf) contextValue += ".leaf";
   if (n.type === "compaction") contextValue += ".compaction";
+  contextValue += n.pinned ? ".pinned" : ".unpinned";
   return {
     key: n.id,
     kind: "entry",

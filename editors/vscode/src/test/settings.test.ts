@@ -61,5 +61,8 @@ test("errors say what to do", () => {
   assert.match(describeError("Navigation", { code: -32601, message: "unknown" }).text, /Update pi-lsp/);
   assert.match(describeError("Navigation", new Error("boom")).text, /Navigation failed: boom/);
   assert.match(missingServerMessage(undefined, "not on PATH").text, /make build/);
+  assert.match(describeError("Compaction", { code: -32801, message: "changed", data: { kind: "sessionChanged" } }).text, /nothing was written/);
+  assert.match(describeError("Compaction", { code: -32803, message: "pid 42", data: { kind: "ownedByPi" } }).text, /running pi process/);
+  assert.match(describeError("Compaction", { code: -32803, message: "x", data: { kind: "pinnedDropped" } }).text, /pinned/);
   assert.match(missingServerMessage("/nope", "no such file").text, /piLsp\.server\.path "\/nope"/);
 });

@@ -13,6 +13,7 @@ function sample(): TreeResult {
   const a3 = node("a3", "message", { role: "assistant", preview: "old answer" });
   const u2 = node("u2", "message", { role: "user", preview: "old question" }, [a3]);
   const a4 = node("a4", "message", { role: "assistant", preview: "new answer", onPath: true, isLeaf: true, label: "good" });
+  a4.pinned = true;
   const u3 = node("u3", "message", { role: "user", preview: "new\nquestion", onPath: true }, [a4]);
   const c1 = node("c1", "compaction", { preview: "Summary of the work", onPath: true }, [u3]);
   const a2 = node("a2", "message", { role: "assistant", preview: "done", onPath: true }, [u2, c1]);
@@ -52,10 +53,11 @@ test("labels, icons, leaf marker and context values", () => {
   assert.equal(byId("c1").icon, "fold");
   assert.equal(byId("u3").label, "new question"); // one line
   assert.equal(byId("c1").label, "Compaction: Summary of the work");
-  assert.equal(byId("c1").contextValue, "piEntry.compaction");
+  assert.equal(byId("c1").contextValue, "piEntry.compaction.unpinned");
   const leaf = byId("a4");
-  assert.equal(leaf.contextValue, "piEntry.leaf");
-  assert.match(leaf.description, /^● current · \[good\] · /);
+  assert.equal(leaf.contextValue, "piEntry.leaf.pinned");
+  assert.match(leaf.description, /^● current · pinned · \[good\] · /);
+  assert.match(leaf.tooltip, /pinned: quoted verbatim/);
   assert.match(leaf.tooltip, /current leaf/);
   assert.equal(byId("a3").onPath, false);
   assert.match(byId("a3").tooltip, /not on the current path/);
