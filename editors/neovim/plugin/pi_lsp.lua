@@ -19,6 +19,7 @@ local function highlights()
     PiTreeOffPath = 'Comment',
     PiTreeId = 'Identifier',
     PiTreeLabel = 'Label',
+    PiTreePinned = 'Special',
   }
   for group, link in pairs(links) do
     vim.api.nvim_set_hl(0, group, { link = link, default = true })

@@ -78,6 +78,7 @@ local function report_error(what, err)
   local level = kind == 'nothingToCompact' and vim.log.levels.INFO or vim.log.levels.ERROR
   ui.notify(what .. ': ' .. c.format_error(err), level)
 end
+M.report_error = report_error
 
 local function short(id)
   return type(id) == 'string' and id or '?'
@@ -109,7 +110,14 @@ function M.compact(instructions, cb)
   end)
 end
 
--- :PiNavigate {id} [none|summarize [instructions]] ------------------------------
+-- :PiPreview [instructions], :PiCompact! [instructions] ---------------------------
+
+--- Previews a compaction and opens its summary for editing (`:w` commits).
+function M.preview(instructions, cb)
+  require('pi_lsp.edit').preview_compaction(instructions, cb)
+end
+
+-- :PiNavigate {id} [none|summarize [instructions]|edit [instructions]] ---------------
 
 ---@param args {targetId: string, summarize?: boolean, instructions?: string, label?: string, session?: string}
 function M.navigate(args, cb, client_id)
@@ -210,30 +218,97 @@ end
 
 -- :PiFiles ------------------------------------------------------------------------------
 
+--- "modified since read" / "deleted" for a stale file's reason.
+function M.stale_reason(reason)
+  if reason == 'modified' then
+    return 'modified since read'
+  end
+  return tostring(reason or 'changed')
+end
+
+--- The quickfix items for a pi.files result: modified files first, then read
+--- files; files changed on disk since the agent read them (`stale`) are marked
+--- "[stale: ...]" with type W. Relative paths are taken from `root`.
+---@return table[] items, integer stale count
+function M.files_items(result, root)
+  local function abs(name)
+    if not name:match('^/') and not name:match('^%a:[/\\]') and not name:match('^~') then
+      name = root .. '/' .. name
+    end
+    return vim.fs.normalize(name)
+  end
+  local stale = {}
+  local stale_order = {}
+  for _, s in ipairs(type(result.stale) == 'table' and result.stale or {}) do
+    if type(s) == 'table' and type(s.path) == 'string' then
+      local key = abs(s.path)
+      if not stale[key] then
+        stale_order[#stale_order + 1] = key
+      end
+      stale[key] = s
+    end
+  end
+  local items, seen, nstale = {}, {}, 0
+  local function add(name, what)
+    local file = abs(name)
+    local item = { filename = file, lnum = 1, col = 1, text = what, valid = 1 }
+    local s = stale[file]
+    if s then
+      item.text = ('%s [stale: %s]'):format(what, M.stale_reason(s.reason))
+      item.type = 'W'
+      if not seen[file] then
+        nstale = nstale + 1
+      end
+    end
+    seen[file] = true
+    items[#items + 1] = item
+  end
+  for _, f in ipairs(result.modifiedFiles or {}) do
+    add(f, 'modified')
+  end
+  for _, f in ipairs(result.readFiles or {}) do
+    add(f, 'read')
+  end
+  -- Stale files in neither list (the agent read them, then they changed).
+  for _, key in ipairs(stale_order) do
+    if not seen[key] then
+      add(stale[key].path, 'read')
+    end
+  end
+  return items, nstale
+end
+
 function M.files(cb)
   M.run('pi.files', nil, function(err, result, client)
     if err then
       report_error('files', err)
     elseif type(result) == 'table' then
       local root = client and client.root_dir or vim.fn.getcwd()
-      local items = {}
-      local function add(list, what)
-        for _, f in ipairs(list or {}) do
-          local name = f
-          if not name:match('^/') and not name:match('^%a:[/\\]') and not name:match('^~') then
-            name = root .. '/' .. name
-          end
-          items[#items + 1] = { filename = vim.fs.normalize(name), lnum = 1, col = 1, text = what, valid = 1 }
-        end
+      if client and result.session then
+        require('pi_lsp.handlers').set_stale(client.id, result.session, result.stale)
       end
-      add(result.modifiedFiles, 'modified')
-      add(result.readFiles, 'read')
+      local items, nstale = M.files_items(result, root)
       local title = ('Pi files: %d modified, %d read'):format(#(result.modifiedFiles or {}), #(result.readFiles or {}))
+      if nstale > 0 then
+        title = title .. (', %d stale'):format(nstale)
+      end
       vim.fn.setqflist({}, ' ', { title = title, items = items })
       if #items == 0 then
         ui.notify('no files read or modified on this branch')
-      elseif require('pi_lsp.config').options.files.open then
-        vim.cmd('botright copen')
+      else
+        if nstale > 0 then
+          local names = {}
+          for _, it in ipairs(items) do
+            if it.type == 'W' then
+              names[#names + 1] = vim.fn.fnamemodify(it.filename, ':~:.')
+            end
+          end
+          ui.notify(('%d file(s) changed on disk since the agent read them: %s'):format(nstale, table.concat(names, ', ')),
+            vim.log.levels.WARN)
+        end
+        if require('pi_lsp.config').options.files.open then
+          vim.cmd('botright copen')
+        end
       end
     end
     if cb then
@@ -421,9 +496,19 @@ end
 M.user_commands = {
   PiCompact = {
     function(o)
-      M.compact(o.args)
+      if o.bang then
+        M.preview(o.args)
+      else
+        M.compact(o.args)
+      end
     end,
-    { nargs = '*', desc = 'Pi: compact the session [instructions]' },
+    { nargs = '*', bang = true, desc = 'Pi: compact the session [instructions] (! previews the summary for editing)' },
+  },
+  PiPreview = {
+    function(o)
+      M.preview(o.args)
+    end,
+    { nargs = '*', desc = 'Pi: preview a compaction summary to edit; :w commits it [instructions]' },
   },
   PiTree = {
     function(o)
@@ -442,19 +527,27 @@ M.user_commands = {
       local id, mode = o.fargs[1], o.fargs[2]
       local instructions = o.args:match('^%s*%S+%s+%S+%s+(.-)%s*$')
       local function go(choice)
+        if choice.edit then
+          require('pi_lsp.edit').preview_branch({ targetId = id, instructions = choice.instructions })
+          return
+        end
         M.navigate(vim.tbl_extend('force', { targetId = id }, choice))
       end
       if mode == nil then
         require('pi_lsp.tree').navigate_choice(id, go)
       elseif mode == 'none' then
         go({ summarize = false })
-      elseif mode == 'summarize' then
-        go({ summarize = true, instructions = instructions ~= '' and instructions or nil })
+      elseif mode == 'summarize' or mode == 'edit' then
+        go({ summarize = true, edit = mode == 'edit' or nil, instructions = instructions ~= '' and instructions or nil })
       else
-        ui.notify('usage: :PiNavigate {id} [none|summarize [instructions]]', vim.log.levels.ERROR)
+        ui.notify('usage: :PiNavigate {id} [none|summarize [instructions]|edit [instructions]]', vim.log.levels.ERROR)
       end
     end,
-    { nargs = '+', desc = 'Pi: navigate to an entry {id} [none|summarize [instructions]]', complete = complete_ids },
+    {
+      nargs = '+',
+      desc = 'Pi: navigate to an entry {id} [none|summarize [instructions]|edit [instructions]]',
+      complete = complete_ids,
+    },
   },
   PiUndoCompaction = {
     function()

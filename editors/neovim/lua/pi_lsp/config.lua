@@ -47,6 +47,13 @@ M.defaults = {
   context = {
     layout = 'split',
   },
+  edit = {
+    --- Window of the summary buffers of :PiPreview and "Summarize and edit…":
+    --- 'split', 'vsplit' or 'tab'.
+    layout = 'split',
+  },
+  --- Notify when files the agent read change on disk (pi/fileOps `stale`).
+  stale_notify = true,
 }
 
 M.options = vim.deepcopy(M.defaults)

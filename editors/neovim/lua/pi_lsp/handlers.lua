@@ -2,8 +2,8 @@
 --- they feed (current session, leaf, context usage, files, running jobs).
 ---
 --- Every notification is also re-emitted as a `User` autocmd (PiSessionChanged,
---- PiContextUsage, PiCompactionStart, PiCompactionEnd, PiFileOps) whose
---- `data` is the notification's params plus `client_id`.
+--- PiContextUsage, PiCompactionStart, PiCompactionEnd, PiFileOps,
+--- PiDraftReady) whose `data` is the notification's params plus `client_id`.
 ---
 --- `$/progress` is NOT handled here: Neovim's own handler turns it into the
 --- LspProgress autocmd (which fidget.nvim and statuslines read); this module
@@ -16,6 +16,8 @@ local M = {}
 ---@field entries? integer
 ---@field usage? {tokens: integer, contextWindow: integer, percent: number}
 ---@field files? {readFiles: string[], modifiedFiles: string[]}
+---@field stale table<string, {path: string, readAt?: string, modifiedAt?: string, reason: string}[]> by session path
+---@field draft? {session: string, firstKeptEntryId?: string, tokensBefore?: integer, incremental?: boolean, leafId?: string}
 ---@field compacting? string reason of a running compaction
 ---@field progress table<string|integer, {title?: string, message?: string, percentage?: number, cancellable?: boolean}>
 
@@ -27,7 +29,7 @@ M.state = {}
 function M.get_state(client_id)
   local st = M.state[client_id]
   if not st then
-    st = { progress = {} }
+    st = { progress = {}, stale = {} }
     M.state[client_id] = st
   end
   return st
@@ -47,6 +49,36 @@ local function notify(msg, level)
   end
 end
 
+--- Records the stale files of a session (from pi/fileOps or pi.files);
+--- returns the paths that were not stale before.
+---@return string[]
+function M.set_stale(client_id, session, list)
+  local st = M.get_state(client_id)
+  if type(session) ~= 'string' then
+    return {}
+  end
+  local old = {}
+  for _, f in ipairs(st.stale[session] or {}) do
+    old[f.path] = true
+  end
+  local new, added = {}, {}
+  for _, f in ipairs(type(list) == 'table' and list or {}) do
+    if type(f) == 'table' and type(f.path) == 'string' then
+      new[#new + 1] = {
+        path = f.path,
+        reason = f.reason,
+        readAt = f.readAt,
+        modifiedAt = f.modifiedAt ~= vim.NIL and f.modifiedAt or nil,
+      }
+      if not old[f.path] then
+        added[#added + 1] = f.path
+      end
+    end
+  end
+  st.stale[session] = new
+  return added
+end
+
 local function with_client(params, ctx)
   local data = vim.deepcopy(params or {})
   if type(data) == 'table' then
@@ -64,6 +96,11 @@ M.handlers = {
     local st = M.get_state(ctx.client_id)
     local changed = st.session ~= params.session or st.leafId ~= params.leafId
     st.session, st.leafId, st.entries, st.owner = params.session, params.leafId, params.entries, params.owner
+    -- A draft is for the span of one leaf; the server sends pi/draftReady again
+    -- once it has caught up.
+    if st.draft and (st.draft.session == params.session and st.draft.leafId ~= params.leafId) then
+      st.draft = nil
+    end
     emit('PiSessionChanged', with_client(params, ctx))
     if changed then
       require('pi_lsp.tree').on_session_changed(ctx.client_id, params)
@@ -88,7 +125,41 @@ M.handlers = {
     end
     local st = M.get_state(ctx.client_id)
     st.files = { readFiles = params.readFiles or {}, modifiedFiles = params.modifiedFiles or {} }
+    local added = {}
+    if params.stale ~= nil then
+      added = M.set_stale(ctx.client_id, params.session, params.stale)
+    end
     emit('PiFileOps', with_client(params, ctx))
+    if #added > 0 and require('pi_lsp.config').options.stale_notify then
+      notify(('changed on disk since the agent read %s: %s (:PiFiles)'):format(
+        #added == 1 and 'it' or 'them',
+        table.concat(added, ', ')
+      ), vim.log.levels.INFO)
+    end
+    redraw()
+  end,
+  ['pi/draftReady'] = function(_, params, ctx)
+    if type(params) ~= 'table' then
+      return
+    end
+    local st = M.get_state(ctx.client_id)
+    local leaf = st.leafId
+    if params.session ~= st.session then
+      leaf = nil
+    end
+    st.draft = {
+      session = params.session,
+      firstKeptEntryId = params.firstKeptEntryId,
+      tokensBefore = params.tokensBefore,
+      incremental = params.incremental,
+      leafId = leaf,
+    }
+    emit('PiDraftReady', with_client(params, ctx))
+    -- Quiet: a background draft only makes the next compaction instant.
+    notify(('compaction draft ready (%s tokens before); :PiPreview shows it at once'):format(
+      require('pi_lsp.ui').human(params.tokensBefore)
+    ), vim.log.levels.DEBUG)
+    redraw()
   end,
   ['pi/compactionStart'] = function(_, params, ctx)
     if type(params) ~= 'table' then
@@ -102,11 +173,15 @@ M.handlers = {
     if type(params) ~= 'table' then
       return
     end
-    M.get_state(ctx.client_id).compacting = nil
+    local st = M.get_state(ctx.client_id)
+    st.compacting = nil
+    if st.draft and st.draft.session == params.session and not params.aborted then
+      st.draft = nil
+    end
     emit('PiCompactionEnd', with_client(params, ctx))
-    -- Manual compactions report through the command; tell about the others
-    -- (Pi's own threshold/overflow compactions) and about failures.
-    if params.errorMessage then
+    -- Manual compactions (:PiCompact, :w of a preview) report through the
+    -- command; tell about the others (threshold/overflow compactions).
+    if params.errorMessage and params.reason ~= 'manual' then
       notify('compaction failed: ' .. tostring(params.errorMessage), vim.log.levels.ERROR)
     elseif params.aborted and params.reason ~= 'manual' then
       notify(('compaction (%s) cancelled'):format(tostring(params.reason)), vim.log.levels.WARN)

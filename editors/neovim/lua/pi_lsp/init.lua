@@ -85,6 +85,33 @@ function M.state(bufnr)
   return client and require('pi_lsp.handlers').state[client.id] or nil
 end
 
+--- The files of the current session that changed on disk since the agent
+--- last read them (from the server's pi/fileOps and :PiFiles), each
+--- `{path, reason = 'modified'|'deleted', readAt, modifiedAt?}`; {} when none.
+---@param bufnr? integer
+---@param session? string a session path instead of the current one
+---@return {path: string, reason: string, readAt?: string, modifiedAt?: string}[]
+function M.stale(bufnr, session)
+  local st = M.state(bufnr)
+  if not st then
+    return {}
+  end
+  session = session or st.session
+  return vim.deepcopy(session and st.stale and st.stale[session] or {})
+end
+
+--- The background draft of the current session when one is ready
+--- (pi/draftReady): `{session, firstKeptEntryId, tokensBefore, incremental}`.
+---@param bufnr? integer
+function M.draft(bufnr)
+  local st = M.state(bufnr)
+  local d = st and st.draft
+  if d and (st.session == nil or d.session == st.session) then
+    return vim.deepcopy(d)
+  end
+  return nil
+end
+
 --- Runs a server command (`pi.compact`, ...) with one argument object.
 ---@param command string
 ---@param args? table
@@ -93,8 +120,10 @@ function M.exec(command, args, cb)
   require('pi_lsp.commands').run(command, args, cb)
 end
 
---- Context usage for a statusline, e.g. "Pi 84.2k/200.0k (42%)", or the
---- running job ("Pi: Compacting session 40%"); "" without a client or data.
+--- Context usage for a statusline, e.g. "Pi 84.2k/200.0k (42%)", followed by
+--- " · draft ready" when a background compaction draft is ready and " · 2 stale"
+--- when files the agent read changed on disk since; or the running job
+--- ("Pi: Compacting session 40%"); "" without a client or data.
 --- Use it as `%{v:lua.require'pi_lsp'.statusline()}` or in a statusline plugin.
 ---@param bufnr? integer
 ---@return string
@@ -119,20 +148,34 @@ function M.statusline(bufnr)
     return 'Pi: compacting'
   end
   local u = st.usage
-  if type(u) ~= 'table' then
-    return ''
-  end
   local human = require('pi_lsp.ui').human
-  local tokens, window = tonumber(u.tokens), tonumber(u.contextWindow)
-  if not tokens then
-    -- Unknown (e.g. right after a compaction, before the next reply).
-    return window and ('Pi ?/%s'):format(human(window)) or ''
+  local s = ''
+  if type(u) == 'table' then
+    local tokens, window = tonumber(u.tokens), tonumber(u.contextWindow)
+    if not tokens then
+      -- Unknown (e.g. right after a compaction, before the next reply).
+      s = window and ('Pi ?/%s'):format(human(window)) or ''
+    else
+      local pct = (window and window > 0) and (100 * tokens / window) or tonumber(u.percent)
+      if pct then
+        s = ('Pi %s/%s (%d%%)'):format(human(tokens), human(window), math.floor(pct + 0.5))
+      else
+        s = ('Pi %s'):format(human(tokens))
+      end
+    end
   end
-  local pct = (window and window > 0) and (100 * tokens / window) or tonumber(u.percent)
-  if pct then
-    return ('Pi %s/%s (%d%%)'):format(human(tokens), human(window), math.floor(pct + 0.5))
+  local marks = {}
+  if M.draft(bufnr) then
+    marks[#marks + 1] = 'draft ready'
   end
-  return ('Pi %s'):format(human(tokens))
+  local n = #(st.session and st.stale and st.stale[st.session] or {})
+  if n > 0 then
+    marks[#marks + 1] = ('%d stale'):format(n)
+  end
+  if #marks > 0 then
+    s = (s ~= '' and s or 'Pi') .. ' · ' .. table.concat(marks, ' · ')
+  end
+  return s
 end
 
 return M

@@ -3,12 +3,16 @@
 --- A chain of single children stays at one indentation level (as Pi's own
 --- /tree does); a branch point draws its children with ├─ / └─.
 --- <CR> navigates to the entry under the cursor after a vim.ui.select choice
---- of no summary / summarize / summarize with instructions.
+--- of no summary / summarize / summarize with instructions / summarize and
+--- edit (the summary opens in a buffer; :w navigates and writes it).
+--- P toggles the pin of the entry under the cursor; pinned entries show "⚑ pinned".
 local M = {}
 
 local ui = require('pi_lsp.ui')
 
 local BUF_NAME = 'pi://tree'
+--- Appended to the line of a pinned entry.
+M.PIN_MARK = ' ⚑ pinned'
 local HEADER_LINES = 3
 local ns = vim.api.nvim_create_namespace('pi_lsp_tree')
 
@@ -44,7 +48,7 @@ function M.render(result, width)
   local lines, nodes, hls = {}, {}, {}
   local session = result.session and vim.fn.fnamemodify(result.session, ':t') or '?'
   lines[1] = ('Pi session %s   leaf %s'):format(session, result.leafId or '-')
-  lines[2] = '<CR> navigate   l label   r refresh   q close'
+  lines[2] = '<CR> navigate   l label   P pin   r refresh   q close'
   lines[3] = ''
   hls[#hls + 1] = { 0, 0, -1, 'Title' }
   hls[#hls + 1] = { 1, 0, -1, 'Comment' }
@@ -70,9 +74,10 @@ function M.render(result, width)
     local id = tostring(node.id or '?')
     local k = kind(node)
     local label = (type(node.label) == 'string' and node.label ~= '') and (' [' .. node.label .. ']') or ''
-    local budget = math.max(10, width - vim.fn.strdisplaywidth(head) - #id - #k - #label - 8)
+    local budget = math.max(10, width - vim.fn.strdisplaywidth(head) - #id - #k - #label - (node.pinned and 9 or 0) - 8)
     local preview = one_line(node.preview, budget)
-    local text = ('%s%s %s %s%s%s'):format(head, marker, id, k, preview ~= '' and (': ' .. preview) or '', label)
+    local pin = node.pinned == true and M.PIN_MARK or ''
+    local text = ('%s%s %s %s%s%s%s'):format(head, marker, id, k, preview ~= '' and (': ' .. preview) or '', label, pin)
     if node.isLeaf then
       text = text .. '  ← leaf'
     end
@@ -84,8 +89,13 @@ function M.render(result, width)
     local group = node.isLeaf and 'PiTreeLeaf' or (node.onPath and 'PiTreeOnPath' or 'PiTreeOffPath')
     hls[#hls + 1] = { row, col, -1, group }
     hls[#hls + 1] = { row, col + #marker + 1, col + #marker + 1 + #id, 'PiTreeId' }
+    local tail = node.isLeaf and #'  ← leaf' or 0
+    if pin ~= '' then
+      local s = #text - #pin - tail
+      hls[#hls + 1] = { row, s, s + #pin, 'PiTreePinned' }
+    end
     if label ~= '' then
-      local s = #text - #label - (node.isLeaf and #'  ← leaf' or 0)
+      local s = #text - #label - #pin - tail
       hls[#hls + 1] = { row, s, s + #label, 'PiTreeLabel' }
     end
 
@@ -199,8 +209,12 @@ function M.refresh(buf, cb)
   fetch(client, buf, true, cb)
 end
 
+--- The choices of <CR> in the tree (and :PiNavigate {id}).
+M.NAVIGATE_CHOICES = { 'No summary', 'Summarize', 'Summarize with custom instructions', 'Summarize and edit…' }
+
+--- Asks how to navigate to `id`; `cb({summarize, instructions?, edit?})`.
 local function navigate_choice(id, cb)
-  local choices = { 'No summary', 'Summarize', 'Summarize with custom instructions' }
+  local choices = M.NAVIGATE_CHOICES
   vim.ui.select(choices, { prompt = ('Navigate to %s:'):format(id), kind = 'pi_lsp.navigate' }, function(_, idx)
     if not idx then
       return
@@ -212,6 +226,8 @@ local function navigate_choice(id, cb)
         end
         cb({ summarize = true, instructions = text ~= '' and text or nil })
       end)
+    elseif idx == 4 then
+      cb({ summarize = true, edit = true })
     else
       cb({ summarize = idx == 2 })
     end
@@ -227,6 +243,11 @@ local function navigate_at_cursor(buf)
   end
   local b = M.buffers[buf]
   navigate_choice(node.id, function(choice)
+    if choice.edit then
+      require('pi_lsp.edit').preview_branch({ targetId = node.id, session = b.session, instructions = choice.instructions },
+        nil, b.client_id)
+      return
+    end
     local args = vim.tbl_extend('force', { targetId = node.id, session = b.session }, choice)
     require('pi_lsp.commands').navigate(args, function(err)
       if not err and vim.api.nvim_buf_is_valid(buf) then
@@ -234,6 +255,21 @@ local function navigate_at_cursor(buf)
       end
     end, b.client_id)
   end)
+end
+
+local function pin_at_cursor(buf)
+  local lnum = vim.api.nvim_win_get_cursor(0)[1]
+  local node = M.node_at(buf, lnum)
+  if not node then
+    return
+  end
+  local b = M.buffers[buf]
+  local pinned = node.pinned ~= true
+  require('pi_lsp.commands').pin({ entryId = node.id, pinned = pinned, session = b.session }, function(err)
+    if not err and vim.api.nvim_buf_is_valid(buf) then
+      M.refresh(buf)
+    end
+  end, b.client_id)
 end
 
 local function label_at_cursor(buf)
@@ -291,6 +327,7 @@ function M.open(client, opts, cb)
       end
       map('<CR>', navigate_at_cursor, 'Pi: navigate to this entry')
       map('l', label_at_cursor, 'Pi: label this entry')
+      map('P', pin_at_cursor, 'Pi: pin or unpin this entry')
       map('r', function(b)
         M.refresh(b)
       end, 'Pi: refresh the tree')

@@ -77,6 +77,7 @@ local function open_window(buf, opts)
   vim.wo[win].signcolumn = 'no'
   return win
 end
+M.open_window = open_window
 
 --- Shows `lines` in a named read-only scratch buffer (reused when it exists)
 --- and focuses its window. `q` closes it.
