@@ -16,7 +16,7 @@ T.run('unit', function()
   local function node(id, extra)
     return vim.tbl_extend('force', { id = id, type = 'message', role = 'user', onPath = false, isLeaf = false, children = {} }, extra or {})
   end
-  local leaf = node('l', { role = 'assistant', onPath = true, isLeaf = true, preview = 'done\nnow', label = 'mark' })
+  local leaf = node('l', { role = 'assistant', onPath = true, isLeaf = true, preview = 'done\nnow', label = 'mark', pinned = true })
   local root = node('r', {
     onPath = true,
     preview = 'hello',
@@ -28,11 +28,11 @@ T.run('unit', function()
   local lines, nodes = tree.render({ session = '/x/s.jsonl', leafId = 'l', roots = { root } }, 80)
   T.eq({
     'Pi session s.jsonl   leaf l',
-    '<CR> navigate   l label   r refresh   q close',
+    '<CR> navigate   l label   P pin   r refresh   q close',
     '',
     '• r user: hello',
     '├─ • a assistant',
-    '│  ● l assistant: done now [mark]  ← leaf',
+    '│  ● l assistant: done now [mark] ⚑ pinned  ← leaf',
     '└─   b branch_summary: summary',
   }, lines, 'rendered tree')
   T.eq('l', nodes[6].id, 'node on the leaf line')
@@ -53,9 +53,26 @@ T.run('unit', function()
   local handlers = require('pi_lsp.handlers')
   local client = T.wait_client()
   local st = handlers.get_state(client.id)
+  -- (No event is processed until the end of these checks: the server's
+  -- notifications cannot change the state meanwhile.)
   st.progress = {}
+  st.stale = {}
+  st.draft = nil
+  st.session = '/p/s.jsonl'
   st.usage = { tokens = 84200, contextWindow = 200000, percent = 42.1 }
   T.eq('Pi 84.2k/200.0k (42%)', require('pi_lsp').statusline(), 'statusline with usage')
+  st.draft = { session = '/p/s.jsonl', tokensBefore = 1000 }
+  st.stale['/p/s.jsonl'] = { { path = 'a.txt', reason = 'modified' }, { path = 'b.txt', reason = 'deleted' } }
+  st.stale['/p/other.jsonl'] = { { path = 'c.txt', reason = 'modified' } }
+  T.eq('Pi 84.2k/200.0k (42%) · draft ready · 2 stale', require('pi_lsp').statusline(), 'statusline with a draft and stale files')
+  T.eq({ 'a.txt', 'b.txt' }, vim.tbl_map(function(f)
+    return f.path
+  end, require('pi_lsp').stale()), "require('pi_lsp').stale()")
+  T.eq('c.txt', require('pi_lsp').stale(nil, '/p/other.jsonl')[1].path, 'stale() of another session')
+  st.draft = { session = '/p/other.jsonl' }
+  T.eq('Pi 84.2k/200.0k (42%) · 2 stale', require('pi_lsp').statusline(), "another session's draft is not shown")
+  st.draft = nil
+  st.stale = {}
   st.usage = { tokens = vim.NIL, contextWindow = 200000, percent = vim.NIL }
   T.eq('Pi ?/200.0k', require('pi_lsp').statusline(), 'statusline with unknown usage')
   st.progress['t'] = { title = 'Compacting session', percentage = 40 }
@@ -63,6 +80,24 @@ T.run('unit', function()
   st.progress = {}
 
   local commands = require('pi_lsp.commands')
+  local items, nstale = commands.files_items({
+    modifiedFiles = { 'src/a.go' },
+    readFiles = { 'notes.txt', '/abs/b.md' },
+    stale = {
+      { path = 'notes.txt', reason = 'modified', readAt = 'x', modifiedAt = 'y' },
+      { path = '/abs/b.md', reason = 'deleted', readAt = 'x' },
+      { path = 'gone.txt', reason = 'deleted', readAt = 'x' },
+    },
+  }, '/ws')
+  T.eq(3, nstale, 'stale files counted')
+  T.eq({
+    '/ws/src/a.go|modified|',
+    '/ws/notes.txt|read [stale: modified since read]|W',
+    '/abs/b.md|read [stale: deleted]|W',
+    '/ws/gone.txt|read [stale: deleted]|W',
+  }, vim.tbl_map(function(it)
+    return it.filename .. '|' .. it.text .. '|' .. (it.type or '')
+  end, items), 'quickfix items with stale files')
   T.eq('* Fix the tests  (2026-11-29 10:00:00, 12 messages)', commands.format_session({
     path = '/p/a.jsonl',
     firstMessage = 'Fix the\ntests',

@@ -120,6 +120,15 @@ local function open_buffer(name, text, state, info)
   if win then
     vim.api.nvim_set_current_win(win)
   else
+    -- Not from inside a floating window (e.g. the :PiTree float).
+    if vim.api.nvim_win_get_config(0).relative ~= '' then
+      for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+        if vim.api.nvim_win_get_config(w).relative == '' then
+          vim.api.nvim_set_current_win(w)
+          break
+        end
+      end
+    end
     win = ui.open_window(buf, { layout = require('pi_lsp.config').options.edit.layout, split_height = 20 })
     vim.wo[win].wrap = true
     vim.wo[win].linebreak = true

@@ -245,7 +245,17 @@ local function navigate_at_cursor(buf)
   navigate_choice(node.id, function(choice)
     if choice.edit then
       require('pi_lsp.edit').preview_branch({ targetId = node.id, session = b.session, instructions = choice.instructions },
-        nil, b.client_id)
+        function(err, ebuf)
+          -- The floating tree would cover the summary buffer.
+          if not err and ebuf then
+            for _, w in ipairs(vim.api.nvim_list_wins()) do
+              if vim.api.nvim_win_is_valid(w) and vim.api.nvim_win_get_buf(w) == buf
+                and vim.api.nvim_win_get_config(w).relative ~= '' then
+                pcall(vim.api.nvim_win_close, w, true)
+              end
+            end
+          end
+        end, b.client_id)
       return
     end
     local args = vim.tbl_extend('force', { targetId = node.id, session = b.session }, choice)

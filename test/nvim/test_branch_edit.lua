@@ -1,0 +1,90 @@
+-- :PiTree, <CR> on an earlier entry, "Summarize and edit…": the branch summary
+-- (pi/previewBranchSummary) opens in an acwrite buffer, nothing written yet;
+-- after an edit, :w navigates with summarize=true and the edited text
+-- (pi/navigate `summary`): the last entry is a branch_summary with that text
+-- and details.edited. (The runner then loads the file in real Pi.)
+local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
+
+T.run('branch_edit', function()
+  local session = assert(vim.env.PI_NVIM_SESSION)
+  local done = T.record_done()
+  T.wait_client()
+  local tree = require('pi_lsp.tree')
+  local edit = require('pi_lsp.edit')
+
+  vim.cmd('PiTree')
+  local ev = done.wait('pi.tree')
+  T.ok(ev.error == nil, 'pi.tree failed: %s', vim.inspect(ev.error))
+  local tbuf = vim.api.nvim_get_current_buf()
+  local old_leaf = ev.result.leafId
+
+  -- An assistant message on the path, two or more entries before the leaf.
+  local path = {}
+  for lnum = 1, vim.api.nvim_buf_line_count(tbuf) do
+    local node = tree.node_at(tbuf, lnum)
+    if node and node.onPath then
+      path[#path + 1] = { lnum = lnum, node = node }
+    end
+  end
+  local target
+  for i = 1, #path - 2 do
+    local n = path[i].node
+    if n.type == 'message' and n.role == 'assistant' then
+      target = path[i]
+    end
+  end
+  T.ok(target, 'an assistant message on the path (%d entries)', #path)
+  T.info('target %s (line %d), leaf %s', target.node.id, target.lnum, tostring(old_leaf))
+
+  local asked
+  vim.ui.select = function(items, opts, on_choice)
+    asked = { items = items, prompt = opts.prompt }
+    for i, it in ipairs(items) do
+      if it == 'Summarize and edit…' then
+        return on_choice(it, i)
+      end
+    end
+    on_choice(nil, nil)
+  end
+  local entries = T.read_session(session)
+  vim.api.nvim_win_set_cursor(0, { target.lnum, 0 })
+  vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+  local pv = done.wait('pi.previewBranchSummary', 60000)
+  T.ok(asked, '<CR> asked how to navigate')
+  T.eq({ 'No summary', 'Summarize', 'Summarize with custom instructions', 'Summarize and edit…' }, asked.items,
+    'navigation choices')
+  T.ok(pv.error == nil, 'pi/previewBranchSummary failed: %s', vim.inspect(pv.error))
+  T.eq(target.node.id, pv.arguments.targetId, 'targetId sent')
+  T.ok(type(pv.result.summary) == 'string' and pv.result.summary ~= '', 'a summary: %s', vim.inspect(pv.result))
+  T.eq(#entries, #T.read_session(session), 'nothing written by the preview')
+
+  local buf = vim.api.nvim_get_current_buf()
+  T.eq(('pi://branch-summary/%s/%s'):format(edit.session_id(session), target.node.id), vim.api.nvim_buf_get_name(buf),
+    'summary buffer name')
+  T.eq({ 'acwrite', 'markdown', false }, { vim.bo[buf].buftype, vim.bo[buf].filetype, vim.bo[buf].modified },
+    'buftype, filetype, modified')
+  T.eq('', vim.api.nvim_win_get_config(0).relative, 'the summary is in an ordinary window')
+  T.eq(pv.result.summary, edit.text(buf), 'the buffer holds the previewed summary')
+  T.ok(table.concat(edit.info(buf), '\n'):find(':w commits', 1, true), 'the header says :w commits')
+
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { '', 'Keep the CLI flags stable.' })
+  local text = edit.text(buf)
+  vim.cmd('write')
+  T.eq(false, vim.bo[buf].modified, 'unmodified when :w returns')
+  local nav = done.wait('pi.navigate', 30000)
+  T.ok(nav.error == nil, 'pi.navigate failed: %s', vim.inspect(nav.error))
+  T.eq({ target.node.id, true, text }, { nav.arguments.targetId, nav.arguments.summarize, nav.arguments.summary },
+    'targetId, summarize, summary sent')
+
+  local after = T.read_session(session)
+  T.eq(#entries + 1, #after, 'entries after :w')
+  local last = after[#after]
+  T.eq('branch_summary', last.type, 'type of the last entry')
+  T.eq(text, last.summary, 'the branch summary is the edited buffer text')
+  T.eq(true, (last.details or {}).edited, 'details.edited')
+  T.eq(target.node.id, last.parentId, 'the summary hangs below the target')
+  T.eq(old_leaf, last.fromId, 'fromId is the leaf navigated away from')
+  T.eq(nav.result.summaryEntry.id, last.id, 'summaryEntry in the result')
+
+  T.data.pi_check = { file = session, at = 'last', role = 'branchSummary', summary = last.summary }
+end)
