@@ -70,14 +70,15 @@ T.run('compact', function()
   if type(usage.tokens) == 'number' then
     local want = ('Pi %s/%s ('):format(human(usage.tokens), human(usage.contextWindow))
     line = T.wait(5000, function()
-      local s = require('pi_lsp').statusline()
+      -- (Markers such as " · 1 stale" may follow the usage.)
+      local s = require('pi_lsp').statusline():gsub(' · .*$', '')
       return vim.startswith(s, want) and s:match('%(%d+%%%)$') and s
     end, 'the statusline to show ' .. want .. '…')
   else
     -- Unknown until the next reply (Pi's getContextUsage after a compaction).
     local want = ('Pi ?/%s'):format(human(usage.contextWindow))
     line = T.wait(5000, function()
-      local s = require('pi_lsp').statusline()
+      local s = require('pi_lsp').statusline():gsub(' · .*$', '')
       return s == want and s
     end, 'the statusline to show ' .. want)
   end

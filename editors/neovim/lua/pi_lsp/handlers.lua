@@ -49,14 +49,24 @@ local function notify(msg, level)
   end
 end
 
+local function time_or_nil(t)
+  -- pi-lsp sends Go's zero time for a deleted file's modifiedAt.
+  if type(t) ~= 'string' or t == '' or t:match('^0001%-01%-01') then
+    return nil
+  end
+  return t
+end
+
 --- Records the stale files of a session (from pi/fileOps or pi.files);
---- returns the paths that were not stale before.
+--- returns the paths that became stale since the previous report of that
+--- session (none on the first report: it only seeds the list).
 ---@return string[]
 function M.set_stale(client_id, session, list)
   local st = M.get_state(client_id)
   if type(session) ~= 'string' then
     return {}
   end
+  local first = st.stale[session] == nil
   local old = {}
   for _, f in ipairs(st.stale[session] or {}) do
     old[f.path] = true
@@ -67,10 +77,10 @@ function M.set_stale(client_id, session, list)
       new[#new + 1] = {
         path = f.path,
         reason = f.reason,
-        readAt = f.readAt,
-        modifiedAt = f.modifiedAt ~= vim.NIL and f.modifiedAt or nil,
+        readAt = time_or_nil(f.readAt),
+        modifiedAt = time_or_nil(f.modifiedAt),
       }
-      if not old[f.path] then
+      if not old[f.path] and not first then
         added[#added + 1] = f.path
       end
     end
