@@ -566,7 +566,17 @@ M.user_commands = {
     function(o)
       M.pin({ entryId = o.fargs[1], pinned = o.fargs[2] ~= 'off' })
     end,
-    { nargs = '+', desc = 'Pi: pin an entry {id} [off] (pinned user messages are quoted in every summary)', complete = complete_ids },
+    {
+      nargs = '+',
+      desc = 'Pi: pin an entry {id} [off] (pinned user messages are quoted in every summary)',
+      complete = function(arglead, cmdline)
+        local nargs = #vim.split(vim.trim(cmdline), '%s+')
+        if nargs == 2 and cmdline:match('%s$') or nargs == 3 then
+          return vim.startswith('off', arglead) and { 'off' } or {}
+        end
+        return complete_ids(arglead, cmdline)
+      end,
+    },
   },
   PiFiles = {
     function()

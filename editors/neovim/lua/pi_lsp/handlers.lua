@@ -165,10 +165,13 @@ M.handlers = {
       leafId = leaf,
     }
     emit('PiDraftReady', with_client(params, ctx))
-    -- Quiet: a background draft only makes the next compaction instant.
-    notify(('compaction draft ready (%s tokens before); :PiPreview shows it at once'):format(
-      require('pi_lsp.ui').human(params.tokensBefore)
-    ), vim.log.levels.DEBUG)
+    -- Quiet: a background draft only makes the next compaction instant. An
+    -- update of a draft as the session grows (incremental) says nothing.
+    if not params.incremental then
+      notify(('compaction draft ready (%s tokens before); :PiPreview shows it at once'):format(
+        require('pi_lsp.ui').human(params.tokensBefore)
+      ), vim.log.levels.DEBUG)
+    end
     redraw()
   end,
   ['pi/compactionStart'] = function(_, params, ctx)
