@@ -2,7 +2,9 @@
 -- (pi/previewBranchSummary) opens in an acwrite buffer, nothing written yet;
 -- after an edit, :w navigates with summarize=true and the edited text
 -- (pi/navigate `summary`): the last entry is a branch_summary with that text
--- and details.edited. (The runner then loads the file in real Pi.)
+-- and details.edited. Before that, :PiNavigate {id} edit opens the same kind
+-- of buffer, and a :w after the session's leaf moved asks first ("Keep
+-- editing" writes nothing). (The runner then loads the file in real Pi.)
 local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 
 T.run('branch_edit', function()
@@ -11,6 +13,42 @@ T.run('branch_edit', function()
   T.wait_client()
   local tree = require('pi_lsp.tree')
   local edit = require('pi_lsp.edit')
+
+  -- First :PiNavigate {id} edit, and a leaf that moves before :w: asked
+  -- (vim.ui.select) before writing; "Keep editing" writes nothing.
+  vim.cmd('PiContext')
+  local leaf0 = done.wait('pi.context').result.leafId
+  local assistants = {}
+  for _, e in ipairs(T.read_session(session)) do
+    if e.type == 'message' and e.message.role == 'assistant' and e.id ~= leaf0 then
+      assistants[#assistants + 1] = e.id
+    end
+  end
+  vim.cmd('PiNavigate ' .. assistants[1] .. ' edit')
+  local pv0 = done.wait('pi.previewBranchSummary', 60000)
+  T.ok(pv0.error == nil, 'preview (:PiNavigate edit) failed: %s', vim.inspect(pv0.error))
+  local buf0 = vim.api.nvim_get_current_buf()
+  T.eq(('pi://branch-summary/%s/%s'):format(edit.session_id(session), assistants[1]), vim.api.nvim_buf_get_name(buf0),
+    ':PiNavigate edit buffer')
+  vim.cmd('PiNavigate ' .. assistants[#assistants] .. ' none')
+  T.ok(done.wait('pi.navigate', 30000).error == nil, 'moving the leaf')
+  local n0 = #T.read_session(session)
+  vim.api.nvim_set_current_buf(buf0)
+  vim.api.nvim_buf_set_lines(buf0, 0, 0, false, { 'Edited while the leaf moved.' })
+  local moved_asked
+  vim.ui.select = function(items, opts, on_choice)
+    moved_asked = { items = items, prompt = opts.prompt }
+    on_choice('Keep editing', 2)
+  end
+  vim.cmd('write')
+  T.ok(moved_asked, 'asked before writing a summary of a branch that moved')
+  T.eq({ 'Navigate and write it anyway', 'Keep editing' }, moved_asked.items, 'choices when the leaf moved')
+  T.info('asked: %s', moved_asked.prompt)
+  T.eq(n0, #T.read_session(session), 'nothing written when the user keeps editing')
+  T.ok(vim.bo[buf0].modified, 'the buffer stays modified')
+  vim.cmd('bwipeout!')
+  vim.cmd('PiNavigate ' .. leaf0 .. ' none')
+  T.ok(done.wait('pi.navigate', 30000).error == nil, 'moving the leaf back')
 
   vim.cmd('PiTree')
   local ev = done.wait('pi.tree')

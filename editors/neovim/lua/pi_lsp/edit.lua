@@ -24,7 +24,7 @@ local ns = vim.api.nvim_create_namespace('pi_lsp_edit')
 M.write_wait_ms = 15000
 
 --- Per edit buffer.
----@type table<integer, {kind: 'compaction'|'branch', client_id: integer, session?: string, spanKey?: string, instructions?: string, targetId?: string, preview: table, committed?: string, busy?: boolean}>
+---@type table<integer, {kind: 'compaction'|'branch', client_id: integer, session?: string, spanKey?: string, instructions?: string, targetId?: string, leafId?: string, preview: table, committed?: string, busy?: boolean}>
 M.buffers = {}
 
 --- The id part of a Pi session file name (`<timestamp>_<id>.jsonl`).
@@ -226,6 +226,14 @@ end
 
 -- Branch summary ---------------------------------------------------------------------
 
+--- The current leaf of a session (pi/context), without a PiCommandDone event.
+local function leaf_of(client, session, cb)
+  require('pi_lsp.client').request(client, 'pi/context', session and { session = session } or vim.empty_dict(),
+    function(err, result)
+      cb(not err and type(result) == 'table' and result.leafId ~= vim.NIL and result.leafId or nil)
+    end)
+end
+
 function M.branch_info(result)
   return {
     {
@@ -250,26 +258,40 @@ function M.preview_branch(args, cb, client_id)
   if args.instructions == '' then
     args.instructions = nil
   end
-  commands.run('pi.previewBranchSummary', args, function(err, result, client)
-    local buf
-    if err then
-      commands.report_error('branch summary preview', err)
-    elseif type(result) == 'table' and client then
-      local name = ('pi://branch-summary/%s/%s'):format(M.session_id(result.session), tostring(result.targetId or args.targetId))
-      buf = open_buffer(name, result.summary or '', {
-        kind = 'branch',
-        client_id = client.id,
-        session = result.session or args.session,
-        targetId = result.targetId or args.targetId,
-        instructions = args.instructions,
-        preview = result,
-      }, M.branch_info(result))
-      ui.notify(('branch summary preview for %s; edit it, :w navigates and writes it'):format(tostring(result.targetId)))
-    end
-    if cb then
-      cb(err, buf, result)
-    end
-  end, client_id)
+  local leaf_at_preview
+  local function preview(cid)
+    commands.run('pi.previewBranchSummary', args, function(err, result, client)
+      local buf
+      if err then
+        commands.report_error('branch summary preview', err)
+      elseif type(result) == 'table' and client then
+        local name = ('pi://branch-summary/%s/%s'):format(M.session_id(result.session), tostring(result.targetId or args.targetId))
+        buf = open_buffer(name, result.summary or '', {
+          kind = 'branch',
+          client_id = client.id,
+          session = result.session or args.session,
+          targetId = result.targetId or args.targetId,
+          instructions = args.instructions,
+          leafId = leaf_at_preview,
+          preview = result,
+        }, M.branch_info(result))
+        ui.notify(('branch summary preview for %s; edit it, :w navigates and writes it'):format(tostring(result.targetId)))
+      end
+      if cb then
+        cb(err, buf, result)
+      end
+    end, cid)
+  end
+  -- The leaf the summarized branch ends at: pi/previewBranchSummary has no key
+  -- like pi/commitCompaction's spanKey, so :w compares leaves itself.
+  local client = client_id and vim.lsp.get_client_by_id(client_id) or require('pi_lsp.client').get(0)
+  if not client or not client.initialized then
+    return preview(client_id)
+  end
+  leaf_of(client, args.session, function(leaf)
+    leaf_at_preview = leaf
+    preview(client.id)
+  end)
 end
 
 -- Commit ---------------------------------------------------------------------------------
@@ -292,7 +314,7 @@ end
 
 --- Commits the text of edit buffer `buf`.
 ---@param buf integer
----@param opts? {acceptDroppedPins?: boolean}
+---@param opts? {acceptDroppedPins?: boolean, leafMoved?: boolean}
 ---@param done? fun(ok: boolean) called once the server answered (not after a follow-up question)
 function M.commit(buf, opts, done)
   opts = opts or {}
@@ -331,25 +353,49 @@ function M.commit(buf, opts, done)
   b.busy = true
 
   if b.kind == 'branch' then
-    commands.navigate({
-      targetId = b.targetId,
-      session = b.session,
-      summarize = true,
-      summary = text,
-      instructions = b.instructions,
-    }, function(err, result)
-      b.busy = false
-      if not err and type(result) == 'table' then
-        local se = result.summaryEntry
-        committed(buf, 'branch summary', type(se) == 'table' and se.id or nil)
-        for tbuf, tb in pairs(require('pi_lsp.tree').buffers) do
-          if tb.client_id == b.client_id then
-            require('pi_lsp.tree').refresh(tbuf)
+    local function go()
+      commands.navigate({
+        targetId = b.targetId,
+        session = b.session,
+        summarize = true,
+        summary = text,
+        instructions = b.instructions,
+      }, function(err, result)
+        b.busy = false
+        if not err and type(result) == 'table' then
+          local se = result.summaryEntry
+          committed(buf, 'branch summary', type(se) == 'table' and se.id or nil)
+          for tbuf, tb in pairs(require('pi_lsp.tree').buffers) do
+            if tb.client_id == b.client_id then
+              require('pi_lsp.tree').refresh(tbuf)
+            end
           end
         end
+        finish(err == nil)
+      end, client.id)
+    end
+    if opts.leafMoved or not b.leafId then
+      return go()
+    end
+    leaf_of(client, b.session, function(leaf)
+      if not leaf or leaf == b.leafId then
+        return go()
       end
-      finish(err == nil)
-    end, client.id)
+      -- The leaf moved since the preview: the text may describe another branch.
+      b.busy = false
+      finish(false)
+      vim.ui.select({ 'Navigate and write it anyway', 'Keep editing' }, {
+        prompt = ('The session moved from %s to %s since this preview; the summary may describe another branch:')
+          :format(b.leafId, leaf),
+        kind = 'pi_lsp.leaf_moved',
+      }, function(_, idx)
+        if idx == 1 and vim.api.nvim_buf_is_valid(buf) then
+          M.commit(buf, { leafMoved = true })
+        else
+          ui.notify('not written: preview the branch summary again for the current leaf', vim.log.levels.WARN)
+        end
+      end)
+    end)
     return
   end
 
