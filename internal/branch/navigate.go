@@ -340,7 +340,10 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 	if st, err := os.Stat(path); err != nil || st.Size() != f.Size {
 		return nil, ErrSessionChanged
 	}
-	written, err := session.Append(path, taken(ix), add)
+	written, err := session.AppendIfSize(path, f.Size, taken(ix), add)
+	if errors.Is(err, session.ErrChanged) {
+		return nil, ErrSessionChanged
+	}
 	if err != nil {
 		return nil, err
 	}

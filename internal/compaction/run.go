@@ -128,11 +128,14 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 	if st, err := os.Stat(path); err != nil || st.Size() != f.Size {
 		return nil, ErrSessionChanged
 	}
-	entries, err := session.Append(path, taken(ix), []session.NewEntry{{
+	entries, err := session.AppendIfSize(path, f.Size, taken(ix), []session.NewEntry{{
 		Type:     session.TypeCompaction,
 		ParentID: leaf,
 		Fields:   out.EntryFields(),
 	}})
+	if errors.Is(err, session.ErrChanged) {
+		return nil, ErrSessionChanged // appended to between the check above and the lock
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -440,3 +440,19 @@ func TestAppendedFileLoadsInRealPi(t *testing.T) {
 		})
 	}
 }
+
+func TestAppendIfSizeRefusesAfterAConcurrentAppend(t *testing.T) {
+	p := writeFile(t, header+"\n"+userLine("a1", "", "hi")+"\n")
+	st, _ := os.Stat(p)
+	f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(userLine("a2", "a1", "other writer") + "\n")
+	f.Close()
+	before, _ := os.ReadFile(p)
+	_, err := session.AppendIfSize(p, st.Size(), nil, []session.NewEntry{{Type: session.TypeCustom, ParentID: "a1", Fields: []session.Field{{Key: "customType", Value: "x"}}}})
+	if !errors.Is(err, session.ErrChanged) {
+		t.Fatalf("err = %v", err)
+	}
+	if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+		t.Fatal("written anyway")
+	}
+}

@@ -41,6 +41,17 @@ type Field struct {
 //
 // It returns the appended entries as the file now holds them.
 func Append(path string, taken map[string]*Entry, entries []NewEntry) ([]*Entry, error) {
+	return AppendIfSize(path, -1, taken, entries)
+}
+
+// ErrChanged means the file is not the size the caller loaded: another writer appended
+// in between, so what the caller computed from the old content must not be written.
+var ErrChanged = errors.New("the session file changed since it was read")
+
+// AppendIfSize is Append that first checks, under the lock, that the file still has
+// expectSize bytes (a negative size skips the check). A job that computed its entries
+// from a loaded file uses it so that a concurrent append is never silently overtaken.
+func AppendIfSize(path string, expectSize int64, taken map[string]*Entry, entries []NewEntry) ([]*Entry, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -57,6 +68,9 @@ func Append(path string, taken map[string]*Entry, entries []NewEntry) ([]*Entry,
 	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("stat session: %w", err)
+	}
+	if expectSize >= 0 && st.Size() != expectSize {
+		return nil, ErrChanged
 	}
 	var buf bytes.Buffer
 	if st.Size() > 0 {
