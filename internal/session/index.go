@@ -226,6 +226,12 @@ func (ix *Index) Tree() []*Node {
 	}
 	var roots []*Node
 	for _, e := range ix.File.Entries {
+		if ix.byID[e.ID] != e {
+			// A duplicated id: its node is the later entry's (as in Pi), placed once,
+			// where that entry says. Pi places it again for every earlier duplicate,
+			// which can make its tree a cycle (and getTree loop forever).
+			continue
+		}
 		n := nodes[e.ID]
 		if e.ParentID == "" || e.ParentID == e.ID {
 			roots = append(roots, n)

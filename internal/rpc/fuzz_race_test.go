@@ -1,0 +1,7 @@
+//go:build race
+
+package rpc_test
+
+// fuzzRaceOn scales the hostile-input memory tests down under the race detector, whose
+// shadow memory multiplies the heap several times.
+const fuzzRaceOn = true

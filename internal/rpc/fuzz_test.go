@@ -1,0 +1,372 @@
+package rpc_test
+
+// FuzzFraming writes arbitrary bytes to a running server (after a valid initialize):
+// broken headers, Content-Length missing, negative, huge or lying, bodies that are not
+// JSON or not JSON-RPC, params of the wrong types, deep nesting. The server never
+// panics, never hangs (every step has a deadline), writes only well-formed frames, and
+// still answers a valid request sent afterwards. Seeds: testdata/fuzz/FuzzFraming/.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// fzMaxFrame is the frame limit of the fuzzed server; the padding written after the
+// fuzz input is longer, so a frame the input left open is always completed.
+const fzMaxFrame = 64 << 10
+
+const fzSyncID = "zz-sync-7f3a"
+
+// fzConn is one server and a strict reader of what it writes.
+type fzConn struct {
+	conn   net.Conn
+	served chan int
+
+	mu      sync.Mutex
+	frames  [][]byte
+	bad     error
+	changed chan struct{}
+}
+
+func fzStart(tb testing.TB, agentDir string, maxFrame int) *fzConn {
+	clientEnd, serverEnd := net.Pipe()
+	c := &fzConn{conn: clientEnd, served: make(chan int, 1), changed: make(chan struct{})}
+	opt := rpc.Options{AgentDir: agentDir, MaxFrameBytes: maxFrame, WatchInterval: time.Hour, Debounce: time.Millisecond,
+		HookTimeout: time.Second, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	go func() { c.served <- rpc.Serve(context.Background(), serverEnd, serverEnd, serverEnd, opt) }()
+	go c.read()
+	return c
+}
+
+// read parses the server's output strictly (one canonical Content-Length header, a
+// blank line, a JSON body).
+func (c *fzConn) read() {
+	br := bufio.NewReader(c.conn)
+	fail := func(err error) {
+		c.mu.Lock()
+		if c.bad == nil {
+			c.bad = err
+		}
+		c.mu.Unlock()
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		var n int
+		if _, err := fmt.Sscanf(line, "Content-Length: %d\r\n", &n); err != nil || !strings.HasSuffix(line, "\r\n") {
+			fail(fmt.Errorf("bad header line %q", line))
+			return
+		}
+		if blank, err := br.ReadString('\n'); err != nil || blank != "\r\n" {
+			fail(fmt.Errorf("header not followed by a blank line"))
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(br, body); err != nil {
+			return
+		}
+		if !json.Valid(body) {
+			fail(fmt.Errorf("body is not JSON: %.200q", body))
+		}
+		c.mu.Lock()
+		c.frames = append(c.frames, body)
+		close(c.changed)
+		c.changed = make(chan struct{})
+		c.mu.Unlock()
+	}
+}
+
+// awaitID waits for an answer to id; false on timeout or when the server is gone.
+func (c *fzConn) awaitID(id string, d time.Duration) bool {
+	deadline := time.After(d)
+	seen := 0
+	for {
+		c.mu.Lock()
+		frames, changed := c.frames[seen:], c.changed
+		seen = len(c.frames)
+		c.mu.Unlock()
+		for _, f := range frames {
+			var m struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(f, &m) == nil && string(m.ID) == strconv.Quote(id) {
+				return true
+			}
+		}
+		select {
+		case <-changed:
+		case <-c.served:
+			c.served <- 0
+			return false
+		case <-deadline:
+			return false
+		}
+	}
+}
+
+func fzFrame(body string) []byte {
+	return []byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
+}
+
+var fzLengthRe = regexp.MustCompile(`(?i)content-length:([^\n]*)`)
+
+// fzMayStall reports whether the input declares a frame longer than the padding can
+// complete (the server then legitimately waits for its body), or asks the server to
+// exit.
+func fzMayStall(data []byte) bool {
+	for _, m := range fzLengthRe.FindAllSubmatch(data, -1) {
+		v := strings.TrimSpace(string(m[1]))
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			// The server reads the value up to the end of the line; anything that parses
+			// there with more digits than fit counts as huge.
+			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				return true
+			}
+			continue
+		}
+		if n > fzMaxFrame/2 {
+			return true
+		}
+	}
+	return bytes.Contains(data, []byte(`"exit"`))
+}
+
+// fzEnv is the agent dir shared by the inputs of one fuzz process: one workspace with a
+// genuine session, so requests reach real handlers.
+func fzEnv(f *testing.F) (agentDir, workspace string) {
+	root := f.TempDir()
+	f.Setenv("HOME", filepath.Join(root, "home"))
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"} {
+		f.Setenv(v, filepath.Join(root, "xdg", v))
+	}
+	for _, v := range []string{"PI_LSP_SUMMARIZER", "PI_LSP_BASE_URL", "PI_LSP_MODEL", "PI_LSP_API_KEY_ENV", "OPENAI_API_KEY"} {
+		f.Setenv(v, "")
+	}
+	agentDir = filepath.Join(root, "agent")
+	f.Setenv("PI_CODING_AGENT_DIR", agentDir)
+	workspace = filepath.Join(root, "work", "project")
+	dir := session.SessionDir(agentDir, workspace)
+	for _, d := range []string{workspace, dir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(corpusDir, "tree-nav.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "2026-01-01T00-00-00-000Z_fz.jsonl"), data, 0o644); err != nil {
+		f.Fatal(err)
+	}
+	return agentDir, workspace
+}
+
+func FuzzFraming(f *testing.F) {
+	agentDir, workspace := fzEnv(f)
+	initialize := fzFrame(fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"processId":1,"rootUri":%q,"capabilities":{}}}`, "file://"+workspace))
+	deep := func(n int) string {
+		return `{"jsonrpc":"2.0","id":"deep","method":"pi/tree","params":{"session":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`
+	}
+	for _, s := range [][]byte{
+		fzFrame(`{"jsonrpc":"2.0","id":1,"method":"pi/tree"}`),
+		fzFrame(`{"jsonrpc":"2.0","id":5,"method":`),
+		[]byte("Content-Length: -5\r\n\r\n{}"),
+		[]byte("Content-Length: 99999999999999999999999\r\n\r\n{}"),
+		[]byte("Content-Length: 10\r\n\r\n" + `{"jsonrpc":"2.0","id":14,"method":"pi/tree"}`),
+		[]byte("Content-Type: application/vscode-jsonrpc\r\n\r\n{}"),
+		fzFrame(`{"jsonrpc":"2.0","id":16,"method":"pi/tree","params":{"session":5}}`),
+		fzFrame(`{"jsonrpc":"2.0","id":"n22","method":"pi/navigate","params":{"targetId":5}}`),
+		fzFrame(deep(3000)),
+		fzFrame(`[{"jsonrpc":"2.0","id":9,"method":"pi/tree"}]`),
+		fzFrame(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"x"}}`),
+		[]byte("\r\n\r\ngarbage\r\nContent-Length: 2\r\n\r\n{}"),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := fzStart(t, agentDir, fzMaxFrame)
+		defer func() {
+			_ = c.conn.Close()
+			select {
+			case <-c.served:
+			case <-time.After(10 * time.Second):
+				buf := make([]byte, 1<<16)
+				t.Fatalf("Serve did not return within 10s after the client closed\n%s", buf[:runtime.Stack(buf, true)])
+			}
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.bad != nil {
+				t.Fatalf("the server wrote a malformed frame: %v", c.bad)
+			}
+		}()
+		_ = c.conn.SetWriteDeadline(time.Now().Add(20 * time.Second))
+		if _, err := c.conn.Write(initialize); err != nil {
+			t.Fatalf("write initialize: %v", err)
+		}
+		if !c.awaitID("init", 10*time.Second) {
+			t.Fatal("no answer to initialize")
+		}
+		sync := fzFrame(`{"jsonrpc":"2.0","id":"` + fzSyncID + `","method":"pi/sessions","params":{}}`)
+		stall := fzMayStall(data)
+		wrote := make(chan error, 1)
+		go func() {
+			// The input, then enough newlines to complete any frame it left open (a
+			// missing blank line, a body shorter than its length), then a valid request.
+			if _, err := c.conn.Write(data); err != nil {
+				wrote <- err
+				return
+			}
+			if _, err := c.conn.Write(bytes.Repeat([]byte("\n"), fzMaxFrame+16)); err != nil {
+				wrote <- err
+				return
+			}
+			_, err := c.conn.Write(sync)
+			wrote <- err
+		}()
+		answered := c.awaitID(fzSyncID, 15*time.Second)
+		if !answered && !stall {
+			select {
+			case err := <-wrote:
+				t.Fatalf("no answer to a valid request after the input (write: %v)", err)
+			default:
+				t.Fatal("no answer to a valid request after the input (the server stopped reading)")
+			}
+		}
+	})
+}
+
+// TestFramingLargeHostileFrames sends 10 MB frames of hostile shapes to a server with
+// the default frame limit (1 MB under -race or -short): each is answered with an error,
+// the next request is answered, the heap peak stays within a fixed multiple of the
+// frame, and the heap returns to its baseline afterwards.
+func TestFramingLargeHostileFrames(t *testing.T) {
+	size := 10 << 20
+	if fuzzRaceOn || testing.Short() {
+		size = 1 << 20
+	}
+	root := t.TempDir()
+	t.Setenv("HOME", filepath.Join(root, "home"))
+	agentDir := filepath.Join(root, "agent")
+	t.Setenv("PI_CODING_AGENT_DIR", agentDir)
+	bodies := []struct {
+		name, id string
+		body     func() string
+	}{
+		{"nested arrays in params", "big1", func() string {
+			return `{"jsonrpc":"2.0","id":"big1","method":"pi/tree","params":{"session":` + strings.Repeat("[", size/2) + strings.Repeat("]", size/2) + `}}`
+		}},
+		{"nested objects, no id", "", func() string { return strings.Repeat(`{"a":`, size/5) }},
+		{"a 10 MB string param", "big2", func() string {
+			return `{"jsonrpc":"2.0","id":"big2","method":"pi/tree","params":{"session":"` + strings.Repeat("x", size) + `.jsonl"}}`
+		}},
+		{"a 10 MB array of messages", "big3", func() string {
+			return `{"jsonrpc":"2.0","id":"big3","method":"pi/append","params":{"messages":[` + strings.Repeat(`{"role":5},`, size/11) + `{}]}}`
+		}},
+		{"10 MB of garbage", "", func() string { return strings.Repeat("\x00\xff garbage ", size/11) }},
+	}
+	c := fzStart(t, agentDir, 0) // the default limit (64 MB)
+	defer func() {
+		_ = c.conn.Close()
+		<-c.served
+	}()
+	if _, err := c.conn.Write(fzFrame(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"processId":1,"rootUri":"file:///tmp","capabilities":{}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if !c.awaitID("init", 10*time.Second) {
+		t.Fatal("no answer to initialize")
+	}
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	var peakMu sync.Mutex
+	peak, bodyPeak := base, base
+	stopSampling := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var m runtime.MemStats
+		for {
+			select {
+			case <-stopSampling:
+				return
+			case <-time.After(2 * time.Millisecond):
+				runtime.ReadMemStats(&m)
+				peakMu.Lock()
+				peak, bodyPeak = max(peak, m.HeapAlloc), max(bodyPeak, m.HeapAlloc)
+				peakMu.Unlock()
+			}
+		}
+	}()
+	for i, b := range bodies {
+		peakMu.Lock()
+		bodyPeak = base
+		peakMu.Unlock()
+		next := fmt.Sprintf("next-%d", i)
+		go func() {
+			_, _ = c.conn.Write(fzFrame(b.body()))
+			_, _ = c.conn.Write(fzFrame(`{"jsonrpc":"2.0","id":"` + next + `","method":"pi/sessions","params":{}}`))
+		}()
+		if !c.awaitID(next, 60*time.Second) {
+			t.Fatalf("%s: the next request was not answered", b.name)
+		}
+		if b.id != "" && !c.awaitID(b.id, 60*time.Second) {
+			t.Fatalf("%s: no answer to the large request", b.name)
+		}
+		c.mu.Lock()
+		largest, errs := 0, 0
+		for _, f := range c.frames {
+			largest = max(largest, len(f))
+			if bytes.Contains(f, []byte(`"error"`)) {
+				errs++
+			}
+		}
+		c.frames = nil
+		c.mu.Unlock()
+		peakMu.Lock()
+		bp := (int64(bodyPeak) - int64(base)) >> 20
+		peakMu.Unlock()
+		t.Logf("%s: %d error answer(s), largest answer %d bytes, peak heap +%d MB", b.name, errs, largest, bp)
+		if errs == 0 {
+			t.Errorf("%s: no error answer", b.name)
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // let the answered jobs finish
+	close(stopSampling)
+	<-sampled
+	for i := 0; i < 3; i++ {
+		runtime.GC() // twice at least: sync.Pool buffers survive one collection
+	}
+	runtime.ReadMemStats(&ms)
+	after := int64(ms.HeapAlloc) - int64(base)
+	grew := int64(peak) - int64(base)
+	t.Logf("RESULT hostile-frames: %d frames of %d MB answered with errors; peak heap +%d MB (%.0f× a frame, the test's own copies included); heap after GC %+d MB from the baseline",
+		len(bodies), size>>20, grew>>20, float64(grew)/float64(size), after>>20)
+	if grew > 100*int64(size) {
+		t.Errorf("peak heap +%d MB for %d MB frames", grew>>20, size>>20)
+	}
+	if after > 8<<20 {
+		t.Errorf("heap grew by %d MB after the large frames", after>>20)
+	}
+}

@@ -1,0 +1,371 @@
+package session_test
+
+// Fuzz targets for hostile session files. Seed corpora are in testdata/fuzz/<Name>/;
+// scripts/fuzz.sh runs each target for a while. Properties: nothing panics or hangs;
+// whatever parses holds only valid JSON entries, and every walk over the tree (index,
+// tree, path, context of every leaf) terminates within a bound, whatever the id/parentId
+// graph (cycles, duplicates, self-parents, dangling parents).
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// fzWatchdog fails the test when fn does not return within d (a hang).
+func fzWatchdog(t *testing.T, d time.Duration, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	var panicked any
+	go func() {
+		defer close(done)
+		defer func() { panicked = recover() }()
+		fn()
+	}()
+	select {
+	case <-done:
+		if panicked != nil {
+			t.Fatalf("panic: %v", panicked)
+		}
+	case <-time.After(d):
+		buf := make([]byte, 1<<16)
+		n := runtime.Stack(buf, true)
+		t.Fatalf("no answer within %v (a hang)\n%s", d, buf[:n])
+	}
+}
+
+// fzCheckFile checks what Parse accepted: every entry is valid JSON with its own id
+// and parentId, and every walk terminates within a bound.
+func fzCheckFile(t *testing.T, f *session.File) {
+	t.Helper()
+	for i, e := range f.Entries {
+		if !json.Valid(e.Raw) {
+			t.Fatalf("entry %d: Raw is not valid JSON: %q", i, e.Raw)
+		}
+	}
+	ix := session.NewIndex(f)
+	n := len(f.Entries)
+	_ = ix.Problems()
+	// The tree is a forest: every node is reached once, and no more nodes than entries.
+	seen := map[*session.Node]bool{}
+	stack := ix.Tree()
+	for len(stack) > 0 {
+		nd := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[nd] {
+			t.Fatalf("Tree reaches node %s twice (not a forest)", nd.Entry.ID)
+		}
+		seen[nd] = true
+		if len(seen) > n {
+			t.Fatalf("Tree has more nodes than the %d entries", n)
+		}
+		stack = append(stack, nd.Children...)
+	}
+	hasChild := map[string]bool{}
+	for _, e := range f.Entries {
+		if e.ParentID != "" {
+			hasChild[e.ParentID] = true
+		}
+	}
+	// Every entry (for big inputs a sample of about 100 spread over the file: each walk
+	// is linear, so all of them would be quadratic).
+	step := 1
+	if n > 2000 {
+		step = n / 100
+	}
+	for i := 0; i < n; i += step {
+		e := f.Entries[i]
+		if p := ix.Path(e.ID); len(p) > n {
+			t.Fatalf("Path(%s) has %d entries, more than the file's %d", e.ID, len(p), n)
+		}
+		_ = ix.Children(e.ID)
+		if !hasChild[e.ID] { // a leaf
+			c := ix.BuildContext(e.ID)
+			if len(c.Messages) > n+1 {
+				t.Fatalf("context of %s has %d messages for %d entries", e.ID, len(c.Messages), n)
+			}
+			for _, m := range c.Messages {
+				if !json.Valid(m.Raw) {
+					t.Fatalf("context message is not valid JSON: %q", m.Raw)
+				}
+			}
+			_ = session.EstimateContextTokens(c.Messages)
+		}
+	}
+	_ = ix.BuildContext("")
+	_ = ix.Name()
+	_ = ix.Labels()
+}
+
+const fzHeader = `{"type":"session","version":3,"id":"fz","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(fzHeader + "\n"))
+	f.Add([]byte(fzHeader + "\n" + `{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n"))
+	f.Add([]byte("\xef\xbb\xbf" + fzHeader + "\r\n\n  \n{\"type\":\"label\",\"id\":\"l\",\"parentId\":\"l\",\"targetId\":\"l\",\"label\":\"x\"}\n{torn"))
+	for _, name := range []string{"tree-nav", "compact-split", "misc-messages"} {
+		if data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "genuine", name+".jsonl")); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fzWatchdog(t, 20*time.Second, func() {
+			file, err := session.Parse(data)
+			if err != nil {
+				return
+			}
+			fzCheckFile(t, file)
+		})
+	})
+}
+
+// FuzzMigrate builds a v1 or v2 file (or one without a version) from fuzzed entry
+// lines: migration gives v1 entries fresh unique ids chained in file order, renames
+// hookMessage to custom, resolves firstKeptEntryIndex, and the result is consistent.
+func FuzzMigrate(f *testing.F) {
+	f.Add(uint8(1), []byte(`{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}`+"\n"+
+		`{"type":"compaction","timestamp":"2026-01-01T00:00:02.000Z","summary":"s","firstKeptEntryIndex":1,"tokensBefore":5}`))
+	f.Add(uint8(2), []byte(`{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"hookMessage","customType":"x","content":"c","display":true,"timestamp":1}}`+"\n"+
+		`{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"u","timestamp":2}}`))
+	f.Add(uint8(0), []byte(`{"type":"compaction","summary":"s","firstKeptEntryIndex":7}`+"\n"+`{"type":"message","message":{"role":"hookMessage"}}`+"\n"+`{"type":"compaction","firstKeptEntryIndex":-1.5}`))
+	f.Fuzz(func(t *testing.T, version uint8, body []byte) {
+		v := int(version % 3) // 0: no version field (v1), 1, 2
+		hdr := `{"type":"session","id":"fz","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
+		if v > 0 {
+			hdr = fmt.Sprintf(`{"type":"session","version":%d,"id":"fz","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`, v)
+		}
+		data := append([]byte(hdr+"\n"), body...)
+		fzWatchdog(t, 20*time.Second, func() {
+			file, err := session.Parse(data)
+			if err != nil {
+				return
+			}
+			want := v
+			if v == 0 {
+				want = 1
+			}
+			if len(file.Entries) > 0 && file.MigratedFrom != want {
+				t.Fatalf("MigratedFrom %d, want %d", file.MigratedFrom, want)
+			}
+			ids := map[string]bool{}
+			for i, e := range file.Entries {
+				var m map[string]json.RawMessage
+				if err := json.Unmarshal(e.Raw, &m); err != nil {
+					t.Fatalf("migrated entry %d is not a JSON object: %v", i, err)
+				}
+				if want == 1 {
+					if len(e.ID) != 8 || ids[e.ID] {
+						t.Fatalf("v1 entry %d got id %q (not a fresh unique 8-hex id)", i, e.ID)
+					}
+					parent := ""
+					if i > 0 {
+						parent = file.Entries[i-1].ID
+					}
+					if e.ParentID != parent {
+						t.Fatalf("v1 entry %d parent %q, want the previous entry %q", i, e.ParentID, parent)
+					}
+					if string(m["id"]) != `"`+e.ID+`"` {
+						t.Fatalf("v1 entry %d: Raw id %s, Entry.ID %q", i, m["id"], e.ID)
+					}
+					if _, ok := m["firstKeptEntryIndex"]; ok && e.Type == session.TypeCompaction {
+						t.Fatalf("v1 compaction %d keeps firstKeptEntryIndex", i)
+					}
+				}
+				ids[e.ID] = true
+				if e.Type == session.TypeMessage && e.Role() == "hookMessage" {
+					t.Fatalf("entry %d still has role hookMessage after migration", i)
+				}
+			}
+			fzCheckFile(t, file)
+		})
+	})
+}
+
+// FuzzIndex builds id/parentId graphs from the fuzz bytes: each entry takes two bytes
+// that choose its id from a small pool (so ids repeat) and its parent (none, itself, a
+// pool id, or a missing one) and its type (messages, compactions naming pool ids as
+// firstKeptEntryId, branch summaries, labels of pool ids). Every walk terminates.
+func FuzzIndex(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 1, 2, 2})                                     // a chain
+	f.Add([]byte{0, 0x11, 1, 0x02, 2, 0x12})                            // self parents and a cycle
+	f.Add([]byte{0, 0x40, 0, 0x41, 1, 0x80, 1, 0x81, 2, 0xc0})          // duplicates, compactions, labels
+	f.Add(bytes.Repeat([]byte{3, 0x23, 4, 0x34, 5, 0x45, 6, 0x56}, 20)) // long cycles
+	f.Fuzz(func(t *testing.T, spec []byte) {
+		if len(spec) > 1200 {
+			spec = spec[:1200]
+		}
+		pool := func(b byte) string { return fmt.Sprintf("id%02d", int(b)%23) }
+		var b strings.Builder
+		b.WriteString(fzHeader + "\n")
+		for i := 0; i+1 < len(spec); i += 2 {
+			id := pool(spec[i])
+			sel := spec[i+1]
+			var parent any
+			switch sel & 0x0f % 4 {
+			case 0:
+				parent = nil
+			case 1:
+				parent = id
+			case 2:
+				parent = pool(sel >> 4 * 3)
+			case 3:
+				parent = "missing" + pool(sel)
+			}
+			ts := fmt.Sprintf("2026-01-01T00:00:%02d.000Z", (i/2)%60)
+			e := map[string]any{"id": id, "parentId": parent, "timestamp": ts}
+			switch sel >> 6 {
+			case 0:
+				role := []string{"user", "assistant", "toolResult", "custom"}[int(spec[i])%4]
+				e["type"] = "message"
+				e["message"] = map[string]any{"role": role, "content": []any{map[string]any{"type": "text", "text": "t" + id}}, "timestamp": i}
+			case 1:
+				e["type"] = "compaction"
+				e["summary"], e["firstKeptEntryId"], e["tokensBefore"] = "s", pool(sel), 10
+			case 2:
+				e["type"] = "branch_summary"
+				e["fromId"], e["summary"] = pool(sel), "b"
+			case 3:
+				e["type"] = "label"
+				e["targetId"], e["label"] = pool(sel>>2), "L"
+			}
+			line, _ := json.Marshal(e)
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		fzWatchdog(t, 20*time.Second, func() {
+			file, err := session.Parse([]byte(b.String()))
+			if err != nil {
+				t.Fatalf("a structurally defective but well-formed file is refused: %v", err)
+			}
+			fzCheckFile(t, file)
+			// The follower sees the same entries when the file is appended line by line.
+			ix := session.NewIndex(&session.File{Header: file.Header})
+			for _, e := range file.Entries {
+				ix.Append(e)
+			}
+			for _, e := range file.Entries {
+				if p := ix.Path(e.ID); len(p) > len(file.Entries) {
+					t.Fatalf("incremental index: Path(%s) too long", e.ID)
+				}
+			}
+		})
+	})
+}
+
+// TestHostileInputMemoryBounded parses 10 MB inputs (1 MB under -race or -short) of hostile shapes: none panics or
+// hangs, the heap used while parsing and indexing stays within a fixed multiple of the
+// input (linear, never unbounded), and it returns to its baseline afterwards. The worst
+// shape is millions of tiny entries ("{}" lines): every line is an entry (as in Pi),
+// and each costs a few hundred bytes of Entry, index maps and problem reports.
+func TestHostileInputMemoryBounded(t *testing.T) {
+	size := 10 << 20
+	if fuzzRaceOn || testing.Short() {
+		size = 1 << 20 // the race detector's shadow memory multiplies the heap
+	}
+	deep := func(open, close string) []byte {
+		n := (size - 200) / (len(open) + len(close))
+		return []byte(fzHeader + "\n" + `{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":` +
+			strings.Repeat(open, n) + strings.Repeat(close, n) + `}}` + "\n")
+	}
+	cases := map[string][]byte{
+		"one 10 MB line of [":                  []byte(fzHeader + "\n" + strings.Repeat("[", size)),
+		"an entry nested 5M levels deep":       deep("[", "]"),
+		"an entry nested in objects 2M deep":   deep(`{"a":`, "}"),
+		"3.5M tiny lines":                      []byte(fzHeader + "\n" + strings.Repeat("{}\n", size/3)),
+		"1M skipped non-JSON lines":            []byte(fzHeader + "\n" + strings.Repeat("garbage\n\n", size/9)),
+		"a 10 MB torn last line":               []byte(fzHeader + "\n" + `{"type":"message","id":"a","message":{"content":"` + strings.Repeat("x", size)),
+		"entries in one long cycle":            fzCycle(size / 150),
+		"a 10 MB string with escapes":          []byte(fzHeader + "\n" + `{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"` + strings.Repeat(`\u00e9\n`, size/8) + `","timestamp":1}}` + "\n"),
+		"10 MB of NUL and invalid UTF-8 bytes": append([]byte(fzHeader+"\n"), bytes.Repeat([]byte{0, 0xff, 0xfe, '\n'}, size/4)...),
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			base := ms.HeapAlloc
+			peak := base
+			stop := make(chan struct{})
+			sampled := make(chan struct{})
+			go func() {
+				defer close(sampled)
+				var m runtime.MemStats
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(2 * time.Millisecond):
+						runtime.ReadMemStats(&m)
+						peak = max(peak, m.HeapAlloc)
+					}
+				}
+			}()
+			start := time.Now()
+			var entries int
+			fzWatchdog(t, 60*time.Second, func() {
+				file, err := session.Parse(data)
+				if err == nil {
+					entries = len(file.Entries)
+					fzCheckFile(t, file)
+				}
+			})
+			close(stop)
+			<-sampled
+			elapsed := time.Since(start)
+			for i := 0; i < 3; i++ {
+				runtime.GC() // sync.Pool buffers survive one collection
+			}
+			runtime.ReadMemStats(&ms)
+			grew := int64(peak) - int64(base)
+			after := int64(ms.HeapAlloc) - int64(base)
+			t.Logf("RESULT hostile-parse %q: %d bytes, %d entries, %v, peak heap +%d MB (%.1f× input), after GC %+d KB",
+				name, len(data), entries, elapsed.Round(time.Millisecond), grew>>20, float64(grew)/float64(len(data)), after>>10)
+			if grew > 256*int64(len(data)) {
+				t.Errorf("heap grew by %d MB for a %d MB input", grew>>20, len(data)>>20)
+			}
+			if after > 8<<20 {
+				t.Errorf("heap did not return to its baseline: %+d MB", after>>20)
+			}
+		})
+	}
+}
+
+// TestTreeWithDuplicateIDsIsAForest: duplicated ids never make the tree a graph with a
+// node reached twice or a cycle (found by FuzzIndex; `pi-lsp tree` printed forever and
+// pi/tree never answered).
+func TestTreeWithDuplicateIDsIsAForest(t *testing.T) {
+	lines := []string{fzHeader,
+		`{"type":"message","id":"x","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"a","timestamp":1}}`,
+		`{"type":"message","id":"y","parentId":"x","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"b","timestamp":2}}`,
+		`{"type":"message","id":"x","parentId":"y","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"c","timestamp":3}}`,
+		`{"type":"message","id":"z","parentId":null,"timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"d","timestamp":4}}`,
+		`{"type":"message","id":"z","parentId":null,"timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"e","timestamp":5}}`,
+	}
+	f, err := session.Parse([]byte(strings.Join(lines, "\n") + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fzWatchdog(t, 10*time.Second, func() { fzCheckFile(t, f) })
+	roots := session.NewIndex(f).Tree()
+	if len(roots) != 1 || roots[0].Entry != f.Entries[4] {
+		t.Errorf("roots: want only the later z (x and y are a cycle through the later x)")
+	}
+}
+
+// fzCycle is a file whose n entries form one parent cycle.
+func fzCycle(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(fzHeader + "\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"type":"message","id":"c%d","parentId":"c%d","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}`+"\n", i, (i+1)%n)
+	}
+	return b.Bytes()
+}
