@@ -53,9 +53,11 @@ vim.api.nvim_create_autocmd('LspAttach', {
     if name ~= '' and vim.startswith(vim.fs.normalize(name), cfg.sessions_root() .. '/')
       and cfg.session_file_cwd(name) and not vim.b[ev.buf].pi_lsp_selected then
       vim.b[ev.buf].pi_lsp_selected = true
-      require('pi_lsp.client').exec(client, 'pi.selectSession', { path = vim.fs.normalize(name) }, function(err)
+      require('pi_lsp.client').exec(client, 'pi.selectSession', { path = vim.fs.normalize(name) }, function(err, result)
         if err then
           vim.notify('pi-lsp: ' .. require('pi_lsp.client').format_error(err), vim.log.levels.WARN)
+        elseif type(result) == 'table' and result.session then
+          require('pi_lsp.handlers').get_state(client.id).selected = result.session
         end
       end, ev.buf)
     end

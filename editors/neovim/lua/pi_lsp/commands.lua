@@ -383,6 +383,7 @@ function M.select_session(path, cb)
       if client then
         local st = require('pi_lsp.handlers').get_state(client.id)
         st.session = result.session or path
+        st.selected = st.session
         st.usage = nil
         require('pi_lsp.handlers').refresh_usage(client)
         for buf, b in pairs(require('pi_lsp.tree').buffers) do

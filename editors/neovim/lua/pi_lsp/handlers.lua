@@ -12,6 +12,7 @@ local M = {}
 
 ---@class pi_lsp.State
 ---@field session? string
+---@field selected? string the session chosen with pi.selectSession (the server's current one from then on)
 ---@field leafId? string
 ---@field entries? integer
 ---@field usage? {tokens: integer, contextWindow: integer, percent: number}
@@ -89,6 +90,14 @@ function M.set_stale(client_id, session, list)
   return added
 end
 
+--- A notification about a session other than the one selected with
+--- pi.selectSession (the server reports changes of every session of the
+--- workspace); it does not change the current session's state.
+local function foreign(st, session)
+  return st.selected ~= nil and type(session) == 'string' and session ~= st.selected
+end
+M.foreign = foreign
+
 local function with_client(params, ctx)
   local data = vim.deepcopy(params or {})
   if type(data) == 'table' then
@@ -105,7 +114,9 @@ M.handlers = {
     end
     local st = M.get_state(ctx.client_id)
     local changed = st.session ~= params.session or st.leafId ~= params.leafId
-    st.session, st.leafId, st.entries, st.owner = params.session, params.leafId, params.entries, params.owner
+    if not foreign(st, params.session) then
+      st.session, st.leafId, st.entries, st.owner = params.session, params.leafId, params.entries, params.owner
+    end
     -- A draft is for the span of one leaf; the server sends pi/draftReady again
     -- once it has caught up.
     if st.draft and (st.draft.session == params.session and st.draft.leafId ~= params.leafId) then
@@ -122,9 +133,11 @@ M.handlers = {
       return
     end
     local st = M.get_state(ctx.client_id)
-    st.usage = { tokens = params.tokens, contextWindow = params.contextWindow, percent = params.percent }
-    if params.session then
-      st.session = params.session
+    if not foreign(st, params.session) then
+      st.usage = { tokens = params.tokens, contextWindow = params.contextWindow, percent = params.percent }
+      if params.session then
+        st.session = params.session
+      end
     end
     emit('PiContextUsage', with_client(params, ctx))
     redraw()
@@ -134,7 +147,9 @@ M.handlers = {
       return
     end
     local st = M.get_state(ctx.client_id)
-    st.files = { readFiles = params.readFiles or {}, modifiedFiles = params.modifiedFiles or {} }
+    if not foreign(st, params.session) then
+      st.files = { readFiles = params.readFiles or {}, modifiedFiles = params.modifiedFiles or {} }
+    end
     local added = {}
     if params.stale ~= nil then
       added = M.set_stale(ctx.client_id, params.session, params.stale)
@@ -153,6 +168,10 @@ M.handlers = {
       return
     end
     local st = M.get_state(ctx.client_id)
+    if foreign(st, params.session) then
+      emit('PiDraftReady', with_client(params, ctx))
+      return
+    end
     local leaf = st.leafId
     if params.session ~= st.session then
       leaf = nil
