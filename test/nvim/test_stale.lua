@@ -60,11 +60,11 @@ T.run('stale', function()
   }
   local lines = vim.tbl_map(vim.json.encode, entries)
   local session = dir .. '/' .. header.timestamp:gsub('[:.]', '-') .. '_' .. id .. '.jsonl'
-  T.eq(0, vim.fn.writefile(lines, session), 'writing the session')
   local file = ws .. '/notes.txt'
   local f = assert(io.open(file, 'wb'))
   f:write(content)
   f:close()
+  T.eq(0, vim.fn.writefile(lines, session), 'writing the session')
 
   vim.cmd('PiSelectSession ' .. vim.fn.fnameescape(session))
   local sel = done.wait('pi.selectSession')
