@@ -31,13 +31,34 @@ import {
 import { EXTENSION_COMMANDS as C } from "./models/commands";
 import { Action, describeError, errorKind, UserMessage } from "./models/errors";
 import { findServer } from "./models/server";
-import { buildFilesModel, FileGroup, FileItem, FilesModel } from "./models/files";
+import { buildFilesModel, FileGroup, FileItem, FilesModel, StaleInfo, staleText } from "./models/files";
+import {
+  BranchDraft,
+  commitCompactionParams,
+  commitProblem,
+  committedMessage,
+  CompactionDraft,
+  missingPinned,
+  navigateSummaryParams,
+  parsePreviewPath,
+  pinnedDroppedText,
+  PREVIEW_SCHEME,
+  previewOpenedMessage,
+  previewPath,
+  PreviewStore,
+  sessionChangedText,
+  SummaryDraft,
+} from "./models/preview";
 import { didChangeConfigurationParams, readSettings, PiLspSettings, toInitializationOptions } from "./models/settings";
-import { DEFAULT_RESERVE_TOKENS, formatTokens, statusView } from "./models/status";
+import { DEFAULT_RESERVE_TOKENS, DraftTracker, formatTokens, statusView } from "./models/status";
 import { buildTreeModel, flattenEntries, kindName, oneLine, parentMap, TreeModel, ViewNode } from "./models/tree";
 import {
+  BranchSummaryPreview,
+  CommitCompactionResult,
+  CompactionPreview,
   CompactResult,
   ContextResult,
+  DraftReady,
   ContextUsage,
   CompactionEnd,
   CompactionStart,
@@ -47,6 +68,7 @@ import {
   Methods,
   PinResult,
   NavigateParams,
+  PreviewCompactionResult,
   NavigateResult,
   Notifications,
   SessionChanged,
@@ -117,6 +139,11 @@ class PiExtension implements vscode.Disposable {
   private readonly tree = new SessionTreeProvider();
   private readonly files = new FilesProvider();
   private readonly decorations = new ModifiedFilesDecorations();
+  private readonly previews = new PreviewStore();
+  private readonly previewFs: PreviewFileSystem;
+  private readonly drafts = new DraftTracker();
+  /** pi-summary: documents committed by a save, closed once VS Code has marked them saved. */
+  private readonly closeAfterSave = new Set<string>();
   private readonly status: vscode.StatusBarItem;
   private readonly treeView: vscode.TreeView<ViewNode>;
   private readonly sinks: JobSink[] = [];
@@ -150,6 +177,11 @@ class PiExtension implements vscode.Disposable {
       vscode.window.registerFileDecorationProvider(this.decorations),
       vscode.workspace.onDidChangeConfiguration((e) => void this.onConfigurationChanged(e)),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.scheduleRefresh()),
+    );
+    this.previewFs = new PreviewFileSystem(this.previews, (uri, text) => this.commitPreview(uri, text));
+    this.disposables.push(
+      vscode.workspace.registerFileSystemProvider(PREVIEW_SCHEME, this.previewFs, { isCaseSensitive: true }),
+      vscode.workspace.onDidSaveTextDocument((doc) => void this.afterPreviewSaved(doc)),
     );
     this.registerCommands();
     void vscode.commands.executeCommand("setContext", "piLsp.hasSession", false);
@@ -206,7 +238,14 @@ class PiExtension implements vscode.Disposable {
     this.clientDisposables.push(
       client.onNotification(Notifications.sessionChanged, (p: SessionChanged) => {
         testLog("sessionChanged", { ...p });
+        this.drafts.leafMoved(p.session, p.leafId);
+        this.renderStatus();
         this.scheduleRefresh();
+      }),
+      client.onNotification(Notifications.draftReady, (p: DraftReady) => {
+        testLog("draftReady", { ...p });
+        this.drafts.draftReady(p);
+        this.renderStatus();
       }),
       client.onNotification(Notifications.contextUsage, (p: ContextUsage) => {
         this.usage = p;
@@ -219,6 +258,7 @@ class PiExtension implements vscode.Disposable {
       }),
       client.onNotification(Notifications.compactionEnd, (p: CompactionEnd) => {
         this.compacting = undefined;
+        if (!p.aborted && !p.errorMessage) this.drafts.compacted(p.session);
         this.renderStatus();
         testLog("compactionEnd", { ...p, result: undefined });
         if (p.reason !== "manual" && p.errorMessage && !p.aborted) {
@@ -368,10 +408,10 @@ class PiExtension implements vscode.Disposable {
     return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [params] }, token)) as T;
   }
 
-  private async custom<T>(method: string, params: object): Promise<T> {
+  private async custom<T>(method: string, params: object, token?: vscode.CancellationToken): Promise<T> {
     const client = this.client;
     if (!client) throw Object.assign(new Error("pi-lsp is not running"), { code: -32097 });
-    return (await client.sendRequest(method, params)) as T;
+    return (await client.sendRequest(method, params, token)) as T;
   }
 
   /**
@@ -386,16 +426,19 @@ class PiExtension implements vscode.Disposable {
     return pick === "Write Anyway";
   }
 
-  /** Run a long command in a progress notification with a Cancel button. */
-  private async runJob<T>(title: string, what: string, command: string, params: object): Promise<T | undefined> {
-    const r = await this.runJobOnce<T>(title, command, params);
+  /**
+   * Run a long command in a progress notification with a Cancel button. `command` is a server
+   * command (workspace/executeCommand), or with `asRequest` the custom request of that name.
+   */
+  private async runJob<T>(title: string, what: string, command: string, params: object, asRequest = false): Promise<T | undefined> {
+    const r = await this.runJobOnce<T>(title, command, params, asRequest);
     if (r.ok) return r.value;
-    if (await this.forceAfterOwnedByPi(what, r.error, params)) return this.runJob<T>(title, what, command, { ...params, force: true });
+    if (await this.forceAfterOwnedByPi(what, r.error, params)) return this.runJob<T>(title, what, command, { ...params, force: true }, asRequest);
     void this.showMessage(describeError(what, r.error));
     return undefined;
   }
 
-  private runJobOnce<T>(title: string, command: string, params: object): Thenable<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  private runJobOnce<T>(title: string, command: string, params: object, asRequest = false): Thenable<{ ok: true; value: T } | { ok: false; error: unknown }> {
     return vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Pi: ${title}`, cancellable: true },
       async (progress, token) => {
@@ -410,7 +453,7 @@ class PiExtension implements vscode.Disposable {
           }
         });
         try {
-          const result = await this.execute<T>(command, params, token);
+          const result = asRequest ? await this.custom<T>(command, params, token) : await this.execute<T>(command, params, token);
           testLog("jobDone", { command, result: result as unknown });
           return { ok: true as const, value: result };
         } catch (err) {
@@ -582,17 +625,19 @@ class PiExtension implements vscode.Disposable {
     return pick ? { id: pick.id, label: pick.label } : undefined;
   }
 
-  private async askSummary(): Promise<{ summarize: boolean; instructions?: string } | undefined> {
-    type Item = vscode.QuickPickItem & { mode: "none" | "summarize" | "instructions" };
+  private async askSummary(): Promise<{ summarize: boolean; instructions?: string; edit?: boolean } | undefined> {
+    type Item = vscode.QuickPickItem & { mode: "none" | "summarize" | "instructions" | "edit" };
     const items: Item[] = [
       { mode: "none", label: "No summary", description: "Just move the leaf; the branch you leave stays in the file" },
       { mode: "summarize", label: "Summarize", description: "Add a summary of the branch you leave" },
       { mode: "instructions", label: "Summarize with instructions…", description: "Tell the summarizer what to focus on" },
+      { mode: "edit", label: "Summarize and edit…", description: "Open the summary in an editor first; saving it moves the session" },
     ];
     const pick = await vscode.window.showQuickPick(items, { title: "Pi: Navigate — summary of the branch you leave" });
     if (!pick) return undefined;
     if (pick.mode === "none") return { summarize: false };
     if (pick.mode === "summarize") return { summarize: true };
+    if (pick.mode === "edit") return { summarize: true, edit: true };
     const instructions = await vscode.window.showInputBox({
       title: "Pi: Summarize the branch you leave",
       prompt: "Instructions for the branch summary",
@@ -613,6 +658,10 @@ class PiExtension implements vscode.Disposable {
     if (askForSummary) {
       const s = await this.askSummary();
       if (!s) return undefined;
+      if (s.edit) {
+        await this.previewBranchSummary(params.targetId);
+        return undefined;
+      }
       params = { ...params, summarize: s.summarize, ...(s.instructions ? { instructions: s.instructions } : {}) };
     }
     const result = params.summarize
@@ -775,6 +824,230 @@ class PiExtension implements vscode.Disposable {
     testLog("summaryOpened", { id });
   }
 
+  // ----- preview and edit: pi-summary: documents ----------------------------------------------
+
+  /** "Pi: Preview Compaction": optional instructions, pi/previewCompaction, the summary in an editor. */
+  private async previewCompaction(): Promise<CompactionPreview | undefined> {
+    if (!this.requireClient()) return undefined;
+    const input = await vscode.window.showInputBox({
+      title: "Pi: Preview Compaction",
+      prompt: "Optional instructions for the summary (press Enter for none, Escape to cancel). The summary opens in an editor; saving it compacts.",
+      placeHolder: "e.g. Keep the decisions about the parser; drop the test output",
+      ignoreFocusOut: true,
+    });
+    if (input === undefined) return undefined;
+    const instructions = input.trim() || undefined;
+    const params = instructions ? { instructions } : {};
+    const result = await this.runJob<PreviewCompactionResult>("Previewing compaction", "Compaction preview", Methods.previewCompaction, params, true);
+    if (!result) return undefined;
+    if ("nothingToCompact" in result) {
+      void this.showMessage({ severity: "info", text: `Nothing to compact: ${result.reason}`, actions: [] });
+      return undefined;
+    }
+    const draft: CompactionDraft = { kind: "compaction", preview: result };
+    if (instructions) draft.instructions = instructions;
+    await this.openPreview(draft);
+    return result;
+  }
+
+  /** "Summarize and edit…": pi/previewBranchSummary, the summary in an editor; saving navigates. */
+  private async previewBranchSummary(targetId: string, instructions?: string): Promise<BranchSummaryPreview | undefined> {
+    if (!this.requireClient()) return undefined;
+    let leafId: string | null = null;
+    try {
+      leafId = (await this.custom<TreeResult>(Methods.tree, {})).leafId;
+    } catch (err) {
+      void this.showMessage(describeError("Reading the session tree", err));
+      return undefined;
+    }
+    const params = instructions ? { targetId, instructions } : { targetId };
+    const result = await this.runJob<BranchSummaryPreview>("Summarizing branch", "Branch summary preview", Methods.previewBranchSummary, params, true);
+    if (!result) return undefined;
+    const draft: BranchDraft = { kind: "branch", preview: result, leafId };
+    if (instructions) draft.instructions = instructions;
+    await this.openPreview(draft);
+    return result;
+  }
+
+  private async openPreview(draft: SummaryDraft): Promise<void> {
+    const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: previewPath(draft) });
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+    let revert = false;
+    if (this.previews.get(uri.path) && open?.isDirty) {
+      const replace = "Replace";
+      const pick = await vscode.window.showWarningMessage(
+        "The open preview has unsaved edits. Replace them with the new summary?",
+        { modal: true },
+        replace,
+      );
+      if (pick !== replace) {
+        await vscode.window.showTextDocument(open, { preview: false });
+        return;
+      }
+      revert = true;
+    }
+    this.previews.put(draft);
+    this.previewFs.changed(uri);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(doc, { preview: false });
+    if (revert || doc.getText() !== draft.preview.summary) {
+      await vscode.commands.executeCommand("workbench.action.files.revert");
+    }
+    if (doc.languageId !== "markdown") await vscode.languages.setTextDocumentLanguage(doc, "markdown");
+    testLog("previewOpened", {
+      kind: draft.kind,
+      uri: uri.toString(),
+      session: draft.preview.session,
+      summary: draft.preview.summary,
+      ...(draft.kind === "compaction"
+        ? { spanKey: draft.preview.spanKey, fromDraft: draft.preview.fromDraft, pinned: draft.preview.pinned, audit: draft.preview.audit }
+        : { targetId: draft.preview.targetId, entries: draft.preview.entries }),
+      editorText: editor.document.getText(),
+    });
+    let text = previewOpenedMessage(draft);
+    if (draft.kind === "compaction") {
+      const missing = missingPinned(draft.preview.summary, draft.preview.pinned);
+      if (missing.length > 0) text += ` ${pinnedDroppedText(missing)} Quote ${missing.length === 1 ? "it" : "them"} before saving, or commit anyway when asked.`;
+    }
+    void vscode.window.showInformationMessage(text);
+  }
+
+  /** FileSystemProvider.writeFile of a pi-summary: document: commit its text. Throws to fail the save. */
+  private async commitPreview(uri: vscode.Uri, text: string): Promise<void> {
+    const stored = this.previews.get(uri.path);
+    if (!stored || !parsePreviewPath(uri.path)) {
+      throw vscode.FileSystemError.Unavailable("This is not an open Pi preview. Run \"Pi: Preview Compaction\" to make one.");
+    }
+    if (stored.committed) {
+      throw vscode.FileSystemError.Unavailable(
+        stored.draft.kind === "compaction"
+          ? 'This preview was already committed. Run "Pi: Preview Compaction" again for a new one.'
+          : "This branch summary was already committed. Use Summarize and edit… again for a new one.",
+      );
+    }
+    const problem = commitProblem(text);
+    if (problem) throw vscode.FileSystemError.Unavailable(`Not saved: ${problem}.`);
+    if (!this.client || !this.client.isRunning()) {
+      throw vscode.FileSystemError.Unavailable('pi-lsp is not running: run "Pi: Restart Server", then save again.');
+    }
+    testLog("previewSave", { kind: stored.draft.kind, uri: uri.toString(), text });
+    const draft = stored.draft;
+    if (draft.kind === "compaction") await this.commitCompactionDraft(uri, draft, text);
+    else await this.commitBranchDraft(uri, draft, text);
+  }
+
+  private async commitCompactionDraft(uri: vscode.Uri, draft: CompactionDraft, text: string): Promise<void> {
+    let accept = false;
+    let force = false;
+    for (;;) {
+      const params = { ...commitCompactionParams(draft, text, accept), ...(force ? { force: true } : {}) };
+      let r: CommitCompactionResult;
+      try {
+        r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "Pi: compacting with the edited summary" }, () =>
+          this.custom<CommitCompactionResult>(Methods.commitCompaction, params),
+        );
+      } catch (err) {
+        const kind = errorKind(err);
+        testLog("previewCommitError", { kind: draft.kind, code: (err as { code?: unknown }).code, errorKind: kind, message: String((err as Error).message ?? err) });
+        if (kind === "pinnedDropped" && !accept) {
+          const missing = missingPinned(text, draft.preview.pinned);
+          const commit: vscode.MessageItem = { title: "Commit anyway" };
+          const keep: vscode.MessageItem = { title: "Keep editing", isCloseAffordance: true };
+          testLog("message", { severity: "warning", text: pinnedDroppedText(missing), modal: true });
+          const pick = await vscode.window.showWarningMessage(
+            pinnedDroppedText(missing),
+            { modal: true, detail: "Commit anyway writes the summary without them. Keep editing leaves the document open and unsaved: quote the pinned messages, then save again." },
+            commit,
+            keep,
+          );
+          if (pick === commit) {
+            accept = true;
+            continue;
+          }
+          throw vscode.FileSystemError.Unavailable("Not compacted: the summary drops a pinned message. Quote it, then save again.");
+        }
+        if (!force && (await this.forceAfterOwnedByPi("Compaction", err, params))) {
+          force = true;
+          continue;
+        }
+        if (kind === "sessionChanged" || (err as { code?: unknown }).code === -32801) {
+          throw vscode.FileSystemError.Unavailable(sessionChangedText("compaction"));
+        }
+        throw vscode.FileSystemError.Unavailable(describeError("Compaction", err).text);
+      }
+      const edited = r.entry.details?.edited ?? text !== draft.preview.summary;
+      this.previews.write(uri.path, text, true);
+      this.closeAfterSave.add(uri.toString());
+      this.drafts.compacted(draft.preview.session);
+      testLog("previewCommitted", { kind: draft.kind, uri: uri.toString(), entryId: r.entry.id, edited, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter });
+      const msg = committedMessage(r, edited);
+      testLog("message", { severity: "info", text: msg });
+      void vscode.window.showInformationMessage(msg, "Show Summary").then((pick) => {
+        if (pick === "Show Summary") void this.openSummary(r.entry.summary, r.entry.id, r.tokensBefore);
+      });
+      this.scheduleRefresh();
+      return;
+    }
+  }
+
+  private async commitBranchDraft(uri: vscode.Uri, draft: BranchDraft, text: string): Promise<void> {
+    // pi/navigate cannot tell that the branch left behind changed since the preview: check the leaf here.
+    let leafId: string | null;
+    try {
+      leafId = (await this.custom<TreeResult>(Methods.tree, { session: draft.preview.session })).leafId;
+    } catch (err) {
+      throw vscode.FileSystemError.Unavailable(describeError("Reading the session tree", err).text);
+    }
+    if (leafId !== draft.leafId) {
+      testLog("previewCommitError", { kind: draft.kind, errorKind: "sessionChanged", leafId, previewLeafId: draft.leafId });
+      throw vscode.FileSystemError.Unavailable(sessionChangedText("branch"));
+    }
+    let params: NavigateParams = navigateSummaryParams(draft, text);
+    let r: NavigateResult;
+    for (;;) {
+      try {
+        const p = params;
+        r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "Pi: moving with the edited branch summary" }, () =>
+          this.execute<NavigateResult>("pi.navigate", p),
+        );
+        break;
+      } catch (err) {
+        testLog("previewCommitError", { kind: draft.kind, code: (err as { code?: unknown }).code, errorKind: errorKind(err), message: String((err as Error).message ?? err) });
+        if (!params.force && (await this.forceAfterOwnedByPi("Navigation", err, params))) {
+          params = { ...params, force: true };
+          continue;
+        }
+        if (errorKind(err) === "sessionChanged") throw vscode.FileSystemError.Unavailable(sessionChangedText("branch"));
+        throw vscode.FileSystemError.Unavailable(describeError("Navigation", err).text);
+      }
+    }
+    this.previews.write(uri.path, text, true);
+    this.closeAfterSave.add(uri.toString());
+    testLog("previewCommitted", { kind: draft.kind, uri: uri.toString(), leafId: r.leafId, summaryEntryId: r.summaryEntry?.id, edited: text !== draft.preview.summary });
+    const parts = [`Moved the session to ${draft.preview.targetId} with ${text !== draft.preview.summary ? "your edited" : "the previewed"} branch summary.`];
+    const buttons: string[] = [];
+    if (r.editorText) {
+      parts.push("That entry was a user message: its text is ready to send again.");
+      buttons.push("Copy Message");
+    }
+    const msg = parts.join(" ");
+    testLog("message", { severity: "info", text: msg });
+    void vscode.window.showInformationMessage(msg, ...buttons).then((pick) => {
+      if (pick === "Copy Message" && r.editorText) void vscode.env.clipboard.writeText(r.editorText);
+    });
+    this.scheduleRefresh();
+  }
+
+  /** A committed preview is closed once VS Code has marked it saved (so closing never asks to save). */
+  private async afterPreviewSaved(doc: vscode.TextDocument): Promise<void> {
+    const key = doc.uri.toString();
+    if (doc.uri.scheme !== PREVIEW_SCHEME || !this.closeAfterSave.delete(key)) return;
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === key);
+    if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
+    this.previews.delete(doc.uri.path);
+    testLog("previewClosed", { uri: key });
+  }
+
   // ----- extension-side commands (piLsp.*; never the server's pi.* ids) --------------------
 
   private registerCommands(): void {
@@ -787,6 +1060,10 @@ class PiExtension implements vscode.Disposable {
       if (!target || !this.requireClient()) return;
       const s = await this.askSummary();
       if (!s) return;
+      if (s.edit) {
+        await this.previewBranchSummary(target.entryId);
+        return;
+      }
       const params: NavigateParams = { targetId: target.entryId, summarize: s.summarize };
       if (s.instructions) params.instructions = s.instructions;
       await vscode.commands.executeCommand("pi.navigate", params);
@@ -798,8 +1075,9 @@ class PiExtension implements vscode.Disposable {
       await this.labelInteractive(target.entryId, current);
     });
     reg(C.treePin, async (node?: ViewNode) => {
+      // Pin toggles: on a pinned entry it unpins (pinned: false).
       const target = node ?? this.treeView.selection[0];
-      if (target && this.requireClient()) await vscode.commands.executeCommand("pi.pin", { entryId: target.entryId, pinned: true });
+      if (target && this.requireClient()) await vscode.commands.executeCommand("pi.pin", { entryId: target.entryId, pinned: !target.pinned });
     });
     reg(C.treeUnpin, async (node?: ViewNode) => {
       const target = node ?? this.treeView.selection[0];
@@ -822,6 +1100,7 @@ class PiExtension implements vscode.Disposable {
       }
     });
     reg(C.showLastCompactionSummary, () => this.showLastCompactionSummary());
+    reg(C.previewCompaction, () => this.previewCompaction());
     reg(C.restartServer, () => this.restart());
     reg(C.showOutput, () => this.output.show(true));
   }
@@ -851,6 +1130,7 @@ class PiExtension implements vscode.Disposable {
     if (tree.status === "fulfilled" && tree.value) {
       const changed = this.tree.set(buildTreeModel(tree.value));
       const model = this.tree.model!;
+      this.drafts.leafMoved(model.session, model.leafId);
       this.treeView.description = `${path.basename(model.session, ".jsonl").replace(/^.*_/, "").slice(0, 8)} · ${model.pathLength}/${model.entryCount} entries`;
       this.treeView.message = undefined;
       void vscode.commands.executeCommand("setContext", "piLsp.hasSession", true);
@@ -896,8 +1176,8 @@ class PiExtension implements vscode.Disposable {
     const cwd = this.workspaceCwd() ?? (ops?.session ? path.dirname(ops.session) : process.cwd());
     const model = buildFilesModel(ops ?? { readFiles: [], modifiedFiles: [] }, cwd, os.homedir());
     this.files.set(model);
-    this.decorations.set(model.modified);
-    testLog("filesRefreshed", { total: model.total, modified: [...model.modified] });
+    this.decorations.set(model.modified, model.stale);
+    testLog("filesRefreshed", { total: model.total, modified: [...model.modified], stale: [...model.stale.keys()] });
   }
 
   private renderStatus(text?: string, tooltip?: string, level?: "warning" | "error", command?: string): void {
@@ -910,19 +1190,22 @@ class PiExtension implements vscode.Disposable {
       return;
     }
     const reserve = settingsNow().reserveTokens ?? DEFAULT_RESERVE_TOKENS;
-    const view = statusView(this.usage, reserve);
+    const session = this.usage?.session ?? this.tree.model?.session;
+    const draftReady = this.drafts.readyFor(session);
+    const view = statusView(this.usage, reserve, draftReady);
     this.status.text = this.compacting ? `$(sync~spin) Pi compacting (${this.compacting})…` : view.text;
     const md = new vscode.MarkdownString(view.tooltip.replace(/\n/g, "  \n"));
+    md.appendMarkdown(`  \n[Preview and edit the compaction](command:${C.previewCompaction})`);
     if (this.lastContext?.lastCompaction) {
       md.appendMarkdown(`  \n[Show the last compaction summary](command:${C.showLastCompactionSummary})`);
-      md.isTrusted = { enabledCommands: [C.showLastCompactionSummary] };
     }
+    md.isTrusted = { enabledCommands: [C.showLastCompactionSummary, C.previewCompaction] };
     this.status.tooltip = md;
     this.status.command = { command: C.treeCompact, title: "Compact the Pi session" };
     this.status.backgroundColor =
       view.level === "normal" ? undefined : new vscode.ThemeColor(`statusBarItem.${view.level === "error" ? "error" : "warning"}Background`);
     this.status.show();
-    testLog("status", { text: this.status.text, level: view.level });
+    testLog("status", { text: this.status.text, level: view.level, draftReady });
   }
 }
 
@@ -974,9 +1257,15 @@ class SessionTreeProvider implements vscode.TreeDataProvider<ViewNode> {
     item.contextValue = n.contextValue;
     item.iconPath = new vscode.ThemeIcon(
       n.icon,
-      n.isLeaf ? new vscode.ThemeColor("charts.green") : n.onPath ? undefined : new vscode.ThemeColor("disabledForeground"),
+      n.isLeaf
+        ? new vscode.ThemeColor("charts.green")
+        : n.pinned
+          ? new vscode.ThemeColor("charts.orange")
+          : n.onPath
+            ? undefined
+            : new vscode.ThemeColor("disabledForeground"),
     );
-    item.accessibilityInformation = { label: `${n.label}${n.isLeaf ? ", current leaf" : ""}` };
+    item.accessibilityInformation = { label: `${n.label}${n.pinned ? ", pinned" : ""}${n.isLeaf ? ", current leaf" : ""}` };
     return item;
   }
 }
@@ -990,7 +1279,7 @@ class FilesProvider implements vscode.TreeDataProvider<FilesNode> {
   private signature = "";
 
   set(model: FilesModel): void {
-    const signature = JSON.stringify(model.groups.map((g) => [g.state, g.items.map((i) => i.absPath)]));
+    const signature = JSON.stringify(model.groups.map((g) => [g.state, g.label, g.items.map((i) => [i.absPath, i.stale?.reason, i.stale?.modifiedAt])]));
     if (signature === this.signature) return;
     this.signature = signature;
     this.model = model;
@@ -1016,8 +1305,9 @@ class FilesProvider implements vscode.TreeDataProvider<FilesNode> {
     item.label = n.label;
     item.description = n.description;
     item.tooltip = n.tooltip;
-    item.iconPath = vscode.ThemeIcon.File;
-    item.contextValue = `piFile.${n.state}`;
+    item.iconPath = n.stale ? new vscode.ThemeIcon("warning", new vscode.ThemeColor("list.warningForeground")) : vscode.ThemeIcon.File;
+    item.contextValue = `piFile.${n.state}${n.stale ? ".stale" : ""}`;
+    item.accessibilityInformation = { label: `${n.label}${n.stale ? `, stale: ${staleText(n.stale).short}` : ""}` };
     item.command = { command: C.filesOpen, title: "Open File", arguments: [n] };
     return item;
   }
@@ -1027,16 +1317,97 @@ class ModifiedFilesDecorations implements vscode.FileDecorationProvider {
   private readonly changed = new vscode.EventEmitter<vscode.Uri[]>();
   readonly onDidChangeFileDecorations = this.changed.event;
   private modified = new Set<string>();
+  private stale = new Map<string, StaleInfo>();
+  private signature = "";
 
-  set(next: Set<string>): void {
-    if (next.size === this.modified.size && [...next].every((p) => this.modified.has(p))) return;
-    const touched = new Set<string>([...this.modified, ...next]);
-    this.modified = new Set(next);
+  set(modified: Set<string>, stale: Map<string, StaleInfo>): void {
+    const signature = JSON.stringify([[...modified].sort(), [...stale.entries()].map(([p, s]) => [p, s.reason]).sort()]);
+    if (signature === this.signature) return;
+    this.signature = signature;
+    const touched = new Set<string>([...this.modified, ...this.stale.keys(), ...modified, ...stale.keys()]);
+    this.modified = new Set(modified);
+    this.stale = new Map(stale);
     if (touched.size > 0) this.changed.fire([...touched].map((p) => vscode.Uri.file(p)));
   }
 
   provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
-    if (uri.scheme !== "file" || !this.modified.has(uri.fsPath)) return undefined;
+    if (uri.scheme !== "file") return undefined;
+    const st = this.stale.get(uri.fsPath);
+    if (st) {
+      // Distinct from the modified badge: the agent's view of this file is out of date.
+      return new vscode.FileDecoration("π!", `Pi: ${staleText(st).long}`, new vscode.ThemeColor("list.warningForeground"));
+    }
+    if (!this.modified.has(uri.fsPath)) return undefined;
     return new vscode.FileDecoration("π", "Modified by the Pi agent on the current path of the session");
+  }
+}
+
+/**
+ * The pi-summary: scheme: previewed summaries as ordinary (Markdown) documents. Reading gives the
+ * stored text; writing (Save) commits it through the extension and fails the save when the
+ * server refuses, so the document stays dirty and the user can fix it and save again.
+ */
+class PreviewFileSystem implements vscode.FileSystemProvider {
+  private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.emitter.event;
+  private readonly started = Date.now();
+
+  constructor(
+    private readonly store: PreviewStore,
+    private readonly commit: (uri: vscode.Uri, text: string) => Promise<void>,
+  ) {}
+
+  changed(uri: vscode.Uri): void {
+    this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
+  }
+
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined);
+  }
+
+  private isDir(p: string): boolean {
+    return p === "/" || p === "" || p === "/compaction" || p === "/branch" || this.store.paths().some((x) => x.startsWith(p.endsWith("/") ? p : p + "/"));
+  }
+
+  stat(uri: vscode.Uri): vscode.FileStat {
+    const d = this.store.get(uri.path);
+    if (d) return { type: vscode.FileType.File, ctime: this.started, mtime: d.mtime, size: Buffer.byteLength(d.content, "utf8") };
+    if (this.isDir(uri.path)) return { type: vscode.FileType.Directory, ctime: this.started, mtime: this.started, size: 0 };
+    throw vscode.FileSystemError.FileNotFound(uri);
+  }
+
+  readDirectory(uri: vscode.Uri): [string, vscode.FileType][] {
+    const dir = uri.path.endsWith("/") ? uri.path : uri.path + "/";
+    const out = new Map<string, vscode.FileType>();
+    for (const p of this.store.paths()) {
+      if (!p.startsWith(dir)) continue;
+      const rest = p.slice(dir.length).split("/");
+      out.set(rest[0]!, rest.length > 1 ? vscode.FileType.Directory : vscode.FileType.File);
+    }
+    return [...out.entries()];
+  }
+
+  readFile(uri: vscode.Uri): Uint8Array {
+    const d = this.store.get(uri.path);
+    if (!d) throw vscode.FileSystemError.FileNotFound(uri);
+    return Buffer.from(d.content, "utf8");
+  }
+
+  async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
+    await this.commit(uri, Buffer.from(content).toString("utf8"));
+    this.changed(uri);
+  }
+
+  createDirectory(): void {
+    throw vscode.FileSystemError.NoPermissions("Pi previews have no folders to create.");
+  }
+
+  delete(uri: vscode.Uri): void {
+    this.store.delete(uri.path);
+    this.emitter.fire([{ type: vscode.FileChangeType.Deleted, uri }]);
+  }
+
+  rename(): void {
+    throw vscode.FileSystemError.NoPermissions("Pi previews cannot be renamed: save commits them.");
   }
 }

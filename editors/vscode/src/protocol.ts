@@ -12,6 +12,10 @@ export const Methods = {
   selectSession: "pi/selectSession",
   files: "pi/files",
   context: "pi/context",
+  pin: "pi/pin",
+  previewCompaction: "pi/previewCompaction",
+  commitCompaction: "pi/commitCompaction",
+  previewBranchSummary: "pi/previewBranchSummary",
 } as const;
 
 export const Notifications = {
@@ -20,6 +24,7 @@ export const Notifications = {
   compactionEnd: "pi/compactionEnd",
   fileOps: "pi/fileOps",
   contextUsage: "pi/contextUsage",
+  draftReady: "pi/draftReady",
 } as const;
 
 export type EntryType =
@@ -56,9 +61,19 @@ export interface TreeResult {
   roots: TreeNode[];
 }
 
+/** A file the agent read that changed on disk since (pi/fileOps, pi.files). */
+export interface StaleFile {
+  /** The path as the session records it (relative paths are relative to the session's cwd). */
+  path: string;
+  readAt: string;
+  modifiedAt?: string;
+  reason: "modified" | "deleted" | string;
+}
+
 export interface FilesResult {
   readFiles: string[];
   modifiedFiles: string[];
+  stale?: StaleFile[] | null;
 }
 
 export interface ContextResult {
@@ -94,7 +109,7 @@ export interface CompactionEntry {
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
-  details?: { readFiles?: string[]; modifiedFiles?: string[] };
+  details?: { readFiles?: string[]; modifiedFiles?: string[]; edited?: boolean };
 }
 
 export type CompactResult =
@@ -107,6 +122,9 @@ export interface NavigateParams {
   summarize?: boolean;
   instructions?: string;
   label?: string;
+  /** With summarize: commit this (previewed, possibly edited) text instead of generating one. */
+  summary?: string;
+  force?: boolean;
 }
 
 export interface NavigateResult {
@@ -149,6 +167,72 @@ export interface FileOps {
   session: string;
   readFiles: string[];
   modifiedFiles: string[];
+  stale?: StaleFile[] | null;
+}
+
+export interface DraftReady {
+  session: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  incremental: boolean;
+}
+
+export interface Audit {
+  missingModifiedFiles?: string[] | null;
+  fileBlocksIntact: boolean;
+  missingPinned?: string[] | null;
+}
+
+export interface PreviewCompactionParams {
+  session?: string;
+  instructions?: string;
+}
+
+export interface CompactionPreview {
+  session: string;
+  spanKey: string;
+  firstKeptEntryId: string;
+  isSplitTurn: boolean;
+  messagesToSummarize: number;
+  keptMessages: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  summary: string;
+  audit: Audit;
+  fromDraft: boolean;
+  pinned: string[] | null;
+}
+
+export type PreviewCompactionResult = CompactionPreview | { nothingToCompact: true; reason: string };
+
+export interface CommitCompactionParams {
+  session?: string;
+  summary: string;
+  spanKey: string;
+  instructions?: string;
+  acceptDroppedPins?: boolean;
+  force?: boolean;
+}
+
+export interface CommitCompactionResult {
+  entry: CompactionEntry;
+  tokensBefore: number;
+  tokensAfter: number;
+  audit?: Audit;
+}
+
+export interface PreviewBranchSummaryParams {
+  session?: string;
+  targetId: string;
+  instructions?: string;
+}
+
+export interface BranchSummaryPreview {
+  session: string;
+  targetId: string;
+  commonAncestorId: string | null;
+  entries: number;
+  summary: string;
 }
 
 export interface CompactionStart {

@@ -33,6 +33,7 @@ export const EXTENSION_COMMANDS = {
   treeSelectSession: "piLsp.tree.selectSession",
   filesOpen: "piLsp.files.open",
   showLastCompactionSummary: "piLsp.showLastCompactionSummary",
+  previewCompaction: "piLsp.previewCompaction",
   restartServer: "piLsp.restartServer",
   showOutput: "piLsp.showOutput",
 } as const;

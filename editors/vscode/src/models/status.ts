@@ -38,7 +38,23 @@ export function statusLevel(tokens: number, contextWindow: number, reserveTokens
   return "normal";
 }
 
+/** Marker appended to the status text while a background summary draft is ready. */
+export const DRAFT_MARKER = "$(zap)";
+export const DRAFT_TOOLTIP = "A summary draft is ready: compaction will be instant.";
+
 export function statusView(
+  usage: { tokens: number | null; contextWindow: number; percent?: number | null } | undefined,
+  reserveTokens?: number,
+  draftReady = false,
+): StatusView {
+  const v = baseStatusView(usage, reserveTokens);
+  if (!draftReady) return v;
+  const lines = v.tooltip.split("\n");
+  lines.splice(Math.max(1, lines.length - 1), 0, DRAFT_TOOLTIP);
+  return { ...v, text: `${v.text} ${DRAFT_MARKER}`, tooltip: lines.join("\n") };
+}
+
+function baseStatusView(
   usage: { tokens: number | null; contextWindow: number; percent?: number | null } | undefined,
   reserveTokens?: number,
 ): StatusView {
@@ -76,4 +92,50 @@ export function statusView(
   else if (level === "warning") lines.push("Close to the compaction threshold.");
   lines.push("Click to compact the session.");
   return { text, tooltip: lines.join("\n"), level };
+}
+
+/**
+ * Whether a background draft (pi/draftReady) is ready for the current session. The server drafts
+ * the span a compaction would summarize and sends pi/draftReady when the draft is done; it sends
+ * nothing when a draft goes stale, so the marker is cleared when the session's leaf moves (a
+ * grown span is drafted again and announced again), when the session compacts, and when another
+ * session becomes current.
+ */
+export class DraftTracker {
+  private ready: { session: string; leafId: string | null | undefined; tokensBefore: number; incremental: boolean } | undefined;
+  private leaves = new Map<string, string | null>();
+
+  /** pi/sessionChanged, and every tree refresh: the session's current leaf. */
+  leafMoved(session: string, leafId: string | null): void {
+    const before = this.leaves.get(session);
+    this.leaves.set(session, leafId);
+    const r = this.ready;
+    if (!r || r.session !== session) return;
+    if (r.leafId === undefined) {
+      // The draft arrived before the leaf was known: the first leaf seen is the draft's.
+      if (before !== undefined && before !== leafId) this.ready = undefined;
+      else r.leafId = leafId;
+      return;
+    }
+    if (r.leafId !== leafId) this.ready = undefined;
+  }
+
+  /** pi/draftReady. */
+  draftReady(p: { session: string; tokensBefore: number; incremental: boolean }): void {
+    this.ready = { session: p.session, leafId: this.leaves.get(p.session), tokensBefore: p.tokensBefore, incremental: p.incremental };
+  }
+
+  /** A compaction of the session ended (pi/compactionEnd) or was committed. */
+  compacted(session: string): void {
+    if (this.ready?.session === session) this.ready = undefined;
+  }
+
+  clear(): void {
+    this.ready = undefined;
+  }
+
+  /** Is a draft ready for this (current) session? */
+  readyFor(session: string | undefined): boolean {
+    return !!session && this.ready?.session === session;
+  }
 }

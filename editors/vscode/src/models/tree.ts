@@ -20,7 +20,8 @@ export type IconId =
   | "lightbulb"
   | "info"
   | "comment"
-  | "circle-outline";
+  | "circle-outline"
+  | "pinned";
 
 export interface ViewNode {
   /** Unique within the view (branch items get a "branch:" prefix). */
@@ -36,7 +37,9 @@ export interface ViewNode {
   icon: IconId;
   onPath: boolean;
   isLeaf: boolean;
-  /** piEntry[.leaf][.compaction] or piBranch: drives the context menu (`viewItem`). */
+  /** Pinned entries (pi.pin) show the pin icon and "pinned" in the description. */
+  pinned: boolean;
+  /** piEntry[.leaf][.compaction].pinned|.unpinned or piBranch: drives the context menu (`viewItem`). */
   contextValue: string;
   children: ViewNode[];
 }
@@ -174,9 +177,10 @@ function entryView(n: TreeNode): ViewNode {
     label,
     description: desc.join(" · "),
     tooltip: tip.join("\n"),
-    icon: iconFor(n.type, n.role),
+    icon: n.pinned ? "pinned" : iconFor(n.type, n.role),
     onPath: n.onPath,
     isLeaf: n.isLeaf,
+    pinned: n.pinned === true,
     contextValue,
     children: [],
   };
@@ -230,6 +234,7 @@ function chain(start: TreeNode, seen: Set<string>, acc: { leaf?: ViewNode }): Vi
         icon: "git-branch",
         onPath,
         isLeaf: false,
+        pinned: false,
         contextValue: "piBranch",
         children: items,
       });
@@ -258,6 +263,7 @@ export function buildTreeModel(result: TreeResult): TreeModel {
         icon: "git-branch",
         contextValue: "piBranch",
         isLeaf: false,
+        pinned: false,
         children: part,
       });
     } else {

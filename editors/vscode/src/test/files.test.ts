@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { buildFilesModel, decodeSessionDir, encodeSessionDir, resolveFile } from "../models/files";
+import { buildFilesModel, decodeSessionDir, encodeSessionDir, resolveFile, staleMap, staleText } from "../models/files";
 
 test("modified first, read files without those also modified, relative paths resolved", () => {
   const m = buildFilesModel(
@@ -40,4 +40,44 @@ test("Pi's session folder encoding", () => {
   assert.equal(encodeSessionDir("C:\\Users\\me"), "--C--Users-me--");
   assert.equal(decodeSessionDir("--home-me-proj--"), "/home/me/proj");
   assert.equal(decodeSessionDir("nope"), undefined);
+});
+
+test("stale files: marked, described, counted, resolved like the lists", () => {
+  const m = buildFilesModel(
+    {
+      readFiles: ["notes.txt", "other.txt", "gone.txt"],
+      modifiedFiles: ["src/x.ts"],
+      stale: [
+        { path: "other.txt", readAt: "2026-11-29T13:01:59.973Z", modifiedAt: "2026-11-29T14:00:00.000Z", reason: "modified" },
+        { path: "gone.txt", readAt: "2026-11-29T13:01:59.973Z", modifiedAt: "0001-01-01T00:00:00Z", reason: "deleted" },
+        { path: "/work/proj/src/x.ts", readAt: "2026-11-29T13:01:59.973Z", reason: "modified" },
+      ],
+    },
+    "/work/proj",
+  );
+  assert.deepEqual([...m.stale.keys()].sort(), ["/work/proj/gone.txt", "/work/proj/other.txt", "/work/proj/src/x.ts"]);
+  assert.deepEqual(m.groups.map((g) => g.label), ["Modified (1, 1 stale)", "Read (3, 2 stale)"]);
+  const read = m.groups[1]!.items;
+  assert.equal(read[0]!.stale, undefined);
+  assert.equal(read[0]!.description, "");
+  assert.equal(read[1]!.stale?.reason, "modified");
+  assert.equal(read[1]!.description, "changed since read");
+  assert.match(read[1]!.tooltip, /Stale: Changed on disk at .* since the agent read it \(read at /);
+  assert.equal(read[2]!.stale?.reason, "deleted");
+  assert.equal(read[2]!.description, "deleted since read");
+  // Go's zero time ("0001-01-01") for a deleted file's modifiedAt is dropped
+  assert.equal(m.stale.get("/work/proj/gone.txt")!.modifiedAt, undefined);
+  assert.equal(m.groups[0]!.items[0]!.description, "src · changed since read");
+  assert.equal(m.modified.has("/work/proj/src/x.ts"), true);
+});
+
+test("a stale file missing from both lists is listed as read; no stale → empty map", () => {
+  const m = buildFilesModel({ readFiles: [], modifiedFiles: [], stale: [{ path: "a.txt", readAt: "x", reason: "modified" }] }, "/p");
+  assert.deepEqual(m.groups.map((g) => g.label), ["Read (1, 1 stale)"]);
+  assert.equal(m.groups[0]!.items[0]!.absPath, "/p/a.txt");
+  const n = buildFilesModel({ readFiles: ["a.txt"], modifiedFiles: [], stale: null }, "/p");
+  assert.equal(n.stale.size, 0);
+  assert.deepEqual(n.groups.map((g) => g.label), ["Read (1)"]);
+  assert.equal(staleText({ reason: "deleted" }).short, "deleted since read");
+  assert.equal(staleMap([{ path: "" }, { path: 3 }, { path: "~/b", reason: 7 }], "/p", "/home/me").get("/home/me/b")?.reason, "modified");
 });

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { compactionThreshold, formatTokens, statusLevel, statusView, DEFAULT_RESERVE_TOKENS, WARNING_FRACTION } from "../models/status";
+import { compactionThreshold, formatTokens, statusLevel, statusView, DEFAULT_RESERVE_TOKENS, DRAFT_MARKER, DraftTracker, WARNING_FRACTION } from "../models/status";
 
 test("formatTokens", () => {
   assert.equal(formatTokens(0), "0");
@@ -50,4 +50,44 @@ test("status text and tooltip", () => {
   assert.equal(unknown.text, "$(pulse) Pi ?/128k");
   assert.equal(unknown.level, "normal");
   assert.match(unknown.tooltip, /unknown until the agent's next reply/);
+});
+
+test("a ready draft adds a marker and a tooltip line", () => {
+  const v = statusView({ tokens: 66_560, contextWindow: 128_000, percent: 52 }, undefined, true);
+  assert.equal(v.text, `$(pulse) Pi 67k/128k (52%) ${DRAFT_MARKER}`);
+  assert.match(v.tooltip, /a summary draft is ready: compaction will be instant/i);
+  assert.match(v.tooltip, /Click to compact the session\.$/);
+  assert.equal(statusView({ tokens: 66_560, contextWindow: 128_000, percent: 52 }, undefined, false).text, "$(pulse) Pi 67k/128k (52%)");
+  assert.equal(statusView(undefined, undefined, true).text, `$(pulse) Pi ${DRAFT_MARKER}`);
+});
+
+test("DraftTracker: ready for its session until the leaf moves, a compaction, or clear", () => {
+  const d = new DraftTracker();
+  d.leafMoved("/s/a.jsonl", "L1");
+  assert.equal(d.readyFor("/s/a.jsonl"), false);
+  d.draftReady({ session: "/s/a.jsonl", tokensBefore: 80_000, incremental: false });
+  assert.equal(d.readyFor("/s/a.jsonl"), true);
+  assert.equal(d.readyFor("/s/b.jsonl"), false); // another session is current
+  assert.equal(d.readyFor(undefined), false);
+  d.leafMoved("/s/a.jsonl", "L1"); // a refresh with the same leaf keeps it
+  d.leafMoved("/s/b.jsonl", "X"); // other sessions do not matter
+  assert.equal(d.readyFor("/s/a.jsonl"), true);
+  d.leafMoved("/s/a.jsonl", "L2"); // the span grew: the draft is stale until the next pi/draftReady
+  assert.equal(d.readyFor("/s/a.jsonl"), false);
+  d.draftReady({ session: "/s/a.jsonl", tokensBefore: 81_000, incremental: true });
+  assert.equal(d.readyFor("/s/a.jsonl"), true);
+  d.compacted("/s/b.jsonl");
+  assert.equal(d.readyFor("/s/a.jsonl"), true);
+  d.compacted("/s/a.jsonl");
+  assert.equal(d.readyFor("/s/a.jsonl"), false);
+  // a draft that arrives before the leaf is known takes the first leaf seen
+  const e = new DraftTracker();
+  e.draftReady({ session: "/s/c.jsonl", tokensBefore: 1, incremental: false });
+  e.leafMoved("/s/c.jsonl", "K1");
+  assert.equal(e.readyFor("/s/c.jsonl"), true);
+  e.leafMoved("/s/c.jsonl", "K2");
+  assert.equal(e.readyFor("/s/c.jsonl"), false);
+  e.draftReady({ session: "/s/c.jsonl", tokensBefore: 1, incremental: false });
+  e.clear();
+  assert.equal(e.readyFor("/s/c.jsonl"), false);
 });

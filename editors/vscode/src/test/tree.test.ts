@@ -132,3 +132,29 @@ test("oneLine flattens whitespace and cuts long text", () => {
   assert.equal(oneLine("x".repeat(100), 10), "xxxxxxxxx…");
   assert.equal(oneLine(undefined), "");
 });
+
+test("pinned entries: pin icon, 'pinned' description, toggle state and context value", () => {
+  const m = buildTreeModel(sample());
+  const leaf = findEntry(m.items, "a4")!;
+  assert.equal(leaf.pinned, true);
+  assert.equal(leaf.icon, "pinned");
+  assert.match(leaf.contextValue, /\.pinned$/);
+  const u3 = findEntry(m.items, "u3")!;
+  assert.equal(u3.pinned, false);
+  assert.equal(u3.icon, "account");
+  assert.match(u3.contextValue, /\.unpinned$/);
+  assert.doesNotMatch(u3.description, /pinned/);
+  // pinned: false (unpinned again) is the same as absent
+  const r = sample();
+  const a4 = r.roots[0]!.children[0]!.children[0]!.children[0]!.children[1]!.children[0]!.children[0]!;
+  assert.equal(a4.id, "a4");
+  a4.pinned = false;
+  const again = findEntry(buildTreeModel(r).items, "a4")!;
+  assert.equal(again.pinned, false);
+  assert.equal(again.icon, "hubot");
+  assert.equal(again.contextValue, "piEntry.leaf.unpinned");
+  // branch wrappers are never pinned (their context menu has no Pin)
+  const br = m.items[3]!.children[0]!;
+  assert.equal(br.pinned, false);
+  assert.equal(br.contextValue, "piBranch");
+});
