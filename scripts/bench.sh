@@ -64,6 +64,14 @@ done
 go test -run '^$' -bench 'Compaction(With|Without)Draft' -benchtime 2x ./internal/compaction/ |
   awk '/^BenchmarkCompactionWith(out)?Draft/ { name=$1; sub(/-[0-9]+$/, "", name); for (i=1;i<=NF;i++) if ($(i+1)=="ms/compaction") printf "{\"tool\":\"draft-bench\",\"name\":\"%s\",\"ms\":%s}\n", name, $i }' >>"$RESULTS"
 
+# LSP latency on a generated session (default 100 MB; --quick: 10 MB): pi/tree and
+# pi/context p50/p99 with 100 concurrent requests, first $/progress begin, append to
+# pi/sessionChanged.
+LAT_MB=100
+[ "$QUICK" = 1 ] && LAT_MB=10
+PI_LSP_BENCH_MB=$LAT_MB go test -run '^$' -bench LSPLatency -benchtime 1x -timeout 30m ./internal/rpc/ |
+  awk -v mb="$LAT_MB" '/^BenchmarkLSPLatency/ { printf "{\"tool\":\"lsp-latency\",\"mb\":%s", mb; for (i=1;i<=NF;i++) if ($(i+1) ~ /-ms$/) printf ",\"%s\":%s", $(i+1), $i; print "}" }' >>"$RESULTS"
+
 bin/benchplot -in "$RESULTS" -o "$OUT/bench.png"
 node test/bench/report.mjs "$RESULTS" >"$OUT/table.md"
 cat "$OUT/table.md"

@@ -44,6 +44,7 @@ type host struct {
 	stopped  bool
 	stopOnce sync.Once
 	cancel   context.CancelFunc
+	memos    map[string]*memoEntry // answers per session state (see memo)
 	// compacting guards against concurrent automatic compactions per session.
 	compacting map[string]bool
 	// overflowTried remembers sessions whose overflow recovery ran for the current turn.
@@ -52,7 +53,7 @@ type host struct {
 
 func newHost(s *Server) *host {
 	return &host{s: s, live: map[string]*session.Live{}, writeMu: map[string]*sync.Mutex{}, debounce: map[string]*time.Timer{},
-		compacting: map[string]bool{}, overflowTried: map[string]bool{}}
+		compacting: map[string]bool{}, overflowTried: map[string]bool{}, memos: map[string]*memoEntry{}}
 }
 
 func uriToPath(u string) string {
@@ -309,6 +310,37 @@ func nullable(s string) any {
 // the file, under the session's lock. The index and its entries (which cache what they
 // decode) are not safe for concurrent use, so they are only ever touched inside fn.
 // fn may be nil (refresh only); it must not call back into withIndex.
+// memoEntry is a request answer computed for one state of a session.
+type memoEntry struct {
+	key string
+	raw json.RawMessage
+}
+
+// memo returns the JSON answer named name for the session's current state, computing it
+// only when the session changed since: concurrent readers of a large, unchanged session
+// share one computation and one encoding. Call it with the session locked (withIndex).
+func (h *host) memo(path, name string, ix *session.Index, compute func() (any, error)) (json.RawMessage, error) {
+	key := fmt.Sprintf("%p/%d/%s", ix, len(ix.Entries()), ix.LeafID())
+	h.mu.Lock()
+	m := h.memos[path+"\x00"+name]
+	h.mu.Unlock()
+	if m != nil && m.key == key {
+		return m.raw, nil
+	}
+	v, err := compute()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	h.memos[path+"\x00"+name] = &memoEntry{key: key, raw: raw}
+	h.mu.Unlock()
+	return raw, nil
+}
+
 func (h *host) withIndex(path string, fn func(ix *session.Index) error) error {
 	mu := h.lockFor(path)
 	mu.Lock()

@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
@@ -85,14 +86,17 @@ func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, erro
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	var out map[string]any
+	var out json.RawMessage
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
-		roots, err := treeOf(ctx, ix)
-		if err != nil {
-			return err
-		}
-		out = map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "roots": roots}
-		return nil
+		var err error
+		out, err = s.host.memo(path, "tree", ix, func() (any, error) {
+			roots, err := treeOf(ctx, ix)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "roots": roots}, nil
+		})
+		return err
 	})
 	return out, err
 }
@@ -174,20 +178,25 @@ func (s *Server) handleContext(ctx context.Context, raw json.RawMessage) (any, e
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	var out map[string]any
+	var out json.RawMessage
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
-		c := ix.BuildContext("")
-		tokens, window, pct := s.host.usage(ix)
-		out = map[string]any{
-			"session": path, "leafId": nullable(ix.LeafID()), "messageCount": len(c.Messages),
-			"tokens": tokens, "contextWindow": window, "percent": pct,
-		}
-		if c.CompactionIndex >= 0 {
-			e := c.Path[c.CompactionIndex]
-			comp := e.Compaction()
-			out["lastCompaction"] = map[string]any{"id": e.ID, "summary": comp.Summary, "tokensBefore": comp.TokensBefore, "firstKeptEntryId": comp.FirstKeptEntryID}
-		}
-		return nil
+		var err error
+		// The window is configuration: it is part of the answer's name.
+		out, err = s.host.memo(path, fmt.Sprintf("context/%d", s.host.window()), ix, func() (any, error) {
+			c := ix.BuildContext("")
+			tokens, window, pct := s.host.usage(ix)
+			res := map[string]any{
+				"session": path, "leafId": nullable(ix.LeafID()), "messageCount": len(c.Messages),
+				"tokens": tokens, "contextWindow": window, "percent": pct,
+			}
+			if c.CompactionIndex >= 0 {
+				e := c.Path[c.CompactionIndex]
+				comp := e.Compaction()
+				res["lastCompaction"] = map[string]any{"id": e.ID, "summary": comp.Summary, "tokensBefore": comp.TokensBefore, "firstKeptEntryId": comp.FirstKeptEntryID}
+			}
+			return res, nil
+		})
+		return err
 	})
 	return out, err
 }

@@ -48,6 +48,16 @@ if (drafts.BenchmarkCompactionWithDraft !== undefined) {
   lines.push(`| with a ready background draft | ${f1(drafts.BenchmarkCompactionWithDraft)} |`);
   verdicts.push(["compaction with a ready draft under 100 ms", drafts.BenchmarkCompactionWithDraft < 100, `${f1(drafts.BenchmarkCompactionWithDraft)} ms (vs ${f1(drafts.BenchmarkCompactionWithoutDraft)} ms without)`]);
 }
+const lat = rs.find((r) => r.tool === "lsp-latency");
+if (lat) {
+  lines.push("");
+  lines.push(`| LSP latency on a ${lat.mb} MB session (100 concurrent requests) | ms |`);
+  lines.push("|---|---|");
+  for (const k of ["context-p50-ms", "context-p99-ms", "tree-p50-ms", "tree-p99-ms", "progress-begin-ms", "append-to-changed-ms"]) lines.push(`| ${k.replace(/-ms$/, "")} | ${f1(lat[k])} |`);
+  verdicts.push([`pi/tree p99 under 50 ms (${lat.mb} MB, 100 concurrent)`, lat["tree-p99-ms"] < 50, `${f1(lat["tree-p99-ms"])} ms`]);
+  verdicts.push([`first $/progress begin within 20 ms of a compact request`, lat["progress-begin-ms"] <= 20, `${f1(lat["progress-begin-ms"])} ms`]);
+  verdicts.push([`appended entry reaches the editor within 100 ms`, lat["append-to-changed-ms"] <= 100, `${f1(lat["append-to-changed-ms"])} ms`]);
+}
 lines.push("");
 lines.push("| target | result | measured |");
 lines.push("|---|---|---|");
