@@ -79,7 +79,7 @@ func LastReads(path []*session.Entry) []ReadRecord {
 type StaleFile struct {
 	Path       string    `json:"path"`
 	ReadAt     time.Time `json:"readAt"`
-	ModifiedAt time.Time `json:"modifiedAt,omitempty"`
+	ModifiedAt *time.Time `json:"modifiedAt,omitempty"` // absent for a deleted file
 	Reason     string    `json:"reason"` // "modified" or "deleted"
 }
 
@@ -116,7 +116,8 @@ func Stale(cwd string, recs []ReadRecord) []StaleFile {
 				}
 			}
 		}
-		out = append(out, StaleFile{Path: r.Path, ReadAt: r.ReadAt, ModifiedAt: st.ModTime().UTC(), Reason: "modified"})
+		mt := st.ModTime().UTC()
+		out = append(out, StaleFile{Path: r.Path, ReadAt: r.ReadAt, ModifiedAt: &mt, Reason: "modified"})
 	}
 	return out
 }

@@ -34,7 +34,7 @@ var commandTable = []Command{
 		handler: func(s *Server) handlerFunc { return s.handleCompact }},
 	{ID: "pi.navigate", Method: "pi/navigate", Title: "Pi: Navigate Session Tree", Neovim: "PiNavigate", Long: true,
 		Summary: "Move the leaf to another entry, optionally summarizing the branch left behind.",
-		Params:  "{ session?: string; targetId: string; summarize?: boolean; instructions?: string; label?: string; force?: boolean; workDoneToken?: ProgressToken }",
+		Params:  "{ session?: string; targetId: string; summarize?: boolean; instructions?: string; label?: string; summary?: string; expectLeafId?: string; force?: boolean; workDoneToken?: ProgressToken }",
 		Result:  "{ leafId: string | null; summaryEntry?: BranchSummaryEntry; editorText?: string; cancelled?: boolean }",
 		handler: func(s *Server) handlerFunc { return s.handleNavigate }},
 	{ID: "pi.undoCompaction", Method: "pi/undoCompaction", Title: "Pi: Undo Compaction", Neovim: "PiUndoCompaction",

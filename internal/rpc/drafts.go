@@ -118,8 +118,11 @@ func (s *Server) draft(ctx context.Context, path string) {
 		return
 	}
 	s.log.Info("draft ready", "session", path, "incremental", dr.Incremental, "elapsed", time.Since(start))
+	s.host.mu.Lock()
+	current := path == s.host.current
+	s.host.mu.Unlock()
 	s.notify("pi/draftReady", map[string]any{"session": path, "firstKeptEntryId": dr.Outcome.FirstKeptEntryID,
-		"tokensBefore": prep.TokensBefore, "incremental": dr.Incremental})
+		"tokensBefore": prep.TokensBefore, "incremental": dr.Incremental, "current": current})
 }
 
 type previewParams struct {
@@ -261,11 +264,13 @@ func (s *Server) handlePreviewBranchSummary(ctx context.Context, raw json.RawMes
 		return nil, err
 	}
 	var col branch.Collected
+	var leaf string
 	if _, err := s.withSession(path, func(_ string, ix *session.Index) error {
 		if ix.Entry(p.TargetID) == nil {
 			return &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", p.TargetID)}
 		}
-		col = branch.Collect(ix, ix.LeafID(), p.TargetID)
+		leaf = ix.LeafID()
+		col = branch.Collect(ix, leaf, p.TargetID)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -283,7 +288,7 @@ func (s *Server) handlePreviewBranchSummary(ctx context.Context, raw json.RawMes
 		return nil, err
 	}
 	wd.End("Summary ready")
-	return map[string]any{"session": path, "targetId": p.TargetID, "commonAncestorId": nullable(col.CommonAncestorID),
+	return map[string]any{"session": path, "targetId": p.TargetID, "leafId": nullable(leaf), "commonAncestorId": nullable(col.CommonAncestorID),
 		"entries": len(col.Entries), "summary": sum.Text}, nil
 }
 
@@ -357,7 +362,7 @@ func (s *Server) watchStale(ctx context.Context, interval time.Duration) {
 			b, _ := json.Marshal(stale)
 			key = string(b)
 			read, mod := fileops.ForPath(leafPath)
-			ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod, "stale": stale}
+			ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod, "stale": stale, "current": true}
 			return nil
 		})
 		if ops == nil {

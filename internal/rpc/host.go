@@ -250,6 +250,12 @@ func (h *host) notifyState(path string) {
 	if pid := ownerPID(path, cwd); pid > 0 {
 		changed["owner"] = map[string]int{"pid": pid}
 	}
+	h.mu.Lock()
+	current := path == h.current
+	h.mu.Unlock()
+	for _, m := range []map[string]any{changed, ops, usage} {
+		m["current"] = current
+	}
 	h.s.notify("pi/sessionChanged", changed)
 	h.s.notify("pi/fileOps", ops)
 	h.s.notify("pi/contextUsage", usage)

@@ -23,6 +23,9 @@ type navigateParams struct {
 	// Summary, with summarize, commits this (previewed, possibly edited) text instead of
 	// generating one.
 	Summary string `json:"summary"`
+	// ExpectLeafID, when set, refuses the navigation if the session's leaf is no longer
+	// this one (the leaf a previewed summary was made from).
+	ExpectLeafID string `json:"expectLeafId"`
 }
 
 func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -50,6 +53,17 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 	mu := s.jobLock(path)
 	mu.Lock()
 	defer mu.Unlock()
+	if p.ExpectLeafID != "" {
+		var leaf string
+		_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
+		if leaf != p.ExpectLeafID {
+			if wd != nil {
+				wd.End("The session moved since the preview")
+			}
+			return nil, &Error{Code: CodeContentModified, Kind: KindSessionChanged,
+				Msg: fmt.Sprintf("the session's leaf moved from %s to %s since the preview; preview again", p.ExpectLeafID, leaf)}
+		}
+	}
 	opt := branch.NavigateOptions{
 		Summarize:           p.Summarize,
 		CustomInstructions:  p.Instructions,
