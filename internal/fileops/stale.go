@@ -77,10 +77,10 @@ func LastReads(path []*session.Entry) []ReadRecord {
 
 // StaleFile is a file that changed on disk after the agent last read it.
 type StaleFile struct {
-	Path       string    `json:"path"`
-	ReadAt     time.Time `json:"readAt"`
+	Path       string     `json:"path"`
+	ReadAt     time.Time  `json:"readAt"`
 	ModifiedAt *time.Time `json:"modifiedAt,omitempty"` // absent for a deleted file
-	Reason     string    `json:"reason"` // "modified" or "deleted"
+	Reason     string     `json:"reason"`               // "modified" or "deleted"
 }
 
 // Stale compares the files the agent read (relative paths are taken from cwd) with the
