@@ -82,13 +82,38 @@ func preview(e *session.Entry) string {
 }
 
 func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p sessionParams
+	var p struct {
+		Session string `json:"session"`
+		Flat    bool   `json:"flat"`
+		// Offset and Limit page the flat form (a limit of 0 means all).
+		Offset int `json:"offset"`
+		Limit  int `json:"limit"`
+	}
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
 	var out json.RawMessage
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		var err error
+		if p.Flat {
+			if p.Offset < 0 || p.Limit < 0 {
+				return invalidParams("offset and limit must not be negative")
+			}
+			out, err = s.host.memo(path, fmt.Sprintf("tree/flat/%d/%d", p.Offset, p.Limit), ix, func() (any, error) {
+				nodes, err := flatTreeOf(ctx, ix)
+				if err != nil {
+					return nil, err
+				}
+				total := len(nodes)
+				lo := min(p.Offset, total)
+				hi := total
+				if p.Limit > 0 {
+					hi = min(lo+p.Limit, total)
+				}
+				return map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "total": total, "offset": lo, "nodes": nodes[lo:hi]}, nil
+			})
+			return err
+		}
 		out, err = s.host.memo(path, "tree", ix, func() (any, error) {
 			roots, err := treeOf(ctx, ix)
 			if err != nil {
@@ -99,6 +124,57 @@ func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, erro
 		return err
 	})
 	return out, err
+}
+
+// FlatNode is one node of pi/tree's flat answer: the same fields as TreeNode with the
+// parent instead of the children, in depth-first order (children sorted as in the tree).
+// Long linear sessions nest thousands of levels deep in the nested form, past what some
+// JSON decoders accept; the flat form has no depth.
+type FlatNode struct {
+	TreeNode
+	ParentID   string    `json:"parentId,omitempty"`
+	Depth      int       `json:"depth"`
+	ChildCount int       `json:"childCount"`
+	Children   *struct{} `json:"children,omitempty"` // hides TreeNode.Children
+}
+
+func flatTreeOf(ctx context.Context, ix *session.Index) ([]FlatNode, error) {
+	leaf := ix.LeafID()
+	onPath := map[string]bool{}
+	for _, e := range ix.Path(leaf) {
+		onPath[e.ID] = true
+	}
+	pins := ix.Pins()
+	roots := ix.Tree()
+	type item struct {
+		n      *session.Node
+		parent string
+		depth  int
+	}
+	out := make([]FlatNode, 0, len(ix.Entries()))
+	stack := make([]item, 0, len(roots))
+	for i := len(roots) - 1; i >= 0; i-- {
+		stack = append(stack, item{roots[i], "", 0})
+	}
+	for len(stack) > 0 {
+		if len(out)%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		e := it.n.Entry
+		out = append(out, FlatNode{
+			TreeNode: TreeNode{ID: e.ID, Type: e.Type, Role: e.Role(), Label: it.n.Label, Preview: preview(e), Timestamp: e.Timestamp,
+				OnPath: onPath[e.ID], Pinned: pins[e.ID], IsLeaf: e.ID == leaf},
+			ParentID: it.parent, Depth: it.depth, ChildCount: len(it.n.Children),
+		})
+		for i := len(it.n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, item{it.n.Children[i], e.ID, it.depth + 1})
+		}
+	}
+	return out, nil
 }
 
 func treeOf(ctx context.Context, ix *session.Index) ([]*TreeNode, error) {
