@@ -25,7 +25,7 @@ vsix:
 	bash scripts/build-vsix.sh
 
 bench: build
-	bash scripts/bench.sh
+	bash scripts/bench.sh --write-docs
 
 clean:
 	rm -rf bin
