@@ -24,10 +24,17 @@ while IFS= read -r line; do
   if [ -n "$ONLY" ] && [ "$name" != "$ONLY" ]; then continue; fi
   printf '\n---- %s %s (%s)\n' "$pkg" "$name" "$DURATION"
   # The fuzz time does not include building and the seed run; bound the whole thing.
-  if timeout --kill-after=30 900 go test -run '^$' -fuzz "^${name}\$" -fuzztime "$DURATION" "$pkg"; then
+  out=$(mktemp)
+  timeout --kill-after=30 900 go test -run '^$' -fuzz "^${name}\$" -fuzztime "$DURATION" "$pkg" 2>&1 | tee "$out"
+  rc=${PIPESTATUS[0]}
+  last=$(grep -a '^fuzz: elapsed' "$out" | tail -1)
+  rm -f "$out"
+  if [ "$rc" -eq 0 ]; then
     passed=$((passed + 1))
+    echo "RESULT fuzz $pkg $name: ${last#fuzz: }"
   else
     failed=$((failed + 1)); failures+=("$pkg $name")
+    echo "RESULT fuzz $pkg $name: FAILED (exit $rc) ${last#fuzz: }"
   fi
 done < <(grep -rEn '^func Fuzz[A-Za-z0-9_]*\(f \*testing\.F\)' --include='*_test.go' internal cmd 2>/dev/null | sort)
 

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,6 +83,12 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 			cfg:  func(c *compaction.OpenAIConfig) { c.TotalTimeout = 500 * time.Millisecond },
 			want: want{errHas: []string{"deadline exceeded"}, calls: 1, maxTime: 5 * time.Second}},
 	}
+	var mu sync.Mutex
+	var succeeded, failedClean, requests int
+	t.Cleanup(func() { // after the parallel subtests
+		t.Logf("RESULT llm-faults (branch summary): %d fault scenarios: %d navigations succeeded after retries, %d failed with a clear reason and the file byte-identical; %d requests in all",
+			len(cases), succeeded, failedClean, requests)
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -104,6 +111,18 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 			elapsed := time.Since(start)
 			calls := srv.Count()
 			t.Logf("%d request(s), %v: err=%v", calls, elapsed.Round(time.Millisecond), err)
+			defer func() {
+				mu.Lock()
+				defer mu.Unlock()
+				requests += calls
+				if !t.Failed() {
+					if err == nil {
+						succeeded++
+					} else {
+						failedClean++
+					}
+				}
+			}()
 			w := c.want
 			if w.calls > 0 && calls != w.calls {
 				t.Errorf("%d requests, want %d", calls, w.calls)
