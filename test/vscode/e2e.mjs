@@ -199,13 +199,23 @@ async function shot(page, name) {
 }
 
 async function runPalette(page, title) {
-  await page.keyboard.press("Escape");
-  await page.keyboard.press("F1");
   const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: 10_000 });
-  await input.fill(`>${title}`);
   const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first();
-  await row.waitFor({ state: "visible", timeout: 10_000 });
+  // A view or editor that takes the focus just after F1 (the previous command finishing) closes
+  // the palette again: retry a few times.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("Escape");
+    await sleep(150);
+    await page.keyboard.press("F1");
+    const ok = await input
+      .waitFor({ state: "visible", timeout: 10_000 })
+      .then(() => input.fill(`>${title}`, { timeout: 3000 }))
+      .then(() => row.waitFor({ state: "visible", timeout: 5000 }))
+      .then(() => true, (e) => (attempt >= 3 ? Promise.reject(e) : false));
+    if (ok) break;
+    note(`palette: retrying "${title}" (attempt ${attempt})`);
+    await sleep(500);
+  }
   await shot(page, `palette-${title.replace(/[^A-Za-z]+/g, "-").toLowerCase()}`);
   await page.keyboard.press("Enter");
 }
@@ -242,11 +252,17 @@ async function contextMenu(page, row, itemText) {
   const ok = await item.waitFor({ state: "visible", timeout: 5000 }).then(() => true, () => false);
   await shot(page, `context-menu-${itemText.replace(/[^A-Za-z]+/g, "-").toLowerCase()}`);
   if (!ok) return false;
-  // The menu item's <a> may count as covering its label: fall back to a forced click.
-  return item.click({ timeout: 3000 }).then(
-    () => true,
-    () => item.click({ force: true, timeout: 3000 }).then(() => true, () => false),
-  );
+  // The menu item's <a> may count as covering its label: fall back to a forced click, then to
+  // the keyboard (hover focuses the item, Enter runs it).
+  const errors = [];
+  if (await item.click({ timeout: 3000 }).then(() => true, (e) => (errors.push(e.message.split("\n")[0]), false))) return true;
+  if (await item.click({ force: true, timeout: 3000 }).then(() => true, (e) => (errors.push(e.message.split("\n")[0]), false))) return true;
+  note(`context menu item "${itemText}" not clickable: ${errors.join(" | ")}`);
+  const still = await item.isVisible().catch(() => false);
+  if (!still) return false;
+  await item.hover({ force: true, timeout: 2000 }).catch(() => {});
+  await page.keyboard.press("Enter");
+  return true;
 }
 
 function pane(page, title) {
@@ -281,6 +297,10 @@ async function main() {
   fs.writeFileSync(path.join(WS, "notes.txt"), "notes written by the agent\n");
   fs.writeFileSync(path.join(WS, "other.txt"), "other file\n");
   fs.writeFileSync(path.join(WS, "README.md"), "# notes-project\n");
+  // The agent read notes.txt on the current path: make the workspace files older than the
+  // session, so nothing is stale until the test changes a file on disk.
+  const sessionStart = new Date(header.timestamp).getTime() / 1000 - 3600;
+  for (const f of ["notes.txt", "other.txt", "README.md"]) fs.utimesSync(path.join(WS, f), sessionStart, sessionStart);
   const entriesBefore = readEntries(SESSION).filter((e) => e.type !== "session");
   const firstUser = entriesBefore.find((e) => e.type === "message" && e.message?.role === "user");
   const firstUserText = (Array.isArray(firstUser?.message?.content) ? firstUser.message.content.map((c) => c.text ?? "").join("") : String(firstUser?.message?.content ?? "")).replace(/\s+/g, " ").trim();
@@ -378,7 +398,7 @@ async function main() {
     const titled = pkg.contributes.commands.filter((c) => c.command.startsWith("pi.")).map((c) => c.command).sort();
     check("languageclient received the server's command table (every id has a palette title)", Array.isArray(started.commands) && j([...started.commands].sort()) === j(titled), j(started.commands));
     const firstTree = await waitFor(() => lastEvent("treeRefreshed"), 20_000, 200);
-    check("the extension read the session tree (pi/tree)", firstTree?.session === SESSION && firstTree.entries === entriesBefore.length, j(firstTree));
+    if (!check("the extension read the session tree (pi/tree)", firstTree?.session === SESSION && firstTree.entries === entriesBefore.length, j(firstTree ?? lastEvent("treeRefreshFailed")))) return;
 
     // ---- Pi view: tree, files, status bar ----
     await runPalette(page, "Pi: Show Session Tree");
@@ -681,6 +701,204 @@ async function main() {
       await shot(page, "pinned");
     }
 
+    // ---- the pin marker ----
+    {
+      const text = "SCRIPT:think take a third path";
+      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
+      const icon = await waitFor(async () => ((await row.locator(".codicon-pinned").count()) > 0 ? true : undefined), 10_000, 250);
+      const aria = (await row.getAttribute("aria-label").catch(() => "")) || "";
+      check("the pinned entry shows the pin icon (and says pinned to screen readers)", !!icon && /pinned/.test(aria), j(aria));
+      const last = readEntries(SESSION).pop();
+      check("the pin is a pi-lsp/pin custom entry in the file", last?.type === "custom" && last.customType === "pi-lsp/pin" && last.data?.pinned === true, j(last && { type: last.type, customType: last.customType, data: last.data }));
+    }
+
+    // ---- stale files: a file the agent read changes on disk ----
+    {
+      const stale0 = lastEvent("filesRefreshed")?.stale ?? [];
+      check("no file is stale before the test changes one", stale0.length === 0, j(stale0));
+      const notes = path.join(WS, "notes.txt");
+      fs.writeFileSync(notes, "notes changed by the user after the agent read them\n");
+      const ev = await waitFor(() => {
+        const e = lastEvent("filesRefreshed");
+        return e?.stale?.includes(notes) ? e : undefined;
+      }, 15_000, 250);
+      check("pi/fileOps reports the file as stale within seconds (no session change needed)", !!ev, j(lastEvent("filesRefreshed")));
+      await runPalette(page, "Pi: Show Files");
+      const filesPane = pane(page, "Files");
+      const staleRow = await waitFor(async () => {
+        const row = filesPane.locator(".monaco-list-row", { hasText: "notes.txt" }).first();
+        if ((await row.count()) === 0) return undefined;
+        const t = ((await row.textContent()) || "").trim();
+        const warn = (await row.locator(".codicon-warning").count()) > 0;
+        return /changed since read/.test(t) && warn ? t : undefined;
+      }, 10_000, 250);
+      check("the Files view marks it stale (warning icon, 'changed since read')", !!staleRow, j(await treeRows(page, "Files")));
+      const group = await waitFor(async () => (await treeRows(page, "Files")).find((r) => /stale\)/.test(r)), 5000, 250);
+      check("the Files view's group counts the stale file", !!group, j(group));
+      await shot(page, "files-stale");
+      await runPalette(page, "View: Show Explorer");
+      const badge = await waitFor(async () => {
+        const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: "notes.txt" }).first();
+        if ((await row.count()) === 0) return undefined;
+        const t = await row.evaluate((r) => [r, ...r.querySelectorAll("*")].map((e) => getComputedStyle(e, "::after").content).join(" "));
+        return t.includes("π!") ? t : undefined;
+      }, 10_000, 250);
+      check("the explorer shows the distinct stale badge π! on it", !!badge, j(badge));
+      await shot(page, "explorer-stale-badge");
+      await runPalette(page, "Pi: Show Session Tree");
+    }
+
+    // ---- Pi: Preview Compaction: the summary in a Markdown editor, edited, saved (Ctrl+S) ----
+    {
+      const extra = "Keep the CLI flags stable.";
+      const countBefore = readEntries(SESSION).length;
+      await runPalette(page, "Pi: Preview Compaction");
+      const box = await page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Preview Compaction" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      check("Preview Compaction prompts for optional instructions (InputBox)", box);
+      if (box) {
+        await page.locator(".quick-input-widget input").fill("");
+        await page.keyboard.press("Enter");
+      }
+      const prog = await page.locator(".notification-toast", { hasText: "Previewing compaction" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      check("a progress notification 'Previewing compaction' appears", prog);
+      const opened = await waitFor(() => lastEvent("previewOpened"), 45_000, 200);
+      const sid = path.basename(SESSION, ".jsonl").replace(/^.*_/, "");
+      check("the preview opens as pi-summary:/compaction/<session-id>.md", opened?.uri === `pi-summary:/compaction/${sid}.md` && opened.kind === "compaction", j(opened && { uri: opened.uri, spanKey: opened.spanKey, pinned: opened.pinned, audit: opened.audit }) ?? j(lastEvent("jobError")));
+      const tab = page.locator(".tabs-container .tab", { hasText: `${sid}.md` }).first();
+      const editorUp = await page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const mode = (await page.locator(".statusbar-item", { hasText: /^Markdown$/ }).count()) > 0;
+      check("the editor shows the summarizer's summary, in Markdown mode", editorUp && (await tab.count()) > 0 && mode && opened?.editorText === opened?.summary, j({ editorUp, mode, same: opened?.editorText === opened?.summary }));
+      check("nothing is written by the preview", readEntries(SESSION).length === countBefore);
+      await shot(page, "preview-editor");
+      if (opened && editorUp) {
+        await page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first().click();
+        await page.keyboard.press("Control+End");
+        await page.keyboard.press("Enter");
+        await page.keyboard.type(extra);
+        const dirty = await waitFor(async () => ((await page.locator(".tabs-container .tab.dirty", { hasText: `${sid}.md` }).count()) > 0 ? true : undefined), 3000, 50);
+        await shot(page, "preview-edited");
+        // VS Code for the Web (code-server) auto-saves after 1 s by default: that must not commit.
+        const autoSaved = await waitFor(() => lastEvent("previewAutoSaved"), 5000, 100);
+        await sleep(500);
+        check("auto-save of the edited preview (files.autoSave afterDelay, the web default) keeps the text without compacting", !!autoSaved && readEntries(SESSION).length === countBefore && !events().some((e) => e.event === "previewSave"), j({ dirty, autoSaved }));
+        const saves0 = events().filter((e) => e.event === "previewSave").length;
+        await page.keyboard.press("Control+s");
+        const missing = opened.audit?.missingPinned ?? [];
+        if (missing.length > 0) {
+          // The fake LLM does not quote the pinned message: the server refuses, the extension asks.
+          const dlg = page.locator(".monaco-dialog-box", { hasText: "pinned" }).first();
+          const up = await dlg.waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false);
+          check("a summary that drops a pinned message asks: Commit anyway / Keep editing (modal)", up && (await dlg.locator(".monaco-button", { hasText: "Commit anyway" }).count()) > 0 && (await dlg.locator(".monaco-button", { hasText: "Keep editing" }).count()) > 0, j(missing));
+          await shot(page, "pinned-dropped-modal");
+          if (up) {
+            await dlg.locator(".monaco-button", { hasText: "Keep editing" }).first().click();
+            const stillDirty = await waitFor(async () => ((await page.locator(".tabs-container .tab.dirty", { hasText: `${sid}.md` }).count()) > 0 ? true : undefined), 5000, 200);
+            check("Keep editing: nothing written, the document stays open", (await tab.count()) > 0 && readEntries(SESSION).length === countBefore, j({ stillDirty }));
+            await page.locator(".notification-toast .codicon-notifications-clear").first().click({ timeout: 2000 }).catch(() => {});
+            await page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first().click();
+            await page.keyboard.press("Control+s");
+            const dlg2 = page.locator(".monaco-dialog-box", { hasText: "pinned" }).first();
+            if (await dlg2.waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false)) {
+              await dlg2.locator(".monaco-button", { hasText: "Commit anyway" }).first().click();
+            }
+          }
+        }
+        const committed = await waitFor(() => events().find((e) => e.event === "previewCommitted" && e.kind === "compaction"), 20_000, 200);
+        const saved = events().filter((e) => e.event === "previewSave").slice(saves0).pop();
+        const toast = await page.locator(".notification-toast", { hasText: "Compacted the session with your edited summary" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+        check("Ctrl+S commits it: 'Compacted the session with your edited summary: A → B tokens'", !!committed && toast, j(committed ?? lastEvent("previewCommitError")));
+        const after = readEntries(SESSION);
+        const last = after[after.length - 1];
+        const text = saved?.text ?? "";
+        check("the saved text is the preview plus the typed line", text.startsWith(opened.summary.trimEnd()) && text.trimEnd().endsWith(extra), j(text.slice(-80)));
+        check("the session's last entry is a compaction whose summary is the edited text", last?.type === "compaction" && last.summary === text && last.id === committed?.entryId, j(last && { type: last.type, tail: last.summary?.slice(-60) }));
+        check("the compaction says details.edited: true", last?.details?.edited === true, j(last?.details));
+        const pl = piload(SESSION);
+        check("real Pi loads it: the leaf is the edited compaction and the context starts with its summary", pl.ok && pl.result.leafId === last?.id && pl.result.messages?.[0]?.role === "compactionSummary" && pl.result.messages[0].summary === text && pl.result.rewritten === false, j(pl.ok ? { leafId: pl.result.leafId, first: pl.result.messages?.[0]?.role } : pl));
+        const closed = await waitFor(async () => ((await page.locator(".tabs-container .tab", { hasText: `${sid}.md` }).count()) === 0 ? true : undefined), 10_000, 200);
+        check("the committed preview's editor closes (no 'save changes?' prompt)", !!closed && (await page.locator(".monaco-dialog-box").count()) === 0);
+        const leafRow = await waitFor(async () => (await treeRows(page, "Pi Session")).find((x) => /^Compaction/.test(x) && /current leaf/.test(x)), 15_000, 250);
+        check("the tree shows the edited compaction as the current leaf", !!leafRow, j(leafRow));
+        await sleep(300);
+        await shot(page, "preview-committed");
+      }
+    }
+
+    // ---- Unpin: the Pin action toggles ----
+    {
+      const text = "SCRIPT:think take a third path";
+      await page.keyboard.press("Escape");
+      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
+      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const menu = up && (await contextMenu(page, row, "Unpin"));
+      check("a pinned entry's context menu offers Unpin", menu);
+      const unpinned = await waitFor(async () => {
+        const r = treePane.locator(".monaco-list-row", { hasText: text }).first();
+        const t = (await r.textContent().catch(() => "")) || "";
+        return !/pinned/.test(t) && (await r.locator(".codicon-pinned").count()) === 0 ? t : undefined;
+      }, 10_000, 250);
+      const last = readEntries(SESSION).pop();
+      check("Unpin removes the pin marker (pinned: false in the file)", !!unpinned && last?.customType === "pi-lsp/pin" && last.data?.pinned === false, j({ row: unpinned, data: last?.data }));
+      await shot(page, "unpinned");
+    }
+
+    // ---- Navigate Here… → Summarize and edit…: the branch summary in an editor; Save navigates ----
+    {
+      const extra = "Remember the notes.txt decision.";
+      const targetText = "Checking with two parallel calls";
+      const target = entriesBefore.find((e) => e.type === "message" && JSON.stringify(e.message?.content ?? "").includes(targetText));
+      const leafBefore = readEntries(SESSION).pop()?.id;
+      await page.keyboard.press("Escape");
+      await runPalette(page, "Pi: Show Session Tree");
+      const listBox = await treePane.locator(".monaco-list").first().boundingBox().catch(() => null);
+      if (listBox) {
+        await page.mouse.move(listBox.x + listBox.width / 2, listBox.y + Math.min(120, listBox.height / 2));
+        for (let i = 0; i < 15; i++) {
+          await page.mouse.wheel(0, -600);
+          await sleep(50);
+        }
+      }
+      const row = treePane.locator(".monaco-list-row", { hasText: targetText }).first();
+      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const menu = up && (await contextMenu(page, row, "Navigate Here"));
+      const editItem = page.locator(".quick-input-widget .monaco-list-row", { hasText: "Summarize and edit" }).first();
+      const offered = menu && (await editItem.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false));
+      check("Navigate Here… offers 'Summarize and edit…'", offered, target?.id);
+      if (offered) {
+        await shot(page, "navigate-summarize-and-edit");
+        await editItem.click();
+        const opened = await waitFor(() => events().filter((e) => e.event === "previewOpened" && e.kind === "branch").pop(), 45_000, 200);
+        const sid = path.basename(SESSION, ".jsonl").replace(/^.*_/, "");
+        check("the branch summary opens as pi-summary:/branch/<session-id>/<target>.md", opened?.uri === `pi-summary:/branch/${sid}/${target?.id}.md`, j(opened ? { uri: opened.uri, entries: opened.entries } : lastEvent("jobError")));
+        check("nothing is written by the branch preview", readEntries(SESSION).pop()?.id === leafBefore);
+        const editorUp = await page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+        await shot(page, "branch-preview-editor");
+        if (opened && editorUp) {
+          await page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first().click();
+          await page.keyboard.press("Control+End");
+          await page.keyboard.press("Enter");
+          await page.keyboard.type(extra);
+          await sleep(300);
+          const saves0 = events().filter((e) => e.event === "previewSave").length;
+          await page.keyboard.press("Control+s");
+          const committed = await waitFor(() => events().find((e) => e.event === "previewCommitted" && e.kind === "branch"), 20_000, 200);
+          const saved = events().filter((e) => e.event === "previewSave").slice(saves0).pop();
+          const toast = await page.locator(".notification-toast", { hasText: "with your edited branch summary" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+          check("Ctrl+S navigates with it: 'Moved the session to … with your edited branch summary'", !!committed && toast, j(committed ?? lastEvent("previewCommitError")));
+          const last = readEntries(SESSION).pop();
+          const text = saved?.text ?? "";
+          check("the last entry is a branch_summary with the edited text under the target", last?.type === "branch_summary" && last.summary === text && text.trimEnd().endsWith(extra) && last.parentId === target?.id && last.fromId === leafBefore, j(last && { type: last.type, parentId: last.parentId, fromId: last.fromId, tail: last.summary?.slice(-50) }));
+          check("the branch summary says details.edited: true", last?.details?.edited === true, j(last?.details));
+          const pl = piload(SESSION);
+          check("real Pi loads it with the edited branch summary as the leaf", pl.ok && pl.result.leafId === last?.id && pl.result.rewritten === false && pl.result.messages?.some((m) => m.role === "branchSummary" && m.summary === text), j(pl.ok ? { leafId: pl.result.leafId, roles: pl.result.messages?.map((m) => m.role).slice(-3) } : pl));
+          const closed = await waitFor(async () => ((await page.locator(".tabs-container .tab", { hasText: `${target?.id}.md` }).count()) === 0 ? true : undefined), 10_000, 200);
+          check("the committed branch preview's editor closes", !!closed);
+          await sleep(500);
+          await shot(page, "branch-preview-committed");
+        }
+      }
+    }
+
     if (consoleErrors.length) note(`browser console errors: ${consoleErrors.length} (first: ${consoleErrors[0].slice(0, 200)})`);
   } finally {
     await browser.close().catch(() => {});
@@ -695,10 +913,13 @@ async function main() {
 }
 
 const hard = setTimeout(() => {
-  check("the e2e test finishes within 240 s", false, "hard timeout");
+  check("the e2e test finishes within 360 s", false, "hard timeout");
+  try {
+    if (fs.existsSync(EVENTS)) fs.copyFileSync(EVENTS, path.join(ART, "extension-events.jsonl"));
+  } catch {}
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(1);
-}, 240_000);
+}, 360_000);
 
 main()
   .catch((e) => check("no unexpected exception", false, e?.stack ?? String(e)))

@@ -46,6 +46,8 @@ import {
   previewOpenedMessage,
   previewPath,
   PreviewStore,
+  AUTO_SAVE_TEXT,
+  saveCommits,
   sessionChangedText,
   SummaryDraft,
 } from "./models/preview";
@@ -144,6 +146,9 @@ class PiExtension implements vscode.Disposable {
   private readonly drafts = new DraftTracker();
   /** pi-summary: documents committed by a save, closed once VS Code has marked them saved. */
   private readonly closeAfterSave = new Set<string>();
+  /** Why each pi-summary: document is being saved (onWillSaveTextDocument comes before writeFile). */
+  private readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
+  private readonly autoSaveNoticeShown = new Set<string>();
   private readonly status: vscode.StatusBarItem;
   private readonly treeView: vscode.TreeView<ViewNode>;
   private readonly sinks: JobSink[] = [];
@@ -182,6 +187,9 @@ class PiExtension implements vscode.Disposable {
     this.disposables.push(
       vscode.workspace.registerFileSystemProvider(PREVIEW_SCHEME, this.previewFs, { isCaseSensitive: true }),
       vscode.workspace.onDidSaveTextDocument((doc) => void this.afterPreviewSaved(doc)),
+      vscode.workspace.onWillSaveTextDocument((e) => {
+        if (e.document.uri.scheme === PREVIEW_SCHEME) this.saveReasons.set(e.document.uri.toString(), e.reason);
+      }),
     );
     this.registerCommands();
     void vscode.commands.executeCommand("setContext", "piLsp.hasSession", false);
@@ -240,7 +248,7 @@ class PiExtension implements vscode.Disposable {
         testLog("sessionChanged", { ...p });
         this.drafts.leafMoved(p.session, p.leafId);
         this.renderStatus();
-        this.scheduleRefresh();
+        if (p.current !== false) this.scheduleRefresh();
       }),
       client.onNotification(Notifications.draftReady, (p: DraftReady) => {
         testLog("draftReady", { ...p });
@@ -248,10 +256,14 @@ class PiExtension implements vscode.Disposable {
         this.renderStatus();
       }),
       client.onNotification(Notifications.contextUsage, (p: ContextUsage) => {
+        if (p.current === false) return; // another session of the folder changed: the views show the current one
         this.usage = p;
         this.renderStatus();
       }),
-      client.onNotification(Notifications.fileOps, (p: FileOps) => this.updateFiles(p)),
+      client.onNotification(Notifications.fileOps, (p: FileOps) => {
+        if (p.current === false) return;
+        this.updateFiles(p);
+      }),
       client.onNotification(Notifications.compactionStart, (p: CompactionStart) => {
         this.compacting = p.reason;
         this.renderStatus();
@@ -411,7 +423,8 @@ class PiExtension implements vscode.Disposable {
   private async custom<T>(method: string, params: object, token?: vscode.CancellationToken): Promise<T> {
     const client = this.client;
     if (!client) throw Object.assign(new Error("pi-lsp is not running"), { code: -32097 });
-    return (await client.sendRequest(method, params, token)) as T;
+    // Never pass an undefined token: vscode-jsonrpc would send it as a second positional param.
+    return (await (token ? client.sendRequest(method, params, token) : client.sendRequest(method, params))) as T;
   }
 
   /**
@@ -863,7 +876,7 @@ class PiExtension implements vscode.Disposable {
     const params = instructions ? { targetId, instructions } : { targetId };
     const result = await this.runJob<BranchSummaryPreview>("Summarizing branch", "Branch summary preview", Methods.previewBranchSummary, params, true);
     if (!result) return undefined;
-    const draft: BranchDraft = { kind: "branch", preview: result, leafId };
+    const draft: BranchDraft = { kind: "branch", preview: result, leafId: result.leafId !== undefined ? result.leafId : leafId };
     if (instructions) draft.instructions = instructions;
     await this.openPreview(draft);
     return result;
@@ -930,7 +943,19 @@ class PiExtension implements vscode.Disposable {
     if (!this.client || !this.client.isRunning()) {
       throw vscode.FileSystemError.Unavailable('pi-lsp is not running: run "Pi: Restart Server", then save again.');
     }
-    testLog("previewSave", { kind: stored.draft.kind, uri: uri.toString(), text });
+    const reason = this.saveReasons.get(uri.toString());
+    this.saveReasons.delete(uri.toString());
+    if (!saveCommits(reason)) {
+      // files.autoSave (afterDelay by default in VS Code for the Web) must never commit a half-edited summary.
+      this.previews.write(uri.path, text, false);
+      testLog("previewAutoSaved", { kind: stored.draft.kind, uri: uri.toString(), reason });
+      if (!this.autoSaveNoticeShown.has(uri.toString())) {
+        this.autoSaveNoticeShown.add(uri.toString());
+        void vscode.window.showInformationMessage(AUTO_SAVE_TEXT);
+      }
+      return;
+    }
+    testLog("previewSave", { kind: stored.draft.kind, uri: uri.toString(), text, reason });
     const draft = stored.draft;
     if (draft.kind === "compaction") await this.commitCompactionDraft(uri, draft, text);
     else await this.commitBranchDraft(uri, draft, text);
@@ -991,17 +1016,7 @@ class PiExtension implements vscode.Disposable {
   }
 
   private async commitBranchDraft(uri: vscode.Uri, draft: BranchDraft, text: string): Promise<void> {
-    // pi/navigate cannot tell that the branch left behind changed since the preview: check the leaf here.
-    let leafId: string | null;
-    try {
-      leafId = (await this.custom<TreeResult>(Methods.tree, { session: draft.preview.session })).leafId;
-    } catch (err) {
-      throw vscode.FileSystemError.Unavailable(describeError("Reading the session tree", err).text);
-    }
-    if (leafId !== draft.leafId) {
-      testLog("previewCommitError", { kind: draft.kind, errorKind: "sessionChanged", leafId, previewLeafId: draft.leafId });
-      throw vscode.FileSystemError.Unavailable(sessionChangedText("branch"));
-    }
+    // expectLeafId (from the preview) makes the server refuse when the branch left behind changed.
     let params: NavigateParams = navigateSummaryParams(draft, text);
     let r: NavigateResult;
     for (;;) {
@@ -1017,7 +1032,9 @@ class PiExtension implements vscode.Disposable {
           params = { ...params, force: true };
           continue;
         }
-        if (errorKind(err) === "sessionChanged") throw vscode.FileSystemError.Unavailable(sessionChangedText("branch"));
+        if (errorKind(err) === "sessionChanged" || (err as { code?: unknown }).code === -32801) {
+          throw vscode.FileSystemError.Unavailable(sessionChangedText("branch"));
+        }
         throw vscode.FileSystemError.Unavailable(describeError("Navigation", err).text);
       }
     }

@@ -124,6 +124,8 @@ export interface NavigateParams {
   label?: string;
   /** With summarize: commit this (previewed, possibly edited) text instead of generating one. */
   summary?: string;
+  /** Fail with sessionChanged (-32801) when the leaf is no longer this one (the previewed branch changed). */
+  expectLeafId?: string;
   force?: boolean;
 }
 
@@ -150,6 +152,8 @@ export interface LabelResult {
 
 export interface SessionChanged {
   session: string;
+  /** Whether this is the server's current session (also on fileOps, contextUsage and draftReady). */
+  current?: boolean;
   leafId: string | null;
   entries: number;
   owner?: { pid: number };
@@ -157,6 +161,7 @@ export interface SessionChanged {
 
 export interface ContextUsage {
   session: string;
+  current?: boolean;
   /** null: unknown (Pi after a compaction, until the next assistant reply reports usage). */
   tokens: number | null;
   contextWindow: number;
@@ -165,6 +170,7 @@ export interface ContextUsage {
 
 export interface FileOps {
   session: string;
+  current?: boolean;
   readFiles: string[];
   modifiedFiles: string[];
   stale?: StaleFile[] | null;
@@ -172,6 +178,7 @@ export interface FileOps {
 
 export interface DraftReady {
   session: string;
+  current?: boolean;
   firstKeptEntryId: string;
   tokensBefore: number;
   incremental: boolean;
@@ -230,6 +237,8 @@ export interface PreviewBranchSummaryParams {
 export interface BranchSummaryPreview {
   session: string;
   targetId: string;
+  /** The leaf the preview was made from (pass it back as pi/navigate's expectLeafId). */
+  leafId?: string | null;
   commonAncestorId: string | null;
   entries: number;
   summary: string;

@@ -85,8 +85,20 @@ export function commitCompactionParams(draft: CompactionDraft, text: string, acc
 export function navigateSummaryParams(draft: BranchDraft, text: string): NavigateParams {
   const p: NavigateParams = { session: draft.preview.session, targetId: draft.preview.targetId, summarize: true, summary: text };
   if (draft.instructions) p.instructions = draft.instructions;
+  // The server refuses (sessionChanged) when the leaf moved since the preview: the branch left differs.
+  const leaf = draft.preview.leafId !== undefined ? draft.preview.leafId : draft.leafId;
+  if (leaf) p.expectLeafId = leaf;
   return p;
 }
+
+/** Only an explicit save (Ctrl+S, File > Save) commits; auto-save (VS Code for the Web saves after a delay by default) only keeps the text. */
+export function saveCommits(reason: number | undefined): boolean {
+  // vscode.TextDocumentSaveReason: Manual = 1, AfterDelay = 2, FocusOut = 3. Unknown: an explicit save.
+  return reason === undefined || reason === 1;
+}
+
+export const AUTO_SAVE_TEXT =
+  "Auto-save kept your edits to the Pi preview, but nothing was written to the session: only an explicit Save (Ctrl+S) commits it.";
 
 /** Why a text cannot be committed at all (checked before any request), or undefined. */
 export function commitProblem(text: string): string | undefined {

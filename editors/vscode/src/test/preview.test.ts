@@ -2,6 +2,7 @@ import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import type { BranchSummaryPreview, CompactionPreview } from "../protocol";
 import {
+  AUTO_SAVE_TEXT,
   BranchDraft,
   commitCompactionParams,
   commitProblem,
@@ -17,6 +18,7 @@ import {
   previewPath,
   PreviewStore,
   safeSegment,
+  saveCommits,
   sessionChangedText,
   sessionIdOf,
 } from "../models/preview";
@@ -82,10 +84,21 @@ test("commit params: the text, the span key, the preview's instructions, acceptD
     instructions: "focus on tests",
     acceptDroppedPins: true,
   });
-  assert.deepEqual(navigateSummaryParams(branch(), "my summary"), { session: SESSION, targetId: "abf5b989", summarize: true, summary: "my summary" });
+  assert.deepEqual(navigateSummaryParams(branch(), "my summary"), { session: SESSION, targetId: "abf5b989", summarize: true, summary: "my summary", expectLeafId: "leaf1" });
+  // the server's own leafId of the preview wins; a null leaf sends no expectLeafId
+  assert.equal(navigateSummaryParams(branch({ leafId: "srv" }), "t").expectLeafId, "srv");
+  assert.equal("expectLeafId" in navigateSummaryParams(branch({ leafId: null }), "t"), false);
   const b = branch();
   b.instructions = "short";
   assert.equal(navigateSummaryParams(b, "t").instructions, "short");
+});
+
+test("only explicit saves commit (auto-save keeps the text)", () => {
+  assert.equal(saveCommits(1), true);
+  assert.equal(saveCommits(undefined), true);
+  assert.equal(saveCommits(2), false);
+  assert.equal(saveCommits(3), false);
+  assert.match(AUTO_SAVE_TEXT, /only an explicit Save/);
 });
 
 test("empty summaries are not committed; pinned texts a summary drops", () => {
