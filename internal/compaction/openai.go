@@ -198,6 +198,21 @@ func (e *SummaryError) Is(target error) bool {
 	return target == ErrContextTooLong && e.Kind == KindContextTooLong
 }
 
+var (
+	bearerRe = regexp.MustCompile(`(?i)(bearer\s+)[^\s"',;]+`)
+	skKeyRe  = regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{6,}`)
+)
+
+// redactSecrets removes the configured key and anything shaped like a key or a bearer
+// token from a provider's error text.
+func redactSecrets(msg, key string) string {
+	if len(key) >= 4 {
+		msg = strings.ReplaceAll(msg, key, "[redacted]")
+	}
+	msg = bearerRe.ReplaceAllString(msg, "${1}[redacted]")
+	return skKeyRe.ReplaceAllString(msg, "sk-[redacted]")
+}
+
 var contextTooLongRe = regexp.MustCompile(`(?i)(maximum context length|context length|context_length_exceeded|exceeds the (available )?context|too many tokens|prompt is too long|token limit exceeded|exceed_context_size)`)
 
 func classify(err error, status int) *SummaryError {
@@ -271,6 +286,9 @@ func (o *OpenAI) Summarize(parent context.Context, req Request) (Result, error) 
 		if se == nil {
 			return Result{}, err
 		}
+		// Providers and proxies sometimes echo the key in their error text: it must not
+		// travel on into errors, notifications or logs.
+		se.Message = redactSecrets(se.Message, o.cfg.APIKey)
 		se.Retries = attempt
 		last = se
 		retryable := se.Kind == KindTransient || se.Kind == KindRateLimited

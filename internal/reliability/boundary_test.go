@@ -183,9 +183,6 @@ func TestRefusesPathsOutsideTheSessionsFolder(t *testing.T) {
 // TestRefusesMissingPathsOutsideTheFolder: a path outside the folder is refused as
 // outside whether or not it exists, so the server cannot be used to probe for files.
 func TestRefusesMissingPathsOutsideTheFolder(t *testing.T) {
-	if os.Getenv("PI_LSP_KNOWN_BUGS") != "1" {
-		t.Skip("known bug: internal/rpc/host.go resolveLocked checks existence (EvalSymlinks) before the folder, so a missing path outside the sessions folder is answered notFound, not outsideSessions (file-existence probe); PI_LSP_KNOWN_BUGS=1 runs this test")
-	}
 	e := newBoundaryEnv(t)
 	for _, p := range []string{filepath.Join(e.root, "outside", "missing.jsonl"), "/etc/missing.jsonl", e.sessionDir + "/../../../outside/missing.jsonl", e.inside + "\x00.jsonl"} {
 		_, err := e.c.call(context.Background(), "pi/tree", map[string]any{"session": p})

@@ -161,9 +161,6 @@ func TestBinaryNoListenerNoSecretLeaks(t *testing.T) { binaryScenario(t, false) 
 // TestProviderEchoedKeyIsRedacted: a provider (or proxy) that echoes the key in its
 // error message must not make pi-lsp repeat it in answers and notifications.
 func TestProviderEchoedKeyIsRedacted(t *testing.T) {
-	if os.Getenv("PI_LSP_KNOWN_BUGS") != "1" {
-		t.Skip("known bug: internal/compaction/openai.go:212 and :229 (classify) copy the provider's error text verbatim into SummaryError.Message, so a key echoed by the provider reaches the pi/compact error answer and pi/compactionEnd.errorMessage; PI_LSP_KNOWN_BUGS=1 runs this test")
-	}
 	binaryScenario(t, true)
 }
 

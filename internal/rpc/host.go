@@ -409,6 +409,14 @@ func (h *host) resolveLocked(p string) (string, error) {
 		return "", &Error{Code: CodeInvalidParams, Kind: KindOutsideSessions, Msg: fmt.Sprintf("session path %q is not a .jsonl file", p)}
 	}
 	root := session.SessionsRoot(h.agentDir)
+	outside := func() error {
+		return &Error{Code: CodeInvalidParams, Kind: KindOutsideSessions, Msg: fmt.Sprintf("refusing %s: %v (%s)", p, errOutside, root), Err: errOutside}
+	}
+	// The folder is checked on the path as written before anything is looked up, so
+	// the answer never tells whether a file outside the folder exists.
+	if rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(p)); err != nil || rel == "." || strings.HasPrefix(rel, "..") || strings.ContainsRune(p, 0) {
+		return "", outside()
+	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		realRoot = filepath.Clean(root)
@@ -419,7 +427,7 @@ func (h *host) resolveLocked(p string) (string, error) {
 	}
 	rel, err := filepath.Rel(realRoot, real)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return "", &Error{Code: CodeInvalidParams, Kind: KindOutsideSessions, Msg: fmt.Sprintf("refusing %s: %v (%s)", p, errOutside, root), Err: errOutside}
+		return "", outside() // a symlink out of the folder
 	}
 	return filepath.Clean(p), nil
 }

@@ -167,8 +167,8 @@ func (s *stream) readFrame() ([]byte, error) {
 // error can be addressed to it. It returns nil when there is no string or number id.
 func requestID(body []byte) json.RawMessage {
 	raw := topLevelField(body, "id")
-	if len(raw) == 0 {
-		return nil
+	if len(raw) == 0 || !json.Valid(raw) {
+		return nil // an id that is not itself JSON cannot be echoed: answer with id null
 	}
 	if raw[0] == '"' || raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9') {
 		return raw
@@ -291,6 +291,12 @@ func (s *stream) reject(id json.RawMessage, code int64, msg string) {
 		id = json.RawMessage("null")
 	}
 	resp := map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg, "data": map[string]string{"kind": "badMessage"}}}
-	data, _ := json.Marshal(resp)
+	data, err := json.Marshal(resp)
+	if err != nil { // never send an empty frame: fall back to an answer without the id
+		resp["id"] = nil
+		if data, err = json.Marshal(resp); err != nil {
+			return
+		}
+	}
 	_ = s.writeFrame(data)
 }
