@@ -349,8 +349,9 @@ func (c *client) notify(method string, params any) {
 	}
 }
 
-// answerTimeout bounds the wait for an answer after a cancellation, or overall.
-const answerTimeout = 60 * time.Second
+// answerTimeout bounds the wait for an answer, also after a cancellation (a cancelled
+// compaction is answered only once the session's previous compaction let go of it).
+const answerTimeout = 3 * time.Minute
 
 // call sends a request and waits for its answer. When ctx ends first, it sends
 // $/cancelRequest and still waits for the (cancelled) answer: every request must be
