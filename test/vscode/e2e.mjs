@@ -574,13 +574,6 @@ async function main() {
     })();
     check("the status bar updated: a smaller context, or unknown until the next reply", !!smaller, `${status0} -> ${status1 ?? (await statusText(page))}`);
     await shot(page, "after-compaction");
-    if (DOCS_SHOT) {
-      // The picture for the README: the Pi views after the compaction.
-      await page.keyboard.press("Escape");
-      await page.locator(".notifications-toasts .codicon-notifications-clear-all, .notification-toast .codicon-notifications-clear").first().click({ timeout: 2000 }).catch(() => {});
-      await page.screenshot({ path: DOCS_SHOT });
-      note(`docs screenshot ${DOCS_SHOT}`);
-    }
 
     // ---- Show summary of the last compaction ----
     await runPalette(page, "Pi: Show Summary of the Last Compaction");
@@ -770,6 +763,15 @@ async function main() {
       check("the editor shows the summarizer's summary, in Markdown mode", editorUp && (await tab.count()) > 0 && mode && opened?.editorText === opened?.summary, j({ editorUp, mode, same: opened?.editorText === opened?.summary }));
       check("nothing is written by the preview", readEntries(SESSION).length === countBefore);
       await shot(page, "preview-editor");
+      if (DOCS_SHOT) {
+        // The picture for the README: the session tree (a pinned entry), the Files view (a stale
+        // file), the preview of a compaction in a Markdown editor, the context usage.
+        await page.locator(".notification-toast .codicon-notifications-clear").first().click({ timeout: 2000 }).catch(() => {});
+        await page.locator(".notification-toast .codicon-notifications-clear").first().click({ timeout: 1000 }).catch(() => {});
+        await sleep(300);
+        await page.screenshot({ path: DOCS_SHOT });
+        note(`docs screenshot ${DOCS_SHOT}`);
+      }
       if (opened && editorUp) {
         await page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first().click();
         await page.keyboard.press("Control+End");
@@ -845,19 +847,13 @@ async function main() {
     // ---- Navigate Here… → Summarize and edit…: the branch summary in an editor; Save navigates ----
     {
       const extra = "Remember the notes.txt decision.";
-      const targetText = "Checking with two parallel calls";
+      // A user message: Pi moves the leaf to its parent (the text is offered again), and the path
+      // stays long enough to compact for the draft step below.
+      const targetText = "SCRIPT:think take a third path";
       const target = entriesBefore.find((e) => e.type === "message" && JSON.stringify(e.message?.content ?? "").includes(targetText));
       const leafBefore = readEntries(SESSION).pop()?.id;
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
-      const listBox = await treePane.locator(".monaco-list").first().boundingBox().catch(() => null);
-      if (listBox) {
-        await page.mouse.move(listBox.x + listBox.width / 2, listBox.y + Math.min(120, listBox.height / 2));
-        for (let i = 0; i < 15; i++) {
-          await page.mouse.wheel(0, -600);
-          await sleep(50);
-        }
-      }
       const row = treePane.locator(".monaco-list-row", { hasText: targetText }).first();
       const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
       const menu = up && (await contextMenu(page, row, "Navigate Here"));
@@ -887,7 +883,8 @@ async function main() {
           check("Ctrl+S navigates with it: 'Moved the session to … with your edited branch summary'", !!committed && toast, j(committed ?? lastEvent("previewCommitError")));
           const last = readEntries(SESSION).pop();
           const text = saved?.text ?? "";
-          check("the last entry is a branch_summary with the edited text under the target", last?.type === "branch_summary" && last.summary === text && text.trimEnd().endsWith(extra) && last.parentId === target?.id && last.fromId === leafBefore, j(last && { type: last.type, parentId: last.parentId, fromId: last.fromId, tail: last.summary?.slice(-50) }));
+          const expectParent = target?.message?.role === "user" ? target.parentId : target?.id;
+          check("the last entry is a branch_summary with the edited text where Pi puts it", last?.type === "branch_summary" && last.summary === text && text.trimEnd().endsWith(extra) && last.parentId === expectParent && last.fromId === leafBefore, j(last && { type: last.type, parentId: last.parentId, fromId: last.fromId, tail: last.summary?.slice(-50) }));
           check("the branch summary says details.edited: true", last?.details?.edited === true, j(last?.details));
           const pl = piload(SESSION);
           check("real Pi loads it with the edited branch summary as the leaf", pl.ok && pl.result.leafId === last?.id && pl.result.rewritten === false && pl.result.messages?.some((m) => m.role === "branchSummary" && m.summary === text), j(pl.ok ? { leafId: pl.result.leafId, roles: pl.result.messages?.map((m) => m.role).slice(-3) } : pl));
@@ -897,6 +894,47 @@ async function main() {
           await shot(page, "branch-preview-committed");
         }
       }
+    }
+
+    // ---- a background draft: the status bar marker, and a preview answered from the draft ----
+    {
+      // A tiny compaction trigger (window 128k − reserve) puts the session past the soft
+      // threshold; the next change of the session makes the server draft in the background.
+      // (Workspace settings: code-server watches the folder, not its user settings file.)
+      fs.mkdirSync(path.join(WS, ".vscode"), { recursive: true });
+      fs.writeFileSync(path.join(WS, ".vscode", "settings.json"), JSON.stringify({ "piLsp.compaction.reserveTokens": 127_800 }, null, 2));
+      const red = await waitFor(() => events().some((e) => e.event === "status" && e.level === "error"), 15_000, 200);
+      check("a workspace setting (piLsp.compaction.reserveTokens) reaches the status colours", !!red, j(lastEvent("status")));
+      await page.keyboard.press("Escape");
+      await runPalette(page, "Pi: Show Session Tree");
+      const row = treePane.locator(".monaco-list-row", { hasText: "current" }).first();
+      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const menu = up && (await contextMenu(page, row, "Label"));
+      if (menu && (await page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Label" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false))) {
+        await page.locator(".quick-input-widget input").fill("before-draft");
+        await page.keyboard.press("Enter");
+      }
+      const ready = await waitFor(() => lastEvent("draftReady"), 30_000, 250);
+      check("the server announces a background draft (pi/draftReady)", !!ready && ready.session === SESSION, j(ready));
+      const marker = await waitFor(async () => {
+        const item = page.locator(".statusbar-item", { hasText: /Pi \d/ }).first();
+        return (await item.locator(".codicon-zap").count()) > 0 ? ((await item.textContent()) || "").trim() : undefined;
+      }, 10_000, 250);
+      const st = lastEvent("status");
+      check("the status bar item shows the draft marker ($(zap))", !!marker && st?.draftReady === true && /\$\(zap\)/.test(st.text), j({ marker, status: st?.text }));
+      await shot(page, "draft-ready");
+      const countBefore = readEntries(SESSION).length;
+      const tStart = Date.now();
+      await runPalette(page, "Pi: Preview Compaction");
+      const box = await page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Preview Compaction" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      if (box) await page.keyboard.press("Enter");
+      const t0 = Date.now();
+      const opened = await waitFor(() => events().filter((e) => e.event === "previewOpened" && e.kind === "compaction" && e.t >= tStart).pop(), 15_000, 100);
+      const took = Date.now() - t0;
+      check("Preview Compaction answers from the draft (fromDraft, no wait for the summarizer)", opened?.fromDraft === true, j({ fromDraft: opened?.fromDraft, ms: took }));
+      check("the draft preview writes nothing", readEntries(SESSION).length === countBefore);
+      await sleep(500);
+      await shot(page, "draft-preview");
     }
 
     if (consoleErrors.length) note(`browser console errors: ${consoleErrors.length} (first: ${consoleErrors[0].slice(0, 200)})`);

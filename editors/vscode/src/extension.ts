@@ -1352,7 +1352,8 @@ class ModifiedFilesDecorations implements vscode.FileDecorationProvider {
     const st = this.stale.get(uri.fsPath);
     if (st) {
       // Distinct from the modified badge: the agent's view of this file is out of date.
-      return new vscode.FileDecoration("π!", `Pi: ${staleText(st).long}`, new vscode.ThemeColor("list.warningForeground"));
+      const why = st.reason === "deleted" ? "deleted" : "changed on disk";
+      return new vscode.FileDecoration("π!", `Pi: ${why} since the agent read it`, new vscode.ThemeColor("list.warningForeground"));
     }
     if (!this.modified.has(uri.fsPath)) return undefined;
     return new vscode.FileDecoration("π", "Modified by the Pi agent on the current path of the session");
