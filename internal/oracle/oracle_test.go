@@ -112,6 +112,11 @@ func TestContextGenuine(t *testing.T) {
 // same file, so results can be related to each other.
 func TestMigrationIDsStable(t *testing.T) {
 	o := Start(t)
+	if !o.Live() {
+		// Goldens of different requests may come from different recording runs, each
+		// migrating with fresh random ids: only one live process can show stability.
+		t.Skip("needs the live oracle: golden answers of v1 files come from separate migrations")
+	}
 	file := corpus("synthetic", "v1-compaction.jsonl")
 	var ctx contextResult
 	o.Query(t, map[string]any{"op": "context", "file": file}, &ctx)
