@@ -61,6 +61,9 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // cancelled while the file was read
+	}
 	ix := session.NewIndex(f)
 	leaf := opt.LeafID
 	if leaf == "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
@@ -82,6 +83,19 @@ func (s *Server) jobLock(path string) *sync.Mutex {
 	return m
 }
 
+// lockCtx takes mu unless ctx ends first, so a cancelled job that waits behind another
+// one is answered at once instead of when the other finishes.
+func lockCtx(ctx context.Context, mu *sync.Mutex) error {
+	for wait := time.Millisecond; !mu.TryLock(); wait = min(2*wait, 20*time.Millisecond) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	return nil
+}
+
 // compact runs one compaction with progress and Pi's start/end events.
 func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[string]any, error) {
 	jctx, cancel := context.WithCancel(ctx)
@@ -123,11 +137,10 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[
 
 func (s *Server) compactLocked(ctx context.Context, path string, job compactJob, wd *WorkDone) (*compaction.RunResult, error) {
 	mu := s.jobLock(path)
-	mu.Lock()
-	defer mu.Unlock()
-	if err := ctx.Err(); err != nil {
+	if err := lockCtx(ctx, mu); err != nil {
 		return nil, err
 	}
+	defer mu.Unlock()
 	summarizer, settings, err := s.summarizerFor(path)
 	if err != nil {
 		return nil, err

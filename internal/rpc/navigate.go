@@ -51,7 +51,12 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 		defer wd.End("Failed") // safety net; End is idempotent
 	}
 	mu := s.jobLock(path)
-	mu.Lock()
+	if err := lockCtx(jctx, mu); err != nil {
+		if wd != nil {
+			wd.End("Cancelled; nothing was written")
+		}
+		return nil, err
+	}
 	defer mu.Unlock()
 	if p.ExpectLeafID != "" {
 		var leaf string
