@@ -935,6 +935,34 @@ async function main() {
       check("the draft preview writes nothing", readEntries(SESSION).length === countBefore);
       await sleep(500);
       await shot(page, "draft-preview");
+
+      // ---- Pi writes a new turn meanwhile, long enough to move the cut point: the previewed span
+      // is gone, so saving the old preview is refused (sessionChanged). (A turn that leaves the
+      // span as it was would commit: the summary still covers exactly the previewed entries.) ----
+      const sid = path.basename(SESSION, ".jsonl").replace(/^.*_/, "");
+      const editor = page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first();
+      if (opened && (await editor.isVisible().catch(() => false))) {
+        const all = readEntries(SESSION);
+        const leaf = all[all.length - 1];
+        const user = all.find((e) => e.id === "5c823a14");
+        const reply = all.find((e) => e.id === "7797bf59");
+        const now = Date.now();
+        const u = { ...user, id: "e2e0a001", parentId: leaf.id, timestamp: new Date(now).toISOString(), message: { ...user.message, timestamp: now, content: [{ type: "text", text: "SCRIPT:chat one more turn while the preview is open. " + "This turn is long enough to move the compaction's cut point past the previewed span. ".repeat(20) }] } };
+        const a = { ...reply, id: "e2e0a002", parentId: u.id, timestamp: new Date(now + 1).toISOString(), message: { ...reply.message, timestamp: now + 1 } };
+        fs.appendFileSync(SESSION, JSON.stringify(u) + "\n" + JSON.stringify(a) + "\n");
+        await waitFor(() => events().some((e) => e.event === "sessionChanged" && e.leafId === "e2e0a002"), 10_000, 200);
+        const n0 = readEntries(SESSION).length;
+        const tSave = Date.now();
+        await editor.click();
+        await page.keyboard.press("Control+End");
+        await page.keyboard.type(" (late edit)");
+        await page.keyboard.press("Control+s");
+        const refused = await page.locator(".notification-toast", { hasText: "the session changed since this preview" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false);
+        const err = events().filter((e) => e.event === "previewCommitError" && e.t >= tSave).pop();
+        check("saving a preview after Pi wrote a new turn is refused: 'the session changed since this preview … preview again'", refused && err?.errorKind === "sessionChanged" && readEntries(SESSION).length === n0, j(err));
+        check("the refused preview stays open", (await page.locator(".tabs-container .tab", { hasText: `${sid}.md` }).count()) > 0);
+        await shot(page, "preview-session-changed");
+      }
     }
 
     if (consoleErrors.length) note(`browser console errors: ${consoleErrors.length} (first: ${consoleErrors[0].slice(0, 200)})`);

@@ -886,10 +886,13 @@ class PiExtension implements vscode.Disposable {
     const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: previewPath(draft) });
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
     let revert = false;
-    if (this.previews.get(uri.path) && open?.isDirty) {
+    const existing = this.previews.get(uri.path);
+    // Edits kept by auto-save leave the document clean but differ from the previewed text.
+    const edited = !!existing && !existing.committed && existing.content !== existing.draft.preview.summary;
+    if (existing && open && (open.isDirty || edited)) {
       const replace = "Replace";
       const pick = await vscode.window.showWarningMessage(
-        "The open preview has unsaved edits. Replace them with the new summary?",
+        "The open preview has edits that are not committed. Replace them with the new summary?",
         { modal: true },
         replace,
       );
@@ -996,6 +999,7 @@ class PiExtension implements vscode.Disposable {
           continue;
         }
         if (kind === "sessionChanged" || (err as { code?: unknown }).code === -32801) {
+          this.offerPreviewAgain(draft);
           throw vscode.FileSystemError.Unavailable(sessionChangedText("compaction"));
         }
         throw vscode.FileSystemError.Unavailable(describeError("Compaction", err).text);
@@ -1033,6 +1037,7 @@ class PiExtension implements vscode.Disposable {
           continue;
         }
         if (errorKind(err) === "sessionChanged" || (err as { code?: unknown }).code === -32801) {
+          this.offerPreviewAgain(draft);
           throw vscode.FileSystemError.Unavailable(sessionChangedText("branch"));
         }
         throw vscode.FileSystemError.Unavailable(describeError("Navigation", err).text);
@@ -1053,6 +1058,18 @@ class PiExtension implements vscode.Disposable {
       if (pick === "Copy Message" && r.editorText) void vscode.env.clipboard.writeText(r.editorText);
     });
     this.scheduleRefresh();
+  }
+
+  /** The save failed because the previewed span (or branch) is gone: say so, and offer a new preview. */
+  private offerPreviewAgain(draft: SummaryDraft): void {
+    const again = draft.kind === "compaction" ? "Preview Again" : "Summarize and Edit Again";
+    const text = sessionChangedText(draft.kind);
+    testLog("message", { severity: "warning", text });
+    void vscode.window.showWarningMessage(text, again).then((pick) => {
+      if (pick !== again) return;
+      if (draft.kind === "compaction") void this.previewCompaction();
+      else void this.previewBranchSummary(draft.preview.targetId, draft.instructions);
+    });
   }
 
   /** A committed preview is closed once VS Code has marked it saved (so closing never asks to save). */
