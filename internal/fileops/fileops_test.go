@@ -115,3 +115,26 @@ func TestLastReadsPairsCallsWithResults(t *testing.T) {
 		t.Fatalf("records %+v", recs)
 	}
 }
+
+func TestAgentsOwnEditIsNotStale(t *testing.T) {
+	dir := t.TempDir()
+	content := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"x.txt"}}],"stopReason":"toolUse"}}
+{"type":"message","id":"t1","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"old"}],"isError":false}}
+{"type":"message","id":"a2","parentId":"t1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c2","name":"edit","arguments":{"path":"x.txt","edits":[]}}],"stopReason":"toolUse"}}
+{"type":"message","id":"t2","parentId":"a2","timestamp":"2099-01-01T00:00:04.000Z","message":{"role":"toolResult","toolCallId":"c2","toolName":"edit","content":[{"type":"text","text":"ok"}],"isError":false}}
+`
+	f, err := session.Parse([]byte(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "x.txt"), []byte("new content written by the agent"), 0o644)
+	ix := session.NewIndex(f)
+	recs := LastReads(ix.Path(ix.LeafID()))
+	if len(recs) != 1 || recs[0].Hash != "" {
+		t.Fatalf("records %+v", recs)
+	}
+	if got := Stale(dir, recs); len(got) != 0 {
+		t.Fatalf("the agent's own edit is flagged stale: %+v", got)
+	}
+}

@@ -22,9 +22,13 @@ type ReadRecord struct {
 }
 
 // LastReads returns, for every file read through a `read` tool call on a root-first
-// path, the last successful read, in order of first appearance.
+// path, what the agent last knew of it, in order of first appearance: the last
+// successful read (its time and a hash of the returned text), or, when the agent wrote or
+// edited the file after reading it, the time of that change (with no hash: the agent
+// knows it changed the file, not its exact bytes).
 func LastReads(path []*session.Entry) []ReadRecord {
-	pending := map[string]string{} // toolCallId → path
+	type call struct{ name, path string }
+	pending := map[string]call{} // toolCallId → tool and path
 	recs := map[string]*ReadRecord{}
 	var order []string
 	for _, e := range path {
@@ -38,34 +42,40 @@ func LastReads(path []*session.Entry) []ReadRecord {
 		switch m.Role {
 		case session.RoleAssistant:
 			for _, b := range m.Blocks() {
-				if b.Type != "toolCall" || b.Name != "read" {
+				if b.Type != "toolCall" || (b.Name != "read" && b.Name != "write" && b.Name != "edit") {
 					continue
 				}
 				if raw, ok := jsjson.LookupField(b.Arguments, "path"); ok {
 					if p, ok := jsjson.StringView(raw); ok && p != "" {
-						pending[b.ID] = p
+						pending[b.ID] = call{b.Name, p}
 					}
 				}
 			}
 		case session.RoleToolResult:
-			p, ok := pending[m.ToolCallID]
+			c, ok := pending[m.ToolCallID]
 			if !ok || m.IsError {
 				continue
 			}
 			delete(pending, m.ToolCallID)
-			text := m.Text("")
-			r := &ReadRecord{Path: p, Size: len(text)}
-			if text != "" {
-				sum := sha256.Sum256([]byte(text))
-				r.Hash = hex.EncodeToString(sum[:])
-			}
+			var at time.Time
 			if ms, ok := e.TimeMillis(); ok {
-				r.ReadAt = time.UnixMilli(int64(ms)).UTC()
+				at = time.UnixMilli(int64(ms)).UTC()
 			}
-			if _, seen := recs[p]; !seen {
-				order = append(order, p)
+			if c.name != "read" {
+				if r := recs[c.path]; r != nil { // a change by the agent after its read
+					r.ReadAt, r.Hash, r.Size = at, "", 0
+				}
+				continue
 			}
-			recs[p] = r
+			text := m.Text("")
+			r := &ReadRecord{Path: c.path, Size: len(text), ReadAt: at}
+			if text != "" {
+				r.Hash = hashOf([]byte(text))
+			}
+			if _, seen := recs[c.path]; !seen {
+				order = append(order, c.path)
+			}
+			recs[c.path] = r
 		}
 	}
 	out := make([]ReadRecord, 0, len(order))

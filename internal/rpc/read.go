@@ -73,6 +73,13 @@ func preview(e *session.Entry) string {
 		s = e.StringField("name")
 	case session.TypeCustom, session.TypeCustomMessage:
 		s = e.StringField("customType")
+		if s == session.PinCustomType {
+			target, pinned := pinOf(e)
+			s = "unpin → " + target
+			if pinned {
+				s = "pin → " + target
+			}
+		}
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 120 {
@@ -322,4 +329,14 @@ func (s *Server) handleSelectSession(ctx context.Context, raw json.RawMessage) (
 	}
 	s.host.scheduleNotify(path)
 	return map[string]any{"session": path}, nil
+}
+
+// pinOf reads a pin entry's target and direction.
+func pinOf(e *session.Entry) (string, bool) {
+	var d struct {
+		TargetID string `json:"targetId"`
+		Pinned   bool   `json:"pinned"`
+	}
+	_ = json.Unmarshal(e.RawField("data"), &d)
+	return d.TargetID, d.Pinned
 }
