@@ -5,15 +5,15 @@ import { buildFilesModel, decodeSessionDir, encodeSessionDir, resolveFile, stale
 test("modified first, read files without those also modified, relative paths resolved", () => {
   const m = buildFilesModel(
     {
-      readFiles: ["src/a.ts", "/work/proj/src/b.ts", "README.md", "src/a.ts", "/etc/hosts"],
+      readFiles: ["src/a.ts", "/home/dev/proj/src/b.ts", "README.md", "src/a.ts", "/etc/hosts"],
       modifiedFiles: ["src/b.ts", "notes.txt"],
     },
-    "/work/proj",
+    "/home/dev/proj",
   );
   assert.deepEqual(m.groups.map((g) => g.label), ["Modified (2)", "Read (3)"]);
-  assert.deepEqual(m.groups[0]!.items.map((i) => i.absPath), ["/work/proj/src/b.ts", "/work/proj/notes.txt"]);
-  assert.deepEqual(m.groups[1]!.items.map((i) => i.absPath), ["/work/proj/src/a.ts", "/work/proj/README.md", "/etc/hosts"]);
-  assert.deepEqual([...m.modified].sort(), ["/work/proj/notes.txt", "/work/proj/src/b.ts"]);
+  assert.deepEqual(m.groups[0]!.items.map((i) => i.absPath), ["/home/dev/proj/src/b.ts", "/home/dev/proj/notes.txt"]);
+  assert.deepEqual(m.groups[1]!.items.map((i) => i.absPath), ["/home/dev/proj/src/a.ts", "/home/dev/proj/README.md", "/etc/hosts"]);
+  assert.deepEqual([...m.modified].sort(), ["/home/dev/proj/notes.txt", "/home/dev/proj/src/b.ts"]);
   assert.equal(m.total, 5);
   const a = m.groups[1]!.items[0]!;
   assert.equal(a.label, "a.ts");
@@ -50,12 +50,12 @@ test("stale files: marked, described, counted, resolved like the lists", () => {
       stale: [
         { path: "other.txt", readAt: "2026-11-29T13:01:59.973Z", modifiedAt: "2026-11-29T14:00:00.000Z", reason: "modified" },
         { path: "gone.txt", readAt: "2026-11-29T13:01:59.973Z", modifiedAt: "0001-01-01T00:00:00Z", reason: "deleted" },
-        { path: "/work/proj/src/x.ts", readAt: "2026-11-29T13:01:59.973Z", reason: "modified" },
+        { path: "/home/dev/proj/src/x.ts", readAt: "2026-11-29T13:01:59.973Z", reason: "modified" },
       ],
     },
-    "/work/proj",
+    "/home/dev/proj",
   );
-  assert.deepEqual([...m.stale.keys()].sort(), ["/work/proj/gone.txt", "/work/proj/other.txt", "/work/proj/src/x.ts"]);
+  assert.deepEqual([...m.stale.keys()].sort(), ["/home/dev/proj/gone.txt", "/home/dev/proj/other.txt", "/home/dev/proj/src/x.ts"]);
   assert.deepEqual(m.groups.map((g) => g.label), ["Modified (1, 1 stale)", "Read (3, 2 stale)"]);
   const read = m.groups[1]!.items;
   assert.equal(read[0]!.stale, undefined);
@@ -66,9 +66,9 @@ test("stale files: marked, described, counted, resolved like the lists", () => {
   assert.equal(read[2]!.stale?.reason, "deleted");
   assert.equal(read[2]!.description, "deleted since read");
   // Go's zero time ("0001-01-01") for a deleted file's modifiedAt is dropped
-  assert.equal(m.stale.get("/work/proj/gone.txt")!.modifiedAt, undefined);
+  assert.equal(m.stale.get("/home/dev/proj/gone.txt")!.modifiedAt, undefined);
   assert.equal(m.groups[0]!.items[0]!.description, "src · changed since read");
-  assert.equal(m.modified.has("/work/proj/src/x.ts"), true);
+  assert.equal(m.modified.has("/home/dev/proj/src/x.ts"), true);
 });
 
 test("a stale file missing from both lists is listed as read; no stale → empty map", () => {
