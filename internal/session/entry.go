@@ -35,6 +35,7 @@ type Entry struct {
 	Timestamp string
 	Line      int    // 1-based line in the file, 0 when not read from a file
 	pos       int    // index in File.Entries, set by the index
+	parent    *Entry // the entry parentId names, set by the index
 	Raw       []byte // the JSON object (as stored, or as migrated in memory)
 
 	msgOnce sync.Once
@@ -91,6 +92,11 @@ func decodeEntry(line []byte) (*Entry, error) {
 	}
 	if e.Type == TypeMessage && msgFields != nil {
 		m := messageFromFields(msgRaw, msgFields)
+		if m.Role == RoleAssistant {
+			// Tool calls are what file tracking and compaction read of every assistant
+			// message: decode its blocks now, on the loader's goroutines, not later on one.
+			m.Blocks()
+		}
 		e.msgOnce.Do(func() { e.msg = m })
 	}
 	return e, nil

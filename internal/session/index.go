@@ -36,6 +36,7 @@ type Index struct {
 	byID     map[string]*Entry
 	labels   map[string]string
 	problems []Problem
+	missing  map[string]bool // parent ids that name no entry (yet)
 }
 
 // NewIndex indexes a parsed file.
@@ -48,8 +49,24 @@ func NewIndex(f *File) *Index {
 	for i, e := range f.Entries {
 		ix.add(e, i)
 	}
+	ix.linkParents()
 	ix.findProblems()
 	return ix
+}
+
+// linkParents resolves every entry's parent pointer (Pi's byId lookup: for a duplicated
+// id the later entry), so path walks follow pointers instead of hashing ids.
+func (ix *Index) linkParents() {
+	ix.missing = map[string]bool{}
+	for _, e := range ix.File.Entries {
+		e.parent = nil
+		if e.ParentID != "" {
+			e.parent = ix.byID[e.ParentID]
+			if e.parent == nil {
+				ix.missing[e.ParentID] = true
+			}
+		}
+	}
 }
 
 func (ix *Index) add(e *Entry, pos int) {
@@ -72,8 +89,17 @@ func (ix *Index) add(e *Entry, pos int) {
 
 // Append indexes an entry appended to the file (the follower and the writer use it).
 func (ix *Index) Append(e *Entry) {
+	_, dup := ix.byID[e.ID]
 	ix.File.Entries = append(ix.File.Entries, e)
 	ix.add(e, len(ix.File.Entries)-1)
+	if dup || ix.missing[e.ID] {
+		ix.linkParents() // the new entry changes what an existing parentId names
+	} else if e.ParentID != "" {
+		e.parent = ix.byID[e.ParentID]
+		if e.parent == nil {
+			ix.missing[e.ParentID] = true
+		}
+	}
 	if e.ParentID == e.ID && e.ID != "" {
 		ix.problems = append(ix.problems, Problem{Kind: ProblemSelfParent, EntryID: e.ID, Line: e.Line})
 	} else if e.ParentID != "" && ix.byID[e.ParentID] == nil {
@@ -182,14 +208,20 @@ func (ix *Index) Path(from string) []*Entry {
 
 func (ix *Index) pathFrom(e *Entry) []*Entry {
 	var rev []*Entry
-	seen := make(map[*Entry]bool)
-	for cur := e; cur != nil && !seen[cur]; {
-		seen[cur] = true
+	// A path is at most as long as the file; a longer walk is a cycle, walked again
+	// with a visited set that stops at the repetition.
+	limit := len(ix.File.Entries) + 1
+	for cur := e; cur != nil; cur = cur.parent {
 		rev = append(rev, cur)
-		if cur.ParentID == "" {
+		if len(rev) > limit {
+			rev = rev[:0]
+			seen := make(map[*Entry]bool)
+			for cur := e; cur != nil && !seen[cur]; cur = cur.parent {
+				seen[cur] = true
+				rev = append(rev, cur)
+			}
 			break
 		}
-		cur = ix.byID[cur.ParentID]
 	}
 	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
 		rev[i], rev[j] = rev[j], rev[i]
