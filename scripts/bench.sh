@@ -70,7 +70,7 @@ go test -run '^$' -bench 'Compaction(With|Without)Draft' -benchtime 2x ./interna
 LAT_MB=100
 [ "$QUICK" = 1 ] && LAT_MB=10
 PI_LSP_BENCH_MB=$LAT_MB go test -run '^$' -bench LSPLatency -benchtime 1x -timeout 30m ./internal/rpc/ |
-  awk -v mb="$LAT_MB" '/^BenchmarkLSPLatency/ { printf "{\"tool\":\"lsp-latency\",\"mb\":%s", mb; for (i=1;i<=NF;i++) if ($(i+1) ~ /-ms$/) printf ",\"%s\":%s", $(i+1), $i; print "}" }' >>"$RESULTS"
+  awk -v mb="$LAT_MB" '/^BenchmarkLSPLatency/ { printf "{\"tool\":\"lsp-latency\",\"mb\":%s", mb; for (i=1;i<=NF;i++) if ($(i+1) ~ /-(ms|MB)$/) printf ",\"%s\":%s", $(i+1), $i; print "}" }' >>"$RESULTS"
 
 bin/benchplot -in "$RESULTS" -o "$OUT/bench.png"
 node test/bench/report.mjs "$RESULTS" >"$OUT/table.md"
