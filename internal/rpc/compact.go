@@ -25,18 +25,25 @@ func (s *Server) handleCompact(ctx context.Context, raw json.RawMessage) (any, e
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
+	// Progress begins before anything else, so the editor shows the job at once.
+	hctx, hcancel := context.WithCancel(ctx)
+	defer hcancel()
+	wd := s.tracker.Start(ctx, p.WorkDoneToken, "Compacting session", "manual", hcancel)
+	defer wd.End("Failed") // End is idempotent: the paths below end it with their own message
 	var cwd string
 	path, err := s.withSession(p.Session, func(_ string, ix *session.Index) error {
 		cwd = ix.File.Header.Cwd
 		return nil
 	})
 	if err != nil {
+		wd.End("Not compacted: " + err.Error())
 		return nil, err
 	}
 	if err := s.checkOwner(path, cwd, p.Force); err != nil {
+		wd.End("Not compacted: " + err.Error())
 		return nil, err
 	}
-	res, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, token: p.WorkDoneToken})
+	res, err := s.compact(hctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, token: p.WorkDoneToken, wd: wd})
 	if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath) {
 		return map[string]any{"nothingToCompact": true, "reason": err.Error()}, nil
 	}
@@ -68,6 +75,8 @@ type compactJob struct {
 	editedSummary     string
 	spanKey           string
 	acceptDroppedPins bool
+	// wd, when set, is the progress the caller already began.
+	wd *WorkDone
 }
 
 // jobLock serializes the jobs that write one session.
@@ -100,7 +109,10 @@ func lockCtx(ctx context.Context, mu *sync.Mutex) error {
 func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[string]any, error) {
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wd := s.tracker.Start(ctx, job.token, "Compacting session", job.reason, cancel)
+	wd := job.wd
+	if wd == nil {
+		wd = s.tracker.Start(ctx, job.token, "Compacting session", job.reason, cancel)
+	}
 	defer wd.End("Failed") // a safety net: End is idempotent, and every path below ends it
 	s.notify("pi/compactionStart", map[string]any{"session": path, "reason": job.reason})
 	res, err := s.compactLocked(jctx, path, job, wd)

@@ -28,6 +28,39 @@ type TreeNode struct {
 	Children  []*TreeNode `json:"children"`
 }
 
+// previewRunes bounds a tree node's one-line preview.
+const previewRunes = 120
+
+// firstText is the start of a message's text, without joining (or copying) more of it
+// than a preview shows.
+func firstText(m *session.Message) string {
+	if str, ok := m.StringContent(); ok {
+		return clip(str)
+	}
+	var b strings.Builder
+	for _, bl := range m.Blocks() {
+		if bl.Type != "text" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(clip(bl.Text))
+		if b.Len() >= previewRunes*4 {
+			break
+		}
+	}
+	return b.String()
+}
+
+// clip cuts s to about what a preview can show (in bytes; the rune cut comes later).
+func clip(s string) string {
+	if len(s) > previewRunes*4 {
+		return s[:previewRunes*4]
+	}
+	return s
+}
+
 func preview(e *session.Entry) string {
 	var s string
 	switch e.Type {
@@ -38,9 +71,9 @@ func preview(e *session.Entry) string {
 		}
 		switch m.Role {
 		case session.RoleBashExecution:
-			s = "$ " + m.Command
+			s = "$ " + clip(m.Command)
 		case session.RoleAssistant:
-			s = m.Text(" ")
+			s = firstText(m)
 			var calls []string
 			for _, b := range m.Blocks() {
 				if b.Type == "toolCall" {
@@ -51,17 +84,17 @@ func preview(e *session.Entry) string {
 				s = strings.TrimSpace(s + " [" + strings.Join(calls, ", ") + "]")
 			}
 			if m.StopReason == "error" {
-				s = "error: " + m.ErrorMessage
+				s = "error: " + clip(m.ErrorMessage)
 			}
 		case session.RoleToolResult:
-			s = m.ToolName + ": " + m.Text(" ")
+			s = m.ToolName + ": " + firstText(m)
 		default:
-			s = m.Text(" ")
+			s = firstText(m)
 		}
 	case session.TypeCompaction:
-		s = e.Compaction().Summary
+		s = clip(e.Compaction().Summary)
 	case session.TypeBranchSummary:
-		s = e.BranchSummary().Summary
+		s = clip(e.BranchSummary().Summary)
 	case session.TypeLabel:
 		l := e.Label()
 		s = l.Label + " → " + l.TargetID
@@ -82,8 +115,8 @@ func preview(e *session.Entry) string {
 		}
 	}
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 120 {
-		s = string(r[:119]) + "…"
+	if r := []rune(s); len(r) > previewRunes {
+		s = string(r[:previewRunes-1]) + "…"
 	}
 	return s
 }
