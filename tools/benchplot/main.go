@@ -52,7 +52,7 @@ func main() {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var r result
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Tool != "" && !r.Timeout {
+		if json.Unmarshal(sc.Bytes(), &r) == nil && (r.Tool == "pi-lsp" || r.Tool == "pi") && !r.Timeout {
 			series[r.Tool] = append(series[r.Tool], r)
 		}
 	}
