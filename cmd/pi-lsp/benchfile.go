@@ -18,11 +18,7 @@ import (
 // that peak RSS belongs to that file.
 func runBenchFile(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench-file", stderr)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	path, err := oneFile(pos, "FILE")
+	path, err := fileArg(fs, args)
 	if err != nil {
 		return err
 	}

@@ -40,11 +40,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	summaryFile := fs.String("summary-file", "", "use this file's text as the summary instead of generating one")
 	dryRun := fs.Bool("dry-run", false, "show the cut and what would be summarized; write nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	path, err := oneFile(pos, "FILE")
+	path, err := fileArg(fs, args)
 	if err != nil {
 		return err
 	}

@@ -159,11 +159,7 @@ func runUndoCompaction(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs := newFlags("undo-compaction", stderr)
 	leaf := fs.String("leaf", "", "undo on the path of this entry (default: Pi's leaf, the last entry)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	path, err := oneFile(pos, "FILE")
+	path, err := fileArg(fs, args)
 	if err != nil {
 		return err
 	}

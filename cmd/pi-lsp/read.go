@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,25 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// fileArg parses the flags and the one FILE argument of a subcommand.
+func fileArg(fs *flag.FlagSet, args []string) (string, error) {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return "", err
+	}
+	return oneFile(pos, "FILE")
+}
+
+// loadAtLeaf loads a session and resolves a --leaf flag (empty: Pi's leaf).
+func loadAtLeaf(path, leaf string, stderr io.Writer) (*session.Index, string, error) {
+	ix, err := loadIndex(path, stderr)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := pickLeaf(ix, leaf)
+	return ix, id, err
 }
 
 func oneFile(pos []string, what string) (string, error) {
@@ -143,11 +163,7 @@ func toTreeNodes(nodes []*session.Node) []*treeNode {
 func runTree(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tree", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	path, err := oneFile(pos, "FILE")
+	path, err := fileArg(fs, args)
 	if err != nil {
 		return err
 	}
@@ -288,19 +304,11 @@ func runContext(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("context", stderr)
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseArgs(fs, args)
+	path, err := fileArg(fs, args)
 	if err != nil {
 		return err
 	}
-	path, err := oneFile(pos, "FILE")
-	if err != nil {
-		return err
-	}
-	ix, err := loadIndex(path, stderr)
-	if err != nil {
-		return err
-	}
-	leafID, err := pickLeaf(ix, *leaf)
+	ix, leafID, err := loadAtLeaf(path, *leaf, stderr)
 	if err != nil {
 		return err
 	}
@@ -347,19 +355,11 @@ func runFiles(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("files", stderr)
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseArgs(fs, args)
+	path, err := fileArg(fs, args)
 	if err != nil {
 		return err
 	}
-	path, err := oneFile(pos, "FILE")
-	if err != nil {
-		return err
-	}
-	ix, err := loadIndex(path, stderr)
-	if err != nil {
-		return err
-	}
-	leafID, err := pickLeaf(ix, *leaf)
+	ix, leafID, err := loadAtLeaf(path, *leaf, stderr)
 	if err != nil {
 		return err
 	}
