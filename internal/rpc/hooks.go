@@ -62,8 +62,9 @@ func (s *Server) compactHook(path, reason, instructions string) compaction.Hook 
 		if ans.Summary == nil {
 			return compaction.HookDecision{}, nil
 		}
-		out := &compaction.Outcome{Summary: *ans.Summary, FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: p.TokensBefore,
-			Details: compaction.Details{ReadFiles: read, ModifiedFiles: mod}}
+		// What the client leaves out (first kept entry, file lists) and the derived
+		// figures are completed by compaction.Run, as for any hook outcome.
+		out := &compaction.Outcome{Summary: *ans.Summary, TokensBefore: p.TokensBefore}
 		if ans.FirstKeptEntryID != nil {
 			out.FirstKeptEntryID = *ans.FirstKeptEntryID
 		}
@@ -73,8 +74,6 @@ func (s *Server) compactHook(path, reason, instructions string) compaction.Hook 
 		if ans.Details != nil {
 			out.Details = *ans.Details
 		}
-		out.TokensAfter = compaction.TokensAfter(out.Summary, p)
-		out.Audit = compaction.AuditSummary(out.Summary, mod, nil)
 		return compaction.HookDecision{Outcome: out}, nil
 	}
 }

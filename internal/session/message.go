@@ -324,39 +324,32 @@ func jsDateRaw(ts string) json.RawMessage {
 	return json.RawMessage("null")
 }
 
-// CompactionSummaryMessage is Pi's createCompactionSummaryMessage for a compaction entry.
-func CompactionSummaryMessage(e *Entry) *Message {
+// synthesized builds the message Pi creates from an entry: the role, the entry's
+// members named by keys (in that order, absent ones left out), and the entry's time.
+func synthesized(e *Entry, role string, keys ...string) *Message {
 	o := newObject()
-	o.str("role", RoleCompactionSummary)
-	o.raw("summary", e.RawField("summary"))
-	o.raw("tokensBefore", e.RawField("tokensBefore"))
+	o.str("role", role)
+	for _, k := range keys {
+		o.raw(k, e.RawField(k))
+	}
 	o.raw("timestamp", jsDateRaw(e.Timestamp))
 	m, _ := DecodeMessage(o.done())
 	return m
+}
+
+// CompactionSummaryMessage is Pi's createCompactionSummaryMessage for a compaction entry.
+func CompactionSummaryMessage(e *Entry) *Message {
+	return synthesized(e, RoleCompactionSummary, "summary", "tokensBefore")
 }
 
 // BranchSummaryMessage is Pi's createBranchSummaryMessage for a branch_summary entry.
 func BranchSummaryMessage(e *Entry) *Message {
-	o := newObject()
-	o.str("role", RoleBranchSummary)
-	o.raw("summary", e.RawField("summary"))
-	o.raw("fromId", e.RawField("fromId"))
-	o.raw("timestamp", jsDateRaw(e.Timestamp))
-	m, _ := DecodeMessage(o.done())
-	return m
+	return synthesized(e, RoleBranchSummary, "summary", "fromId")
 }
 
 // CustomMessage is Pi's createCustomMessage for a custom_message entry.
 func CustomMessage(e *Entry) *Message {
-	o := newObject()
-	o.str("role", RoleCustom)
-	o.raw("customType", e.RawField("customType"))
-	o.raw("content", e.RawField("content"))
-	o.raw("display", e.RawField("display"))
-	o.raw("details", e.RawField("details"))
-	o.raw("timestamp", jsDateRaw(e.Timestamp))
-	m, _ := DecodeMessage(o.done())
-	return m
+	return synthesized(e, RoleCustom, "customType", "content", "display", "details")
 }
 
 // MessageOf is Pi's getMessageFromEntry: the AgentMessage an entry contributes to a
