@@ -119,7 +119,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return nil
 	}
 	if *asJSON {
-		return writeJSON(stdout, json.RawMessage(res.Entry.Raw))
+		return writeJSON(stdout, json.RawMessage(res.Entry.Raw()))
 	}
 	o := res.Outcome
 	fmt.Fprintf(stdout, "Compacted %s\n", filepath.Base(path))

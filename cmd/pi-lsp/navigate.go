@@ -107,7 +107,7 @@ func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *asJSON {
 		out := map[string]any{"leafId": nullable(res.LeafID)}
 		if res.SummaryEntry != nil {
-			out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw)
+			out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw())
 		}
 		if res.HasEditorText {
 			out["editorText"] = res.EditorText
@@ -170,7 +170,7 @@ func runUndoCompaction(ctx context.Context, args []string, stdout, stderr io.Wri
 	if *asJSON {
 		out := map[string]any{"leafId": nullable(res.LeafID), "compactionId": res.UndoneCompactionID, "position": nullable(res.Position)}
 		if res.MarkerEntry != nil {
-			out["markerEntry"] = json.RawMessage(res.MarkerEntry.Raw)
+			out["markerEntry"] = json.RawMessage(res.MarkerEntry.Raw())
 		}
 		return writeJSON(stdout, out)
 	}
@@ -197,7 +197,7 @@ func runLabel(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *asJSON {
-		return writeJSON(stdout, json.RawMessage(e.Raw))
+		return writeJSON(stdout, json.RawMessage(e.Raw()))
 	}
 	if text == "" {
 		fmt.Fprintf(stdout, "label of %s cleared (entry %s)\n", pos[1], e.ID)

@@ -103,17 +103,17 @@ func TestNavigateCLISummarizeJSON(t *testing.T) {
 	}
 	last := lastEntry(t, path)
 	if string(m["leafId"]) != `"`+last.ID+`"` || last.Type != session.TypeBranchSummary {
-		t.Errorf("leafId %s, last entry %s", m["leafId"], last.Raw)
+		t.Errorf("leafId %s, last entry %s", m["leafId"], last.Raw())
 	}
 	var se, raw any
 	_ = json.Unmarshal(m["summaryEntry"], &se)
-	_ = json.Unmarshal(last.Raw, &raw)
+	_ = json.Unmarshal(last.Raw(), &raw)
 	if !reflect.DeepEqual(se, raw) {
-		t.Errorf("summaryEntry %s\nfile %s", m["summaryEntry"], last.Raw)
+		t.Errorf("summaryEntry %s\nfile %s", m["summaryEntry"], last.Raw())
 	}
 	b := last.BranchSummary()
 	if b.FromID != "9e8d20a8" || last.ParentID != "5b9d65c4" || string(m["editorText"]) != `"SCRIPT:tools second question with tools"` {
-		t.Errorf("entry %s editorText %s", last.Raw, m["editorText"])
+		t.Errorf("entry %s editorText %s", last.Raw(), m["editorText"])
 	}
 }
 
@@ -129,7 +129,7 @@ func TestNavigateCLINoSummaryAndLabel(t *testing.T) {
 	}
 	last := lastEntry(t, path)
 	if last.Type != session.TypeLabel || last.Label().TargetID != "cabe21c9" || last.Label().Label != "tools done" {
-		t.Errorf("last entry %s", last.Raw)
+		t.Errorf("last entry %s", last.Raw())
 	}
 	// Already there: the leaf is the label entry now.
 	code, out, _ = runCLI(t, "navigate", path, last.ID, "--json")
@@ -203,7 +203,7 @@ func TestUndoCompactionCLI(t *testing.T) {
 		t.Fatalf("context %d messages, want %d", len(got), len(want))
 	}
 	for i := range got {
-		if !bytes.Equal(got[i].Raw, want[i].Raw) {
+		if !bytes.Equal(got[i].Raw(), want[i].Raw()) {
 			t.Errorf("message %d differs", i)
 		}
 	}

@@ -317,7 +317,7 @@ func runContext(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if *asJSON {
 		msgs := make([]json.RawMessage, len(c.Messages))
 		for i, m := range c.Messages {
-			msgs[i] = m.Raw
+			msgs[i] = m.Raw()
 		}
 		var model any
 		if c.Model != nil {
@@ -342,7 +342,7 @@ func runContext(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		text := m.Text(" ")
 		switch m.Role {
 		case session.RoleCompactionSummary, session.RoleBranchSummary:
-			text = m.Summary
+			text = m.SummaryText()
 		case session.RoleBashExecution:
 			text = m.Command
 		}

@@ -176,7 +176,7 @@ func texts(messages []*session.Message) []string {
 	for _, m := range messages {
 		switch m.Role {
 		case session.RoleBranchSummary, session.RoleCompactionSummary:
-			out = append(out, m.Role+":"+m.Summary)
+			out = append(out, m.Role+":"+m.SummaryText())
 		default:
 			out = append(out, m.Role+":"+m.Text(""))
 		}
@@ -189,7 +189,7 @@ func rawMessages(messages []*session.Message) []any {
 	out := []any{}
 	for _, m := range messages {
 		var v any
-		if err := json.Unmarshal(m.Raw, &v); err != nil {
+		if err := json.Unmarshal(m.Raw(), &v); err != nil {
 			panic(err)
 		}
 		out = append(out, v)

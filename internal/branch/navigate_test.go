@@ -209,7 +209,7 @@ func TestNavigate(t *testing.T) {
 					}
 				case session.TypeCustom:
 					if e.StringField("customType") != MarkerType {
-						t.Errorf("custom entry %s", e.Raw)
+						t.Errorf("custom entry %s", e.Raw())
 					}
 					want := map[string]any{"fromId": old, "targetId": tc.target}
 					if got := field(t, e, "data"); !reflect.DeepEqual(got, want) {
@@ -352,7 +352,7 @@ func TestNavigateHook(t *testing.T) {
 		}
 		if field(t, e, "summary") != "HOOK TEXT" || field(t, e, "fromHook") != true ||
 			!reflect.DeepEqual(field(t, e, "details"), map[string]any{"custom": float64(1)}) {
-			t.Errorf("entry %s", e.Raw)
+			t.Errorf("entry %s", e.Raw())
 		}
 	})
 	t.Run("hook summary without a summary request is ignored", func(t *testing.T) {
@@ -410,7 +410,7 @@ func TestNavigateSummaryOverLabelsOnly(t *testing.T) {
 	b := e.BranchSummary()
 	if b.Summary != NoContent || !reflect.DeepEqual(field(t, e, "details"), map[string]any{"readFiles": []any{}, "modifiedFiles": []any{}}) ||
 		b.FromID != "l2" || e.ParentID != "a1" {
-		t.Errorf("entry %s", e.Raw)
+		t.Errorf("entry %s", e.Raw())
 	}
 }
 
@@ -632,7 +632,7 @@ func TestSetLabel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if e.ParentID != "a3" || e.Label().TargetID != "u2" || e.Label().Label != "checkpoint" {
-		t.Errorf("entry %s", e.Raw)
+		t.Errorf("entry %s", e.Raw())
 	}
 	ix := loadIndex(t, path)
 	if ix.Label("u2") != "checkpoint" || ix.LeafID() != e.ID {
@@ -647,7 +647,7 @@ func TestSetLabel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.ParentID != e.ID || c.RawField("label") != nil {
-		t.Errorf("clearing entry %s", c.Raw)
+		t.Errorf("clearing entry %s", c.Raw())
 	}
 	if l := loadIndex(t, path).Label("u2"); l != "" {
 		t.Errorf("label after clearing %q", l)

@@ -63,7 +63,7 @@ func normID(id string, ids []string) any {
 func messagesRaw(ms []*session.Message) []json.RawMessage {
 	out := make([]json.RawMessage, len(ms))
 	for i, m := range ms {
-		out[i] = m.Raw
+		out[i] = m.Raw()
 	}
 	return out
 }

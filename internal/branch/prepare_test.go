@@ -13,7 +13,7 @@ func tags(messages []*session.Message) []string {
 	for _, m := range messages {
 		s := m.Text("")
 		if m.Role == session.RoleBranchSummary || m.Role == session.RoleCompactionSummary {
-			s = m.Summary
+			s = m.SummaryText()
 		}
 		if len(s) > 2 {
 			s = s[:2]

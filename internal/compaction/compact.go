@@ -178,7 +178,7 @@ func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*
 // TokensAfter estimates the context after compaction: the summary plus the kept
 // messages, each estimated (earlier usage figures describe the old, larger context).
 func TokensAfter(summary string, p *Preparation) float64 {
-	total := float64(session.EstimateTokens(&session.Message{Role: session.RoleCompactionSummary, Summary: summary}))
+	total := float64(session.EstimateTokens(session.NewSummaryMessage(session.RoleCompactionSummary, summary)))
 	for _, m := range p.KeptMessages() {
 		total += float64(session.EstimateTokens(m))
 	}

@@ -41,7 +41,7 @@ func check(t *testing.T, what string, got, want any, gotIDs, wantIDs []string) {
 func raws(ms []*session.Message) []json.RawMessage {
 	out := make([]json.RawMessage, len(ms))
 	for i, m := range ms {
-		out[i] = m.Raw
+		out[i] = m.Raw()
 	}
 	return out
 }

@@ -80,7 +80,7 @@ func lastEntry(t testing.TB, path string) *session.Entry {
 func entryJSON(t testing.TB, e *session.Entry) map[string]any {
 	t.Helper()
 	var m map[string]any
-	if err := json.Unmarshal(e.Raw, &m); err != nil {
+	if err := json.Unmarshal(e.Raw(), &m); err != nil {
 		t.Fatal(err)
 	}
 	return m

@@ -109,7 +109,7 @@ func TestOpenAINormalSummary(t *testing.T) {
 		t.Errorf("summary = %q", m["summary"])
 	}
 	if m["firstKeptEntryId"] != prep.FirstKeptEntryID || m["tokensBefore"] != prep.TokensBefore || m["fromHook"] != false {
-		t.Errorf("entry %s", e.Raw)
+		t.Errorf("entry %s", e.Raw())
 	}
 	if m["parentId"] != prep.Path[len(prep.Path)-1].ID {
 		t.Errorf("parentId = %v, want the leaf", m["parentId"])
@@ -131,7 +131,7 @@ func TestOpenAINormalSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := session.NewIndex(f).BuildContext("")
-	if len(c.Messages) == 0 || c.Messages[0].Role != session.RoleCompactionSummary || c.Messages[0].Summary != m["summary"] {
+	if len(c.Messages) == 0 || c.Messages[0].Role != session.RoleCompactionSummary || c.Messages[0].SummaryText() != m["summary"] {
 		t.Errorf("context does not start with the summary")
 	}
 }

@@ -100,7 +100,7 @@ func TestPiLoadsOurCompaction(t *testing.T) {
 					}
 					ours := make([]json.RawMessage, len(c.Messages))
 					for i, m := range c.Messages {
-						ours[i] = m.Raw
+						ours[i] = m.Raw()
 					}
 					if got, want := decodeAll(t, ours), decodeAll(t, pi.Messages); !reflect.DeepEqual(got, want) {
 						gb, _ := json.Marshal(got)

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -32,19 +31,12 @@ func (o *Ops) AddMessage(m *session.Message) {
 	if m == nil || m.Role != session.RoleAssistant {
 		return
 	}
-	for _, b := range m.Blocks() {
-		if b.Type != "toolCall" || b.Name == "" || len(b.Arguments) == 0 || b.Arguments[0] != '{' {
+	for _, c := range m.ToolCalls() {
+		path := c.Path
+		if path == "" {
 			continue
 		}
-		raw, ok := jsjson.LookupField(b.Arguments, "path")
-		if !ok {
-			continue
-		}
-		path, ok := jsjson.StringView(raw)
-		if !ok || path == "" {
-			continue
-		}
-		switch b.Name {
+		switch c.Name {
 		case "read":
 			o.Read[path] = struct{}{}
 		case "write":
@@ -184,12 +176,11 @@ func Recent(messages []*session.Message) []string {
 		if m == nil || m.Role != session.RoleAssistant {
 			continue
 		}
-		for _, b := range m.Blocks() {
-			o := New()
-			o.AddMessage(session.NewBlocksMessage(session.RoleAssistant, []session.Block{b}))
-			for _, set := range []map[string]struct{}{o.Read, o.Written, o.Edited} {
-				for f := range set {
-					out = append(out, f)
+		for _, c := range m.ToolCalls() {
+			switch c.Name {
+			case "read", "write", "edit":
+				if c.Path != "" {
+					out = append(out, c.Path)
 				}
 			}
 		}

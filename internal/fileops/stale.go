@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -41,14 +40,9 @@ func LastReads(path []*session.Entry) []ReadRecord {
 		}
 		switch m.Role {
 		case session.RoleAssistant:
-			for _, b := range m.Blocks() {
-				if b.Type != "toolCall" || (b.Name != "read" && b.Name != "write" && b.Name != "edit") {
-					continue
-				}
-				if raw, ok := jsjson.LookupField(b.Arguments, "path"); ok {
-					if p, ok := jsjson.StringView(raw); ok && p != "" {
-						pending[b.ID] = call{b.Name, p}
-					}
+			for _, c := range m.ToolCalls() {
+				if (c.Name == "read" || c.Name == "write" || c.Name == "edit") && c.Path != "" {
+					pending[c.ID] = call{c.Name, c.Path}
 				}
 			}
 		case session.RoleToolResult:

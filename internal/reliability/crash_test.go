@@ -145,7 +145,7 @@ func checkAppendFile(t *testing.T, path string, acked map[int]string) crashState
 	}
 	st := crashState{file: f, seqs: map[int]string{}, torn: f.Torn, skipped: len(f.Skipped)}
 	for _, e := range f.Entries {
-		if !json.Valid(e.Raw) {
+		if !json.Valid(e.Raw()) {
 			t.Fatalf("visible entry %s is not valid JSON", e.ID)
 		}
 		m, err := e.Message()
@@ -342,7 +342,7 @@ func TestCrashDuringAppends(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, e := range st.file.Entries {
-		if le := live.Index.Entries()[i]; le.ID != e.ID || string(le.Raw) != string(e.Raw) {
+		if le := live.Index.Entries()[i]; le.ID != e.ID || string(le.Raw()) != string(e.Raw()) {
 			t.Fatalf("follower entry %d differs from a fresh load", i)
 		}
 	}

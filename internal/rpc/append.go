@@ -75,7 +75,7 @@ func (s *Server) handleAppend(ctx context.Context, raw json.RawMessage) (any, er
 			if i == 0 {
 				parent = ix.LeafID()
 			}
-			news[i] = session.NewEntry{Type: session.TypeMessage, ParentID: parent, Fields: []session.Field{{Key: "message", Value: json.RawMessage(m.Raw)}}}
+			news[i] = session.NewEntry{Type: session.TypeMessage, ParentID: parent, Fields: []session.Field{{Key: "message", Value: json.RawMessage(m.Raw())}}}
 		}
 		var err error
 		written, err = session.Append(path, taken, news)

@@ -50,7 +50,7 @@ func TestPreviewEditCommitCompaction(t *testing.T) {
 	last := lastEntry(t, path)
 	c := last.Compaction()
 	if last.Type != session.TypeCompaction || c.Summary != edited || c.FirstKeptEntryID != prev.FirstKeptEntryID {
-		t.Fatalf("committed entry %s", last.Raw)
+		t.Fatalf("committed entry %s", last.Raw())
 	}
 	var details struct{ Edited bool }
 	json.Unmarshal(last.RawField("details"), &details)
@@ -96,7 +96,7 @@ func TestPreviewAndCommitBranchSummary(t *testing.T) {
 	last := lastEntry(t, path)
 	b := last.BranchSummary()
 	if last.Type != session.TypeBranchSummary || b.Summary != edited || last.ParentID != target {
-		t.Fatalf("entry %s", last.Raw)
+		t.Fatalf("entry %s", last.Raw())
 	}
 	var details struct{ Edited bool }
 	json.Unmarshal(last.RawField("details"), &details)

@@ -144,7 +144,7 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[
 	if err := s.host.refresh(path); err == nil {
 		s.host.scheduleNotify(path)
 	}
-	return map[string]any{"entry": json.RawMessage(res.Entry.Raw), "tokensBefore": o.TokensBefore, "tokensAfter": o.TokensAfter, "audit": o.Audit}, nil
+	return map[string]any{"entry": json.RawMessage(res.Entry.Raw()), "tokensBefore": o.TokensBefore, "tokensAfter": o.TokensAfter, "audit": o.Audit}, nil
 }
 
 func (s *Server) compactLocked(ctx context.Context, path string, job compactJob, wd *WorkDone) (*compaction.RunResult, error) {

@@ -462,9 +462,8 @@ func (h *host) select_(p string) (string, error) {
 	return path, nil
 }
 
-// ownerPID finds a running Pi process that writes this session: a process other than
-// this one with the file open, or a pi process whose working directory is the session's
-// cwd. It returns 0 when there is none (or /proc is unavailable).
+// ownerPID finds a running Pi process that writes this session: a pi process with the
+// file open or whose working directory is the session's cwd. It returns 0 when there is none (or /proc is unavailable).
 func ownerPID(path, cwd string) int {
 	procs, err := os.ReadDir("/proc")
 	if err != nil {
@@ -477,6 +476,12 @@ func ownerPID(path, cwd string) int {
 			continue
 		}
 		base := filepath.Join("/proc", p.Name())
+		// Only a pi process counts: other readers (another pi-lsp, an editor) keep
+		// session files open to read entries again, and they append safely.
+		cmd, err := os.ReadFile(filepath.Join(base, "cmdline"))
+		if err != nil || !isPiCmdline(string(cmd)) {
+			continue
+		}
 		if fds, err := os.ReadDir(filepath.Join(base, "fd")); err == nil {
 			for _, fd := range fds {
 				if target, err := os.Readlink(filepath.Join(base, "fd", fd.Name())); err == nil && target == path {
@@ -485,10 +490,6 @@ func ownerPID(path, cwd string) int {
 			}
 		}
 		if cwd == "" {
-			continue
-		}
-		cmd, err := os.ReadFile(filepath.Join(base, "cmdline"))
-		if err != nil || !isPiCmdline(string(cmd)) {
 			continue
 		}
 		if pcwd, err := os.Readlink(filepath.Join(base, "cwd")); err == nil && pcwd == cwd {

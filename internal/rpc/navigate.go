@@ -126,7 +126,7 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 		out["alreadyThere"] = true
 	}
 	if res.SummaryEntry != nil {
-		out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw)
+		out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw())
 	}
 	if res.HasEditorText {
 		out["editorText"] = res.EditorText

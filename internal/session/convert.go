@@ -19,8 +19,8 @@ const (
 func BashExecutionText(m *Message) string {
 	var b strings.Builder
 	b.WriteString("Ran `" + m.Command + "`\n")
-	if m.Output != "" {
-		b.WriteString("```\n" + m.Output + "\n```")
+	if out := m.OutputText(); out != "" {
+		b.WriteString("```\n" + out + "\n```")
 	} else {
 		b.WriteString("(no output)")
 	}
@@ -45,7 +45,7 @@ func userText(text string, ts json.RawMessage) *Message {
 	o.raw("content", json.RawMessage(c.String()))
 	o.raw("timestamp", ts)
 	m := NewBlocksMessage(RoleUser, []Block{{Type: "text", Text: text}})
-	m.Raw, m.Timestamp = o.done(), ts
+	m.raw, m.Timestamp = o.done(), ts
 	return m
 }
 
@@ -70,9 +70,9 @@ func ConvertToLLM(messages []*Message) []*Message {
 				out = append(out, u)
 			}
 		case RoleBranchSummary:
-			out = append(out, userText(BranchSummaryPrefix+m.Summary+BranchSummarySuffix, m.Timestamp))
+			out = append(out, userText(BranchSummaryPrefix+m.SummaryText()+BranchSummarySuffix, m.Timestamp))
 		case RoleCompactionSummary:
-			out = append(out, userText(CompactionSummaryPrefix+m.Summary+CompactionSummarySuffix, m.Timestamp))
+			out = append(out, userText(CompactionSummaryPrefix+m.SummaryText()+CompactionSummarySuffix, m.Timestamp))
 		}
 	}
 	return out

@@ -104,7 +104,7 @@ func TestContextMatchesPi(t *testing.T) {
 				msgs := make([]json.RawMessage, len(c.Messages))
 				est := make([]int, len(c.Messages))
 				for i, m := range c.Messages {
-					msgs[i], est[i] = m.Raw, session.EstimateTokens(m)
+					msgs[i], est[i] = m.Raw(), session.EstimateTokens(m)
 				}
 				var model any
 				if c.Model != nil {

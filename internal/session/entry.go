@@ -26,8 +26,9 @@ const (
 // CurrentVersion is the session format version Pi 0.73.1 writes.
 const CurrentVersion = 3
 
-// Entry is one non-header line of a session file. Only the envelope is decoded eagerly;
-// the rest is decoded from Raw on demand.
+// Entry is one non-header line of a session file. Its envelope (and, for a message
+// entry, the message's metadata) is decoded when the file is read; the rest is decoded
+// from Raw on demand.
 type Entry struct {
 	Type      string
 	ID        string
@@ -36,12 +37,35 @@ type Entry struct {
 	Line      int    // 1-based line in the file, 0 when not read from a file
 	pos       int    // index in File.Entries, set by the index
 	parent    *Entry // the entry parentId names, set by the index
-	Raw       []byte // the JSON object (as stored, or as migrated in memory)
+
+	// The entry's JSON object: raw when held in memory (parsed from memory, appended,
+	// migrated), else n bytes at off in src, read again on each use.
+	raw []byte
+	src *source
+	off int64
+	n   int32
 
 	msgOnce sync.Once
 	msg     *Message
 	msgErr  error
 }
+
+// Raw is the entry's JSON object, as stored (or as migrated in memory). For an entry of
+// a loaded file it is read again from the file on each call; nil when that fails (see
+// File.ReadErr).
+func (e *Entry) Raw() []byte {
+	if e.raw != nil || e.src == nil {
+		return e.raw
+	}
+	b, err := e.src.line(e.off, int(e.n))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// setRaw replaces the entry's bytes with an in-memory JSON object (migration).
+func (e *Entry) setRaw(raw []byte) { e.raw, e.src = raw, nil }
 
 // invalidParent marks a parentId that is present but not a string: Pi never finds
 // such a parent, so the entry is an orphan.
@@ -55,9 +79,41 @@ func isNull(r []byte) bool {
 	return len(r) == 0 || bytes.Equal(r, []byte("null"))
 }
 
+// decoder decodes the lines of a streamed file: what an entry keeps is copied out of the
+// line (the read buffer is reused), entries and messages are allocated in blocks, and
+// the message's body is left in the file.
+type decoder struct {
+	arena
+	entries []Entry
+	msgs    []Message
+}
+
+func (d *decoder) entry() *Entry {
+	if d == nil {
+		return &Entry{}
+	}
+	if len(d.entries) == cap(d.entries) {
+		d.entries = make([]Entry, 0, 256)
+	}
+	d.entries = append(d.entries, Entry{})
+	return &d.entries[len(d.entries)-1]
+}
+
+func (d *decoder) message() *Message {
+	if d == nil {
+		return &Message{}
+	}
+	if len(d.msgs) == cap(d.msgs) {
+		d.msgs = make([]Message, 0, 256)
+	}
+	d.msgs = append(d.msgs, Message{})
+	return &d.msgs[len(d.msgs)-1]
+}
+
 // decodeEntry validates one line as a JSON object (as JSON.parse would) and decodes its
-// envelope. The rest stays raw until asked for.
-func decodeEntry(line []byte) (*Entry, error) {
+// envelope and, for a message entry, the message's metadata. Without a decoder the
+// entry keeps line as its bytes; with one it keeps nothing of line.
+func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 	// One pass validates the line and reads both the envelope and, for a message entry,
 	// the message's own members.
 	var buf [16]jsjson.Field
@@ -66,23 +122,25 @@ func decodeEntry(line []byte) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Entry{Raw: line}
+	e := d.entry()
 	var parent, msgRaw []byte
+	var typ, id, ts string
 	hasParent := false
 	for _, f := range fields { // later duplicates win, as in JSON.parse
 		switch f.Key {
 		case "message":
 			msgRaw = f.Value
 		case "type":
-			e.Type, _ = rawString(f.Value)
+			typ, _ = rawString(f.Value)
 		case "id":
-			e.ID, _ = rawString(f.Value)
+			id, _ = rawString(f.Value)
 		case "parentId":
 			parent, hasParent = f.Value, true
 		case "timestamp":
-			e.Timestamp, _ = rawString(f.Value)
+			ts, _ = rawString(f.Value)
 		}
 	}
+	e.Type, e.ID, e.Timestamp = typ, id, ts
 	if hasParent && !isNull(parent) {
 		if p, ok := rawString(parent); ok {
 			e.ParentID = p
@@ -90,9 +148,20 @@ func decodeEntry(line []byte) (*Entry, error) {
 			e.ParentID = invalidParent
 		}
 	}
+	if d == nil {
+		e.raw = line
+	} else {
+		e.Type = internKnown(typ, &d.arena)
+		e.ID, e.Timestamp = d.str(id), d.str(ts)
+		if e.ParentID != invalidParent {
+			e.ParentID = d.str(e.ParentID)
+		}
+	}
 	if e.Type == TypeMessage && msgFields != nil {
-		m := messageFromFields(msgRaw, msgFields)
-		if m.Role == RoleAssistant {
+		m := messageFromFields(msgRaw, msgFields, d)
+		if d != nil {
+			m.ent = e
+		} else if m.Role == RoleAssistant {
 			// Tool calls are what file tracking and compaction read of every assistant
 			// message: decode its blocks now, on the loader's goroutines, not later on one.
 			m.Blocks()
@@ -114,7 +183,7 @@ func (e *Entry) Field(name string, v any) bool {
 
 // RawField returns the raw JSON of one top-level field, or nil when absent.
 func (e *Entry) RawField(name string) json.RawMessage {
-	v, ok := jsjson.LookupField(e.Raw, name)
+	v, ok := jsjson.LookupField(e.Raw(), name)
 	if !ok {
 		return nil
 	}

@@ -47,8 +47,8 @@ func fzWatchdog(t *testing.T, d time.Duration, fn func()) {
 func fzCheckFile(t *testing.T, f *session.File) {
 	t.Helper()
 	for i, e := range f.Entries {
-		if !json.Valid(e.Raw) {
-			t.Fatalf("entry %d: Raw is not valid JSON: %q", i, e.Raw)
+		if !json.Valid(e.Raw()) {
+			t.Fatalf("entry %d: Raw is not valid JSON: %q", i, e.Raw())
 		}
 	}
 	ix := session.NewIndex(f)
@@ -93,8 +93,8 @@ func fzCheckFile(t *testing.T, f *session.File) {
 				t.Fatalf("context of %s has %d messages for %d entries", e.ID, len(c.Messages), n)
 			}
 			for _, m := range c.Messages {
-				if !json.Valid(m.Raw) {
-					t.Fatalf("context message is not valid JSON: %q", m.Raw)
+				if !json.Valid(m.Raw()) {
+					t.Fatalf("context message is not valid JSON: %q", m.Raw())
 				}
 			}
 			_ = session.EstimateContextTokens(c.Messages)
@@ -158,7 +158,7 @@ func FuzzMigrate(f *testing.F) {
 			ids := map[string]bool{}
 			for i, e := range file.Entries {
 				var m map[string]json.RawMessage
-				if err := json.Unmarshal(e.Raw, &m); err != nil {
+				if err := json.Unmarshal(e.Raw(), &m); err != nil {
 					t.Fatalf("migrated entry %d is not a JSON object: %v", i, err)
 				}
 				if want == 1 {

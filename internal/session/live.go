@@ -65,7 +65,7 @@ func (l *Live) Refresh() (bool, error) {
 		if len(t) == 0 || t[0] != '{' {
 			continue
 		}
-		e, err := decodeEntry(t)
+		e, err := decodeEntry(t, nil)
 		if err != nil || e.Type == TypeSession {
 			continue
 		}

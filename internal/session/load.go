@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"runtime"
 	"sync"
 )
@@ -46,21 +46,39 @@ type File struct {
 	Size         int64
 	// CompleteSize is the length of the file through its last newline.
 	CompleteSize int64
+
+	src *source // the file entries are re-read from (nil when parsed from memory)
 }
 
-// Load reads and parses a session file, migrating v1/v2 entries in memory.
+// Load reads and parses a session file, migrating v1/v2 entries in memory. The file is
+// streamed, on every core for large files, and not kept: entries hold their envelope,
+// their message's metadata and their position, and their bytes are read again when asked
+// for (Entry.Raw()), so memory stays a fraction of the file's size.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	src, fd, err := openSource(path)
 	if err != nil {
 		return nil, fmt.Errorf("read session: %w", err)
 	}
-	f, err := Parse(data)
+	st, err := fd.Stat()
 	if err != nil {
+		fd.Close()
+		return nil, fmt.Errorf("read session: %w", err)
+	}
+	f, err := parse(lineSource{r: fd, size: st.Size(), src: src})
+	if err != nil {
+		fd.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	src.loaded()
 	f.Path = path
+	f.src = src
 	return f, nil
 }
+
+// ReadErr is the first failure to read a loaded entry again (ErrRewritten when the file
+// was rewritten behind our back), or nil. Writers check it before acting on what they
+// read.
+func (f *File) ReadErr() error { return f.src.readErr() }
 
 var bom = []byte("\xef\xbb\xbf")
 
@@ -69,74 +87,106 @@ func isJSSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// Parse parses session file content with Pi's rules: the content is trimmed and split on
-// '\n', blank lines are skipped and lines that are not JSON objects are skipped (and
-// reported). The first parsed object must be a session header. Large files are parsed
-// on every core: lines are independent once the header is found.
+// Parse parses session file content held in memory with Pi's rules (see parse). Its
+// entries keep views of data, which must not change afterwards.
 func Parse(data []byte) (*File, error) {
-	f := &File{Size: int64(len(data)), EndsWithNewline: len(data) == 0 || data[len(data)-1] == '\n'}
-	f.CompleteSize = int64(bytes.LastIndexByte(data, '\n') + 1)
-	content := bytes.TrimPrefix(data, bom)
+	return parse(lineSource{mem: data, size: int64(len(data))})
+}
+
+// lineSource is what parse reads: bytes in memory, or a file read in blocks (src set:
+// entries are re-read from it on demand).
+type lineSource struct {
+	mem  []byte
+	r    io.ReaderAt
+	size int64
+	src  *source
+}
+
+// parse applies Pi's rules: the content is trimmed and split on '\n', blank lines are
+// skipped and lines that are not JSON objects are skipped (and reported). The first
+// parsed object must be a session header. Large inputs are parsed on every core: lines
+// are independent once the header is found.
+func parse(in lineSource) (*File, error) {
+	f := &File{Size: in.size}
+	tail, err := in.tail()
+	if err != nil {
+		return nil, err
+	}
+	f.EndsWithNewline = in.size == 0 || tail.last == '\n'
+	f.CompleteSize = tail.completeSize
 	// Phase 1: up to and including the header, in order.
-	pos, lineNo := 0, 0
-	for pos < len(content) {
-		end := bytes.IndexByte(content[pos:], '\n')
-		last := end < 0
-		if last {
-			end = len(content)
-		} else {
-			end += pos
+	lr := newLineReader(in, 0, in.size, false)
+	lineNo := 0
+	for {
+		line, off, ok, err := lr.next()
+		if err != nil {
+			return nil, err
 		}
-		line := trimJSSpace(content[pos:end])
+		if !ok {
+			break
+		}
+		if off == 0 {
+			line = bytes.TrimPrefix(line, bom)
+		}
+		last := off+int64(len(line)) >= in.size
+		line = trimJSSpace(line)
 		lineNo++
-		next := end + 1
 		if len(line) == 0 {
-			pos = next
 			continue
 		}
-		e, err := parseLine(line)
+		e, err := parseLine(line, nil)
 		if err != nil {
 			f.Skipped = append(f.Skipped, Skipped{Line: lineNo, Reason: err.Error()})
 			if last && !f.EndsWithNewline {
 				f.Torn = true
 			}
-			pos = next
 			continue
 		}
 		if e.Type != TypeSession {
 			return nil, fmt.Errorf("%w: line %d is a %q entry", ErrNoHeader, lineNo, e.Type)
 		}
-		if err := f.setHeader(line); err != nil {
+		if err := f.setHeader(bytes.Clone(line)); err != nil {
 			return nil, err
 		}
-		pos = next
 		break
 	}
 	if f.Header.Raw == nil {
 		return nil, fmt.Errorf("%w: the file holds no parseable session header", ErrNoHeader)
 	}
-	// Phase 2: the remaining lines, in chunks parsed concurrently.
-	if pos < len(content) {
-		chunks := splitChunks(content, pos, lineNo)
-		results := make([]chunkResult, len(chunks))
+	// Phase 2: the remaining lines, in ranges parsed concurrently.
+	pos := lr.pos
+	if pos < in.size {
+		ranges := splitRanges(pos, in.size)
+		results := make([]chunkResult, len(ranges))
 		var wg sync.WaitGroup
-		for i := range chunks {
+		for i := range ranges {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				results[i] = parseChunk(content, chunks[i], !f.EndsWithNewline)
+				results[i] = parseRange(in, ranges[i], pos, !f.EndsWithNewline)
 			}(i)
 		}
 		wg.Wait()
 		n := 0
 		for _, r := range results {
+			if r.err != nil {
+				return nil, r.err
+			}
 			n += len(r.entries)
 		}
 		f.Entries = make([]*Entry, 0, n)
+		base := lineNo
 		for _, r := range results {
+			for _, e := range r.entries {
+				e.Line += base
+			}
+			for _, s := range r.skipped {
+				s.Line += base
+				f.Skipped = append(f.Skipped, s)
+			}
 			f.Entries = append(f.Entries, r.entries...)
-			f.Skipped = append(f.Skipped, r.skipped...)
 			f.Torn = f.Torn || r.torn
+			base += r.lines
 		}
 	}
 	if err := migrate(f); err != nil {
@@ -145,14 +195,49 @@ func Parse(data []byte) (*File, error) {
 	return f, nil
 }
 
+type tailInfo struct {
+	last         byte
+	completeSize int64
+}
+
+// tail finds the last byte and the length through the last newline.
+func (in lineSource) tail() (tailInfo, error) {
+	if in.size == 0 {
+		return tailInfo{}, nil
+	}
+	if in.mem != nil {
+		return tailInfo{last: in.mem[len(in.mem)-1], completeSize: int64(bytes.LastIndexByte(in.mem, '\n') + 1)}, nil
+	}
+	var t tailInfo
+	buf := make([]byte, 64<<10)
+	for end := in.size; end > 0; {
+		start := max(0, end-int64(len(buf)))
+		b := buf[:end-start]
+		if _, err := in.r.ReadAt(b, start); err != nil && err != io.EOF {
+			return t, fmt.Errorf("read session: %w", err)
+		}
+		if end == in.size {
+			t.last = b[len(b)-1]
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			t.completeSize = start + int64(i) + 1
+			return t, nil
+		}
+		end = start
+	}
+	return t, nil
+}
+
 var errNotObject = errors.New("not a JSON object")
 
-// parseLine decodes one non-blank line, or says why Pi would skip it.
-func parseLine(line []byte) (*Entry, error) {
+// parseLine decodes one non-blank line, or says why Pi would skip it. With a decoder the
+// entry keeps no reference to line (which the caller reuses); without one it keeps line
+// as its bytes.
+func parseLine(line []byte, d *decoder) (*Entry, error) {
 	if line[0] != '{' {
 		return nil, errNotObject
 	}
-	e, err := decodeEntry(line)
+	e, err := decodeEntry(line, d)
 	if err != nil {
 		return nil, errors.New("invalid JSON")
 	}
@@ -170,83 +255,183 @@ func trimJSSpace(b []byte) []byte {
 	return b[i:j]
 }
 
-type chunk struct {
-	start, end int // byte range, starting at a line start
-	firstLine  int // line number of the first line, 1-based
-}
+type byteRange struct{ start, end int64 }
 
 type chunkResult struct {
 	entries []*Entry
 	skipped []Skipped
+	lines   int // lines in the range, for numbering the next one
 	torn    bool
+	err     error
 }
 
 // parallelThreshold is the size below which one goroutine parses everything.
-const parallelThreshold = 4 << 20
+const parallelThreshold = 1 << 20
 
-func splitChunks(content []byte, pos, linesBefore int) []chunk {
-	n := runtime.GOMAXPROCS(0)
-	if len(content)-pos < parallelThreshold || n < 2 {
-		return []chunk{{pos, len(content), linesBefore + 1}}
+// splitRanges cuts [pos, size) into one range per core. Range boundaries are byte
+// offsets; a range owns the lines that start inside it.
+func splitRanges(pos, size int64) []byteRange {
+	n := int64(runtime.GOMAXPROCS(0))
+	if size-pos < parallelThreshold || n < 2 {
+		return []byteRange{{pos, size}}
 	}
-	size := (len(content) - pos) / n
-	var out []chunk
-	start, line := pos, linesBefore+1
-	for i := 0; i < n && start < len(content); i++ {
-		end := len(content)
-		if i < n-1 {
-			cut := start + size
-			if cut >= len(content) {
-				cut = len(content)
-			} else if nl := bytes.IndexByte(content[cut:], '\n'); nl >= 0 {
-				cut += nl + 1
-			} else {
-				cut = len(content)
-			}
-			end = cut
+	step := (size - pos) / n
+	out := make([]byteRange, 0, n)
+	for i := int64(0); i < n; i++ {
+		start, end := pos+i*step, pos+(i+1)*step
+		if i == n-1 {
+			end = size
 		}
-		out = append(out, chunk{start, end, line})
-		line += bytes.Count(content[start:end], []byte{'\n'})
-		start = end
+		out = append(out, byteRange{start, end})
 	}
 	return out
 }
 
-// parseChunk parses the lines of one chunk. Entries are allocated in one slab.
-func parseChunk(content []byte, c chunk, unterminated bool) chunkResult {
-	var r chunkResult
-	data := content[c.start:c.end]
-	lineNo := c.firstLine
-	for pos := 0; pos < len(data); lineNo++ {
-		end := bytes.IndexByte(data[pos:], '\n')
-		last := end < 0
-		if last {
-			end = len(data)
-		} else {
-			end += pos
+// parseRange parses the lines that start in r. Line numbers are relative to the range
+// (the caller adds the lines before it).
+func parseRange(in lineSource, r byteRange, first int64, unterminated bool) chunkResult {
+	var res chunkResult
+	lr := newLineReader(in, r.start, in.size, r.start > first)
+	var d *decoder
+	if in.src != nil {
+		d = &decoder{}
+	}
+	for {
+		if lr.pos >= r.end {
+			break
 		}
-		line := trimJSSpace(data[pos:end])
-		pos = end + 1
-		if len(line) == 0 {
+		line, off, ok, err := lr.next()
+		if err != nil {
+			res.err = err
+			return res
+		}
+		if !ok {
+			break
+		}
+		last := off+int64(len(line)) >= in.size
+		res.lines++
+		t := trimJSSpace(line)
+		if len(t) == 0 {
 			continue
 		}
-		e, err := parseLine(line)
+		e, err := parseLine(t, d)
 		if err != nil {
 			reason := err.Error()
-			if last && unterminated && c.end == len(content) {
-				r.torn = true
+			if last && unterminated {
+				res.torn = true
 				reason = "torn last line (no newline, incomplete JSON)"
 			}
-			r.skipped = append(r.skipped, Skipped{Line: lineNo, Reason: reason})
+			res.skipped = append(res.skipped, Skipped{Line: res.lines, Reason: reason})
 			continue
 		}
 		if e.Type == TypeSession {
 			continue // later headers are not entries (Pi filters them out)
 		}
-		e.Line = lineNo
-		r.entries = append(r.entries, e)
+		if in.src != nil {
+			e.src, e.off, e.n = in.src, off+int64(len(line)-len(trimLeft(line))), int32(len(t))
+		}
+		e.Line = res.lines
+		res.entries = append(res.entries, e)
 	}
-	return r
+	return res
+}
+
+func trimLeft(b []byte) []byte {
+	i := 0
+	for i < len(b) && isJSSpace(b[i]) {
+		i++
+	}
+	return b[i:]
+}
+
+// lineReader yields the lines of a lineSource from a position, with their offsets. A
+// line is valid until the next call. Reading a file, it reuses one buffer (grown only
+// for a line longer than it).
+type lineReader struct {
+	in   lineSource
+	pos  int64 // offset of the next line
+	buf  []byte
+	bOff int64 // file offset of buf[0]
+	bLen int
+}
+
+const readBlock = 1 << 20
+
+// newLineReader starts at pos; with skipPartial it first skips to the next line start
+// (pos is then a range boundary inside some line, which belongs to the previous range).
+func newLineReader(in lineSource, pos, end int64, skipPartial bool) *lineReader {
+	lr := &lineReader{in: in, pos: pos}
+	if skipPartial {
+		// The line containing byte pos-1 belongs to the previous range: start after
+		// the first newline at or after pos-1.
+		lr.pos = pos - 1
+		if _, _, ok, err := lr.next(); !ok || err != nil {
+			lr.pos = end
+		}
+	}
+	return lr
+}
+
+func (lr *lineReader) next() (line []byte, off int64, ok bool, err error) {
+	if lr.pos >= lr.in.size {
+		return nil, 0, false, nil
+	}
+	off = lr.pos
+	if lr.in.mem != nil {
+		rest := lr.in.mem[off:]
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			lr.pos = lr.in.size
+			return rest, off, true, nil
+		}
+		lr.pos = off + int64(i) + 1
+		return rest[:i], off, true, nil
+	}
+	for {
+		// The part of the buffer from off on.
+		if off >= lr.bOff && off <= lr.bOff+int64(lr.bLen) {
+			have := lr.buf[off-lr.bOff : lr.bLen]
+			if i := bytes.IndexByte(have, '\n'); i >= 0 {
+				lr.pos = off + int64(i) + 1
+				return have[:i], off, true, nil
+			}
+			if lr.bOff+int64(lr.bLen) >= lr.in.size {
+				lr.pos = lr.in.size
+				return have, off, true, nil
+			}
+		}
+		if err := lr.fill(off); err != nil {
+			return nil, 0, false, err
+		}
+	}
+}
+
+// fill reads from off into the buffer, keeping what it already holds from off on and
+// growing it when a line does not fit.
+func (lr *lineReader) fill(off int64) error {
+	keep := 0
+	if off >= lr.bOff && off <= lr.bOff+int64(lr.bLen) {
+		keep = lr.bLen - int(off-lr.bOff)
+	}
+	if lr.buf == nil {
+		lr.buf = make([]byte, readBlock)
+	} else if keep == len(lr.buf) {
+		nb := make([]byte, 2*len(lr.buf))
+		copy(nb, lr.buf[lr.bLen-keep:lr.bLen])
+		lr.buf = nb
+	} else {
+		copy(lr.buf, lr.buf[lr.bLen-keep:lr.bLen])
+	}
+	want := min(int64(len(lr.buf)-keep), lr.in.size-(off+int64(keep)))
+	n, err := lr.in.r.ReadAt(lr.buf[keep:keep+int(want)], off+int64(keep))
+	if err != nil && !(err == io.EOF && int64(n) == want) {
+		return fmt.Errorf("read session: %w", err)
+	}
+	if int64(n) < want {
+		return fmt.Errorf("read session: %w", io.ErrUnexpectedEOF)
+	}
+	lr.bOff, lr.bLen = off, keep+n
+	return nil
 }
 
 func (f *File) setHeader(raw []byte) error {

@@ -40,11 +40,14 @@ type Block struct {
 	Arguments json.RawMessage // toolCall, raw JSON
 }
 
-// Message is a Pi AgentMessage. Raw is the JSON Pi would produce for it; the other fields
-// are the decoded parts the algorithms need.
+// Message is a Pi AgentMessage: its metadata as fields, its body (content, output,
+// summary, the JSON itself) through methods. A message of a loaded file keeps only the
+// metadata and reads its body from the file when asked (see Entry.Raw()); a message held
+// in memory decodes its content once.
 type Message struct {
 	Role string
-	Raw  json.RawMessage
+	raw  json.RawMessage // in memory; nil for a message of a loaded file
+	ent  *Entry          // the loaded entry the body is read from, when raw is nil
 
 	// content is the raw content, decoded on first use (Blocks, StringContent): most
 	// messages of a large session are never looked into.
@@ -53,6 +56,9 @@ type Message struct {
 	isString    bool
 	contentStr  string
 	blocks      []Block
+	toolCalls   []ToolCall // kept at load for a message of a loaded file
+	output      string
+	summary     string
 
 	Provider, Model, StopReason, ErrorMessage string
 	ProviderRaw, ModelRaw                     json.RawMessage
@@ -61,7 +67,7 @@ type Message struct {
 	ToolCallID, ToolName string
 	IsError              bool
 
-	Command, Output    string
+	Command            string
 	ExitCode           *float64
 	Cancelled          bool
 	Truncated          bool
@@ -70,10 +76,84 @@ type Message struct {
 
 	CustomType string
 
-	Summary      string
 	TokensBefore float64
 	FromID       string
 	Timestamp    json.RawMessage
+}
+
+// ToolCall is what file tracking reads of a tool call: its name and its string "path"
+// argument ("" when absent or not a string).
+type ToolCall struct {
+	Name string
+	ID   string
+	Path string
+}
+
+// lazy reports a message whose body is in the file, not in memory.
+func (m *Message) lazy() bool { return m.raw == nil && m.ent != nil }
+
+// loaded is the message with its body in memory: m itself, or a fresh decoding of the
+// entry's bytes (not kept, so that memory stays bounded). When the bytes cannot be read
+// it is m, with no body.
+func (m *Message) loaded() *Message {
+	if !m.lazy() {
+		return m
+	}
+	raw := m.ent.RawField("message")
+	if raw == nil {
+		return m
+	}
+	full, err := DecodeMessage(raw)
+	if err != nil {
+		return m
+	}
+	return full
+}
+
+// Raw is the message's JSON as Pi produces it.
+func (m *Message) Raw() json.RawMessage {
+	if m.lazy() {
+		return m.ent.RawField("message")
+	}
+	return m.raw
+}
+
+// OutputText is a bashExecution message's output.
+func (m *Message) OutputText() string { return m.loaded().output }
+
+// SummaryText is a summary message's summary.
+func (m *Message) SummaryText() string { return m.loaded().summary }
+
+// ToolCalls lists the message's tool calls in order.
+func (m *Message) ToolCalls() []ToolCall {
+	if m.lazy() {
+		return m.toolCalls
+	}
+	return toolCallsOf(m.Blocks())
+}
+
+func toolCallsOf(blocks []Block) []ToolCall {
+	var out []ToolCall
+	for _, b := range blocks {
+		if b.Type != "toolCall" {
+			continue
+		}
+		out = append(out, ToolCall{Name: b.Name, ID: b.ID, Path: pathArg(b.Arguments)})
+	}
+	return out
+}
+
+// pathArg is the string "path" member of tool-call arguments, or "".
+func pathArg(args []byte) string {
+	if len(args) == 0 || args[0] != '{' {
+		return ""
+	}
+	raw, ok := jsjson.LookupField(args, "path")
+	if !ok {
+		return ""
+	}
+	p, _ := jsjson.StringView(raw)
+	return p
 }
 
 // DecodeMessage decodes an AgentMessage from its JSON. Fields of the wrong JSON type are
@@ -84,12 +164,13 @@ func DecodeMessage(raw json.RawMessage) (*Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("message is not a JSON object: %w", err)
 	}
-	return messageFromFields(raw, fields), nil
+	return messageFromFields(raw, fields, nil), nil
 }
 
-// messageFromFields decodes a message from its already scanned members.
-func messageFromFields(raw []byte, fields []jsjson.Field) *Message {
-	m := &Message{Raw: raw}
+// messageFromFields decodes a message from its already scanned members. With a decoder
+// it keeps copies of the metadata and none of the body (see Message).
+func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder) *Message {
+	m := d.message()
 	var content []byte
 	for _, f := range fields {
 		v := f.Value
@@ -113,13 +194,17 @@ func messageFromFields(raw []byte, fields []jsjson.Field) *Message {
 		case "command":
 			m.Command, _ = rawString(v)
 		case "output":
-			m.Output, _ = rawString(v)
+			if d == nil {
+				m.output, _ = rawString(v)
+			}
 		case "fullOutputPath":
 			m.FullOutputPath, _ = rawString(v)
 		case "customType":
 			m.CustomType, _ = rawString(v)
 		case "summary":
-			m.Summary, _ = rawString(v)
+			if d == nil {
+				m.summary, _ = rawString(v)
+			}
 		case "fromId":
 			m.FromID, _ = rawString(v)
 		case "isError":
@@ -149,7 +234,41 @@ func messageFromFields(raw []byte, fields []jsjson.Field) *Message {
 			content = v
 		}
 	}
-	m.content = content
+	if d == nil {
+		m.raw = raw
+		m.content = content
+		return m
+	}
+	// Keep copies of the metadata; the body stays in the file.
+	m.Role = internKnown(m.Role, &d.arena)
+	m.Provider, m.Model, m.StopReason = d.intern(m.Provider), d.intern(m.Model), d.intern(m.StopReason)
+	m.ProviderRaw, m.ModelRaw = d.internBytes(m.ProviderRaw), d.internBytes(m.ModelRaw)
+	m.ErrorMessage, m.ToolCallID, m.ToolName = d.str(m.ErrorMessage), d.str(m.ToolCallID), d.intern(m.ToolName)
+	m.Command, m.FullOutputPath, m.CustomType = d.str(m.Command), d.str(m.FullOutputPath), d.intern(m.CustomType)
+	m.FromID, m.Timestamp = d.str(m.FromID), d.bytes(m.Timestamp)
+	if m.Role == RoleAssistant && len(content) > 0 && content[0] == '[' {
+		// Tool calls are what file tracking and compaction read of every assistant
+		// message: keep them now, on the loader's goroutines.
+		jsjson.ForEachObject(content, func(bf []jsjson.Field) {
+			var typ, name, id string
+			var args []byte
+			for _, f := range bf {
+				switch f.Key {
+				case "type":
+					typ, _ = rawString(f.Value)
+				case "name":
+					name, _ = rawString(f.Value)
+				case "id":
+					id, _ = rawString(f.Value)
+				case "arguments":
+					args = f.Value
+				}
+			}
+			if typ == "toolCall" {
+				m.toolCalls = append(m.toolCalls, ToolCall{Name: d.intern(name), ID: d.str(id), Path: d.intern(pathArg(args))})
+			}
+		})
+	}
 	return m
 }
 
@@ -163,12 +282,18 @@ func NewBlocksMessage(role string, blocks []Block) *Message {
 
 // Blocks returns the content blocks (nil when the content is a string or absent).
 func (m *Message) Blocks() []Block {
+	if m.lazy() {
+		return m.loaded().Blocks()
+	}
 	m.contentOnce.Do(m.decodeContent)
 	return m.blocks
 }
 
 // StringContent returns the content when it is a JSON string.
 func (m *Message) StringContent() (string, bool) {
+	if m.lazy() {
+		return m.loaded().StringContent()
+	}
 	m.contentOnce.Do(m.decodeContent)
 	return m.contentStr, m.isString
 }
@@ -211,6 +336,7 @@ func (m *Message) decodeContent() {
 
 // Text is the message's text: a string content, or its text blocks joined by sep.
 func (m *Message) Text(sep string) string {
+	m = m.loaded()
 	if s, ok := m.StringContent(); ok {
 		return s
 	}
@@ -370,4 +496,10 @@ func MessageOf(e *Entry) *Message {
 		return CompactionSummaryMessage(e)
 	}
 	return nil
+}
+
+// NewSummaryMessage is a summary message of role (compactionSummary or branchSummary)
+// holding only its text, for estimating what a summary will cost.
+func NewSummaryMessage(role, summary string) *Message {
+	return &Message{Role: role, summary: summary}
 }

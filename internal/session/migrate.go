@@ -31,7 +31,7 @@ func migrate(f *File) error {
 			prev = e.ID
 		}
 		for i, e := range f.Entries {
-			v, err := jsjson.Parse(e.Raw)
+			v, err := jsjson.Parse(e.Raw())
 			if err != nil {
 				return fmt.Errorf("migrate line %d: %w", e.Line, err)
 			}
@@ -53,7 +53,7 @@ func migrate(f *File) error {
 					deleteKey(&v, "firstKeptEntryIndex")
 				}
 			}
-			f.Entries[i].Raw = []byte(jsjson.Stringify(v))
+			f.Entries[i].setRaw([]byte(jsjson.Stringify(v)))
 		}
 	}
 	if version < 3 {
@@ -61,7 +61,7 @@ func migrate(f *File) error {
 			if e.Type != TypeMessage || e.Role() != "hookMessage" {
 				continue
 			}
-			v, err := jsjson.Parse(e.Raw)
+			v, err := jsjson.Parse(e.Raw())
 			if err != nil {
 				continue
 			}
@@ -70,7 +70,7 @@ func migrate(f *File) error {
 				continue
 			}
 			setKey(msg, "role", jsjson.Value{Kind: jsjson.String, Str: RoleCustom})
-			e.Raw = []byte(jsjson.Stringify(v))
+			e.setRaw([]byte(jsjson.Stringify(v)))
 			e.msgOnce, e.msg, e.msgErr = sync.Once{}, nil, nil
 		}
 	}

@@ -49,8 +49,8 @@ func TestUnknownTypesAndFieldsSurviveUntouched(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, e := range f.Entries {
-		if string(e.Raw) != lines[i+1] {
-			t.Errorf("entry %d raw = %s, want the line as stored", i, e.Raw)
+		if string(e.Raw()) != lines[i+1] {
+			t.Errorf("entry %d raw = %s, want the line as stored", i, e.Raw())
 		}
 	}
 	ix := session.NewIndex(f)
@@ -58,8 +58,8 @@ func TestUnknownTypesAndFieldsSurviveUntouched(t *testing.T) {
 		t.Errorf("leaf type = %q", got)
 	}
 	c := ix.BuildContext("")
-	if len(c.Messages) != 1 || !bytes.Contains(c.Messages[0].Raw, []byte(`"extra":{"z":1,"a":[1,2]}`)) {
-		t.Errorf("stored message not verbatim: %s", c.Messages[0].Raw)
+	if len(c.Messages) != 1 || !bytes.Contains(c.Messages[0].Raw(), []byte(`"extra":{"z":1,"a":[1,2]}`)) {
+		t.Errorf("stored message not verbatim: %s", c.Messages[0].Raw())
 	}
 }
 
@@ -328,8 +328,8 @@ func TestFollowMatchesAFreshLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range l.Index.Entries() {
-			if e.ID == "" || !json.Valid(e.Raw) {
-				t.Fatalf("partial line emitted: %q", e.Raw)
+			if e.ID == "" || !json.Valid(e.Raw()) {
+				t.Fatalf("partial line emitted: %q", e.Raw())
 			}
 		}
 	}
@@ -344,7 +344,7 @@ func TestFollowMatchesAFreshLoad(t *testing.T) {
 		t.Fatalf("followed %d entries, fresh load %d, want 1000", len(l.Index.Entries()), len(f.Entries))
 	}
 	for i, e := range f.Entries {
-		if got := l.Index.Entries()[i]; got.ID != e.ID || !bytes.Equal(got.Raw, e.Raw) {
+		if got := l.Index.Entries()[i]; got.ID != e.ID || !bytes.Equal(got.Raw(), e.Raw()) {
 			t.Fatalf("entry %d differs", i)
 		}
 	}
@@ -427,7 +427,7 @@ func TestAppendedFileLoadsInRealPi(t *testing.T) {
 			}
 			mine := make([]json.RawMessage, len(c.Messages))
 			for i, m := range c.Messages {
-				mine[i] = m.Raw
+				mine[i] = m.Raw()
 			}
 			var a, b any
 			ja, _ := json.Marshal(mine)

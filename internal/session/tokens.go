@@ -99,6 +99,7 @@ func EstimateTokens(m *Message) int {
 	if m == nil {
 		return 0
 	}
+	m = m.loaded() // one read of the body, not one per accessor
 	chars := 0
 	switch m.Role {
 	case RoleUser:
@@ -136,9 +137,9 @@ func EstimateTokens(m *Message) int {
 			}
 		}
 	case RoleBashExecution:
-		chars = jsjson.Len16(m.Command) + jsjson.Len16(m.Output)
+		chars = jsjson.Len16(m.Command) + jsjson.Len16(m.output)
 	case RoleBranchSummary, RoleCompactionSummary:
-		chars = jsjson.Len16(m.Summary)
+		chars = jsjson.Len16(m.summary)
 	default:
 		return 0
 	}

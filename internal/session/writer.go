@@ -101,7 +101,7 @@ func AppendIfSize(path string, expectSize int64, taken map[string]*Entry, entrie
 		if err != nil {
 			return nil, err
 		}
-		e, err := decodeEntry(line)
+		e, err := decodeEntry(line, nil)
 		if err != nil {
 			return nil, fmt.Errorf("encode entry: %w", err)
 		}

@@ -1,0 +1,118 @@
+package session_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// A streamed, parallel Load must see exactly what Parse sees in memory: same entries,
+// lines, skipped lines and message metadata, whatever falls on a range or buffer
+// boundary (blank lines, CRLF, junk, lines longer than the read buffer, a torn tail).
+func TestLoadMatchesParse(t *testing.T) {
+	var b strings.Builder
+	if err := gen.Write(&b, gen.Options{Entries: 1500, Seed: 7, BranchEvery: 40, CompactEvery: 300, ImageEvery: 50}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	r := rand.New(rand.NewSource(1))
+	var out strings.Builder
+	for i, l := range lines {
+		out.WriteString(l)
+		switch {
+		case i == 0:
+		case r.Intn(50) == 0:
+			out.WriteString("\r\n\n   \t\n") // CRLF, a blank line, a whitespace line
+			continue
+		case r.Intn(80) == 0:
+			out.WriteString("\nnot json\n{\"broken\":\n")
+			continue
+		case r.Intn(300) == 0:
+			// A line longer than the read buffer.
+			big := strings.Repeat("x", 3<<20)
+			fmt.Fprintf(&out, "\n"+`{"type":"custom","id":"big%d","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","customType":"t","data":"%s"}`, i, big)
+		}
+		out.WriteString("\n")
+	}
+	out.WriteString(`{"type":"message","id":"torn","parentId":null,"message":{"role":"us`)
+	data := []byte(out.String())
+	p := writeFile(t, out.String())
+
+	loaded, err := session.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := session.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loaded.Entries) != len(parsed.Entries) || len(loaded.Entries) < 1500 {
+		t.Fatalf("entries: loaded %d, parsed %d", len(loaded.Entries), len(parsed.Entries))
+	}
+	if fmt.Sprint(loaded.Skipped) != fmt.Sprint(parsed.Skipped) || !loaded.Torn || !parsed.Torn {
+		t.Fatalf("skipped: loaded %v torn %v, parsed %v torn %v", loaded.Skipped, loaded.Torn, parsed.Skipped, parsed.Torn)
+	}
+	if loaded.CompleteSize != parsed.CompleteSize || loaded.EndsWithNewline != parsed.EndsWithNewline {
+		t.Fatalf("sizes differ: %d/%v vs %d/%v", loaded.CompleteSize, loaded.EndsWithNewline, parsed.CompleteSize, parsed.EndsWithNewline)
+	}
+	for i, le := range loaded.Entries {
+		pe := parsed.Entries[i]
+		if le.ID != pe.ID || le.ParentID != pe.ParentID || le.Type != pe.Type || le.Timestamp != pe.Timestamp || le.Line != pe.Line {
+			t.Fatalf("entry %d: loaded %s/%s/%s line %d, parsed %s/%s/%s line %d", i, le.Type, le.ID, le.ParentID, le.Line, pe.Type, pe.ID, pe.ParentID, pe.Line)
+		}
+		if !bytes.Equal(le.Raw(), pe.Raw()) {
+			t.Fatalf("entry %d (%s): bytes differ", i, le.ID)
+		}
+		if le.Type != session.TypeMessage {
+			continue
+		}
+		lm, _ := le.Message()
+		pm, _ := pe.Message()
+		if lm.Role != pm.Role || lm.StopReason != pm.StopReason || lm.ToolCallID != pm.ToolCallID ||
+			fmt.Sprint(lm.Usage) != fmt.Sprint(pm.Usage) || fmt.Sprint(lm.ToolCalls()) != fmt.Sprint(pm.ToolCalls()) ||
+			!bytes.Equal(lm.Raw(), pm.Raw()) || session.EstimateTokens(lm) != session.EstimateTokens(pm) ||
+			lm.Text("|") != pm.Text("|") || string(lm.ModelRaw) != string(pm.ModelRaw) {
+			t.Fatalf("entry %d (%s): message metadata differs", i, le.ID)
+		}
+	}
+	if err := loaded.ReadErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Entries are read again from the file: appends leave them readable, a rewrite is
+// detected and reported instead of returning other bytes.
+func TestLoadedEntriesRereadSafely(t *testing.T) {
+	p := writeFile(t, header+"\n"+userLine("a", "", "hello")+"\n"+userLine("b", "a", "world")+"\n")
+	f, err := session.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(userLine("c", "b", "more") + "\n")
+	fh.Close()
+	m, _ := f.Entries[1].Message()
+	if got := m.Text(""); got != "world" {
+		t.Fatalf("after an append: %q", got)
+	}
+	// Rewritten in place with other content of the same shape: shifted by one byte.
+	if err := os.WriteFile(p, []byte(header+"\n "+userLine("a", "", "hello")+"\n"+userLine("b", "a", "world")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if raw := f.Entries[1].Raw(); raw != nil {
+		t.Fatalf("a rewritten file gave bytes: %s", raw)
+	}
+	if err := f.ReadErr(); !errors.Is(err, session.ErrRewritten) {
+		t.Fatalf("ReadErr = %v, want ErrRewritten", err)
+	}
+}
