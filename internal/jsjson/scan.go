@@ -540,3 +540,171 @@ func ForEachItem(data []byte, fn func(item []byte)) bool {
 		s.i++
 	}
 }
+
+// EntryScan is what ScanEntry reports of a session line. Values are sub-slices of the
+// scanned data; the buffers are reused from one ScanEntry to the next.
+type EntryScan struct {
+	Fields []Field // the line's top-level members
+	// Message holds the members of the last top-level "message" member when it is an
+	// object (MessageFound), Usage those of an object "usage" member inside it, found
+	// at offset UsageAt of the data (-1: none).
+	Message      []Field
+	MessageFound bool
+	Usage        []Field
+	UsageAt      int
+	// Block, when set, is called for each object element of an array "content" member
+	// of the message: contentAt is the array's offset in the data, block the element's
+	// members and args those of its "arguments" member when that is an object.
+	Block func(contentAt int, block, args []Field)
+
+	fieldsBuf  [16]Field
+	messageBuf [24]Field
+	usageBuf   [8]Field
+	blockBuf   [8]Field
+	argsBuf    [8]Field
+	args       []Field
+}
+
+// The objects ScanEntry looks into.
+const (
+	levelEntry = iota
+	levelMessage
+	levelBlock
+	levelPlain
+)
+
+// ScanEntry validates data as one JSON object, as ScanObject does, and in the same pass
+// reports the members of the objects that reading a session entry needs: the message,
+// its usage, its content blocks and their tool-call arguments. No byte is scanned twice.
+func ScanEntry(data []byte, es *EntryScan) error {
+	es.Fields, es.Message, es.Usage, es.args = es.fieldsBuf[:0], es.messageBuf[:0], es.usageBuf[:0], nil
+	es.MessageFound, es.UsageAt = false, -1
+	s := scanner{data: data}
+	s.ws()
+	if s.i >= len(data) || data[s.i] != '{' {
+		return ErrSyntax
+	}
+	fields, err := s.entryObject(levelEntry, es, es.Fields, 0)
+	if err != nil {
+		return err
+	}
+	es.Fields = fields
+	s.ws()
+	if s.i != len(data) {
+		return ErrSyntax
+	}
+	return nil
+}
+
+func (s *scanner) entryObject(level int, es *EntryScan, out []Field, depth int) ([]Field, error) {
+	data := s.data
+	s.i++ // '{'
+	s.ws()
+	if s.i < len(data) && data[s.i] == '}' {
+		s.i++
+		return out, nil
+	}
+	for {
+		s.ws()
+		if s.i >= len(data) || data[s.i] != '"' {
+			return nil, ErrSyntax
+		}
+		ks := s.i
+		esc, ok := s.str()
+		if !ok {
+			return nil, ErrSyntax
+		}
+		key := unsafeString(data[ks+1 : s.i-1])
+		if esc {
+			uq, ok := StringValue(data[ks:s.i])
+			if !ok {
+				return nil, ErrSyntax
+			}
+			key = uq
+		}
+		s.ws()
+		if s.i >= len(data) || data[s.i] != ':' {
+			return nil, ErrSyntax
+		}
+		s.i++
+		s.ws()
+		vs := s.i
+		var c byte
+		if s.i < len(data) {
+			c = data[s.i]
+		}
+		var err error
+		switch {
+		case level == levelEntry && key == "message" && c == '{':
+			es.Message, err = s.entryObject(levelMessage, es, es.messageBuf[:0], depth+1)
+			es.MessageFound = true
+		case level == levelMessage && key == "usage" && c == '{':
+			es.Usage, err = s.entryObject(levelPlain, es, es.usageBuf[:0], depth+1)
+			es.UsageAt = vs
+		case level == levelMessage && key == "content" && c == '[' && es.Block != nil:
+			err = s.contentArray(es, depth+1)
+		case level == levelBlock && key == "arguments" && c == '{':
+			es.args, err = s.entryObject(levelPlain, es, es.argsBuf[:0], depth+1)
+		default:
+			if !s.value(depth + 1) {
+				return nil, ErrSyntax
+			}
+			if level == levelEntry && key == "message" {
+				es.MessageFound = false // a later non-object value replaces an earlier object
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Field{Key: key, Value: data[vs:s.i]})
+		s.ws()
+		if s.i >= len(data) {
+			return nil, ErrSyntax
+		}
+		if data[s.i] == ',' {
+			s.i++
+			continue
+		}
+		if data[s.i] == '}' {
+			s.i++
+			return out, nil
+		}
+		return nil, ErrSyntax
+	}
+}
+
+func (s *scanner) contentArray(es *EntryScan, depth int) error {
+	data := s.data
+	at := s.i
+	s.i++ // '['
+	s.ws()
+	if s.i < len(data) && data[s.i] == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		s.ws()
+		if s.i < len(data) && data[s.i] == '{' {
+			es.args = nil
+			block, err := s.entryObject(levelBlock, es, es.blockBuf[:0], depth+1)
+			if err != nil {
+				return err
+			}
+			es.Block(at, block, es.args)
+		} else if !s.value(depth + 1) {
+			return ErrSyntax
+		}
+		s.ws()
+		if s.i >= len(data) {
+			return ErrSyntax
+		}
+		if data[s.i] == ']' {
+			s.i++
+			return nil
+		}
+		if data[s.i] != ',' {
+			return ErrSyntax
+		}
+		s.i++
+	}
+}

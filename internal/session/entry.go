@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 )
@@ -83,13 +84,24 @@ func isNull(r []byte) bool {
 // line (the read buffer is reused), entries and messages are allocated in blocks, and
 // the message's body is left in the file.
 type decoder struct {
+	// inMemory keeps the line as the entry's bytes and its strings as views of it (the
+	// caller never reuses it); single allocates each entry on its own (one line).
+	inMemory, single bool
 	arena
 	entries []Entry
 	msgs    []Message
+	usages  []Usage
+	scan    jsjson.EntryScan
+	calls   []pendingCall // tool calls of the line being decoded
+}
+
+type pendingCall struct {
+	contentAt int
+	ToolCall
 }
 
 func (d *decoder) entry() *Entry {
-	if d == nil {
+	if d.single {
 		return &Entry{}
 	}
 	if len(d.entries) == cap(d.entries) {
@@ -100,7 +112,7 @@ func (d *decoder) entry() *Entry {
 }
 
 func (d *decoder) message() *Message {
-	if d == nil {
+	if d.single {
 		return &Message{}
 	}
 	if len(d.msgs) == cap(d.msgs) {
@@ -110,23 +122,72 @@ func (d *decoder) message() *Message {
 	return &d.msgs[len(d.msgs)-1]
 }
 
+func (d *decoder) usage() *Usage {
+	if d.single {
+		return &Usage{}
+	}
+	if len(d.usages) == cap(d.usages) {
+		d.usages = make([]Usage, 0, 256)
+	}
+	d.usages = append(d.usages, Usage{})
+	return &d.usages[len(d.usages)-1]
+}
+
+// block records a tool call while the line is scanned (see jsjson.EntryScan.Block).
+func (d *decoder) block(contentAt int, block, args []jsjson.Field) {
+	var typ, name, id string
+	for _, f := range block {
+		switch f.Key {
+		case "type":
+			typ, _ = rawString(f.Value)
+		case "name":
+			name, _ = rawString(f.Value)
+		case "id":
+			id, _ = rawString(f.Value)
+		}
+	}
+	if typ != "toolCall" {
+		return
+	}
+	path := ""
+	for _, f := range args { // the last "path" wins, as in JSON.parse
+		if f.Key == "path" {
+			path, _ = rawString(f.Value)
+		}
+	}
+	d.calls = append(d.calls, pendingCall{contentAt, ToolCall{Name: name, ID: id, Path: path}})
+}
+
+// offsetIn is the offset of v, a sub-slice of line, in line.
+func offsetIn(line, v []byte) int {
+	if len(v) == 0 {
+		return -1
+	}
+	return int(uintptr(unsafe.Pointer(unsafe.SliceData(v))) - uintptr(unsafe.Pointer(unsafe.SliceData(line))))
+}
+
 // decodeEntry validates one line as a JSON object (as JSON.parse would) and decodes its
-// envelope and, for a message entry, the message's metadata. Without a decoder the
-// entry keeps line as its bytes; with one it keeps nothing of line.
+// envelope and, for a message entry, the message's metadata. A nil decoder decodes one
+// line in memory.
 func decodeEntry(line []byte, d *decoder) (*Entry, error) {
-	// One pass validates the line and reads both the envelope and, for a message entry,
-	// the message's own members.
-	var buf [16]jsjson.Field
-	var nbuf [24]jsjson.Field
-	fields, msgFields, err := jsjson.ScanObjectNested(line, "message", buf[:0], nbuf[:0])
-	if err != nil {
+	// One pass validates the line and reads the envelope, the message's members, its
+	// usage and its tool calls.
+	if d == nil {
+		d = &decoder{inMemory: true, single: true}
+	}
+	es := &d.scan
+	if !d.inMemory && es.Block == nil {
+		es.Block = d.block
+	}
+	d.calls = d.calls[:0]
+	if err := jsjson.ScanEntry(line, es); err != nil {
 		return nil, err
 	}
 	e := d.entry()
 	var parent, msgRaw []byte
 	var typ, id, ts string
 	hasParent := false
-	for _, f := range fields { // later duplicates win, as in JSON.parse
+	for _, f := range es.Fields { // later duplicates win, as in JSON.parse
 		switch f.Key {
 		case "message":
 			msgRaw = f.Value
@@ -148,7 +209,7 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 			e.ParentID = invalidParent
 		}
 	}
-	if d == nil {
+	if d.inMemory {
 		e.raw = line
 	} else {
 		e.Type = internKnown(typ, &d.arena)
@@ -157,9 +218,9 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 			e.ParentID = d.str(e.ParentID)
 		}
 	}
-	if e.Type == TypeMessage && msgFields != nil {
-		m := messageFromFields(msgRaw, msgFields, d)
-		if d != nil {
+	if e.Type == TypeMessage && es.MessageFound {
+		m := messageFromFields(msgRaw, es.Message, d, line)
+		if !d.inMemory {
 			m.ent = e
 		} else if m.Role == RoleAssistant {
 			// Tool calls are what file tracking and compaction read of every assistant

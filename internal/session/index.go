@@ -46,12 +46,36 @@ func NewIndex(f *File) *Index {
 		byID:   make(map[string]*Entry, len(f.Entries)),
 		labels: make(map[string]string),
 	}
+	dups := false
 	for i, e := range f.Entries {
-		ix.add(e, i)
+		dups = ix.add(e, i) || dups
 	}
-	ix.linkParents()
+	ix.linkParentsFast(dups)
 	ix.findProblems()
 	return ix
+}
+
+// linkParentsFast is linkParents for a freshly indexed file: most entries are children
+// of the line before them, which needs no lookup when no id is duplicated (with
+// duplicates, the later entry of an id is the parent, so every link is looked up).
+func (ix *Index) linkParentsFast(dups bool) {
+	if dups {
+		ix.linkParents()
+		return
+	}
+	ix.missing = map[string]bool{}
+	var prev *Entry
+	for _, e := range ix.File.Entries {
+		e.parent = nil
+		if e.ParentID != "" {
+			if prev != nil && prev.ID == e.ParentID {
+				e.parent = prev
+			} else if e.parent = ix.byID[e.ParentID]; e.parent == nil {
+				ix.missing[e.ParentID] = true
+			}
+		}
+		prev = e
+	}
 }
 
 // linkParents resolves every entry's parent pointer (Pi's byId lookup: for a duplicated
@@ -69,10 +93,12 @@ func (ix *Index) linkParents() {
 	}
 }
 
-func (ix *Index) add(e *Entry, pos int) {
+// add indexes an entry and reports whether its id was already taken.
+func (ix *Index) add(e *Entry, pos int) (dup bool) {
 	if e.ID == "" {
 		ix.problems = append(ix.problems, Problem{Kind: ProblemMissingID, Line: e.Line, Detail: e.Type})
-	} else if _, dup := ix.byID[e.ID]; dup {
+	}
+	if _, dup = ix.byID[e.ID]; dup && e.ID != "" {
 		ix.problems = append(ix.problems, Problem{Kind: ProblemDuplicateID, EntryID: e.ID, Line: e.Line})
 	}
 	ix.byID[e.ID] = e
@@ -85,6 +111,7 @@ func (ix *Index) add(e *Entry, pos int) {
 			delete(ix.labels, l.TargetID)
 		}
 	}
+	return dup
 }
 
 // Append indexes an entry appended to the file (the follower and the writer use it).
@@ -117,16 +144,17 @@ func (ix *Index) findProblems() {
 			ix.problems = append(ix.problems, Problem{Kind: ProblemSelfParent, EntryID: e.ID, Line: e.Line})
 			continue
 		}
-		if ix.byID[e.ParentID] == nil {
+		if e.parent == nil {
 			ix.problems = append(ix.problems, Problem{Kind: ProblemOrphan, EntryID: e.ID, Line: e.Line, Detail: "parent " + e.ParentID})
 		}
 	}
 	// Cycle detection over parent links (each entry has at most one parent).
+	var stack []*Entry
 	for _, start := range ix.File.Entries {
 		if state[start.pos] != 0 {
 			continue
 		}
-		var stack []*Entry
+		stack = stack[:0]
 		cur := start
 		for cur != nil && state[cur.pos] == 0 {
 			state[cur.pos] = 1
@@ -134,7 +162,7 @@ func (ix *Index) findProblems() {
 			if cur.ParentID == "" || cur.ParentID == cur.ID {
 				break
 			}
-			cur = ix.byID[cur.ParentID]
+			cur = cur.parent
 		}
 		if cur != nil && state[cur.pos] == 1 && cur.ParentID != cur.ID && cur.ParentID != "" {
 			ids := []string{}

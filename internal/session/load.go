@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"sync"
 )
 
@@ -134,7 +135,7 @@ func parse(in lineSource) (*File, error) {
 		if len(line) == 0 {
 			continue
 		}
-		e, err := parseLine(line, nil)
+		e, err := parseLine(line, &decoder{inMemory: true, single: true})
 		if err != nil {
 			f.Skipped = append(f.Skipped, Skipped{Line: lineNo, Reason: err.Error()})
 			if last && !f.EndsWithNewline {
@@ -156,6 +157,7 @@ func parse(in lineSource) (*File, error) {
 	// Phase 2: the remaining lines, in ranges parsed concurrently.
 	pos := lr.pos
 	if pos < in.size {
+		defer pauseGC()()
 		ranges := splitRanges(pos, in.size)
 		results := make([]chunkResult, len(ranges))
 		var wg sync.WaitGroup
@@ -195,6 +197,44 @@ func parse(in lineSource) (*File, error) {
 	return f, nil
 }
 
+// gcPause turns the collector off while lines are decoded. What a load allocates stays
+// live (entries, messages, their strings) and the read buffers are reused, so a
+// collection in the middle of a load frees almost nothing, yet marking and the write
+// barriers it turns on cost a third of the load. Concurrent loads share one pause.
+var gcPause struct {
+	sync.Mutex
+	n     int
+	old   int
+	limit int64
+}
+
+// gcPauseHeadroom is how much the heap may grow during a pause before collecting.
+const gcPauseHeadroom = 1 << 30
+
+func pauseGC() (resume func()) {
+	gcPause.Lock()
+	if gcPause.n == 0 {
+		// Hostile input could still make garbage (a line per allocation): past a
+		// limit well above what a load keeps, the collector runs anyway.
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		gcPause.limit = debug.SetMemoryLimit(-1)
+		debug.SetMemoryLimit(min(gcPause.limit, int64(ms.HeapAlloc)+gcPauseHeadroom))
+		gcPause.old = debug.SetGCPercent(-1)
+	}
+	gcPause.n++
+	gcPause.Unlock()
+	return func() {
+		gcPause.Lock()
+		gcPause.n--
+		if gcPause.n == 0 {
+			debug.SetGCPercent(gcPause.old)
+			debug.SetMemoryLimit(gcPause.limit)
+		}
+		gcPause.Unlock()
+	}
+}
+
 type tailInfo struct {
 	last         byte
 	completeSize int64
@@ -230,9 +270,7 @@ func (in lineSource) tail() (tailInfo, error) {
 
 var errNotObject = errors.New("not a JSON object")
 
-// parseLine decodes one non-blank line, or says why Pi would skip it. With a decoder the
-// entry keeps no reference to line (which the caller reuses); without one it keeps line
-// as its bytes.
+// parseLine decodes one non-blank line, or says why Pi would skip it.
 func parseLine(line []byte, d *decoder) (*Entry, error) {
 	if line[0] != '{' {
 		return nil, errNotObject
@@ -292,10 +330,7 @@ func splitRanges(pos, size int64) []byteRange {
 func parseRange(in lineSource, r byteRange, first int64, unterminated bool) chunkResult {
 	var res chunkResult
 	lr := newLineReader(in, r.start, in.size, r.start > first)
-	var d *decoder
-	if in.src != nil {
-		d = &decoder{}
-	}
+	d := &decoder{inMemory: in.src == nil}
 	for {
 		if lr.pos >= r.end {
 			break

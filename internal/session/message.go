@@ -164,14 +164,19 @@ func DecodeMessage(raw json.RawMessage) (*Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("message is not a JSON object: %w", err)
 	}
-	return messageFromFields(raw, fields, nil), nil
+	return messageFromFields(raw, fields, nil, nil), nil
 }
 
 // messageFromFields decodes a message from its already scanned members. With a decoder
 // it keeps copies of the metadata and none of the body (see Message).
-func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder) *Message {
-	m := d.message()
-	var content []byte
+func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byte) *Message {
+	var m *Message
+	if d == nil {
+		m = &Message{}
+	} else {
+		m = d.message()
+	}
+	var content, usage []byte
 	for _, f := range fields {
 		v := f.Value
 		switch f.Key {
@@ -194,7 +199,7 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder) *Message {
 		case "command":
 			m.Command, _ = rawString(v)
 		case "output":
-			if d == nil {
+			if d == nil || d.inMemory {
 				m.output, _ = rawString(v)
 			}
 		case "fullOutputPath":
@@ -202,7 +207,7 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder) *Message {
 		case "customType":
 			m.CustomType, _ = rawString(v)
 		case "summary":
-			if d == nil {
+			if d == nil || d.inMemory {
 				m.summary, _ = rawString(v)
 			}
 		case "fromId":
@@ -229,15 +234,21 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder) *Message {
 				m.TokensBefore = x
 			}
 		case "usage":
-			m.Usage = decodeUsage(v)
+			usage = v
 		case "content":
 			content = v
 		}
 	}
-	if d == nil {
+	if d == nil || d.inMemory {
+		m.Usage = decodeUsage(usage)
 		m.raw = raw
 		m.content = content
 		return m
+	}
+	if es := &d.scan; es.UsageAt >= 0 && es.UsageAt == offsetIn(line, usage) {
+		m.Usage = usageFromFields(es.Usage, d.usage())
+	} else {
+		m.Usage = decodeUsage(usage)
 	}
 	// Keep copies of the metadata; the body stays in the file.
 	m.Role = internKnown(m.Role, &d.arena)
@@ -248,26 +259,21 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder) *Message {
 	m.FromID, m.Timestamp = d.str(m.FromID), d.bytes(m.Timestamp)
 	if m.Role == RoleAssistant && len(content) > 0 && content[0] == '[' {
 		// Tool calls are what file tracking and compaction read of every assistant
-		// message: keep them now, on the loader's goroutines.
-		jsjson.ForEachObject(content, func(bf []jsjson.Field) {
-			var typ, name, id string
-			var args []byte
-			for _, f := range bf {
-				switch f.Key {
-				case "type":
-					typ, _ = rawString(f.Value)
-				case "name":
-					name, _ = rawString(f.Value)
-				case "id":
-					id, _ = rawString(f.Value)
-				case "arguments":
-					args = f.Value
+		// message; the scan recorded those of every content array, keep the last one's.
+		at, n := offsetIn(line, content), 0
+		for _, c := range d.calls {
+			if c.contentAt == at {
+				n++
+			}
+		}
+		if n > 0 {
+			m.toolCalls = make([]ToolCall, 0, n)
+			for _, c := range d.calls {
+				if c.contentAt == at {
+					m.toolCalls = append(m.toolCalls, ToolCall{Name: d.intern(c.Name), ID: d.str(c.ID), Path: d.intern(c.Path)})
 				}
 			}
-			if typ == "toolCall" {
-				m.toolCalls = append(m.toolCalls, ToolCall{Name: d.intern(name), ID: d.str(id), Path: d.intern(pathArg(args))})
-			}
-		})
+		}
 	}
 	return m
 }
@@ -373,29 +379,48 @@ func decodeUsage(v []byte) *Usage {
 	if err != nil {
 		return nil
 	}
-	u := &Usage{}
-	num := func(b []byte) float64 {
-		x, err := strconv.ParseFloat(string(b), 64)
-		if err != nil {
-			return 0
-		}
-		return x
-	}
+	return usageFromFields(fields, &Usage{})
+}
+
+func usageFromFields(fields []jsjson.Field, u *Usage) *Usage {
 	for _, f := range fields {
 		switch f.Key {
 		case "input":
-			u.Input = num(f.Value)
+			u.Input = number(f.Value)
 		case "output":
-			u.Output = num(f.Value)
+			u.Output = number(f.Value)
 		case "cacheRead":
-			u.CacheRead = num(f.Value)
+			u.CacheRead = number(f.Value)
 		case "cacheWrite":
-			u.CacheWrite = num(f.Value)
+			u.CacheWrite = number(f.Value)
 		case "totalTokens":
-			u.TotalTokens = num(f.Value)
+			u.TotalTokens = number(f.Value)
 		}
 	}
 	return u
+}
+
+// number is the value of a JSON number, 0 for anything else. Token counts are small
+// integers, read without strconv.
+func number(b []byte) float64 {
+	if len(b) > 0 && len(b) <= 15 {
+		n := 0.0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				goto general
+			}
+			n = n*10 + float64(c-'0')
+		}
+		if len(b) == 1 || b[0] != '0' {
+			return n
+		}
+	}
+general:
+	x, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return 0
+	}
+	return x
 }
 
 // Role is the role of a message entry's message, or "".
