@@ -708,3 +708,58 @@ func (s *scanner) contentArray(es *EntryScan, depth int) error {
 		s.i++
 	}
 }
+
+// StringPrefix decodes the first n bytes of a valid JSON string literal, as StringValue
+// would decode it and then cut it at n bytes, reading only about as much of raw as that
+// needs; ok is false for any other value.
+func StringPrefix(raw []byte, n int) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	window := inner[:min(len(inner), n+utf8.UTFMax)]
+	if plainASCII(window) {
+		return string(inner[:min(len(inner), n)]), true
+	}
+	// Escapes or other bytes: decode enough of raw for n bytes (an escape is at most six
+	// bytes for one), never cutting inside an escape, then cut the decoded text.
+	limit := 6*n + 12
+	if limit >= len(inner) {
+		s, ok := StringValue(raw)
+		return s[:min(len(s), n)], ok
+	}
+	i := 0
+	for i < limit {
+		if inner[i] == '\\' && i+1 < len(inner) && inner[i+1] == 'u' {
+			i += 6
+		} else if inner[i] == '\\' {
+			i += 2
+		} else {
+			i++
+		}
+	}
+	i = min(i, len(inner))
+	lit := make([]byte, 0, i+2)
+	lit = append(append(append(lit, '"'), inner[:i]...), '"')
+	s, ok := StringValue(lit)
+	return s[:min(len(s), n)], ok
+}
+
+// plainASCII reports bytes that decode to themselves in a JSON string: ASCII without a
+// backslash (a valid literal holds no quote or control character inside).
+func plainASCII(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		x := w ^ bsl
+		if w&hi7 != 0 || (x-lo7)&^x&hi7 != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= 0x80 || b[i] == '\\' {
+			return false
+		}
+	}
+	return true
+}

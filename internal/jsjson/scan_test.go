@@ -72,3 +72,28 @@ func TestLookupFieldLastWins(t *testing.T) {
 		t.Error("empty object")
 	}
 }
+
+func TestStringPrefix(t *testing.T) {
+	cases := []string{
+		`""`, `"abc"`, `"` + strings.Repeat("a", 600) + `"`, `"a\nb\u00e9c\"d"`,
+		`"` + strings.Repeat(`\u00e9`, 300) + `"`, `"` + strings.Repeat("é", 300) + `"`,
+		`"` + strings.Repeat(`\ud83d\ude00`, 200) + `"`, `"` + strings.Repeat(`x\\`, 400) + `"`,
+		"\"\xff\xfeabc\"", `"` + strings.Repeat("ab", 240) + `é"`,
+	}
+	for _, c := range cases {
+		full, ok := StringValue([]byte(c))
+		if !ok {
+			t.Fatalf("%q: not a string", c)
+		}
+		for _, n := range []int{0, 1, 5, 100, 480, 2000} {
+			got, ok := StringPrefix([]byte(c), n)
+			want := full[:min(len(full), n)]
+			if !ok || got != want {
+				t.Errorf("StringPrefix(%.40q, %d) = %q, want %q", c, n, got, want)
+			}
+		}
+	}
+	if _, ok := StringPrefix([]byte(`12`), 3); ok {
+		t.Error("a number is not a string")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
 	"github.com/pi-lsp/pi-lsp/internal/session"
@@ -26,99 +25,6 @@ type TreeNode struct {
 	Pinned    bool        `json:"pinned,omitempty"`
 	IsLeaf    bool        `json:"isLeaf"`
 	Children  []*TreeNode `json:"children"`
-}
-
-// previewRunes bounds a tree node's one-line preview.
-const previewRunes = 120
-
-// firstText is the start of a message's text, without joining (or copying) more of it
-// than a preview shows.
-func firstText(m *session.Message) string {
-	if str, ok := m.StringContent(); ok {
-		return clip(str)
-	}
-	var b strings.Builder
-	for _, bl := range m.Blocks() {
-		if bl.Type != "text" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(clip(bl.Text))
-		if b.Len() >= previewRunes*4 {
-			break
-		}
-	}
-	return b.String()
-}
-
-// clip cuts s to about what a preview can show (in bytes; the rune cut comes later).
-func clip(s string) string {
-	if len(s) > previewRunes*4 {
-		return s[:previewRunes*4]
-	}
-	return s
-}
-
-func preview(e *session.Entry) string {
-	var s string
-	switch e.Type {
-	case session.TypeMessage:
-		m, err := e.Message()
-		if err != nil {
-			return ""
-		}
-		switch m.Role {
-		case session.RoleBashExecution:
-			s = "$ " + clip(m.Command)
-		case session.RoleAssistant:
-			s = firstText(m)
-			var calls []string
-			for _, b := range m.Blocks() {
-				if b.Type == "toolCall" {
-					calls = append(calls, b.Name)
-				}
-			}
-			if len(calls) > 0 {
-				s = strings.TrimSpace(s + " [" + strings.Join(calls, ", ") + "]")
-			}
-			if m.StopReason == "error" {
-				s = "error: " + clip(m.ErrorMessage)
-			}
-		case session.RoleToolResult:
-			s = m.ToolName + ": " + firstText(m)
-		default:
-			s = firstText(m)
-		}
-	case session.TypeCompaction:
-		s = clip(e.Compaction().Summary)
-	case session.TypeBranchSummary:
-		s = clip(e.BranchSummary().Summary)
-	case session.TypeLabel:
-		l := e.Label()
-		s = l.Label + " → " + l.TargetID
-	case session.TypeModelChange:
-		s = e.StringField("provider") + "/" + e.StringField("modelId")
-	case session.TypeThinkingLevelChange:
-		s = e.StringField("thinkingLevel")
-	case session.TypeSessionInfo:
-		s = e.StringField("name")
-	case session.TypeCustom, session.TypeCustomMessage:
-		s = e.StringField("customType")
-		if s == session.PinCustomType {
-			target, pinned := pinOf(e)
-			s = "unpin → " + target
-			if pinned {
-				s = "pin → " + target
-			}
-		}
-	}
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > previewRunes {
-		s = string(r[:previewRunes-1]) + "…"
-	}
-	return s
 }
 
 func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -206,7 +112,7 @@ func flatTreeOf(ctx context.Context, ix *session.Index) ([]FlatNode, error) {
 		stack = stack[:len(stack)-1]
 		e := it.n.Entry
 		out = append(out, FlatNode{
-			TreeNode: TreeNode{ID: e.ID, Type: e.Type, Role: e.Role(), Label: it.n.Label, Preview: preview(e), Timestamp: e.Timestamp,
+			TreeNode: TreeNode{ID: e.ID, Type: e.Type, Role: e.Role(), Label: it.n.Label, Preview: e.Preview(), Timestamp: e.Timestamp,
 				OnPath: onPath[e.ID], Pinned: pins[e.ID], IsLeaf: e.ID == leaf},
 			ParentID: it.parent, Depth: it.depth, ChildCount: len(it.n.Children),
 		})
@@ -226,7 +132,7 @@ func treeOf(ctx context.Context, ix *session.Index) ([]*TreeNode, error) {
 	roots := ix.Tree()
 	pins := ix.Pins()
 	convert := func(n *session.Node) *TreeNode {
-		return &TreeNode{ID: n.Entry.ID, Type: n.Entry.Type, Role: n.Entry.Role(), Label: n.Label, Preview: preview(n.Entry),
+		return &TreeNode{ID: n.Entry.ID, Type: n.Entry.Type, Role: n.Entry.Role(), Label: n.Label, Preview: n.Entry.Preview(),
 			Timestamp: n.Entry.Timestamp, OnPath: onPath[n.Entry.ID], Pinned: pins[n.Entry.ID], IsLeaf: n.Entry.ID == leaf, Children: []*TreeNode{}}
 	}
 	type work struct {

@@ -46,6 +46,9 @@ type Entry struct {
 	off int64
 	n   int32
 
+	preview    string // see Preview
+	customType string
+
 	msgOnce sync.Once
 	msg     *Message
 	msgErr  error
@@ -93,6 +96,14 @@ type decoder struct {
 	usages  []Usage
 	scan    jsjson.EntryScan
 	calls   []pendingCall // tool calls of the line being decoded
+	texts   []pendingText // its text blocks
+	names   []string
+	pv      previewInput
+}
+
+type pendingText struct {
+	contentAt int
+	raw       []byte
 }
 
 type pendingCall struct {
@@ -146,6 +157,16 @@ func (d *decoder) block(contentAt int, block, args []jsjson.Field) {
 			id, _ = rawString(f.Value)
 		}
 	}
+	if typ == "text" {
+		var text []byte
+		for _, f := range block {
+			if f.Key == "text" {
+				text = f.Value
+			}
+		}
+		d.texts = append(d.texts, pendingText{contentAt, text})
+		return
+	}
 	if typ != "toolCall" {
 		return
 	}
@@ -176,16 +197,16 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 		d = &decoder{inMemory: true, single: true}
 	}
 	es := &d.scan
-	if !d.inMemory && es.Block == nil {
+	if es.Block == nil {
 		es.Block = d.block
 	}
-	d.calls = d.calls[:0]
+	d.calls, d.texts = d.calls[:0], d.texts[:0]
 	if err := jsjson.ScanEntry(line, es); err != nil {
 		return nil, err
 	}
 	e := d.entry()
 	var parent, msgRaw []byte
-	var typ, id, ts string
+	var typ, id, ts, customType string
 	hasParent := false
 	for _, f := range es.Fields { // later duplicates win, as in JSON.parse
 		switch f.Key {
@@ -199,6 +220,8 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 			parent, hasParent = f.Value, true
 		case "timestamp":
 			ts, _ = rawString(f.Value)
+		case "customType":
+			customType, _ = rawString(f.Value)
 		}
 	}
 	e.Type, e.ID, e.Timestamp = typ, id, ts
@@ -209,6 +232,9 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 			e.ParentID = invalidParent
 		}
 	}
+	if e.Type == TypeCustom || e.Type == TypeCustomMessage {
+		e.customType = customType
+	}
 	if d.inMemory {
 		e.raw = line
 	} else {
@@ -217,9 +243,29 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 		if e.ParentID != invalidParent {
 			e.ParentID = d.str(e.ParentID)
 		}
+		e.customType = d.intern(e.customType)
 	}
+	pv := &d.pv
+	*pv = previewInput{top: es.Fields, texts: pv.texts[:0], toolNames: pv.toolNames[:0]}
 	if e.Type == TypeMessage && es.MessageFound {
+		for _, f := range es.Message {
+			if f.Key == "content" {
+				pv.content = f.Value
+			}
+		}
+		at := offsetIn(line, pv.content)
+		for _, t := range d.texts {
+			if t.contentAt == at {
+				pv.texts = append(pv.texts, t.raw)
+			}
+		}
+		for _, c := range d.calls {
+			if c.contentAt == at {
+				pv.toolNames = append(pv.toolNames, c.Name)
+			}
+		}
 		m := messageFromFields(msgRaw, es.Message, d, line)
+		pv.m = m
 		if !d.inMemory {
 			m.ent = e
 		} else if m.Role == RoleAssistant {
@@ -228,6 +274,10 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 			m.Blocks()
 		}
 		e.msgOnce.Do(func() { e.msg = m })
+	}
+	e.preview = entryPreview(e, pv)
+	if !d.inMemory {
+		e.preview = d.str(e.preview)
 	}
 	return e, nil
 }
