@@ -718,7 +718,7 @@ func StringPrefix(raw []byte, n int) (string, bool) {
 	}
 	inner := raw[1 : len(raw)-1]
 	window := inner[:min(len(inner), n+utf8.UTFMax)]
-	if plainASCII(window) {
+	if PlainASCII(window) {
 		return string(inner[:min(len(inner), n)]), true
 	}
 	// Escapes or other bytes: decode enough of raw for n bytes (an escape is at most six
@@ -745,9 +745,9 @@ func StringPrefix(raw []byte, n int) (string, bool) {
 	return s[:min(len(s), n)], ok
 }
 
-// plainASCII reports bytes that decode to themselves in a JSON string: ASCII without a
+// PlainASCII reports bytes that decode to themselves in a JSON string: ASCII without a
 // backslash (a valid literal holds no quote or control character inside).
-func plainASCII(b []byte) bool {
+func PlainASCII(b []byte) bool {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])

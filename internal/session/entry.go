@@ -99,6 +99,7 @@ type decoder struct {
 	texts   []pendingText // its text blocks
 	names   []string
 	pv      previewInput
+	lw      lineWriter
 }
 
 type pendingText struct {
@@ -275,9 +276,11 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 		}
 		e.msgOnce.Do(func() { e.msg = m })
 	}
-	e.preview = entryPreview(e, pv)
-	if !d.inMemory {
-		e.preview = d.str(e.preview)
+	entryPreview(e, pv, &d.lw)
+	if d.inMemory {
+		e.preview = string(d.lw.text())
+	} else {
+		e.preview = d.str(unsafe.String(unsafe.SliceData(d.lw.text()), len(d.lw.text())))
 	}
 	return e, nil
 }

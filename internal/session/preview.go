@@ -1,7 +1,6 @@
 package session
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -34,59 +33,79 @@ type previewInput struct {
 }
 
 // entryPreview composes an entry's preview (the rules of a tree view: what a reader
-// recognises a line by).
-func entryPreview(e *Entry, in *previewInput) string {
-	var s string
+// recognises a line by) into w, reading no more of the line than the preview shows.
+func entryPreview(e *Entry, in *previewInput, w *lineWriter) {
+	w.reset()
 	switch e.Type {
 	case TypeMessage:
 		m := in.m
 		if m == nil {
-			return ""
+			return
 		}
 		switch m.Role {
 		case RoleBashExecution:
-			s = "$ " + clipText(m.Command)
+			w.str("$ ")
+			w.str(clipText(m.Command))
 		case RoleAssistant:
-			s = in.firstText()
-			if len(in.toolNames) > 0 {
-				s = strings.TrimSpace(s + " [" + strings.Join(in.toolNames, ", ") + "]")
-			}
 			if m.StopReason == "error" {
-				s = "error: " + clipText(m.ErrorMessage)
+				w.str("error: ")
+				w.str(clipText(m.ErrorMessage))
+				return
+			}
+			in.firstText(w)
+			if len(in.toolNames) > 0 {
+				w.str(" [")
+				for i, n := range in.toolNames {
+					if i > 0 {
+						w.str(", ")
+					}
+					w.str(n)
+				}
+				w.str("]")
 			}
 		case RoleToolResult:
-			s = m.ToolName + ": " + in.firstText()
+			w.str(m.ToolName)
+			w.str(": ")
+			in.firstText(w)
 		default:
-			s = in.firstText()
+			in.firstText(w)
 		}
 	case TypeCompaction, TypeBranchSummary:
-		s = in.clipped(in.field("summary"))
+		w.json(in.field("summary"))
 	case TypeLabel:
 		label, _ := rawString(in.field("label"))
 		target, _ := rawString(in.field("targetId"))
-		s = label + " → " + target
+		w.str(label)
+		w.str(" → ")
+		w.str(target)
 	case TypeModelChange:
 		p, _ := rawString(in.field("provider"))
 		id, _ := rawString(in.field("modelId"))
-		s = p + "/" + id
+		w.str(p)
+		w.str("/")
+		w.str(id)
 	case TypeThinkingLevelChange:
-		s, _ = rawString(in.field("thinkingLevel"))
+		s, _ := rawString(in.field("thinkingLevel"))
+		w.str(s)
 	case TypeSessionInfo:
-		s, _ = rawString(in.field("name"))
+		s, _ := rawString(in.field("name"))
+		w.str(s)
 	case TypeCustom, TypeCustomMessage:
-		s = e.customType
-		if s == PinCustomType {
-			data := in.field("data")
-			t, _ := jsjson.LookupField(data, "targetId")
-			target, _ := rawString(t)
-			p, _ := jsjson.LookupField(data, "pinned")
-			s = "unpin → " + target
-			if p != nil && string(p) == "true" {
-				s = "pin → " + target
-			}
+		if e.customType != PinCustomType {
+			w.str(e.customType)
+			return
 		}
+		data := in.field("data")
+		t, _ := jsjson.LookupField(data, "targetId")
+		target, _ := rawString(t)
+		p, _ := jsjson.LookupField(data, "pinned")
+		if p != nil && string(p) == "true" {
+			w.str("pin → ")
+		} else {
+			w.str("unpin → ")
+		}
+		w.str(target)
 	}
-	return oneLine(s)
 }
 
 // field is the last top-level member named key (JSON.parse keeps the last).
@@ -100,29 +119,28 @@ func (in *previewInput) field(key string) []byte {
 	return v
 }
 
-// firstText is the start of the message's text: a string content, or its text blocks
-// joined by spaces, each clipped, until enough for a preview.
-func (in *previewInput) firstText() string {
+// firstText writes the start of the message's text: a string content, or its text
+// blocks joined by spaces, each clipped to previewClip bytes, until previewClip bytes
+// were taken.
+func (in *previewInput) firstText(w *lineWriter) {
 	if len(in.content) > 0 && in.content[0] == '"' {
-		return in.clipped(in.content)
+		w.json(in.content)
+		return
 	}
-	var b strings.Builder
+	taken := 0
 	for _, raw := range in.texts {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
+		if w.full() {
+			return
 		}
-		b.WriteString(in.clipped(raw))
-		if b.Len() >= previewClip {
-			break
+		if taken > 0 {
+			w.str(" ")
+			taken++
+		}
+		taken += w.json(raw)
+		if taken >= previewClip {
+			return
 		}
 	}
-	return b.String()
-}
-
-// clipped decodes at most previewClip bytes of a JSON string ("" for other values).
-func (in *previewInput) clipped(raw []byte) string {
-	s, _ := jsjson.StringPrefix(raw, previewClip)
-	return s
 }
 
 func clipText(s string) string {
@@ -132,33 +150,101 @@ func clipText(s string) string {
 	return s
 }
 
-// oneLine collapses whitespace runs to one space, trims, and cuts to PreviewRunes
-// runes (the last one an ellipsis when cut). It stops reading once the cut is certain.
-func oneLine(s string) string {
-	var b []byte
-	runes, space := 0, false
-	for i := 0; i < len(s) && runes <= PreviewRunes; {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		if r != utf8.RuneError && unicode.IsSpace(r) {
-			space = runes > 0
-			i += w
+// lineWriter builds a preview as strings.Join(strings.Fields(text), " ") cut to
+// PreviewRunes runes would, fed piece by piece, and stops taking input once the cut is
+// certain. It is reused from line to line.
+type lineWriter struct {
+	buf   []byte
+	cut   []byte
+	runes int
+	space bool // whitespace seen since the last rune written
+}
+
+func (w *lineWriter) reset() { w.buf, w.runes, w.space = w.buf[:0], 0, false }
+
+func (w *lineWriter) full() bool { return w.runes > PreviewRunes }
+
+func (w *lineWriter) str(s string) {
+	for i := 0; i < len(s) && !w.full(); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			w.ascii(c)
+			i++
 			continue
 		}
-		if space {
-			b = append(b, ' ')
-			runes++
-			space = false
-			if runes > PreviewRunes {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r != utf8.RuneError && unicode.IsSpace(r) {
+			w.space = w.runes > 0
+		} else {
+			w.rune(s[i : i+n])
+		}
+		i += n
+	}
+}
+
+func (w *lineWriter) ascii(c byte) {
+	switch c {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		w.space = w.runes > 0
+		return
+	}
+	if w.space {
+		w.space = false
+		w.buf = append(w.buf, ' ')
+		if w.runes++; w.full() {
+			return
+		}
+	}
+	w.buf = append(w.buf, c)
+	w.runes++
+}
+
+func (w *lineWriter) rune(b string) {
+	if w.space {
+		w.space = false
+		w.buf = append(w.buf, ' ')
+		if w.runes++; w.full() {
+			return
+		}
+	}
+	w.buf = append(w.buf, b...)
+	w.runes++
+}
+
+// json writes the first previewClip bytes of a JSON string value (nothing for other
+// values) and returns how many bytes that was.
+func (w *lineWriter) json(raw []byte) int {
+	if len(raw) < 2 || raw[0] != '"' {
+		return 0
+	}
+	inner := raw[1 : len(raw)-1]
+	n := min(len(inner), previewClip)
+	if jsjson.PlainASCII(inner[:min(len(inner), previewClip+utf8.UTFMax)]) {
+		for _, c := range inner[:n] {
+			if w.full() {
 				break
 			}
+			w.ascii(c)
 		}
-		b = append(b, s[i:i+w]...)
-		runes++
-		i += w
+		return n
 	}
-	if runes > PreviewRunes {
-		r := []rune(string(b))
-		return string(r[:PreviewRunes-1]) + "…"
+	s, _ := jsjson.StringPrefix(raw, previewClip)
+	w.str(s)
+	return len(s)
+}
+
+// text is the preview: the collapsed text, cut with an ellipsis when longer than
+// PreviewRunes runes.
+func (w *lineWriter) text() []byte {
+	if !w.full() {
+		return w.buf
 	}
-	return string(b)
+	// As string([]rune(s)[:PreviewRunes-1]) + "…": invalid bytes become U+FFFD.
+	w.cut = w.cut[:0]
+	for i, n := 0, 0; n < PreviewRunes-1; n++ {
+		r, size := utf8.DecodeRune(w.buf[i:])
+		w.cut = utf8.AppendRune(w.cut, r)
+		i += size
+	}
+	return append(w.cut, "…"...)
 }
