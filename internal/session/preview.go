@@ -2,6 +2,7 @@ package session
 
 import (
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
@@ -211,26 +212,101 @@ func (w *lineWriter) rune(b string) {
 	w.runes++
 }
 
-// json writes the first previewClip bytes of a JSON string value (nothing for other
-// values) and returns how many bytes that was.
+// json writes the first previewClip bytes of the decoded value of a JSON string
+// (nothing for other values) and returns how many bytes that was. It decodes as it
+// goes (escapes, surrogate pairs; invalid UTF-8 becomes U+FFFD, as a decoder makes it)
+// and stops as soon as the preview is full.
 func (w *lineWriter) json(raw []byte) int {
-	if len(raw) < 2 || raw[0] != '"' {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return 0
 	}
 	inner := raw[1 : len(raw)-1]
-	n := min(len(inner), previewClip)
-	if jsjson.PlainASCII(inner[:min(len(inner), previewClip+utf8.UTFMax)]) {
-		for _, c := range inner[:n] {
-			if w.full() {
-				break
-			}
-			w.ascii(c)
+	taken := 0
+	var enc [utf8.UTFMax]byte
+	for i := 0; i < len(inner) && taken < previewClip; {
+		if w.full() {
+			// Nothing more shows; what was taken no longer matters either.
+			return previewClip
 		}
-		return n
+		c := inner[i]
+		if c < utf8.RuneSelf && c != '\\' {
+			w.ascii(c)
+			taken++
+			i++
+			continue
+		}
+		var r rune
+		if c == '\\' {
+			r, i = unescape(inner, i)
+		} else {
+			var n int
+			r, n = utf8.DecodeRune(inner[i:])
+			i += n // an invalid byte decodes as U+FFFD, one byte long
+		}
+		n := utf8.EncodeRune(enc[:], r)
+		if taken+n > previewClip {
+			// The clip cuts this rune: its first bytes stay, each an invalid rune.
+			for _, b := range enc[:previewClip-taken] {
+				w.rune(string(b))
+			}
+			return previewClip
+		}
+		taken += n
+		if r < utf8.RuneSelf {
+			w.ascii(byte(r))
+		} else if unicode.IsSpace(r) {
+			w.space = w.runes > 0
+		} else {
+			w.rune(string(enc[:n]))
+		}
 	}
-	s, _ := jsjson.StringPrefix(raw, previewClip)
-	w.str(s)
-	return len(s)
+	return taken
+}
+
+// unescape decodes the escape at b[i] (valid JSON) and returns the rune and the index
+// after it. A lone surrogate decodes to U+FFFD.
+func unescape(b []byte, i int) (rune, int) {
+	switch b[i+1] {
+	case 'n':
+		return '\n', i + 2
+	case 't':
+		return '\t', i + 2
+	case 'r':
+		return '\r', i + 2
+	case 'b':
+		return '\b', i + 2
+	case 'f':
+		return '\f', i + 2
+	case 'u':
+		r := hex4(b[i+2 : i+6])
+		if utf16.IsSurrogate(r) {
+			if i+12 <= len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+				if pair := utf16.DecodeRune(r, hex4(b[i+8:i+12])); pair != utf8.RuneError {
+					return pair, i + 12
+				}
+			}
+			return utf8.RuneError, i + 6
+		}
+		return r, i + 6
+	default: // " \ /
+		return rune(b[i+1]), i + 2
+	}
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		default:
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
 }
 
 // text is the preview: the collapsed text, cut with an ellipsis when longer than
@@ -241,6 +317,9 @@ func (w *lineWriter) text() []byte {
 	}
 	// As string([]rune(s)[:PreviewRunes-1]) + "…": invalid bytes become U+FFFD.
 	w.cut = w.cut[:0]
+	if jsjson.PlainASCII(w.buf) {
+		return append(append(w.cut, w.buf[:PreviewRunes-1]...), "…"...)
+	}
 	for i, n := 0, 0; n < PreviewRunes-1; n++ {
 		r, size := utf8.DecodeRune(w.buf[i:])
 		w.cut = utf8.AppendRune(w.cut, r)

@@ -126,6 +126,11 @@ func TestPreviewMatchesReference(t *testing.T) {
 		`{"type":"compaction","id":"c1","parentId":"l1","summary":` + quote(strings.Repeat("🙂 ", 400)) + `,"firstKeptEntryId":"u1","tokensBefore":1}`,
 		`{"type":"message","id":"m1","parentId":"c1","message":"not an object"}`,
 		`{"type":"model_change","id":"mc","parentId":"m1","provider":"p","modelId":1}`,
+		`{"type":"message","id":"x1","parentId":"mc","message":{"role":"user","content":"` + strings.Repeat("a", 479) + `é and more"}}`,
+		`{"type":"message","id":"x2","parentId":"x1","message":{"role":"user","content":"` + strings.Repeat(" ", 478) + `\u00e9\u00e9 words"}}`,
+		`{"type":"message","id":"x3","parentId":"x2","message":{"role":"user","content":"lone \ud800 and \udc00 x\u0085y\u00a0z \/ \\ \" \b\f"}}`,
+		"{\"type\":\"message\",\"id\":\"x4\",\"parentId\":\"x3\",\"message\":{\"role\":\"user\",\"content\":\"bad \xff\xfe bytes \xe2\x82\"}}",
+		`{"type":"message","id":"x5","parentId":"x4","message":{"role":"user","content":[{"type":"text","text":"` + strings.Repeat("ab ", 200) + `"},{"type":"text","text":"after"}]}}`,
 	}, "\n") + "\n"
 	dir := t.TempDir()
 	for i, content := range []string{b.String(), extra} {
