@@ -1,6 +1,7 @@
 package jsjson
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"unicode/utf8"
@@ -182,6 +183,9 @@ func Valid(data []byte) bool {
 type scanner struct {
 	data []byte
 	i    int
+	// noCtl: data holds no byte below 0x20 at all, so strings need no check for raw
+	// control characters and are skipped by searching for quotes and backslashes.
+	noCtl bool
 }
 
 func (s *scanner) ws() {
@@ -199,6 +203,9 @@ func (s *scanner) ws() {
 // Eight bytes at a time are checked for a quote, a backslash or a control character, so
 // long strings (tool output, file contents) are skipped at memory speed.
 func (s *scanner) str() (esc, ok bool) {
+	if s.noCtl {
+		return s.strNoCtl()
+	}
 	d := s.data
 	i := s.i + 1
 	for {
@@ -239,6 +246,63 @@ func (s *scanner) str() (esc, ok bool) {
 			i++
 		}
 	}
+}
+
+// strNoCtl is str for data without control bytes: the closing quote is the first quote
+// not escaped, found with bytes.IndexByte (vectorised), and only the backslashes before
+// it are looked at.
+func (s *scanner) strNoCtl() (esc, ok bool) {
+	d := s.data
+	i := s.i + 1
+	for {
+		q := bytes.IndexByte(d[i:], '"')
+		if q < 0 {
+			return esc, false
+		}
+		q += i
+		for {
+			b := bytes.IndexByte(d[i:q], '\\')
+			if b < 0 {
+				s.i = q + 1
+				return esc, true
+			}
+			esc = true
+			p := i + b
+			if p+1 == q { // \" : that quote is escaped, the string goes on
+				i = q + 1
+				break
+			}
+			switch d[p+1] {
+			case '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i = p + 2
+			case 'u':
+				if p+6 > q || !isHex(d[p+2]) || !isHex(d[p+3]) || !isHex(d[p+4]) || !isHex(d[p+5]) {
+					return esc, false
+				}
+				i = p + 6
+			default:
+				return esc, false
+			}
+		}
+	}
+}
+
+// hasControl reports whether data holds a byte below 0x20.
+func hasControl(data []byte) bool {
+	i := 0
+	for ; i+16 <= len(data); i += 16 {
+		a := binary.LittleEndian.Uint64(data[i:])
+		b := binary.LittleEndian.Uint64(data[i+8:])
+		if ((a-0x2020202020202020)&^a|(b-0x2020202020202020)&^b)&hi7 != 0 {
+			return true
+		}
+	}
+	for ; i < len(data); i++ {
+		if data[i] < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 const (
@@ -579,7 +643,7 @@ const (
 func ScanEntry(data []byte, es *EntryScan) error {
 	es.Fields, es.Message, es.Usage, es.args = es.fieldsBuf[:0], es.messageBuf[:0], es.usageBuf[:0], nil
 	es.MessageFound, es.UsageAt = false, -1
-	s := scanner{data: data}
+	s := scanner{data: data, noCtl: !hasControl(data)}
 	s.ws()
 	if s.i >= len(data) || data[s.i] != '{' {
 		return ErrSyntax

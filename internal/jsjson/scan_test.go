@@ -2,6 +2,7 @@ package jsjson
 
 import (
 	"encoding/json"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -13,12 +14,21 @@ func TestScanAgreesWithEncodingJSON(t *testing.T) {
 		`{"a":"\u12"}`, `{"a":"\u00e9\/"}`, "{\"a\":\"tab\there\"}", `{"a":[1,2}`, `{"a":[1,2]]}`,
 		`{"a":tru}`, `{"a":nulls}`, `[1]`, `"s"`, `{"a":1} x`, `{"\u0061":2}`, `{"a":[[[[]]]],"b":{}}`,
 		`{"a":1e5,"b":1E+2,"c":-1.5e-2}`, `{"a":[{}, [], ""]}`, `{`, ``, `{"a":"unterminated}`,
+		`{"message":{"content":[{"type":"text","text":"a\"b\\"},{"arguments":{"path":"\\\""}}]}}`,
+		`{"message":{"content":"x\\\"y\\"}}`, `{"message":{"content":"x\\"y"}}`, `{"a":"\u00"}`,
+		`{"a":"\u0041\ud83d\ude00"}`, `{"a":"x\`, `{"a":"x\"}`, `{"message":{"usage":{"input":1},"content":[1,"a",{"type":"toolCall"}]}}`,
+		"{\"a\":\"x\u0001\"}", "{\"a\":1,\t\"b\":\"tab\"}", "{\"a\":\"\u007f\u0080\xff\"}",
 	}
 	for _, c := range cases {
 		want := json.Valid([]byte(c)) && strings.HasPrefix(strings.TrimSpace(c), "{")
 		fields, err := ScanObject([]byte(c), nil)
 		if (err == nil) != want {
 			t.Errorf("ScanObject(%q) err=%v, encoding/json valid object=%v", c, err, want)
+		}
+		var es EntryScan
+		es.Block = func(int, []Field, []Field) {}
+		if err := ScanEntry([]byte(c), &es); (err == nil) != want {
+			t.Errorf("ScanEntry(%q) err=%v, encoding/json valid object=%v", c, err, want)
 		}
 		if Valid([]byte(c)) != json.Valid([]byte(c)) {
 			t.Errorf("Valid(%q) = %v", c, Valid([]byte(c)))
@@ -53,6 +63,11 @@ func FuzzScanObject(f *testing.F) {
 		stdErr := json.Unmarshal(data, &m)
 		if (err == nil) != (stdErr == nil) && !(stdErr == nil && m == nil) {
 			t.Fatalf("ScanObject err=%v, encoding/json err=%v for %q", err, stdErr, data)
+		}
+		var es EntryScan
+		es.Block = func(int, []Field, []Field) {}
+		if entryErr := ScanEntry(data, &es); (entryErr == nil) != (err == nil) {
+			t.Fatalf("ScanEntry err=%v, ScanObject err=%v for %q", entryErr, err, data)
 		}
 	})
 }
@@ -95,5 +110,25 @@ func TestStringPrefix(t *testing.T) {
 	}
 	if _, ok := StringPrefix([]byte(`12`), 3); ok {
 		t.Error("a number is not a string")
+	}
+}
+
+// Strings made of quotes, backslashes, escapes and control bytes in every order: the
+// quote-and-backslash search of ScanEntry must judge them as encoding/json does.
+func TestScanEntryStrings(t *testing.T) {
+	atoms := []string{`a`, `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `\x`, `"`, `\`, "\t", "\x01", `é`, `\/`}
+	r := rand.New(rand.NewSource(1))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := r.Intn(8); k >= 0; k-- {
+			b.WriteString(atoms[r.Intn(len(atoms))])
+		}
+		data := []byte(`{"message":{"content":[{"type":"text","text":"` + b.String() + `"}]},"id":"x"}`)
+		var es EntryScan
+		es.Block = func(int, []Field, []Field) {}
+		err := ScanEntry(data, &es)
+		if want := json.Valid(data); (err == nil) != want {
+			t.Fatalf("ScanEntry(%q) err=%v, encoding/json valid=%v", data, err, want)
+		}
 	}
 }

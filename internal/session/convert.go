@@ -45,7 +45,7 @@ func userText(text string, ts json.RawMessage) *Message {
 	o.raw("content", json.RawMessage(c.String()))
 	o.raw("timestamp", ts)
 	m := NewBlocksMessage(RoleUser, []Block{{Type: "text", Text: text}})
-	m.raw, m.Timestamp = o.done(), ts
+	m.body.raw, m.Timestamp = o.done(), ts
 	return m
 }
 

@@ -390,7 +390,7 @@ type lineReader struct {
 	bLen int
 }
 
-const readBlock = 1 << 20
+const readBlock = 256 << 10
 
 // newLineReader starts at pos; with skipPartial it first skips to the next line start
 // (pos is then a range boundary inside some line, which belongs to the previous range).

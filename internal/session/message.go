@@ -45,20 +45,10 @@ type Block struct {
 // metadata and reads its body from the file when asked (see Entry.Raw()); a message held
 // in memory decodes its content once.
 type Message struct {
-	Role string
-	raw  json.RawMessage // in memory; nil for a message of a loaded file
-	ent  *Entry          // the loaded entry the body is read from, when raw is nil
-
-	// content is the raw content, decoded on first use (Blocks, StringContent): most
-	// messages of a large session are never looked into.
-	content     []byte
-	contentOnce sync.Once
-	isString    bool
-	contentStr  string
-	blocks      []Block
-	toolCalls   []ToolCall // kept at load for a message of a loaded file
-	output      string
-	summary     string
+	Role      string
+	body      *msgBody   // in memory; nil for a message of a loaded file
+	ent       *Entry     // the loaded entry the body is read from, when body is nil
+	toolCalls []ToolCall // kept at load for a message of a loaded file
 
 	Provider, Model, StopReason, ErrorMessage string
 	ProviderRaw, ModelRaw                     json.RawMessage
@@ -81,6 +71,30 @@ type Message struct {
 	Timestamp    json.RawMessage
 }
 
+// msgBody is the part of a message held only in memory: its JSON and its content,
+// decoded on first use (Blocks, StringContent).
+type msgBody struct {
+	raw         json.RawMessage
+	content     []byte
+	contentOnce sync.Once
+	isString    bool
+	contentStr  string
+	blocks      []Block
+	output      string
+	summary     string
+}
+
+// noBody stands for the body of a message built without one (a zero Message).
+var noBody = &msgBody{}
+
+// b is the message's in-memory body (see loaded for a message of a loaded file).
+func (m *Message) b() *msgBody {
+	if m.body == nil {
+		return noBody
+	}
+	return m.body
+}
+
 // ToolCall is what file tracking reads of a tool call: its name and its string "path"
 // argument ("" when absent or not a string).
 type ToolCall struct {
@@ -90,7 +104,7 @@ type ToolCall struct {
 }
 
 // lazy reports a message whose body is in the file, not in memory.
-func (m *Message) lazy() bool { return m.raw == nil && m.ent != nil }
+func (m *Message) lazy() bool { return m.body == nil && m.ent != nil }
 
 // loaded is the message with its body in memory: m itself, or a fresh decoding of the
 // entry's bytes (not kept, so that memory stays bounded). When the bytes cannot be read
@@ -115,14 +129,14 @@ func (m *Message) Raw() json.RawMessage {
 	if m.lazy() {
 		return m.ent.RawField("message")
 	}
-	return m.raw
+	return m.b().raw
 }
 
 // OutputText is a bashExecution message's output.
-func (m *Message) OutputText() string { return m.loaded().output }
+func (m *Message) OutputText() string { return m.loaded().b().output }
 
 // SummaryText is a summary message's summary.
-func (m *Message) SummaryText() string { return m.loaded().summary }
+func (m *Message) SummaryText() string { return m.loaded().b().summary }
 
 // ToolCalls lists the message's tool calls in order.
 func (m *Message) ToolCalls() []ToolCall {
@@ -176,6 +190,11 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 	} else {
 		m = d.message()
 	}
+	var body *msgBody
+	if d == nil || d.inMemory {
+		body = &msgBody{raw: raw}
+		m.body = body
+	}
 	var content, usage []byte
 	for _, f := range fields {
 		v := f.Value
@@ -199,16 +218,16 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 		case "command":
 			m.Command, _ = rawString(v)
 		case "output":
-			if d == nil || d.inMemory {
-				m.output, _ = rawString(v)
+			if body != nil {
+				body.output, _ = rawString(v)
 			}
 		case "fullOutputPath":
 			m.FullOutputPath, _ = rawString(v)
 		case "customType":
 			m.CustomType, _ = rawString(v)
 		case "summary":
-			if d == nil || d.inMemory {
-				m.summary, _ = rawString(v)
+			if body != nil {
+				body.summary, _ = rawString(v)
 			}
 		case "fromId":
 			m.FromID, _ = rawString(v)
@@ -239,10 +258,9 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 			content = v
 		}
 	}
-	if d == nil || d.inMemory {
+	if body != nil {
 		m.Usage = decodeUsage(usage)
-		m.raw = raw
-		m.content = content
+		body.content = content
 		return m
 	}
 	if es := &d.scan; es.UsageAt >= 0 && es.UsageAt == offsetIn(line, usage) {
@@ -281,8 +299,8 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 // NewBlocksMessage builds a message of role with the given content blocks (for messages
 // that pi-lsp composes itself rather than reads).
 func NewBlocksMessage(role string, blocks []Block) *Message {
-	m := &Message{Role: role, blocks: blocks}
-	m.contentOnce.Do(func() {})
+	m := &Message{Role: role, body: &msgBody{blocks: blocks}}
+	m.body.contentOnce.Do(func() {})
 	return m
 }
 
@@ -291,8 +309,9 @@ func (m *Message) Blocks() []Block {
 	if m.lazy() {
 		return m.loaded().Blocks()
 	}
-	m.contentOnce.Do(m.decodeContent)
-	return m.blocks
+	b := m.b()
+	b.contentOnce.Do(b.decodeContent)
+	return b.blocks
 }
 
 // StringContent returns the content when it is a JSON string.
@@ -300,11 +319,12 @@ func (m *Message) StringContent() (string, bool) {
 	if m.lazy() {
 		return m.loaded().StringContent()
 	}
-	m.contentOnce.Do(m.decodeContent)
-	return m.contentStr, m.isString
+	b := m.b()
+	b.contentOnce.Do(b.decodeContent)
+	return b.contentStr, b.isString
 }
 
-func (m *Message) decodeContent() {
+func (m *msgBody) decodeContent() {
 	r := m.content
 	if len(r) == 0 {
 		return
@@ -526,5 +546,5 @@ func MessageOf(e *Entry) *Message {
 // NewSummaryMessage is a summary message of role (compactionSummary or branchSummary)
 // holding only its text, for estimating what a summary will cost.
 func NewSummaryMessage(role, summary string) *Message {
-	return &Message{Role: role, summary: summary}
+	return &Message{Role: role, body: &msgBody{summary: summary}}
 }

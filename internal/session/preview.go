@@ -184,8 +184,7 @@ func (w *lineWriter) str(s string) {
 }
 
 func (w *lineWriter) ascii(c byte) {
-	switch c {
-	case ' ', '\t', '\n', '\v', '\f', '\r':
+	if asciiSpace[c] {
 		w.space = w.runes > 0
 		return
 	}
@@ -228,15 +227,35 @@ func (w *lineWriter) json(raw []byte) int {
 			// Nothing more shows; what was taken no longer matters either.
 			return previewClip
 		}
-		c := inner[i]
-		if c < utf8.RuneSelf && c != '\\' {
-			w.ascii(c)
-			taken++
+		// A run of plain ASCII, with the writer's state in registers.
+		buf, runes, space := w.buf, w.runes, w.space
+		for i < len(inner) && taken < previewClip && runes <= PreviewRunes {
+			c := inner[i]
+			if c >= utf8.RuneSelf || c == '\\' {
+				break
+			}
 			i++
+			taken++
+			if asciiSpace[c] {
+				space = runes > 0
+				continue
+			}
+			if space {
+				space = false
+				buf = append(buf, ' ')
+				if runes++; runes > PreviewRunes {
+					break
+				}
+			}
+			buf = append(buf, c)
+			runes++
+		}
+		w.buf, w.runes, w.space = buf, runes, space
+		if i >= len(inner) || taken >= previewClip || w.full() {
 			continue
 		}
 		var r rune
-		if c == '\\' {
+		if inner[i] == '\\' {
 			r, i = unescape(inner, i)
 		} else {
 			var n int
@@ -262,6 +281,9 @@ func (w *lineWriter) json(raw []byte) int {
 	}
 	return taken
 }
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace accepts.
+var asciiSpace = [256]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
 
 // unescape decodes the escape at b[i] (valid JSON) and returns the rune and the index
 // after it. A lone surrogate decodes to U+FFFD.
@@ -318,12 +340,14 @@ func (w *lineWriter) text() []byte {
 	// As string([]rune(s)[:PreviewRunes-1]) + "…": invalid bytes become U+FFFD.
 	w.cut = w.cut[:0]
 	if jsjson.PlainASCII(w.buf) {
-		return append(append(w.cut, w.buf[:PreviewRunes-1]...), "…"...)
+		w.cut = append(w.cut, w.buf[:PreviewRunes-1]...)
+	} else {
+		for i, n := 0, 0; n < PreviewRunes-1; n++ {
+			r, size := utf8.DecodeRune(w.buf[i:])
+			w.cut = utf8.AppendRune(w.cut, r)
+			i += size
+		}
 	}
-	for i, n := 0, 0; n < PreviewRunes-1; n++ {
-		r, size := utf8.DecodeRune(w.buf[i:])
-		w.cut = utf8.AppendRune(w.cut, r)
-		i += size
-	}
-	return append(w.cut, "…"...)
+	w.cut = append(w.cut, "…"...)
+	return w.cut
 }

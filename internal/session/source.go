@@ -198,7 +198,7 @@ func (a *arena) intern(s string) string {
 		return v
 	}
 	if a.interned == nil {
-		a.interned = map[string]string{}
+		a.interned = make(map[string]string, 256)
 	}
 	v := a.str(s)
 	a.interned[v] = v

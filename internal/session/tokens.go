@@ -137,9 +137,9 @@ func EstimateTokens(m *Message) int {
 			}
 		}
 	case RoleBashExecution:
-		chars = jsjson.Len16(m.Command) + jsjson.Len16(m.output)
+		chars = jsjson.Len16(m.Command) + jsjson.Len16(m.b().output)
 	case RoleBranchSummary, RoleCompactionSummary:
-		chars = jsjson.Len16(m.summary)
+		chars = jsjson.Len16(m.b().summary)
 	default:
 		return 0
 	}
