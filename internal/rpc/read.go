@@ -46,17 +46,11 @@ func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, erro
 				return invalidParams("offset and limit must not be negative")
 			}
 			out, err = s.host.memo(path, fmt.Sprintf("tree/flat/%d/%d", p.Offset, p.Limit), ix, func() (any, error) {
-				nodes, err := flatTreeOf(ctx, ix)
+				nodes, total, err := flatTreePage(ctx, ix, p.Offset, p.Limit)
 				if err != nil {
 					return nil, err
 				}
-				total := len(nodes)
-				lo := min(p.Offset, total)
-				hi := total
-				if p.Limit > 0 {
-					hi = min(lo+p.Limit, total)
-				}
-				return map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "total": total, "offset": lo, "nodes": nodes[lo:hi]}, nil
+				return map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "total": total, "offset": min(p.Offset, total), "nodes": nodes}, nil
 			})
 			return err
 		}
@@ -84,11 +78,14 @@ type FlatNode struct {
 	Children   *struct{} `json:"children,omitempty"` // hides TreeNode.Children
 }
 
-func flatTreeOf(ctx context.Context, ix *session.Index) ([]FlatNode, error) {
+// flatTreePage walks the tree depth-first and builds the nodes of positions [offset,
+// offset+limit) only (limit 0: to the end); total counts them all. A page of a large
+// session costs a walk over pointers, not a node per entry.
+func flatTreePage(ctx context.Context, ix *session.Index, offset, limit int) (nodes []FlatNode, total int, err error) {
 	leaf := ix.LeafID()
-	onPath := map[string]bool{}
+	onPath := make([]bool, len(ix.Entries()))
 	for _, e := range ix.Path(leaf) {
-		onPath[e.ID] = true
+		onPath[e.Pos()] = true // tree nodes and path entries are the final entries of their ids
 	}
 	pins := ix.Pins()
 	roots := ix.Tree()
@@ -97,30 +94,34 @@ func flatTreeOf(ctx context.Context, ix *session.Index) ([]FlatNode, error) {
 		parent string
 		depth  int
 	}
-	out := make([]FlatNode, 0, len(ix.Entries()))
 	stack := make([]item, 0, len(roots))
 	for i := len(roots) - 1; i >= 0; i-- {
 		stack = append(stack, item{roots[i], "", 0})
 	}
-	for len(stack) > 0 {
-		if len(out)%4096 == 0 {
+	for ; len(stack) > 0; total++ {
+		if total%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		}
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		e := it.n.Entry
-		out = append(out, FlatNode{
-			TreeNode: TreeNode{ID: e.ID, Type: e.Type, Role: e.Role(), Label: it.n.Label, Preview: e.Preview(), Timestamp: e.Timestamp,
-				OnPath: onPath[e.ID], Pinned: pins[e.ID], IsLeaf: e.ID == leaf},
-			ParentID: it.parent, Depth: it.depth, ChildCount: len(it.n.Children),
-		})
+		if total >= offset && (limit == 0 || total < offset+limit) {
+			nodes = append(nodes, FlatNode{
+				TreeNode: TreeNode{ID: e.ID, Type: e.Type, Role: e.Role(), Label: it.n.Label, Preview: e.Preview(), Timestamp: e.Timestamp,
+					OnPath: onPath[e.Pos()], Pinned: pins[e.ID], IsLeaf: e.ID == leaf},
+				ParentID: it.parent, Depth: it.depth, ChildCount: len(it.n.Children),
+			})
+		}
 		for i := len(it.n.Children) - 1; i >= 0; i-- {
 			stack = append(stack, item{it.n.Children[i], e.ID, it.depth + 1})
 		}
 	}
-	return out, nil
+	if nodes == nil {
+		nodes = []FlatNode{}
+	}
+	return nodes, total, nil
 }
 
 func treeOf(ctx context.Context, ix *session.Index) ([]*TreeNode, error) {

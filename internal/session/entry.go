@@ -68,6 +68,9 @@ func (e *Entry) Raw() []byte {
 	return b
 }
 
+// Pos is the entry's index in File.Entries (set by the index).
+func (e *Entry) Pos() int { return e.pos }
+
 // setRaw replaces the entry's bytes with an in-memory JSON object (migration).
 func (e *Entry) setRaw(raw []byte) { e.raw, e.src = raw, nil }
 

@@ -37,6 +37,7 @@ type Index struct {
 	labels   map[string]string
 	problems []Problem
 	missing  map[string]bool // parent ids that name no entry (yet)
+	dups     bool            // some id is used by more than one entry
 }
 
 // NewIndex indexes a parsed file.
@@ -50,6 +51,7 @@ func NewIndex(f *File) *Index {
 	for i, e := range f.Entries {
 		dups = ix.add(e, i) || dups
 	}
+	ix.dups = dups
 	ix.linkParentsFast(dups)
 	ix.findProblems()
 	return ix
@@ -117,6 +119,7 @@ func (ix *Index) add(e *Entry, pos int) (dup bool) {
 // Append indexes an entry appended to the file (the follower and the writer use it).
 func (ix *Index) Append(e *Entry) {
 	_, dup := ix.byID[e.ID]
+	ix.dups = ix.dups || dup
 	ix.File.Entries = append(ix.File.Entries, e)
 	ix.add(e, len(ix.File.Entries)-1)
 	if dup || ix.missing[e.ID] {
@@ -280,44 +283,73 @@ type Node struct {
 // timestamp (stable, so ties keep file order). Entries caught in a cycle are not
 // reachable from a root and, as in Pi, do not appear.
 func (ix *Index) Tree() []*Node {
-	nodes := make(map[string]*Node, len(ix.byID))
-	for _, e := range ix.File.Entries {
-		nodes[e.ID] = &Node{Entry: e, Label: ix.labels[e.ID]}
+	entries := ix.File.Entries
+	// One node per entry, by file position; the node of an id is its final entry's.
+	nodes := make([]Node, len(entries))
+	for i, e := range entries {
+		nodes[i] = Node{Entry: e}
+		if len(ix.labels) > 0 {
+			nodes[i].Label = ix.labels[e.ID]
+		}
 	}
 	var roots []*Node
-	for _, e := range ix.File.Entries {
-		if ix.byID[e.ID] != e {
+	for i, e := range entries {
+		if ix.dups && ix.byID[e.ID] != e {
 			// A duplicated id: its node is the later entry's (as in Pi), placed once,
 			// where that entry says. Pi places it again for every earlier duplicate,
 			// which can make its tree a cycle (and getTree loop forever).
 			continue
 		}
-		n := nodes[e.ID]
+		n := &nodes[i]
 		if e.ParentID == "" || e.ParentID == e.ID {
 			roots = append(roots, n)
 			continue
 		}
-		if p := nodes[e.ParentID]; p != nil {
+		if e.parent != nil { // the final entry of ParentID (see linkParents)
+			p := &nodes[e.parent.pos]
 			p.Children = append(p.Children, n)
 		} else {
 			roots = append(roots, n)
 		}
 	}
 	stack := append([]*Node(nil), roots...)
-	visited := make(map[*Node]bool)
+	visited := make([]bool, len(entries))
+	var times []float64
+	var oks []bool
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if visited[n] {
+		if visited[n.Entry.pos] {
 			continue
 		}
-		visited[n] = true
-		sort.SliceStable(n.Children, func(a, b int) bool {
-			ta, oka := n.Children[a].Entry.TimeMillis()
-			tb, okb := n.Children[b].Entry.TimeMillis()
-			return oka && okb && ta < tb
-		})
+		visited[n.Entry.pos] = true
+		if len(n.Children) > 1 {
+			sortByTime(n.Children, &times, &oks)
+		}
 		stack = append(stack, n.Children...)
 	}
 	return roots
+}
+
+// sortByTime sorts children by timestamp, stably, as Pi's getTree does (an invalid
+// timestamp compares false both ways). Times are parsed once per child.
+func sortByTime(children []*Node, times *[]float64, oks *[]bool) {
+	*times, *oks = (*times)[:0], (*oks)[:0]
+	for _, c := range children {
+		t, ok := c.Entry.TimeMillis()
+		*times, *oks = append(*times, t), append(*oks, ok)
+	}
+	idx := make([]int, len(children))
+	for i := range idx {
+		idx[i] = i
+	}
+	ts, ok := *times, *oks
+	sort.SliceStable(idx, func(a, b int) bool {
+		return ok[idx[a]] && ok[idx[b]] && ts[idx[a]] < ts[idx[b]]
+	})
+	sorted := make([]*Node, len(children))
+	for i, k := range idx {
+		sorted[i] = children[k]
+	}
+	copy(children, sorted)
 }
