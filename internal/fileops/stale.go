@@ -29,6 +29,9 @@ func LastReads(path []*session.Entry) []ReadRecord {
 	type call struct{ name, path string }
 	pending := map[string]call{} // toolCallId → tool and path
 	recs := map[string]*ReadRecord{}
+	// The text of a read result is hashed only for the last read of each file (a
+	// session reads the same files again and again; each text is read from the file).
+	result := map[string]*session.Message{}
 	var order []string
 	for _, e := range path {
 		if e.Type != session.TypeMessage {
@@ -58,23 +61,28 @@ func LastReads(path []*session.Entry) []ReadRecord {
 			if c.name != "read" {
 				if r := recs[c.path]; r != nil { // a change by the agent after its read
 					r.ReadAt, r.Hash, r.Size = at, "", 0
+					delete(result, c.path)
 				}
 				continue
-			}
-			text := m.Text("")
-			r := &ReadRecord{Path: c.path, Size: len(text), ReadAt: at}
-			if text != "" {
-				r.Hash = hashOf([]byte(text))
 			}
 			if _, seen := recs[c.path]; !seen {
 				order = append(order, c.path)
 			}
-			recs[c.path] = r
+			recs[c.path] = &ReadRecord{Path: c.path, ReadAt: at}
+			result[c.path] = m
 		}
 	}
 	out := make([]ReadRecord, 0, len(order))
 	for _, p := range order {
-		out = append(out, *recs[p])
+		r := recs[p]
+		if m := result[p]; m != nil {
+			text := m.Text("")
+			r.Size = len(text)
+			if text != "" {
+				r.Hash = hashOf([]byte(text))
+			}
+		}
+		out = append(out, *r)
 	}
 	return out
 }
