@@ -322,16 +322,22 @@ type memoEntry struct {
 	raw json.RawMessage
 }
 
+// encodedJSON is an answer encoded by encoding/json once (so valid), sent as it is.
+type encodedJSON []byte
+
+// MarshalJSON is the identity: the bytes are valid JSON already.
+func (e encodedJSON) MarshalJSON() ([]byte, error) { return e, nil }
+
 // memo returns the JSON answer named name for the session's current state, computing it
 // only when the session changed since: concurrent readers of a large, unchanged session
 // share one computation and one encoding. Call it with the session locked (withIndex).
-func (h *host) memo(path, name string, ix *session.Index, compute func() (any, error)) (json.RawMessage, error) {
+func (h *host) memo(path, name string, ix *session.Index, compute func() (any, error)) (encodedJSON, error) {
 	key := fmt.Sprintf("%p/%d/%s", ix, len(ix.Entries()), ix.LeafID())
 	h.mu.Lock()
 	m := h.memos[path+"\x00"+name]
 	h.mu.Unlock()
 	if m != nil && m.key == key {
-		return m.raw, nil
+		return encodedJSON(m.raw), nil
 	}
 	v, err := compute()
 	if err != nil {
@@ -344,7 +350,7 @@ func (h *host) memo(path, name string, ix *session.Index, compute func() (any, e
 	h.mu.Lock()
 	h.memos[path+"\x00"+name] = &memoEntry{key: key, raw: raw}
 	h.mu.Unlock()
-	return raw, nil
+	return encodedJSON(raw), nil
 }
 
 func (h *host) withIndex(path string, fn func(ix *session.Index) error) error {

@@ -1,20 +1,24 @@
 package rpc_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	sg "github.com/sourcegraph/jsonrpc2"
-
 	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -28,25 +32,22 @@ type latencyClient struct {
 	onChange chan struct{}
 }
 
-func (c *latencyClient) Handle(ctx context.Context, conn *sg.Conn, req *sg.Request) {
-	now := time.Now()
-	switch req.Method {
-	case "window/workDoneProgress/create":
-		_ = conn.Reply(ctx, req.ID, nil)
+// handle records a message the server sent (a notification or a request) and answers
+// requests.
+func (c *latencyClient) handle(rc *rawClient, method string, id, params []byte, now time.Time) {
+	switch method {
 	case "$/progress":
 		var p struct {
 			Value struct{ Kind string } `json:"value"`
 		}
-		if req.Params != nil && json.Unmarshal(*req.Params, &p) == nil && p.Value.Kind == "begin" {
+		if json.Unmarshal(params, &p) == nil && p.Value.Kind == "begin" {
 			c.mu.Lock()
 			c.begins = append(c.begins, now)
 			c.mu.Unlock()
 		}
 	case "pi/sessionChanged":
 		var p struct{ Entries int }
-		if req.Params != nil {
-			_ = json.Unmarshal(*req.Params, &p)
-		}
+		_ = json.Unmarshal(params, &p)
 		c.mu.Lock()
 		c.changed = append(c.changed, now)
 		c.entries = append(c.entries, p.Entries)
@@ -55,21 +56,201 @@ func (c *latencyClient) Handle(ctx context.Context, conn *sg.Conn, req *sg.Reque
 		case c.onChange <- struct{}{}:
 		default:
 		}
-	default:
-		if !req.Notif {
-			_ = conn.Reply(ctx, req.ID, nil)
-		}
+	}
+	if id != nil { // a request (window/workDoneProgress/create, ...): answer null
+		rc.send([]byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":null}`))
 	}
 }
 
-type rwc struct {
-	r *os.File
-	w *os.File
+// rawClient is the editor's side of the pipe, kept lean so that what is measured is the
+// server: a response counts as arrived when its whole frame has been read; its body is
+// only split into members (one validating scan), not decoded.
+type rawClient struct {
+	w       *os.File
+	wmu     sync.Mutex
+	r       *bufio.Reader
+	next    atomic.Int64
+	mu      sync.Mutex
+	waiting map[string]chan rawReply
+	lc      *latencyClient
 }
 
-func (c rwc) Read(p []byte) (int, error)  { return c.r.Read(p) }
-func (c rwc) Write(p []byte) (int, error) { return c.w.Write(p) }
-func (c rwc) Close() error                { c.w.Close(); return c.r.Close() }
+type rawReply struct {
+	result, err []byte
+}
+
+func newRawClient(r, w *os.File, lc *latencyClient) *rawClient {
+	c := &rawClient{w: w, r: bufio.NewReaderSize(r, 1<<20), waiting: map[string]chan rawReply{}, lc: lc}
+	go c.readLoop()
+	return c
+}
+
+func (c *rawClient) send(body []byte) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	fmt.Fprintf(c.w, "Content-Length: %d\r\n\r\n%s", len(body), body)
+}
+
+func (c *rawClient) Call(ctx context.Context, method string, params any, out *json.RawMessage) error {
+	id := strconv.FormatInt(c.next.Add(1), 10)
+	ch := make(chan rawReply, 1)
+	c.mu.Lock()
+	c.waiting[id] = ch
+	c.mu.Unlock()
+	p, _ := json.Marshal(params)
+	c.send([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + string(p) + `}`))
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return fmt.Errorf("%s: %s", method, r.err)
+		}
+		if out != nil {
+			*out = r.result
+		}
+		return nil
+	case <-ctx.Done():
+		c.mu.Lock()
+		delete(c.waiting, id)
+		c.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+func (c *rawClient) Notify(method string, params any) {
+	p, _ := json.Marshal(params)
+	c.send([]byte(`{"jsonrpc":"2.0","method":"` + method + `","params":` + string(p) + `}`))
+}
+
+// skimMembers splits a JSON object from a trusted peer into its top-level members
+// without validating or decoding the values (a client reading a large answer does not
+// have to decode it to know it arrived).
+func skimMembers(b []byte) []jsjson.Field {
+	var out []jsjson.Field
+	i := bytes.IndexByte(b, '{') + 1
+	skipString := func(i int) int { // b[i] is '"'; returns the index after the closing quote
+		for j := i + 1; ; {
+			k := bytes.IndexAny(b[j:], `"\`)
+			if k < 0 {
+				return len(b)
+			}
+			if b[j+k] == '"' {
+				return j + k + 1
+			}
+			j += k + 2
+		}
+	}
+	for i > 0 && i < len(b) {
+		for i < len(b) && b[i] != '"' && b[i] != '}' {
+			i++
+		}
+		if i >= len(b) || b[i] == '}' {
+			break
+		}
+		ks := i
+		i = skipString(i)
+		key, _ := jsjson.StringValue(b[ks:i])
+		for i < len(b) && b[i] != ':' {
+			i++
+		}
+		i++
+		for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+			i++
+		}
+		vs, depth := i, 0
+		for i < len(b) {
+			c := b[i]
+			if c == '"' {
+				i = skipString(i)
+				if depth == 0 {
+					break
+				}
+				continue
+			}
+			if c == '{' || c == '[' {
+				depth++
+			} else if c == '}' || c == ']' {
+				if depth == 0 {
+					break
+				}
+				depth--
+				if depth == 0 {
+					i++
+					break
+				}
+			} else if c == ',' && depth == 0 {
+				break
+			}
+			i++
+		}
+		out = append(out, jsjson.Field{Key: key, Value: bytes.TrimSpace(b[vs:i])})
+		if i < len(b) && b[i] == ',' {
+			i++
+		}
+	}
+	return out
+}
+
+func (c *rawClient) readLoop() {
+	for {
+		n := -1
+		for {
+			line, err := c.r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+				n, _ = strconv.Atoi(v)
+			}
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(c.r, body); err != nil {
+			return
+		}
+		now := time.Now()
+		var id, method, result, errv, params []byte
+		if rest, ok := bytes.CutPrefix(body, []byte(`{"jsonrpc":"2.0","id":`)); ok {
+			// The server's own framing of a shared answer: id, then the result, last.
+			if k := bytes.Index(rest, []byte(`,"result":`)); k > 0 && k < 32 {
+				c.deliver(rest[:k], bytes.TrimSuffix(rest[k+len(`,"result":`):], []byte("}")), nil)
+				continue
+			}
+		}
+		for _, f := range skimMembers(body) {
+			switch f.Key {
+			case "id":
+				id = f.Value
+			case "method":
+				method = f.Value
+			case "result":
+				result = f.Value
+			case "error":
+				errv = f.Value
+			case "params":
+				params = f.Value
+			}
+		}
+		if method != nil {
+			m, _ := jsjson.StringValue(method)
+			c.lc.handle(c, m, id, params, now)
+			continue
+		}
+		c.deliver(id, result, errv)
+	}
+}
+
+func (c *rawClient) deliver(id, result, errv []byte) {
+	c.mu.Lock()
+	ch := c.waiting[string(id)]
+	delete(c.waiting, string(id))
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- rawReply{result: result, err: errv}
+	}
+}
 
 func percentile(d []time.Duration, p float64) time.Duration {
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
@@ -104,20 +285,18 @@ func BenchmarkLSPLatency(b *testing.B) {
 	// Kernel pipes, as an editor's stdio: buffered, unlike net.Pipe.
 	c2sR, c2sW, _ := os.Pipe()
 	s2cR, s2cW, _ := os.Pipe()
-	clientEnd := rwc{s2cR, c2sW}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	defer c2sW.Close()
 	go rpc.Serve(ctx, c2sR, s2cW, c2sR, rpc.Options{AgentDir: agent, SoftThreshold: -1, Debounce: 20 * time.Millisecond, WatchInterval: time.Second})
 	lc := &latencyClient{onChange: make(chan struct{}, 16)}
-	conn := sg.NewConn(ctx, sg.NewBufferedStream(clientEnd, sg.VSCodeObjectCodec{}), lc)
-	defer conn.Close()
+	conn := newRawClient(s2cR, c2sW, lc)
 	var init json.RawMessage
 	if err := conn.Call(ctx, "initialize", map[string]any{"processId": nil, "rootUri": "file://" + work,
 		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}}}, &init); err != nil {
 		b.Fatal(err)
 	}
-	conn.Notify(ctx, "initialized", map[string]any{})
+	conn.Notify("initialized", map[string]any{})
 	var warm json.RawMessage
 	wctx, wcancel := context.WithTimeout(ctx, time.Minute)
 	defer wcancel()

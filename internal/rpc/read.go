@@ -38,7 +38,7 @@ func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, erro
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	var out json.RawMessage
+	var out encodedJSON
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		var err error
 		if p.Flat {
@@ -201,7 +201,7 @@ func (s *Server) handleContext(ctx context.Context, raw json.RawMessage) (any, e
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	var out json.RawMessage
+	var out encodedJSON
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		var err error
 		// The window is configuration: it is part of the answer's name.

@@ -50,6 +50,7 @@ type Server struct {
 	opt     Options
 	log     *slog.Logger
 	conn    *jsonrpc2.Conn
+	stream  *stream
 	tracker *Tracker
 	host    *host
 	drafts  *drafter
@@ -106,6 +107,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opt 
 	s.host = newHost(s)
 	st := newStream(r, w, closer, opt.MaxFrameBytes)
 	st.onBadFrame = func(err error) { s.log.Warn("skipped bad message", "err", err) }
+	s.stream = st
 	s.conn = jsonrpc2.NewConn(s.baseCtx, st, s)
 	close(s.ready)
 	select {
@@ -278,6 +280,14 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 }
 
 func (s *Server) reply(id jsonrpc2.ID, result any) {
+	if raw, ok := result.(encodedJSON); ok && len(raw) > 0 && s.stream != nil {
+		// An answer encoded once (memoized, shared by concurrent readers): framed as it
+		// is, not re-validated and re-compacted by encoding/json for every reader.
+		if err := s.stream.writeResponse(id, json.RawMessage(raw)); err != nil {
+			s.log.Debug("reply failed", "err", err)
+		}
+		return
+	}
 	err := s.conn.Reply(context.Background(), id, result)
 	if err == nil {
 		return

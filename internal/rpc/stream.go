@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // MaxFrameBytes bounds one incoming message. A larger frame is read and discarded and
@@ -53,6 +55,32 @@ func (s *stream) writeFrame(data []byte) error {
 	fmt.Fprintf(&buf, "Content-Length: %d\r\n\r\n", len(data))
 	buf.Write(data)
 	_, err := s.w.Write(buf.Bytes())
+	return err
+}
+
+// writeResponse frames a successful response whose result is already valid JSON.
+func (s *stream) writeResponse(id jsonrpc2.ID, result json.RawMessage) error {
+	idJSON, err := json.Marshal(id)
+	if err != nil {
+		return err
+	}
+	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
+	n := len(head) + len(idJSON) + len(mid) + len(result) + 1
+	frame := make([]byte, 0, 64+len(idJSON))
+	frame = append(frame, "Content-Length: "...)
+	frame = strconv.AppendInt(frame, int64(n), 10)
+	frame = append(frame, "\r\n\r\n"...)
+	frame = append(append(append(frame, head...), idJSON...), mid...)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// The result is written from where it is kept, not copied into the frame.
+	if _, err := s.w.Write(frame); err != nil {
+		return err
+	}
+	if _, err := s.w.Write(result); err != nil {
+		return err
+	}
+	_, err = s.w.Write([]byte{'}'})
 	return err
 }
 

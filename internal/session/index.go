@@ -292,20 +292,31 @@ func (ix *Index) Tree() []*Node {
 			nodes[i].Label = ix.labels[e.ID]
 		}
 	}
+	// Children lists are carved from one array: count, then place (in file order).
+	final := func(e *Entry) bool { return !ix.dups || ix.byID[e.ID] == e }
+	hasParent := func(e *Entry) bool { return e.ParentID != "" && e.ParentID != e.ID && e.parent != nil }
+	counts := make([]int32, len(entries))
+	for _, e := range entries {
+		if final(e) && hasParent(e) {
+			counts[e.parent.pos]++
+		}
+	}
+	all := make([]*Node, len(entries))
+	off := 0
+	for i := range nodes {
+		nodes[i].Children = all[off : off : off+int(counts[i])]
+		off += int(counts[i])
+	}
 	var roots []*Node
 	for i, e := range entries {
-		if ix.dups && ix.byID[e.ID] != e {
+		if !final(e) {
 			// A duplicated id: its node is the later entry's (as in Pi), placed once,
 			// where that entry says. Pi places it again for every earlier duplicate,
 			// which can make its tree a cycle (and getTree loop forever).
 			continue
 		}
 		n := &nodes[i]
-		if e.ParentID == "" || e.ParentID == e.ID {
-			roots = append(roots, n)
-			continue
-		}
-		if e.parent != nil { // the final entry of ParentID (see linkParents)
+		if hasParent(e) { // e.parent is the final entry of ParentID (see linkParents)
 			p := &nodes[e.parent.pos]
 			p.Children = append(p.Children, n)
 		} else {
