@@ -66,7 +66,7 @@ func Prepare(path []*session.Entry, settings session.CompactionSettings) (*Prepa
 			}
 		}
 	}
-	p.TokensBefore = session.EstimateContextTokens(session.ContextOfPath(path).Messages).Tokens
+	p.TokensBefore = session.ContextTokensOfPath(path)
 	p.Cut = FindCutPoint(path, p.BoundaryStart, len(path), settings.KeepRecentTokens)
 	first := path[p.Cut.FirstKeptIndex]
 	if first.ID == "" {

@@ -81,8 +81,7 @@ func (s *Server) draft(ctx context.Context, path string) {
 	var tokens float64
 	err = s.host.withIndex(path, func(ix *session.Index) error {
 		leafPath := ix.Path(ix.LeafID())
-		c := session.ContextOfPath(leafPath)
-		tokens = session.EstimateContextTokens(c.Messages).Tokens
+		tokens = session.ContextTokensOfPath(leafPath)
 		p, err := compaction.Prepare(leafPath, settings)
 		if err != nil {
 			return err

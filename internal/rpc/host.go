@@ -275,10 +275,17 @@ func staleFiles(cwd string, path []*session.Entry) []fileops.StaleFile {
 // percent) until an assistant reply reports usage again; otherwise Pi's estimate.
 func (h *host) usage(ix *session.Index) (any, int, any) {
 	window := h.window()
-	c := ix.BuildContext("")
-	if c.CompactionIndex >= 0 {
+	path := ix.LeafPath()
+	ci := -1
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == session.TypeCompaction {
+			ci = i
+			break
+		}
+	}
+	if ci >= 0 {
 		known := false
-		for _, e := range c.Path[c.CompactionIndex+1:] {
+		for _, e := range path[ci+1:] {
 			if e.Type != session.TypeMessage {
 				continue
 			}
@@ -293,7 +300,7 @@ func (h *host) usage(ix *session.Index) (any, int, any) {
 			return nil, window, nil
 		}
 	}
-	t := session.EstimateContextTokens(c.Messages).Tokens
+	t := session.ContextTokensOfPath(path)
 	return t, window, round1(t / float64(window) * 100)
 }
 

@@ -61,17 +61,8 @@ func ContextOfPath(path []*Entry) *Context {
 		}
 	}
 	appendMsg := func(e *Entry) {
-		switch e.Type {
-		case TypeMessage:
-			if m, err := e.Message(); err == nil {
-				c.Messages = append(c.Messages, m)
-			}
-		case TypeCustomMessage:
-			c.Messages = append(c.Messages, CustomMessage(e))
-		case TypeBranchSummary:
-			if truthyRaw(e.RawField("summary")) {
-				c.Messages = append(c.Messages, BranchSummaryMessage(e))
-			}
+		if m := contextMessage(e); m != nil {
+			c.Messages = append(c.Messages, m)
 		}
 	}
 	if c.CompactionIndex < 0 {
@@ -104,4 +95,96 @@ func ContextOfPath(path []*Entry) *Context {
 		appendMsg(path[i])
 	}
 	return c
+}
+
+// contextMessage is the message an entry puts in the context, or nil.
+func contextMessage(e *Entry) *Message {
+	switch e.Type {
+	case TypeMessage:
+		if m, err := e.Message(); err == nil {
+			return m
+		}
+	case TypeCustomMessage:
+		return CustomMessage(e)
+	case TypeBranchSummary:
+		if truthyRaw(e.RawField("summary")) {
+			return BranchSummaryMessage(e)
+		}
+	}
+	return nil
+}
+
+// ContextTokensOfPath is EstimateContextTokens(ContextOfPath(path).Messages).Tokens
+// without building the context: it walks the context from its end, and only as far as
+// the last assistant message with usage (the figure stops there).
+func ContextTokensOfPath(path []*Entry) float64 {
+	ci := -1
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == TypeCompaction {
+			ci = i
+			break
+		}
+	}
+	var trailing []*Message
+	// done adds m (walking backwards) and reports the figure once it is known.
+	var tokens float64
+	done := func(m *Message) bool {
+		if m == nil {
+			return false
+		}
+		if u := AssistantUsage(m); u != nil {
+			var after float64 // summed in context order, as Pi sums it
+			for i := len(trailing) - 1; i >= 0; i-- {
+				after += float64(EstimateTokens(trailing[i]))
+			}
+			tokens = CalculateContextTokens(*u) + after
+			return true
+		}
+		trailing = append(trailing, m)
+		return false
+	}
+	start := 0
+	if ci >= 0 {
+		for i := len(path) - 1; i > ci; i-- {
+			if done(contextMessage(path[i])) {
+				return tokens
+			}
+		}
+		comp := path[ci]
+		// Pi finds the compaction by id, so with a duplicated id the first match counts.
+		first := ci
+		for i, e := range path {
+			if e.Type == TypeCompaction && e.ID == comp.ID {
+				first = i
+				break
+			}
+		}
+		firstKept := comp.Compaction().FirstKeptEntryID
+		start = first
+		for i := 0; i < first; i++ {
+			if path[i].ID == firstKept {
+				start = i
+				break
+			}
+		}
+		for i := first - 1; i >= start; i-- {
+			if done(contextMessage(path[i])) {
+				return tokens
+			}
+		}
+		if done(CompactionSummaryMessage(comp)) {
+			return tokens
+		}
+	} else {
+		for i := len(path) - 1; i >= 0; i-- {
+			if done(contextMessage(path[i])) {
+				return tokens
+			}
+		}
+	}
+	// No usage anywhere: the sum of the estimates, in context order.
+	for i := len(trailing) - 1; i >= 0; i-- {
+		tokens += float64(EstimateTokens(trailing[i]))
+	}
+	return tokens
 }

@@ -237,6 +237,15 @@ func (ix *Index) Path(from string) []*Entry {
 	return ix.pathFrom(e)
 }
 
+// LeafPath is the path of Pi's default leaf (the last entry), as BuildContext("") walks
+// it; nil for an empty session.
+func (ix *Index) LeafPath() []*Entry {
+	if leaf := ix.Leaf(); leaf != nil {
+		return ix.pathFrom(leaf)
+	}
+	return nil
+}
+
 func (ix *Index) pathFrom(e *Entry) []*Entry {
 	var rev []*Entry
 	// A path is at most as long as the file; a longer walk is a cycle, walked again

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/debug"
 	"sync"
 )
 
@@ -195,44 +194,6 @@ func parse(in lineSource) (*File, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-// gcPause turns the collector off while lines are decoded. What a load allocates stays
-// live (entries, messages, their strings) and the read buffers are reused, so a
-// collection in the middle of a load frees almost nothing, yet marking and the write
-// barriers it turns on cost a third of the load. Concurrent loads share one pause.
-var gcPause struct {
-	sync.Mutex
-	n     int
-	old   int
-	limit int64
-}
-
-// gcPauseHeadroom is how much the heap may grow during a pause before collecting.
-const gcPauseHeadroom = 1 << 30
-
-func pauseGC() (resume func()) {
-	gcPause.Lock()
-	if gcPause.n == 0 {
-		// Hostile input could still make garbage (a line per allocation): past a
-		// limit well above what a load keeps, the collector runs anyway.
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		gcPause.limit = debug.SetMemoryLimit(-1)
-		debug.SetMemoryLimit(min(gcPause.limit, int64(ms.HeapAlloc)+gcPauseHeadroom))
-		gcPause.old = debug.SetGCPercent(-1)
-	}
-	gcPause.n++
-	gcPause.Unlock()
-	return func() {
-		gcPause.Lock()
-		gcPause.n--
-		if gcPause.n == 0 {
-			debug.SetGCPercent(gcPause.old)
-			debug.SetMemoryLimit(gcPause.limit)
-		}
-		gcPause.Unlock()
-	}
 }
 
 type tailInfo struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -115,4 +116,51 @@ func TestLoadedEntriesRereadSafely(t *testing.T) {
 	if err := f.ReadErr(); !errors.Is(err, session.ErrRewritten) {
 		t.Fatalf("ReadErr = %v, want ErrRewritten", err)
 	}
+}
+
+// ContextTokensOfPath walks the context backwards instead of building it: it must give
+// the figure EstimateContextTokens gives on the built context, for every leaf.
+func TestContextTokensOfPathMatchesBuiltContext(t *testing.T) {
+	var files [][]byte
+	for _, o := range []gen.Options{
+		{Entries: 1200, Seed: 11, BranchEvery: 25, CompactEvery: 150},
+		{Entries: 600, Seed: 12, CompactEvery: 40, ImageEvery: 7},
+	} {
+		var b strings.Builder
+		if err := gen.Write(&b, o); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, []byte(b.String()))
+	}
+	for _, dir := range []string{"genuine", "synthetic"} {
+		ms, _ := filepathGlob(dir)
+		for _, m := range ms {
+			if data, err := os.ReadFile(m); err == nil {
+				files = append(files, data)
+			}
+		}
+	}
+	checked := 0
+	for _, data := range files {
+		f, err := session.Parse(data)
+		if err != nil {
+			continue
+		}
+		ix := session.NewIndex(f)
+		for _, e := range f.Entries {
+			path := ix.Path(e.ID)
+			want := session.EstimateContextTokens(session.ContextOfPath(path).Messages).Tokens
+			if got := session.ContextTokensOfPath(path); got != want {
+				t.Fatalf("leaf %s (line %d): %v tokens, the built context gives %v", e.ID, e.Line, got, want)
+			}
+			checked++
+		}
+	}
+	if checked < 1800 {
+		t.Fatalf("only %d leaves checked", checked)
+	}
+}
+
+func filepathGlob(dir string) ([]string, error) {
+	return filepath.Glob(filepath.Join("..", "..", "testdata", "corpus", dir, "*.jsonl"))
 }
