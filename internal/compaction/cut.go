@@ -45,16 +45,20 @@ func FindTurnStartIndex(path []*session.Entry, i, start int) int {
 // keepRecentTokens and cuts at the nearest valid cut point at or after the entry that
 // crosses the budget, then pulls in the non-message entries just before the cut.
 func FindCutPoint(path []*session.Entry, start, end, keepRecentTokens int) CutPoint {
-	var cuts []int
-	for i := start; i < end; i++ {
-		if isCutPoint(path[i]) {
-			cuts = append(cuts, i)
+	// The first valid cut point at or after i, or -1. Pi lists them all first; only the
+	// first one from the start and the first one after the budget's position matter.
+	firstCutFrom := func(i int) int {
+		for ; i < end; i++ {
+			if isCutPoint(path[i]) {
+				return i
+			}
 		}
+		return -1
 	}
-	if len(cuts) == 0 {
+	cut := firstCutFrom(start)
+	if cut < 0 {
 		return CutPoint{FirstKeptIndex: start, TurnStartIndex: -1}
 	}
-	cut := cuts[0]
 	acc := 0
 	for i := end - 1; i >= start; i-- {
 		e := path[i]
@@ -67,11 +71,8 @@ func FindCutPoint(path []*session.Entry, start, end, keepRecentTokens int) CutPo
 		}
 		acc += session.EstimateTokens(m)
 		if acc >= keepRecentTokens {
-			for _, c := range cuts {
-				if c >= i {
-					cut = c
-					break
-				}
+			if c := firstCutFrom(i); c >= 0 {
+				cut = c
 			}
 			break
 		}

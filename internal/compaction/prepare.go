@@ -78,6 +78,7 @@ func Prepare(path []*session.Entry, settings session.CompactionSettings) (*Prepa
 	if p.IsSplitTurn {
 		historyEnd = p.Cut.TurnStartIndex
 	}
+	p.MessagesToSummarize = make([]*session.Message, 0, max(0, historyEnd-p.BoundaryStart))
 	for i := p.BoundaryStart; i < historyEnd; i++ {
 		if m := messageForCompaction(path[i]); m != nil {
 			p.MessagesToSummarize = append(p.MessagesToSummarize, m)

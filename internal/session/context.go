@@ -46,20 +46,32 @@ func (ix *Index) BuildContext(leafID string) *Context {
 // buildSessionContext(pathEntries), whose leaf is the path's last entry).
 func ContextOfPath(path []*Entry) *Context {
 	c := &Context{ThinkingLevel: offLevel, CompactionIndex: -1, Path: path}
-	for i, e := range path {
+	// What is in effect is what was set last: found from the end of the path.
+	thinkingFound, modelFound := false, false
+	for i := len(path) - 1; i >= 0; i-- {
+		e := path[i]
 		switch e.Type {
 		case TypeThinkingLevelChange:
-			c.ThinkingLevel = e.RawField("thinkingLevel")
+			if !thinkingFound {
+				c.ThinkingLevel, thinkingFound = e.RawField("thinkingLevel"), true
+			}
 		case TypeModelChange:
-			c.Model = &ModelRef{Provider: e.RawField("provider"), ModelID: e.RawField("modelId")}
+			if !modelFound {
+				c.Model, modelFound = &ModelRef{Provider: e.RawField("provider"), ModelID: e.RawField("modelId")}, true
+			}
 		case TypeMessage:
-			if m, err := e.Message(); err == nil && m.Role == RoleAssistant {
-				c.Model = &ModelRef{Provider: m.ProviderRaw, ModelID: m.ModelRaw}
+			if !modelFound {
+				if m, err := e.Message(); err == nil && m.Role == RoleAssistant {
+					c.Model, modelFound = &ModelRef{Provider: m.ProviderRaw, ModelID: m.ModelRaw}, true
+				}
 			}
 		case TypeCompaction:
-			c.CompactionIndex = i
+			if c.CompactionIndex < 0 {
+				c.CompactionIndex = i
+			}
 		}
 	}
+	c.Messages = make([]*Message, 0, len(path)+1)
 	appendMsg := func(e *Entry) {
 		if m := contextMessage(e); m != nil {
 			c.Messages = append(c.Messages, m)
