@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -46,7 +47,7 @@ type Entry struct {
 	off int64
 	n   int32
 
-	preview    string // see Preview
+	preview    atomic.Pointer[string] // see Preview
 	customType string
 
 	msgOnce sync.Once
@@ -101,8 +102,11 @@ type decoder struct {
 	calls   []pendingCall // tool calls of the line being decoded
 	texts   []pendingText // its text blocks
 	names   []string
-	pv      previewInput
-	lw      lineWriter
+	// preview asks for the entry's preview (previewText), which loading skips.
+	preview     bool
+	previewText string
+	pv          previewInput
+	lw          lineWriter
 }
 
 type pendingText struct {
@@ -162,6 +166,9 @@ func (d *decoder) block(contentAt int, block, args []jsjson.Field) {
 		}
 	}
 	if typ == "text" {
+		if !d.preview {
+			return
+		}
 		var text []byte
 		for _, f := range block {
 			if f.Key == "text" {
@@ -249,41 +256,46 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 		}
 		e.customType = d.intern(e.customType)
 	}
-	pv := &d.pv
-	*pv = previewInput{top: es.Fields, texts: pv.texts[:0], toolNames: pv.toolNames[:0]}
+	var pv *previewInput
+	if d.preview {
+		pv = &d.pv
+		*pv = previewInput{top: es.Fields, texts: pv.texts[:0], toolNames: pv.toolNames[:0]}
+	}
 	if e.Type == TypeMessage && es.MessageFound {
-		for _, f := range es.Message {
-			if f.Key == "content" {
-				pv.content = f.Value
+		if pv != nil {
+			for _, f := range es.Message {
+				if f.Key == "content" {
+					pv.content = f.Value
+				}
 			}
-		}
-		at := offsetIn(line, pv.content)
-		for _, t := range d.texts {
-			if t.contentAt == at {
-				pv.texts = append(pv.texts, t.raw)
+			at := offsetIn(line, pv.content)
+			for _, t := range d.texts {
+				if t.contentAt == at {
+					pv.texts = append(pv.texts, t.raw)
+				}
 			}
-		}
-		for _, c := range d.calls {
-			if c.contentAt == at {
-				pv.toolNames = append(pv.toolNames, c.Name)
+			for _, c := range d.calls {
+				if c.contentAt == at {
+					pv.toolNames = append(pv.toolNames, c.Name)
+				}
 			}
 		}
 		m := messageFromFields(msgRaw, es.Message, d, line)
-		pv.m = m
+		if pv != nil {
+			pv.m = m
+		}
 		if !d.inMemory {
 			m.ent = e
-		} else if m.Role == RoleAssistant {
+		} else if m.Role == RoleAssistant && !d.preview {
 			// Tool calls are what file tracking and compaction read of every assistant
 			// message: decode its blocks now, on the loader's goroutines, not later on one.
 			m.Blocks()
 		}
 		e.msgOnce.Do(func() { e.msg = m })
 	}
-	entryPreview(e, pv, &d.lw)
-	if d.inMemory {
-		e.preview = string(d.lw.text())
-	} else {
-		e.preview = d.str(unsafe.String(unsafe.SliceData(d.lw.text()), len(d.lw.text())))
+	if pv != nil {
+		entryPreview(e, pv, &d.lw)
+		d.previewText = string(d.lw.text())
 	}
 	return e, nil
 }

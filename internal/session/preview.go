@@ -17,9 +17,22 @@ const previewClip = PreviewRunes * 4
 
 // Preview is a one-line description of the entry for tree views: the start of its text
 // (a command, a tool's name and result, a summary, a label) with whitespace collapsed,
-// at most PreviewRunes runes. It is computed while the line is read, so that showing
-// the tree of a large session reads nothing again.
-func (e *Entry) Preview() string { return e.preview }
+// at most PreviewRunes runes. It is made from the entry's bytes on first use, and kept:
+// a tree view shows a page of entries at a time, so loading a session makes none.
+func (e *Entry) Preview() string {
+	if p := e.preview.Load(); p != nil {
+		return *p
+	}
+	s := ""
+	if raw := e.Raw(); raw != nil {
+		d := &decoder{inMemory: true, single: true, preview: true}
+		if _, err := decodeEntry(raw, d); err == nil {
+			s = d.previewText
+		}
+	}
+	e.preview.Store(&s)
+	return s
+}
 
 // CustomType is the customType of a custom or custom_message entry.
 func (e *Entry) CustomType() string { return e.customType }
