@@ -217,7 +217,7 @@ func describe(e *session.Entry) string {
 		case session.RoleToolResult:
 			return "tool " + m.ToolName + ": " + m.Text(" ")
 		case session.RoleBashExecution:
-			return "bash: " + m.Command
+			return "bash: " + m.Bash().Command
 		}
 		return m.Role + ": " + m.Text(" ")
 	case session.TypeCompaction:
@@ -344,7 +344,7 @@ func runContext(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		case session.RoleCompactionSummary, session.RoleBranchSummary:
 			text = m.SummaryText()
 		case session.RoleBashExecution:
-			text = m.Command
+			text = m.Bash().Command
 		}
 		fmt.Fprintf(stdout, "%3d %-17s %6d  %s\n", i, m.Role, session.EstimateTokens(m), oneLinePreview(text, 70))
 	}

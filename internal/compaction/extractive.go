@@ -139,9 +139,9 @@ func extractFacts(messages []*session.Message) *facts {
 				}
 			}
 		case session.RoleBashExecution:
-			item := "Ran `" + oneLine(m.Command) + "`"
-			if m.ExitCode != nil && *m.ExitCode != 0 {
-				f.blocked = addUnique(f.blocked, item+fmt.Sprintf(" (exit code %s)", jsjson.FormatNumber(*m.ExitCode)))
+			item := "Ran `" + oneLine(m.Bash().Command) + "`"
+			if x := m.Bash().ExitCode; x != nil && *x != 0 {
+				f.blocked = addUnique(f.blocked, item+fmt.Sprintf(" (exit code %s)", jsjson.FormatNumber(*x)))
 			} else {
 				f.done = addUnique(f.done, item)
 			}

@@ -289,11 +289,14 @@ func (s *scanner) strNoCtl() (esc, ok bool) {
 
 // hasControl reports whether data holds a byte below 0x20.
 func hasControl(data []byte) bool {
+	const k = 0x2020202020202020
 	i := 0
-	for ; i+16 <= len(data); i += 16 {
+	for ; i+32 <= len(data); i += 32 {
 		a := binary.LittleEndian.Uint64(data[i:])
 		b := binary.LittleEndian.Uint64(data[i+8:])
-		if ((a-0x2020202020202020)&^a|(b-0x2020202020202020)&^b)&hi7 != 0 {
+		c := binary.LittleEndian.Uint64(data[i+16:])
+		d := binary.LittleEndian.Uint64(data[i+24:])
+		if ((a-k)&^a|(b-k)&^b|(c-k)&^c|(d-k)&^d)&hi7 != 0 {
 			return true
 		}
 	}

@@ -17,20 +17,21 @@ const (
 
 // BashExecutionText is Pi's bashExecutionToText.
 func BashExecutionText(m *Message) string {
+	x := m.Bash()
 	var b strings.Builder
-	b.WriteString("Ran `" + m.Command + "`\n")
+	b.WriteString("Ran `" + x.Command + "`\n")
 	if out := m.OutputText(); out != "" {
 		b.WriteString("```\n" + out + "\n```")
 	} else {
 		b.WriteString("(no output)")
 	}
-	if m.Cancelled {
+	if x.Cancelled {
 		b.WriteString("\n\n(command cancelled)")
-	} else if m.ExitCode != nil && *m.ExitCode != 0 {
-		b.WriteString("\n\nCommand exited with code " + jsjson.FormatNumber(*m.ExitCode))
+	} else if x.ExitCode != nil && *x.ExitCode != 0 {
+		b.WriteString("\n\nCommand exited with code " + jsjson.FormatNumber(*x.ExitCode))
 	}
-	if m.Truncated && m.FullOutputPath != "" {
-		b.WriteString("\n\n[Output truncated. Full output: " + m.FullOutputPath + "]")
+	if x.Truncated && x.FullOutputPath != "" {
+		b.WriteString("\n\n[Output truncated. Full output: " + x.FullOutputPath + "]")
 	}
 	return b.String()
 }
@@ -58,7 +59,7 @@ func ConvertToLLM(messages []*Message) []*Message {
 		case RoleUser, RoleAssistant, RoleToolResult:
 			out = append(out, m)
 		case RoleBashExecution:
-			if !m.ExcludeFromContext {
+			if !m.Bash().ExcludeFromContext {
 				out = append(out, userText(BashExecutionText(m), m.Timestamp))
 			}
 		case RoleCustom:

@@ -57,17 +57,7 @@ type Message struct {
 	ToolCallID, ToolName string
 	IsError              bool
 
-	Command            string
-	ExitCode           *float64
-	Cancelled          bool
-	Truncated          bool
-	FullOutputPath     string
-	ExcludeFromContext bool
-
-	CustomType string
-
-	TokensBefore float64
-	FromID       string
+	bash *Bash // a bashExecution message's fields
 	Timestamp    json.RawMessage
 }
 
@@ -93,6 +83,24 @@ func (m *Message) b() *msgBody {
 		return noBody
 	}
 	return m.body
+}
+
+// Bash is what a bashExecution message adds to a message.
+type Bash struct {
+	Command            string
+	ExitCode           *float64
+	Cancelled          bool
+	Truncated          bool
+	FullOutputPath     string
+	ExcludeFromContext bool
+}
+
+// Bash returns the message's bashExecution members (zero when it has none).
+func (m *Message) Bash() Bash {
+	if m.bash == nil {
+		return Bash{}
+	}
+	return *m.bash
 }
 
 // ToolCall is what file tracking reads of a tool call: its name and its string "path"
@@ -196,6 +204,13 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 		m.body = body
 	}
 	var content, usage []byte
+	// bash holds the bashExecution members, allocated only for a message that has one.
+	bash := func() *Bash {
+		if m.bash == nil {
+			m.bash = &Bash{}
+		}
+		return m.bash
+	}
 	for _, f := range fields {
 		v := f.Value
 		switch f.Key {
@@ -216,41 +231,33 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 		case "toolName":
 			m.ToolName, _ = rawString(v)
 		case "command":
-			m.Command, _ = rawString(v)
+			bash().Command, _ = rawString(v)
 		case "output":
 			if body != nil {
 				body.output, _ = rawString(v)
 			}
 		case "fullOutputPath":
-			m.FullOutputPath, _ = rawString(v)
-		case "customType":
-			m.CustomType, _ = rawString(v)
+			bash().FullOutputPath, _ = rawString(v)
 		case "summary":
 			if body != nil {
 				body.summary, _ = rawString(v)
 			}
-		case "fromId":
-			m.FromID, _ = rawString(v)
 		case "isError":
 			m.IsError = truthyRaw(v)
 		case "cancelled":
-			m.Cancelled = truthyRaw(v)
+			bash().Cancelled = truthyRaw(v)
 		case "truncated":
-			m.Truncated = truthyRaw(v)
+			bash().Truncated = truthyRaw(v)
 		case "excludeFromContext":
-			m.ExcludeFromContext = truthyRaw(v)
+			bash().ExcludeFromContext = truthyRaw(v)
 		case "timestamp":
 			m.Timestamp = v
 		case "exitCode":
-			m.ExitCode = nil
+			bash().ExitCode = nil
 			if !isNull(v) {
 				if x, err := strconv.ParseFloat(string(v), 64); err == nil {
-					m.ExitCode = &x
+					bash().ExitCode = &x
 				}
-			}
-		case "tokensBefore":
-			if x, err := strconv.ParseFloat(string(v), 64); err == nil {
-				m.TokensBefore = x
 			}
 		case "usage":
 			usage = v
@@ -273,8 +280,10 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 	m.Provider, m.Model, m.StopReason = d.intern(m.Provider), d.intern(m.Model), d.intern(m.StopReason)
 	m.ProviderRaw, m.ModelRaw = d.internBytes(m.ProviderRaw), d.internBytes(m.ModelRaw)
 	m.ErrorMessage, m.ToolCallID, m.ToolName = d.str(m.ErrorMessage), d.str(m.ToolCallID), d.intern(m.ToolName)
-	m.Command, m.FullOutputPath, m.CustomType = d.str(m.Command), d.str(m.FullOutputPath), d.intern(m.CustomType)
-	m.FromID, m.Timestamp = d.str(m.FromID), d.bytes(m.Timestamp)
+	if m.bash != nil {
+		m.bash.Command, m.bash.FullOutputPath = d.str(m.bash.Command), d.str(m.bash.FullOutputPath)
+	}
+	m.Timestamp = d.bytes(m.Timestamp)
 	if m.Role == RoleAssistant && len(content) > 0 && content[0] == '[' {
 		// Tool calls are what file tracking and compaction read of every assistant
 		// message; the scan recorded those of every content array, keep the last one's.

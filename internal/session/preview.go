@@ -59,7 +59,7 @@ func entryPreview(e *Entry, in *previewInput, w *lineWriter) {
 		switch m.Role {
 		case RoleBashExecution:
 			w.str("$ ")
-			w.str(clipText(m.Command))
+			w.str(clipText(m.Bash().Command))
 		case RoleAssistant:
 			if m.StopReason == "error" {
 				w.str("error: ")

@@ -49,7 +49,7 @@ func referencePreview(e *session.Entry) string {
 		}
 		switch m.Role {
 		case session.RoleBashExecution:
-			s = "$ " + clip(m.Command)
+			s = "$ " + clip(m.Bash().Command)
 		case session.RoleAssistant:
 			s = firstText(m)
 			var calls []string

@@ -163,6 +163,9 @@ type arena struct {
 	// interned keeps one copy of values that repeat on every line (provider, model,
 	// stop reason, tool names, file paths).
 	interned map[string]string
+	// recent remembers interned values by a cheap key, so that the values of the line
+	// before (the same provider, model, stop reason...) are found without hashing.
+	recent [32]string
 }
 
 const arenaBlock = 32 << 10
@@ -194,7 +197,12 @@ func (a *arena) intern(s string) string {
 	if len(s) == 0 {
 		return ""
 	}
+	slot := &a.recent[(len(s)*7+int(s[0])+int(s[len(s)-1])*3)&31]
+	if *slot == s {
+		return *slot
+	}
 	if v, ok := a.interned[s]; ok {
+		*slot = v
 		return v
 	}
 	if a.interned == nil {
@@ -202,6 +210,7 @@ func (a *arena) intern(s string) string {
 	}
 	v := a.str(s)
 	a.interned[v] = v
+	*slot = v
 	return v
 }
 

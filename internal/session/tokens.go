@@ -137,7 +137,7 @@ func EstimateTokens(m *Message) int {
 			}
 		}
 	case RoleBashExecution:
-		chars = jsjson.Len16(m.Command) + jsjson.Len16(m.b().output)
+		chars = jsjson.Len16(m.Bash().Command) + jsjson.Len16(m.b().output)
 	case RoleBranchSummary, RoleCompactionSummary:
 		chars = jsjson.Len16(m.b().summary)
 	default:
