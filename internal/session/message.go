@@ -57,8 +57,8 @@ type Message struct {
 	ToolCallID, ToolName string
 	IsError              bool
 
-	bash *Bash // a bashExecution message's fields
-	Timestamp    json.RawMessage
+	bash      *Bash // a bashExecution message's fields
+	Timestamp json.RawMessage
 }
 
 // msgBody is the part of a message held only in memory: its JSON and its content,
