@@ -47,12 +47,11 @@ type Entry struct {
 	off int64
 	n   int32
 
-	preview    atomic.Pointer[string] // see Preview
-	customType string
+	preview atomic.Pointer[string] // see Preview
+	pin     bool                   // a pin entry (see Pins)
 
 	msgOnce sync.Once
 	msg     *Message
-	msgErr  error
 }
 
 // Raw is the entry's JSON object, as stored (or as migrated in memory). For an entry of
@@ -243,9 +242,7 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 			e.ParentID = invalidParent
 		}
 	}
-	if e.Type == TypeCustom || e.Type == TypeCustomMessage {
-		e.customType = customType
-	}
+	e.pin = e.Type == TypeCustom && customType == PinCustomType
 	if d.inMemory {
 		e.raw = line
 	} else {
@@ -254,12 +251,11 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 		if e.ParentID != invalidParent {
 			e.ParentID = d.str(e.ParentID)
 		}
-		e.customType = d.intern(e.customType)
 	}
 	var pv *previewInput
 	if d.preview {
 		pv = &d.pv
-		*pv = previewInput{top: es.Fields, texts: pv.texts[:0], toolNames: pv.toolNames[:0]}
+		*pv = previewInput{top: es.Fields, texts: pv.texts[:0], toolNames: pv.toolNames[:0], customType: customType}
 	}
 	if e.Type == TypeMessage && es.MessageFound {
 		if pv != nil {

@@ -388,14 +388,14 @@ func (m *Message) Text(sep string) string {
 // only when asked for. Safe for concurrent use.
 func (e *Entry) Message() (*Message, error) {
 	e.msgOnce.Do(func() {
-		raw := e.RawField("message")
-		if raw == nil {
-			e.msgErr = fmt.Errorf("entry %s: message entry has no message", e.ID)
-			return
+		if raw := e.RawField("message"); raw != nil {
+			e.msg, _ = DecodeMessage(raw)
 		}
-		e.msg, e.msgErr = DecodeMessage(raw)
 	})
-	return e.msg, e.msgErr
+	if e.msg == nil {
+		return nil, fmt.Errorf("entry %s: no message object", e.ID)
+	}
+	return e.msg, nil
 }
 
 // decodeUsage reads an assistant usage object: its numeric members, as Pi reads them.

@@ -71,7 +71,7 @@ func migrate(f *File) error {
 			}
 			setKey(msg, "role", jsjson.Value{Kind: jsjson.String, Str: RoleCustom})
 			e.setRaw([]byte(jsjson.Stringify(v)))
-			e.msgOnce, e.msg, e.msgErr = sync.Once{}, nil, nil
+			e.msgOnce, e.msg = sync.Once{}, nil
 		}
 	}
 	return nil

@@ -12,7 +12,7 @@ const PinCustomType = "pi-lsp/pin"
 func (ix *Index) Pins() map[string]bool {
 	pins := map[string]bool{}
 	for _, e := range ix.File.Entries {
-		if e.Type != TypeCustom || e.customType != PinCustomType {
+		if !e.pin {
 			continue
 		}
 		data := e.RawField("data")

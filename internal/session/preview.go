@@ -34,16 +34,14 @@ func (e *Entry) Preview() string {
 	return s
 }
 
-// CustomType is the customType of a custom or custom_message entry.
-func (e *Entry) CustomType() string { return e.customType }
-
 // previewInput is what a preview is made of, gathered during the scan of a line.
 type previewInput struct {
-	top       []jsjson.Field
-	m         *Message
-	content   []byte   // the message's content (string or array)
-	texts     [][]byte // raw "text" values of its text blocks, in order
-	toolNames []string
+	top        []jsjson.Field
+	m          *Message
+	content    []byte   // the message's content (string or array)
+	texts      [][]byte // raw "text" values of its text blocks, in order
+	toolNames  []string
+	customType string
 }
 
 // entryPreview composes an entry's preview (the rules of a tree view: what a reader
@@ -105,8 +103,8 @@ func entryPreview(e *Entry, in *previewInput, w *lineWriter) {
 		s, _ := rawString(in.field("name"))
 		w.str(s)
 	case TypeCustom, TypeCustomMessage:
-		if e.customType != PinCustomType {
-			w.str(e.customType)
+		if in.customType != PinCustomType {
+			w.str(in.customType)
 			return
 		}
 		data := in.field("data")
