@@ -231,17 +231,13 @@ func (h *host) scheduleNotify(path string) {
 
 // notifyState pushes pi/sessionChanged, pi/fileOps and pi/contextUsage for a session.
 func (h *host) notifyState(path string) {
+	// pi/sessionChanged first: it is cheap, and what editors refresh their views on; the
+	// file lists and the context figure, which walk the whole path, follow.
 	var changed, ops, usage map[string]any
 	var cwd string
 	err := h.withIndex(path, func(ix *session.Index) error {
 		cwd = ix.File.Header.Cwd
 		changed = map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "entries": len(ix.Entries())}
-		leafPath := ix.Path(ix.LeafID())
-		read, mod := fileops.ForPath(leafPath)
-		ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod,
-			"stale": staleFiles(ix.File.Header.Cwd, leafPath)}
-		tokens, window, pct := h.usage(ix)
-		usage = map[string]any{"session": path, "tokens": tokens, "contextWindow": window, "percent": pct}
 		return nil
 	})
 	if err != nil {
@@ -253,10 +249,20 @@ func (h *host) notifyState(path string) {
 	h.mu.Lock()
 	current := path == h.current
 	h.mu.Unlock()
-	for _, m := range []map[string]any{changed, ops, usage} {
-		m["current"] = current
-	}
+	changed["current"] = current
 	h.s.notify("pi/sessionChanged", changed)
+	err = h.withIndex(path, func(ix *session.Index) error {
+		leafPath := ix.Path(ix.LeafID())
+		read, mod := fileops.ForPath(leafPath)
+		ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod,
+			"stale": staleFiles(ix.File.Header.Cwd, leafPath), "current": current}
+		tokens, window, pct := h.usage(ix)
+		usage = map[string]any{"session": path, "tokens": tokens, "contextWindow": window, "percent": pct, "current": current}
+		return nil
+	})
+	if err != nil {
+		return
+	}
 	h.s.notify("pi/fileOps", ops)
 	h.s.notify("pi/contextUsage", usage)
 	h.s.maybeDraft(path)

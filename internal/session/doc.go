@@ -4,13 +4,16 @@
 // Invariants:
 //   - a session file is never rewritten, truncated or edited in place: the only write is
 //     an append of whole, newline-terminated lines (see Writer);
-//   - every entry keeps the exact bytes it was read from, so unknown entry types and
-//     unknown fields survive untouched;
+//   - every entry gives back the exact bytes it was read from (Entry.Raw), so unknown
+//     entry types and unknown fields survive untouched. A loaded file is not held in
+//     memory: an entry keeps its envelope, its message's metadata and its position, and
+//     its bytes are read again on demand from the same file, checked to be still there
+//     (a file rewritten behind pi-lsp's back is reported as ErrRewritten, never misread);
 //   - no walk over parent links can loop: cycles and self-parented entries are detected
 //     and reported, never followed twice;
 //   - a loaded Entry and its Message may be read from several goroutines: what is decoded
-//     lazily (a message, its content) is decoded once under a sync.Once. An Index is not
-//     safe for concurrent mutation (Append) while it is read.
+//     lazily (a message, its content, a preview) is decoded once under a sync.Once or an
+//     atomic. An Index is not safe for concurrent mutation (Append) while it is read.
 //
 // The package knows nothing about editors or JSON-RPC; it exposes plain Go values.
 package session
