@@ -61,7 +61,7 @@ func (e *Entry) Raw() []byte {
 	if e.raw != nil || e.src == nil {
 		return e.raw
 	}
-	b, err := e.src.line(e.off, int(e.n))
+	b, err := e.src.line(e.off, int(e.n), e.ID)
 	if err != nil {
 		return nil
 	}

@@ -24,6 +24,11 @@ func migrate(f *File) error {
 	}
 	f.MigratedFrom = version
 	if version < 2 {
+		// The bytes first: an entry of a loaded file is read again by its old id.
+		raws := make([][]byte, len(f.Entries))
+		for i, e := range f.Entries {
+			raws[i] = e.Raw()
+		}
 		prev := ""
 		for _, e := range f.Entries {
 			e.ID = newEntryID(nil)
@@ -31,7 +36,7 @@ func migrate(f *File) error {
 			prev = e.ID
 		}
 		for i, e := range f.Entries {
-			v, err := jsjson.Parse(e.Raw())
+			v, err := jsjson.Parse(raws[i])
 			if err != nil {
 				return fmt.Errorf("migrate line %d: %w", e.Line, err)
 			}

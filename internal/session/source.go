@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 )
 
 // source is a loaded session file, for reading entry lines again on demand: a loaded
@@ -106,10 +109,10 @@ func (s *source) fileLocked() (*os.File, error) {
 	return fd, nil
 }
 
-// line reads the n bytes of a trimmed line at off. The line was a JSON object when it
-// was loaded, so it must still start with '{' and end with '}', with a line end or the
-// end of the file after it.
-func (s *source) line(off int64, n int) ([]byte, error) {
+// line reads the n bytes of a trimmed line at off. The line was a JSON object with the
+// given id when it was loaded, so it must still start with '{' and end with '}', with a
+// line end or the end of the file after it, and hold that id.
+func (s *source) line(off int64, n int, id string) ([]byte, error) {
 	s.mu.Lock()
 	fd, err := s.fileLocked()
 	s.mu.Unlock()
@@ -130,7 +133,7 @@ func (s *source) line(off int64, n int) ([]byte, error) {
 	if err != nil && !(err == io.EOF && got == n) {
 		return nil, s.fail(fmt.Errorf("%w: %s: re-read at byte %d: %v", ErrRewritten, s.path, off, err))
 	}
-	if n < 2 || buf[0] != '{' || buf[n-1] != '}' || got == n+1 && !isJSSpace(buf[n]) {
+	if n < 2 || buf[0] != '{' || buf[n-1] != '}' || got == n+1 && !isJSSpace(buf[n]) || !holdsID(buf[:n], id) {
 		return nil, s.fail(fmt.Errorf("%w: %s: the line at byte %d is not what was read there", ErrRewritten, s.path, off))
 	}
 	return buf[:n:n], nil
@@ -263,4 +266,25 @@ func internKnown(s string, a *arena) string {
 		return s
 	}
 	return a.intern(s)
+}
+
+// holdsID reports whether a line's id is id. Pi writes "id" among the first members, so
+// the line's start is looked at first; any other line is scanned.
+func holdsID(line []byte, id string) bool {
+	if id == "" {
+		return true // nothing to compare (the entry had no string id)
+	}
+	head := line[:min(len(line), 96+len(id))]
+	if i := bytes.Index(head, []byte(`"id":"`)); i >= 0 {
+		rest := head[i+6:]
+		if len(rest) > len(id) && string(rest[:len(id)]) == id && rest[len(id)] == '"' {
+			return true
+		}
+	}
+	raw, ok := jsjson.LookupField(line, "id")
+	if !ok {
+		return false
+	}
+	got, ok := jsjson.StringValue(raw)
+	return ok && got == id
 }

@@ -106,6 +106,20 @@ func TestLoadedEntriesRereadSafely(t *testing.T) {
 	if got := m.Text(""); got != "world" {
 		t.Fatalf("after an append: %q", got)
 	}
+	// Rewritten in place with lines of the same lengths at the same places: the id tells.
+	g, err := session.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(header+"\n"+userLine("x", "", "hello")+"\n"+userLine("y", "x", "world")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if raw := g.Entries[1].Raw(); raw != nil {
+		t.Fatalf("a line with another id was returned: %s", raw)
+	}
+	if err := g.ReadErr(); !errors.Is(err, session.ErrRewritten) {
+		t.Fatalf("ReadErr = %v, want ErrRewritten", err)
+	}
 	// Rewritten in place with other content of the same shape: shifted by one byte.
 	if err := os.WriteFile(p, []byte(header+"\n "+userLine("a", "", "hello")+"\n"+userLine("b", "a", "world")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
