@@ -352,8 +352,10 @@ func TestCrashDuringAppends(t *testing.T) {
 	sort.Slice(killDelay, func(i, j int) bool { return killDelay[i] < killDelay[j] })
 	t.Logf("RESULT crash-append: appends=%d victim-runs=%d kills=%d (in-write %d, random %d) torn-tails=%d written-before-ack=%d skipped-lines=%d file=%d bytes real-Pi-loads=%d",
 		total, runs, killed, inWriteKills, killed-inWriteKills, tornSeen, unacked, st.skipped, len(data), pilLoads)
-	if killed != kills {
-		t.Errorf("%d kills, want %d", killed, kills)
+	// A kill delayed by up to 15 ms can let the victim finish the last appends, and with
+	// them the last kill points: those count as overtaken, not missed.
+	if overtaken := len(killAt) - next; killed+overtaken != kills || overtaken > 2 {
+		t.Errorf("%d kills and %d kill points overtaken at the end, want %d kills", killed, overtaken, kills)
 	}
 }
 

@@ -41,10 +41,12 @@ type host struct {
 	cfg      config
 	writeMu  map[string]*sync.Mutex
 	debounce map[string]*time.Timer // per session: a change of one must not swallow another's
-	stopped  bool
-	stopOnce sync.Once
-	cancel   context.CancelFunc
-	memos    map[string]*memoEntry // answers per session state (see memo)
+	// lastNotify is when each session's state was last pushed (see scheduleNotify).
+	lastNotify map[string]time.Time
+	stopped    bool
+	stopOnce   sync.Once
+	cancel     context.CancelFunc
+	memos      map[string]*memoEntry // answers per session state (see memo)
 	// compacting guards against concurrent automatic compactions per session.
 	compacting map[string]bool
 	// overflowTried remembers sessions whose overflow recovery ran for the current turn.
@@ -52,7 +54,7 @@ type host struct {
 }
 
 func newHost(s *Server) *host {
-	return &host{s: s, live: map[string]*session.Live{}, writeMu: map[string]*sync.Mutex{}, debounce: map[string]*time.Timer{},
+	return &host{s: s, live: map[string]*session.Live{}, writeMu: map[string]*sync.Mutex{}, debounce: map[string]*time.Timer{}, lastNotify: map[string]time.Time{},
 		compacting: map[string]bool{}, overflowTried: map[string]bool{}, memos: map[string]*memoEntry{}}
 }
 
@@ -216,17 +218,25 @@ func (h *host) changed(path string) {
 	h.scheduleNotify(cur)
 }
 
-// scheduleNotify sends pi/sessionChanged and friends after the debounce interval.
+// scheduleNotify sends pi/sessionChanged and friends for a changed session: at once when
+// none was sent within the last interval (Options.Debounce), else once at the end of it.
+// An isolated append reaches the editor without waiting; a burst (Pi writes a turn as
+// several lines) gives two notifications, not one per line. The notification reads the
+// state when it runs, so none is lost by coalescing.
 func (h *host) scheduleNotify(path string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.stopped {
-		return
+	if h.stopped || h.debounce[path] != nil {
+		return // one is due already
 	}
-	if t := h.debounce[path]; t != nil {
-		t.Stop()
-	}
-	h.debounce[path] = time.AfterFunc(h.s.opt.Debounce, func() { h.notifyState(path) })
+	wait := max(0, h.s.opt.Debounce-time.Since(h.lastNotify[path]))
+	h.debounce[path] = time.AfterFunc(wait, func() {
+		h.mu.Lock()
+		delete(h.debounce, path)
+		h.lastNotify[path] = time.Now()
+		h.mu.Unlock()
+		h.notifyState(path)
+	})
 }
 
 // notifyState pushes pi/sessionChanged, pi/fileOps and pi/contextUsage for a session.

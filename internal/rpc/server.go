@@ -20,7 +20,9 @@ type Options struct {
 	AgentDir string
 	// HookTimeout bounds how long a client hook may take (default 10s).
 	HookTimeout time.Duration
-	// Debounce delays pi/sessionChanged after file changes (default 100ms).
+	// Debounce is the shortest interval between two pi/sessionChanged of one session
+	// (default 100ms): a change is pushed at once, changes within the interval after it
+	// together at its end.
 	Debounce time.Duration
 	// WatchInterval is the rescan safety net of the session folder watcher (default 2s);
 	// files the agent read are checked for changes at the same interval.

@@ -53,12 +53,13 @@ if (lat) {
   lines.push("");
   lines.push(`| LSP latency on a ${lat.mb} MB session (100 concurrent requests) | ms |`);
   lines.push("|---|---|");
-  const names = { "context-p50-ms": "pi/context p50", "context-p99-ms": "pi/context p99", "tree-p50-ms": "pi/tree (flat, 500-node page) p50", "tree-p99-ms": "pi/tree (flat, 500-node page) p99", "tree-full-ms": "pi/tree (flat, whole tree, one request)", "progress-begin-ms": "compact request to first $/progress begin", "append-to-changed-ms": "appended line to pi/sessionChanged" };
+  const names = { "context-p50-ms": "pi/context p50", "context-p99-ms": "pi/context p99", "tree-p50-ms": "pi/tree (flat, 500-node page) p50", "tree-p99-ms": "pi/tree (flat, 500-node page) p99", "tree-full-ms": "pi/tree (flat, whole tree, one request)", "progress-begin-ms": "compact request to first $/progress begin", "append-to-changed-ms": "appended line to pi/sessionChanged p50 (30 appends)", "append-to-changed-p99-ms": "appended line to pi/sessionChanged p99 (30 appends)" };
   for (const k of Object.keys(names)) if (lat[k] !== undefined) lines.push(`| ${names[k]} | ${f1(lat[k])} |`);
   verdicts.push([`pi/tree p99 under 50 ms (${lat.mb} MB, 100 concurrent, one 500-node page)`, lat["tree-p99-ms"] < 50, `${f1(lat["tree-p99-ms"])} ms`]);
 
   verdicts.push([`first $/progress begin within 20 ms of a compact request`, lat["progress-begin-ms"] <= 20, `${f1(lat["progress-begin-ms"])} ms`]);
-  verdicts.push([`appended entry reaches the editor within 100 ms`, lat["append-to-changed-ms"] <= 100, `${f1(lat["append-to-changed-ms"])} ms`]);
+  const appendP99 = lat["append-to-changed-p99-ms"] ?? lat["append-to-changed-ms"];
+  verdicts.push([`appended entry reaches the editor within 100 ms p99`, appendP99 <= 100, `${f1(appendP99)} ms`]);
 }
 lines.push("");
 lines.push("| target | result | measured |");
