@@ -261,11 +261,9 @@ func (h *host) notifyState(path string) {
 	h.mu.Unlock()
 	changed["current"] = current
 	h.s.notify("pi/sessionChanged", changed)
+	var leafPath []*session.Entry
 	err = h.withIndex(path, func(ix *session.Index) error {
-		leafPath := ix.Path(ix.LeafID())
-		read, mod := fileops.ForPath(leafPath)
-		ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod,
-			"stale": staleFiles(ix.File.Header.Cwd, leafPath), "current": current}
+		leafPath = ix.Path(ix.LeafID())
 		tokens, window, pct := h.usage(ix)
 		usage = map[string]any{"session": path, "tokens": tokens, "contextWindow": window, "percent": pct, "current": current}
 		return nil
@@ -273,6 +271,12 @@ func (h *host) notifyState(path string) {
 	if err != nil {
 		return
 	}
+	// The file lists walk the whole path and read the last read of every file: done on
+	// the path's entries (which never change) without holding the session, so requests
+	// are not kept waiting.
+	read, mod := fileops.ForPath(leafPath)
+	ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod,
+		"stale": staleFiles(cwd, leafPath), "current": current}
 	h.s.notify("pi/fileOps", ops)
 	h.s.notify("pi/contextUsage", usage)
 	h.s.maybeDraft(path)
