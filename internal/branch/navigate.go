@@ -337,6 +337,9 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 		return nil, err
 	}
 	phase("writing")
+	if err := f.ReadErr(); err != nil {
+		return nil, err // what was summarized could not all be read back: write nothing
+	}
 	if st, err := os.Stat(path); err != nil || st.Size() != f.Size {
 		return nil, ErrSessionChanged
 	}

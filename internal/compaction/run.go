@@ -128,6 +128,9 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 		return nil, fmt.Errorf("%w: %q", ErrPinnedDropped, out.Audit.MissingPinned)
 	}
 	phase("writing")
+	if err := f.ReadErr(); err != nil {
+		return nil, err // what was summarized could not all be read back: write nothing
+	}
 	if st, err := os.Stat(path); err != nil || st.Size() != f.Size {
 		return nil, ErrSessionChanged
 	}

@@ -82,7 +82,7 @@ func wireError(err error) *jsonrpc2.Error {
 		code, kind = CodeRequestCancelled, KindCancelled
 	case errors.Is(err, branch.ErrNotFound), errors.Is(err, branch.ErrNoCompaction):
 		kind = KindNotFound
-	case errors.Is(err, compaction.ErrSessionChanged):
+	case errors.Is(err, compaction.ErrSessionChanged), errors.Is(err, session.ErrRewritten):
 		code, kind = CodeContentModified, KindSessionChanged
 	case errors.Is(err, compaction.ErrContextTooLong):
 		kind = KindContextTooLong
