@@ -43,6 +43,7 @@ type host struct {
 	debounce map[string]*time.Timer // per session: a change of one must not swallow another's
 	// lastNotify is when each session's state was last pushed (see scheduleNotify).
 	lastNotify map[string]time.Time
+	notifyMu   sync.Mutex // orders notifyState runs
 	stopped    bool
 	stopOnce   sync.Once
 	cancel     context.CancelFunc
@@ -241,6 +242,9 @@ func (h *host) scheduleNotify(path string) {
 
 // notifyState pushes pi/sessionChanged, pi/fileOps and pi/contextUsage for a session.
 func (h *host) notifyState(path string) {
+	// One at a time: a state read later must not be sent before one read earlier.
+	h.notifyMu.Lock()
+	defer h.notifyMu.Unlock()
 	// pi/sessionChanged first: it is cheap, and what editors refresh their views on; the
 	// file lists and the context figure, which walk the whole path, follow.
 	var changed, ops, usage map[string]any
