@@ -174,11 +174,41 @@ local function paint(buf, result, keep_cursor)
   end
 end
 
+--- Arguments of pi.tree: the flat form, always. The nested form nests two levels per
+--- entry, and Neovim's JSON decoder stops at 1000 levels (a linear session of some 500
+--- entries); the flat form has no depth and is nested here.
+local function tree_args(session)
+  return { session = session, flat = true }
+end
+
+--- Turns a flat pi.tree answer (nodes in depth-first order, each with its parentId) into
+--- the nested form render() draws: children keep the server's order.
+function M.nest(result)
+  if type(result) ~= 'table' or result.roots or type(result.nodes) ~= 'table' then
+    return result
+  end
+  local by_id, roots = {}, {}
+  for _, n in ipairs(result.nodes) do
+    n.children = {}
+    by_id[n.id] = n
+  end
+  for _, n in ipairs(result.nodes) do
+    local parent = n.parentId and by_id[n.parentId]
+    if parent then
+      parent.children[#parent.children + 1] = n
+    else
+      roots[#roots + 1] = n
+    end
+  end
+  result.roots, result.nodes = roots, nil
+  return result
+end
+
 local function fetch(client, buf, keep_cursor, cb)
   local c = require('pi_lsp.client')
   local b = M.buffers[buf]
-  local args = b and b.session and { session = b.session } or nil
-  c.exec(client, 'pi.tree', args, function(err, result)
+  c.exec(client, 'pi.tree', tree_args(b and b.session or nil), function(err, result)
+    result = M.nest(result)
     if err or type(result) ~= 'table' then
       ui.notify('tree: ' .. c.format_error(err or 'no result'), vim.log.levels.ERROR)
       if cb then
@@ -308,8 +338,8 @@ end
 function M.open(client, opts, cb)
   opts = opts or {}
   local c = require('pi_lsp.client')
-  local args = opts.session and { session = opts.session } or nil
-  c.exec(client, 'pi.tree', args, function(err, result)
+  c.exec(client, 'pi.tree', tree_args(opts.session), function(err, result)
+    result = M.nest(result)
     if err or type(result) ~= 'table' then
       ui.notify('tree: ' .. c.format_error(err or 'no result'), vim.log.levels.ERROR)
       if cb then
