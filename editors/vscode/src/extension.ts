@@ -53,7 +53,7 @@ import {
 } from "./models/preview";
 import { didChangeConfigurationParams, readSettings, PiLspSettings, toInitializationOptions } from "./models/settings";
 import { DEFAULT_RESERVE_TOKENS, DraftTracker, formatTokens, statusView } from "./models/status";
-import { buildTreeModel, flattenEntries, kindName, oneLine, parentMap, TreeModel, ViewNode } from "./models/tree";
+import { buildTreeModel, flattenEntries, kindName, nestTree, oneLine, parentMap, TreeModel, ViewNode } from "./models/tree";
 import {
   BranchSummaryPreview,
   CommitCompactionResult,
@@ -75,6 +75,7 @@ import {
   Notifications,
   SessionChanged,
   SessionsResult,
+  FlatTreeResult,
   TreeResult,
   UndoCompactionResult,
 } from "./protocol";
@@ -420,6 +421,11 @@ class PiExtension implements vscode.Disposable {
     return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [params] }, token)) as T;
   }
 
+  /** The session tree, asked for in its flat form (no depth) and nested here. */
+  private async fetchTree(): Promise<TreeResult> {
+    return nestTree(await this.custom<FlatTreeResult>(Methods.tree, { flat: true }));
+  }
+
   private async custom<T>(method: string, params: object, token?: vscode.CancellationToken): Promise<T> {
     const client = this.client;
     if (!client) throw Object.assign(new Error("pi-lsp is not running"), { code: -32097 });
@@ -621,7 +627,7 @@ class PiExtension implements vscode.Disposable {
   private async pickEntry(title: string): Promise<{ id: string; label: string } | undefined> {
     let tree: TreeResult;
     try {
-      tree = await this.custom<TreeResult>(Methods.tree, {});
+      tree = await this.fetchTree();
     } catch (err) {
       void this.showMessage(describeError("Reading the session tree", err));
       return undefined;
@@ -735,7 +741,7 @@ class PiExtension implements vscode.Disposable {
     if (!entry) return undefined;
     let pinned = false;
     try {
-      pinned = flattenEntries(await this.custom<TreeResult>(Methods.tree, {})).some((n) => n.id === entry.id && n.pinned === true);
+      pinned = flattenEntries(await this.fetchTree()).some((n) => n.id === entry.id && n.pinned === true);
     } catch {
       // treat as not pinned
     }
@@ -868,7 +874,7 @@ class PiExtension implements vscode.Disposable {
     if (!this.requireClient()) return undefined;
     let leafId: string | null = null;
     try {
-      leafId = (await this.custom<TreeResult>(Methods.tree, {})).leafId;
+      leafId = (await this.fetchTree()).leafId;
     } catch (err) {
       void this.showMessage(describeError("Reading the session tree", err));
       return undefined;
@@ -1157,7 +1163,7 @@ class PiExtension implements vscode.Disposable {
     const client = this.client;
     if (!client || !client.isRunning()) return;
     const [tree, files, ctx] = await Promise.allSettled([
-      this.custom<TreeResult>(Methods.tree, {}),
+      this.fetchTree(),
       this.custom<FilesResult>(Methods.files, {}),
       this.custom<ContextResult>(Methods.context, {}),
     ]);

@@ -61,6 +61,22 @@ export interface TreeResult {
   roots: TreeNode[];
 }
 
+/** A node of pi.tree's flat form: a TreeNode with its parent instead of its children. */
+export interface FlatTreeNode extends Omit<TreeNode, "children"> {
+  parentId?: string;
+  depth: number;
+  childCount: number;
+}
+
+/** pi.tree with `flat: true`: nodes in depth-first order, children in the tree's order. */
+export interface FlatTreeResult {
+  session: string;
+  leafId: string | null;
+  total: number;
+  offset: number;
+  nodes: FlatTreeNode[];
+}
+
 /** A file the agent read that changed on disk since (pi/fileOps, pi.files). */
 export interface StaleFile {
   /** The path as the session records it (relative paths are relative to the session's cwd). */

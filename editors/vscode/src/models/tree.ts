@@ -5,7 +5,7 @@
 // selector, a chain is shown flat: the current path is the top-level list, and at a branch point
 // the other branches hang under the entry as collapsible "branch" items holding their own chain.
 
-import type { TreeNode, TreeResult } from "../protocol";
+import type { FlatTreeResult, TreeNode, TreeResult } from "../protocol";
 
 export type IconId =
   | "account"
@@ -283,6 +283,27 @@ export function buildTreeModel(result: TreeResult): TreeModel {
     stack.push(...n.children);
   }
   return { session: result.session, leafId: result.leafId, items, entryCount, pathLength, leaf: acc.leaf };
+}
+
+/**
+ * The nested tree from pi.tree's flat form. The nested answer nests two JSON levels per
+ * entry, which long sessions turn into tens of thousands; the flat one has no depth.
+ */
+export function nestTree(flat: FlatTreeResult): TreeResult {
+  const byId = new Map<string, TreeNode>();
+  const nodes: TreeNode[] = [];
+  for (const f of flat.nodes ?? []) {
+    const { parentId: _p, depth: _d, childCount: _c, ...rest } = f;
+    const n: TreeNode = { ...rest, children: [] };
+    byId.set(n.id, n);
+    nodes.push(n);
+  }
+  const roots: TreeNode[] = [];
+  (flat.nodes ?? []).forEach((f, i) => {
+    const parent = f.parentId !== undefined ? byId.get(f.parentId) : undefined;
+    (parent ? parent.children : roots).push(nodes[i]!);
+  });
+  return { session: flat.session, leafId: flat.leafId, roots };
 }
 
 /** Every entry of the tree, depth first in file order (for the "Navigate to…" QuickPick). */

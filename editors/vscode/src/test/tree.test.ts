@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import type { TreeNode, TreeResult } from "../protocol";
-import { buildTreeModel, findEntry, flattenEntries, iconFor, mainChild, oneLine, parentMap } from "../models/tree";
+import type { FlatTreeResult, TreeNode, TreeResult } from "../protocol";
+import { buildTreeModel, findEntry, flattenEntries, iconFor, mainChild, nestTree, oneLine, parentMap } from "../models/tree";
 
 function node(id: string, type: string, extra: Partial<TreeNode> = {}, children: TreeNode[] = []): TreeNode {
   return { id, type, onPath: false, isLeaf: false, children, timestamp: "2026-11-29T10:00:00.000Z", ...extra };
@@ -157,4 +157,29 @@ test("pinned entries: pin icon, 'pinned' description, toggle state and context v
   const br = m.items[3]!.children[0]!;
   assert.equal(br.pinned, false);
   assert.equal(br.contextValue, "piBranch");
+});
+
+test("the flat answer nests back into the same tree, children in order", () => {
+  const nested = sample();
+  const flat: FlatTreeResult = { session: nested.session, leafId: nested.leafId, total: 0, offset: 0, nodes: [] };
+  const walk = (n: TreeNode, parentId: string | undefined, depth: number) => {
+    const { children, ...rest } = n;
+    flat.nodes.push({ ...rest, parentId, depth, childCount: children.length });
+    for (const c of children) walk(c, n.id, depth + 1);
+  };
+  for (const r of nested.roots) walk(r, undefined, 0);
+  flat.total = flat.nodes.length;
+  assert.deepEqual(nestTree(flat), nested);
+  assert.deepEqual(buildTreeModel(nestTree(flat)).items.map((i) => i.entryId), buildTreeModel(nested).items.map((i) => i.entryId));
+});
+
+test("a long linear session nests without recursion", () => {
+  const nodes = Array.from({ length: 50000 }, (_, i) => ({
+    id: `e${i}`, type: "message", onPath: true, isLeaf: i === 49999, depth: i, childCount: i < 49999 ? 1 : 0,
+    ...(i > 0 ? { parentId: `e${i - 1}` } : {}),
+  }));
+  const tree = nestTree({ session: "/s.jsonl", leafId: "e49999", total: nodes.length, offset: 0, nodes });
+  const m = buildTreeModel(tree);
+  assert.equal(m.entryCount, 50000);
+  assert.equal(m.leaf?.entryId, "e49999");
 });
