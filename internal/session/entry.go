@@ -122,33 +122,32 @@ func (d *decoder) entry() *Entry {
 	if d.single {
 		return &Entry{}
 	}
-	if len(d.entries) == cap(d.entries) {
-		d.entries = make([]Entry, 0, 256)
-	}
-	d.entries = append(d.entries, Entry{})
-	return &d.entries[len(d.entries)-1]
+	return next(&d.entries)
 }
 
 func (d *decoder) message() *Message {
 	if d.single {
 		return &Message{}
 	}
-	if len(d.msgs) == cap(d.msgs) {
-		d.msgs = make([]Message, 0, 256)
-	}
-	d.msgs = append(d.msgs, Message{})
-	return &d.msgs[len(d.msgs)-1]
+	return next(&d.msgs)
 }
 
 func (d *decoder) usage() *Usage {
 	if d.single {
 		return &Usage{}
 	}
-	if len(d.usages) == cap(d.usages) {
-		d.usages = make([]Usage, 0, 256)
+	return next(&d.usages)
+}
+
+// next hands out a zeroed element of a block of 256, allocating a new block when the
+// last is full: fewer, denser allocations than one per entry.
+func next[T any](block *[]T) *T {
+	if len(*block) == cap(*block) {
+		*block = make([]T, 0, 256)
 	}
-	d.usages = append(d.usages, Usage{})
-	return &d.usages[len(d.usages)-1]
+	var zero T
+	*block = append(*block, zero)
+	return &(*block)[len(*block)-1]
 }
 
 // block records a tool call while the line is scanned (see jsjson.EntryScan.Block).
