@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"sync"
 )
@@ -324,7 +325,11 @@ func parseRange(in lineSource, r byteRange, first int64, unterminated bool) chun
 			continue // later headers are not entries (Pi filters them out)
 		}
 		if in.src != nil {
-			e.src, e.off, e.n = in.src, off+int64(len(line)-len(trimLeft(line))), int32(len(t))
+			if len(t) <= math.MaxInt32 {
+				e.src, e.off, e.n = in.src, off+int64(len(line)-len(trimLeft(line))), int32(len(t))
+			} else {
+				e.raw = bytes.Clone(t) // a line of 2 GB or more: too long to locate, kept
+			}
 		}
 		e.Line = res.lines
 		res.entries = append(res.entries, e)
