@@ -574,40 +574,6 @@ func StringView(raw []byte) (string, bool) {
 	return unsafe.String(&inner[0], len(inner)), true
 }
 
-// ForEachItem calls fn with the raw bytes of each element of a JSON array that is
-// already known to be valid. It reports false if data is not an array.
-func ForEachItem(data []byte, fn func(item []byte)) bool {
-	s := scanner{data: data}
-	s.ws()
-	if s.i >= len(data) || data[s.i] != '[' {
-		return false
-	}
-	s.i++
-	s.ws()
-	if s.i < len(data) && data[s.i] == ']' {
-		return true
-	}
-	for {
-		s.ws()
-		start := s.i
-		if !s.value(1) {
-			return false
-		}
-		fn(data[start:s.i])
-		s.ws()
-		if s.i >= len(data) {
-			return false
-		}
-		if data[s.i] == ']' {
-			return true
-		}
-		if data[s.i] != ',' {
-			return false
-		}
-		s.i++
-	}
-}
-
 // EntryScan is what ScanEntry reports of a session line. Values are sub-slices of the
 // scanned data; the buffers are reused from one ScanEntry to the next.
 type EntryScan struct {

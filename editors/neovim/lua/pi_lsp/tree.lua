@@ -204,10 +204,11 @@ function M.nest(result)
   return result
 end
 
-local function fetch(client, buf, keep_cursor, cb)
+--- Asks for the tree of `session` (nil: the current one) and calls `on_tree` with it
+--- nested; a failure is reported and passed to `cb`.
+local function request_tree(client, session, cb, on_tree)
   local c = require('pi_lsp.client')
-  local b = M.buffers[buf]
-  c.exec(client, 'pi.tree', tree_args(b and b.session or nil), function(err, result)
+  c.exec(client, 'pi.tree', tree_args(session), function(err, result)
     result = M.nest(result)
     if err or type(result) ~= 'table' then
       ui.notify('tree: ' .. c.format_error(err or 'no result'), vim.log.levels.ERROR)
@@ -216,6 +217,13 @@ local function fetch(client, buf, keep_cursor, cb)
       end
       return
     end
+    on_tree(result)
+  end)
+end
+
+local function fetch(client, buf, keep_cursor, cb)
+  local b = M.buffers[buf]
+  request_tree(client, b and b.session or nil, cb, function(result)
     if vim.api.nvim_buf_is_valid(buf) then
       paint(buf, result, keep_cursor)
     end
@@ -337,16 +345,7 @@ end
 ---@param cb? fun(err?: any, buf?: integer)
 function M.open(client, opts, cb)
   opts = opts or {}
-  local c = require('pi_lsp.client')
-  c.exec(client, 'pi.tree', tree_args(opts.session), function(err, result)
-    result = M.nest(result)
-    if err or type(result) ~= 'table' then
-      ui.notify('tree: ' .. c.format_error(err or 'no result'), vim.log.levels.ERROR)
-      if cb then
-        cb(err or 'no result')
-      end
-      return
-    end
+  request_tree(client, opts.session, cb, function(result)
     local topts = require('pi_lsp.config').options.tree
     local session = result.session and vim.fn.fnamemodify(result.session, ':t:r') or 'session'
     local buf = ui.scratch(BUF_NAME, {}, {
