@@ -48,13 +48,7 @@ func Prepare(path []*session.Entry, settings session.CompactionSettings) (*Prepa
 	if path[len(path)-1].Type == session.TypeCompaction {
 		return nil, ErrAlreadyCompacted
 	}
-	p := &Preparation{Path: path, PreviousIndex: -1, Settings: settings}
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Type == session.TypeCompaction {
-			p.PreviousIndex = i
-			break
-		}
-	}
+	p := &Preparation{Path: path, PreviousIndex: session.LastCompactionIndex(path), Settings: settings}
 	if p.PreviousIndex >= 0 {
 		prev := path[p.PreviousIndex].Compaction()
 		p.PreviousSummary, p.HasPrevious = prev.Summary, true

@@ -267,8 +267,8 @@ func (h *host) notifyState(path string) {
 	h.s.notify("pi/sessionChanged", changed)
 	var leafPath []*session.Entry
 	err = h.withIndex(path, func(ix *session.Index) error {
-		leafPath = ix.Path(ix.LeafID())
-		tokens, window, pct := h.usage(ix)
+		leafPath = ix.LeafPath()
+		tokens, window, pct := h.usage(leafPath)
 		usage = map[string]any{"session": path, "tokens": tokens, "contextWindow": window, "percent": pct, "current": current}
 		return nil
 	})
@@ -297,17 +297,9 @@ func staleFiles(cwd string, path []*session.Entry) []fileops.StaleFile {
 
 // usage is Pi's getContextUsage: after a compaction the size is unknown (nil tokens and
 // percent) until an assistant reply reports usage again; otherwise Pi's estimate.
-func (h *host) usage(ix *session.Index) (any, int, any) {
+func (h *host) usage(path []*session.Entry) (any, int, any) {
 	window := h.window()
-	path := ix.LeafPath()
-	ci := -1
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Type == session.TypeCompaction {
-			ci = i
-			break
-		}
-	}
-	if ci >= 0 {
+	if ci := session.LastCompactionIndex(path); ci >= 0 {
 		known := false
 		for _, e := range path[ci+1:] {
 			if e.Type != session.TypeMessage {

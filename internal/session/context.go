@@ -72,41 +72,53 @@ func ContextOfPath(path []*Entry) *Context {
 		}
 	}
 	c.Messages = make([]*Message, 0, len(path)+1)
-	appendMsg := func(e *Entry) {
-		if m := contextMessage(e); m != nil {
-			c.Messages = append(c.Messages, m)
+	sp := spanOf(path, c.CompactionIndex)
+	if sp.summary != nil {
+		c.Messages = append(c.Messages, CompactionSummaryMessage(sp.summary))
+	}
+	for _, r := range [2][2]int{{sp.keptFrom, sp.keptTo}, {sp.after, len(path)}} {
+		for i := r[0]; i < r[1]; i++ {
+			if m := contextMessage(path[i]); m != nil {
+				c.Messages = append(c.Messages, m)
+			}
 		}
 	}
-	if c.CompactionIndex < 0 {
-		for _, e := range path {
-			appendMsg(e)
-		}
-		return c
+	return c
+}
+
+// contextSpan says which entries of a path make up its context: with a compaction in
+// effect its summary, then the kept entries [keptFrom, keptTo) before it, then every
+// entry from after on; without one, every entry (after is 0).
+type contextSpan struct {
+	summary          *Entry
+	keptFrom, keptTo int
+	after            int
+}
+
+// spanOf is Pi's choice of context entries, given the index of the last compaction on
+// the path (-1 for none).
+func spanOf(path []*Entry, compactionIndex int) contextSpan {
+	if compactionIndex < 0 {
+		return contextSpan{}
 	}
-	comp := path[c.CompactionIndex]
-	c.Messages = append(c.Messages, CompactionSummaryMessage(comp))
+	comp := path[compactionIndex]
 	// Pi finds the compaction by id, so with a duplicated id the first match counts.
-	ci := c.CompactionIndex
+	first := compactionIndex
 	for i, e := range path {
 		if e.Type == TypeCompaction && e.ID == comp.ID {
-			ci = i
+			first = i
 			break
 		}
 	}
+	sp := contextSpan{summary: comp, keptFrom: first, keptTo: first, after: first + 1}
 	firstKept := comp.Compaction().FirstKeptEntryID
-	found := false
-	for i := 0; i < ci; i++ {
+	for i := 0; i < first; i++ {
 		if path[i].ID == firstKept {
-			found = true
-		}
-		if found {
-			appendMsg(path[i])
+			sp.keptFrom = i
+			break
 		}
 	}
-	for i := ci + 1; i < len(path); i++ {
-		appendMsg(path[i])
-	}
-	return c
+	return sp
 }
 
 // contextMessage is the message an entry puts in the context, or nil.
@@ -130,13 +142,6 @@ func contextMessage(e *Entry) *Message {
 // without building the context: it walks the context from its end, and only as far as
 // the last assistant message with usage (the figure stops there).
 func ContextTokensOfPath(path []*Entry) float64 {
-	ci := -1
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Type == TypeCompaction {
-			ci = i
-			break
-		}
-	}
 	var trailing []*Message
 	// done adds m (walking backwards) and reports the figure once it is known.
 	var tokens float64
@@ -155,48 +160,31 @@ func ContextTokensOfPath(path []*Entry) float64 {
 		trailing = append(trailing, m)
 		return false
 	}
-	start := 0
-	if ci >= 0 {
-		for i := len(path) - 1; i > ci; i-- {
+	sp := spanOf(path, LastCompactionIndex(path))
+	for _, r := range [2][2]int{{sp.after, len(path)}, {sp.keptFrom, sp.keptTo}} {
+		for i := r[1] - 1; i >= r[0]; i-- {
 			if done(contextMessage(path[i])) {
 				return tokens
 			}
 		}
-		comp := path[ci]
-		// Pi finds the compaction by id, so with a duplicated id the first match counts.
-		first := ci
-		for i, e := range path {
-			if e.Type == TypeCompaction && e.ID == comp.ID {
-				first = i
-				break
-			}
-		}
-		firstKept := comp.Compaction().FirstKeptEntryID
-		start = first
-		for i := 0; i < first; i++ {
-			if path[i].ID == firstKept {
-				start = i
-				break
-			}
-		}
-		for i := first - 1; i >= start; i-- {
-			if done(contextMessage(path[i])) {
-				return tokens
-			}
-		}
-		if done(CompactionSummaryMessage(comp)) {
-			return tokens
-		}
-	} else {
-		for i := len(path) - 1; i >= 0; i-- {
-			if done(contextMessage(path[i])) {
-				return tokens
-			}
-		}
+	}
+	if sp.summary != nil && done(CompactionSummaryMessage(sp.summary)) {
+		return tokens
 	}
 	// No usage anywhere: the sum of the estimates, in context order.
 	for i := len(trailing) - 1; i >= 0; i-- {
 		tokens += float64(EstimateTokens(trailing[i]))
 	}
 	return tokens
+}
+
+// LastCompactionIndex is the index of the last compaction on a path (the one in
+// effect), or -1.
+func LastCompactionIndex(path []*Entry) int {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == TypeCompaction {
+			return i
+		}
+	}
+	return -1
 }

@@ -154,6 +154,16 @@ func TestContextTokensOfPathMatchesBuiltContext(t *testing.T) {
 			}
 		}
 	}
+	// Two compactions sharing an id, taken as a path in file order: Pi finds the
+	// compaction by id (the first), and the context follows from there.
+	files = append(files, []byte(header+"\n"+strings.Join([]string{
+		`{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":"one","timestamp":1}}`,
+		`{"type":"message","id":"a1","parentId":"u1","message":{"role":"assistant","content":[{"type":"text","text":"reply"}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":100},"stopReason":"stop","timestamp":2}}`,
+		`{"type":"compaction","id":"cc","parentId":"a1","summary":"first","firstKeptEntryId":"a1","tokensBefore":100}`,
+		`{"type":"message","id":"u2","parentId":"cc","message":{"role":"user","content":"between the two","timestamp":3}}`,
+		`{"type":"compaction","id":"cc","parentId":"u2","summary":"second","firstKeptEntryId":"u2","tokensBefore":100}`,
+		`{"type":"message","id":"u3","parentId":"cc","message":{"role":"user","content":"after","timestamp":4}}`,
+	}, "\n")+"\n"))
 	checked := 0
 	for _, data := range files {
 		f, err := session.Parse(data)
@@ -161,11 +171,12 @@ func TestContextTokensOfPathMatchesBuiltContext(t *testing.T) {
 			continue
 		}
 		ix := session.NewIndex(f)
-		for _, e := range f.Entries {
-			path := ix.Path(e.ID)
-			want := session.EstimateContextTokens(session.ContextOfPath(path).Messages).Tokens
-			if got := session.ContextTokensOfPath(path); got != want {
-				t.Fatalf("leaf %s (line %d): %v tokens, the built context gives %v", e.ID, e.Line, got, want)
+		for i, e := range f.Entries {
+			for _, path := range [][]*session.Entry{ix.Path(e.ID), f.Entries[:i+1]} {
+				want := session.EstimateContextTokens(session.ContextOfPath(path).Messages).Tokens
+				if got := session.ContextTokensOfPath(path); got != want {
+					t.Fatalf("leaf %s (line %d): %v tokens, the built context gives %v", e.ID, e.Line, got, want)
+				}
 			}
 			checked++
 		}
