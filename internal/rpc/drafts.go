@@ -355,15 +355,19 @@ func (s *Server) watchStale(ctx context.Context, interval time.Duration) {
 		}
 		var ops map[string]any
 		var key string
-		_ = s.host.withIndex(path, func(ix *session.Index) error {
-			leafPath := ix.Path(ix.LeafID())
-			stale := staleFiles(ix.File.Header.Cwd, leafPath)
+		var leafPath []*session.Entry
+		var cwd, state string
+		if s.host.withIndex(path, func(ix *session.Index) error {
+			leafPath, cwd, state = ix.LeafPath(), ix.File.Header.Cwd, stateKey(ix)
+			return nil
+		}) == nil {
+			// Outside the session's lock: stat and hash on disk, the path's records kept.
+			stale := staleFiles(cwd, s.host.readRecords(path, state, leafPath))
 			b, _ := json.Marshal(stale)
 			key = string(b)
 			read, mod := fileops.ForPath(leafPath)
 			ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod, "stale": stale, "current": true}
-			return nil
-		})
+		}
 		if ops == nil {
 			continue
 		}

@@ -43,7 +43,8 @@ type host struct {
 	debounce map[string]*time.Timer // per session: a change of one must not swallow another's
 	// lastNotify is when each session's state was last pushed (see scheduleNotify).
 	lastNotify map[string]time.Time
-	notifyMu   sync.Mutex // orders notifyState runs
+	reads      map[string]readsMemo // by session (see readRecords)
+	notifyMu   sync.Mutex           // orders notifyState runs
 	stopped    bool
 	stopOnce   sync.Once
 	cancel     context.CancelFunc
@@ -55,7 +56,7 @@ type host struct {
 }
 
 func newHost(s *Server) *host {
-	return &host{s: s, live: map[string]*session.Live{}, writeMu: map[string]*sync.Mutex{}, debounce: map[string]*time.Timer{}, lastNotify: map[string]time.Time{},
+	return &host{s: s, live: map[string]*session.Live{}, writeMu: map[string]*sync.Mutex{}, debounce: map[string]*time.Timer{}, lastNotify: map[string]time.Time{}, reads: map[string]readsMemo{},
 		compacting: map[string]bool{}, overflowTried: map[string]bool{}, memos: map[string]*memoEntry{}}
 }
 
@@ -266,8 +267,9 @@ func (h *host) notifyState(path string) {
 	changed["current"] = current
 	h.s.notify("pi/sessionChanged", changed)
 	var leafPath []*session.Entry
+	var key string
 	err = h.withIndex(path, func(ix *session.Index) error {
-		leafPath = ix.LeafPath()
+		leafPath, key = ix.LeafPath(), stateKey(ix)
 		tokens, window, pct := h.usage(leafPath)
 		usage = map[string]any{"session": path, "tokens": tokens, "contextWindow": window, "percent": pct, "current": current}
 		return nil
@@ -280,15 +282,15 @@ func (h *host) notifyState(path string) {
 	// are not kept waiting.
 	read, mod := fileops.ForPath(leafPath)
 	ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod,
-		"stale": staleFiles(cwd, leafPath), "current": current}
+		"stale": staleFiles(cwd, h.readRecords(path, key, leafPath)), "current": current}
 	h.s.notify("pi/fileOps", ops)
 	h.s.notify("pi/contextUsage", usage)
 	h.s.maybeDraft(path)
 }
 
-// staleFiles lists the files the agent read on a path that changed on disk since.
-func staleFiles(cwd string, path []*session.Entry) []fileops.StaleFile {
-	out := fileops.Stale(cwd, fileops.LastReads(path))
+// staleFiles lists the files the agent read that changed on disk since.
+func staleFiles(cwd string, recs []fileops.ReadRecord) []fileops.StaleFile {
+	out := fileops.Stale(cwd, recs)
 	if out == nil {
 		out = []fileops.StaleFile{}
 	}
@@ -345,6 +347,33 @@ type memoEntry struct {
 	raw json.RawMessage
 }
 
+// stateKey names the state of an index: it changes whenever the index or its leaf does.
+func stateKey(ix *session.Index) string {
+	return fmt.Sprintf("%p/%d/%s", ix, len(ix.Entries()), ix.LeafID())
+}
+
+// readRecords is fileops.LastReads of a session's leaf path in the index state named
+// key, computed once per state: the texts it hashes are read back from the session file,
+// and the stale-file watcher asks every few seconds.
+func (h *host) readRecords(path, key string, leafPath []*session.Entry) []fileops.ReadRecord {
+	h.mu.Lock()
+	m, ok := h.reads[path]
+	h.mu.Unlock()
+	if ok && m.key == key {
+		return m.recs
+	}
+	recs := fileops.LastReads(leafPath)
+	h.mu.Lock()
+	h.reads[path] = readsMemo{key: key, recs: recs}
+	h.mu.Unlock()
+	return recs
+}
+
+type readsMemo struct {
+	key  string
+	recs []fileops.ReadRecord
+}
+
 // encodedJSON is an answer encoded by encoding/json once (so valid), sent as it is.
 type encodedJSON []byte
 
@@ -355,7 +384,7 @@ func (e encodedJSON) MarshalJSON() ([]byte, error) { return e, nil }
 // only when the session changed since: concurrent readers of a large, unchanged session
 // share one computation and one encoding. Call it with the session locked (withIndex).
 func (h *host) memo(path, name string, ix *session.Index, compute func() (any, error)) (encodedJSON, error) {
-	key := fmt.Sprintf("%p/%d/%s", ix, len(ix.Entries()), ix.LeafID())
+	key := stateKey(ix)
 	h.mu.Lock()
 	m := h.memos[path+"\x00"+name]
 	h.mu.Unlock()

@@ -187,10 +187,10 @@ func (s *Server) handleFiles(ctx context.Context, raw json.RawMessage) (any, err
 	}
 	var out map[string]any
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
-		leafPath := ix.Path(ix.LeafID())
+		leafPath := ix.LeafPath()
 		read, mod := fileops.ForPath(leafPath)
 		out = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod,
-			"stale": staleFiles(ix.File.Header.Cwd, leafPath)}
+			"stale": staleFiles(ix.File.Header.Cwd, s.host.readRecords(path, stateKey(ix), leafPath))}
 		return nil
 	})
 	return out, err
