@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"syscall"
@@ -56,5 +55,3 @@ func runBenchFile(_ context.Context, args []string, stdout, stderr io.Writer) er
 		"maxRssKB": ru.Maxrss,
 	})
 }
-
-var _ = json.Marshal

@@ -24,98 +24,22 @@ type Field struct {
 
 // ScanObject validates data as one JSON object (surrounding whitespace allowed) and
 // returns its top-level members in order, without decoding the values. It is a single
-// pass with no allocation beyond the returned slice, so whole session files can be
-// indexed at memory speed.
+// pass with no allocation beyond the returned slice.
 func ScanObject(data []byte, fields []Field) ([]Field, error) {
-	fields, _, err := ScanObjectNested(data, "", fields, nil)
-	return fields, err
-}
-
-// ScanObjectNested is ScanObject that also returns, in the same single pass, the members
-// of the object value of the top-level member nestedKey (the last one, as JSON.parse
-// keeps the last of duplicated keys). nested is nil when that member is absent or not
-// an object.
-func ScanObjectNested(data []byte, nestedKey string, fields, nested []Field) ([]Field, []Field, error) {
 	s := scanner{data: data}
 	s.ws()
 	if s.i >= len(data) || data[s.i] != '{' {
-		return nil, nil, ErrSyntax
+		return nil, ErrSyntax
 	}
-	var got []Field
-	var err error
-	fields, got, err = s.object(nestedKey, fields, nested, 0)
+	fields, err := s.object(levelPlain, nil, fields, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	s.ws()
 	if s.i != len(data) {
-		return nil, nil, ErrSyntax
+		return nil, ErrSyntax
 	}
-	return fields, got, nil
-}
-
-// object scans an object at s.i, appending its members to fields. The value of member
-// nestedKey, when an object, is scanned as one too (into nested) instead of skipped.
-func (s *scanner) object(nestedKey string, fields, nested []Field, depth int) ([]Field, []Field, error) {
-	data := s.data
-	s.i++ // '{'
-	s.ws()
-	var gotNested []Field
-	if s.i < len(data) && data[s.i] == '}' {
-		s.i++
-		return fields, nil, nil
-	}
-	for {
-		s.ws()
-		if s.i >= len(data) || data[s.i] != '"' {
-			return nil, nil, ErrSyntax
-		}
-		ks := s.i
-		esc, ok := s.str()
-		if !ok {
-			return nil, nil, ErrSyntax
-		}
-		key := unsafeString(data[ks+1 : s.i-1])
-		if esc {
-			uq, ok := StringValue(data[ks:s.i])
-			if !ok {
-				return nil, nil, ErrSyntax
-			}
-			key = uq
-		}
-		s.ws()
-		if s.i >= len(data) || data[s.i] != ':' {
-			return nil, nil, ErrSyntax
-		}
-		s.i++
-		s.ws()
-		vs := s.i
-		if nestedKey != "" && key == nestedKey && s.i < len(data) && data[s.i] == '{' && depth == 0 {
-			inner, _, err := s.object("", nested[:0], nil, depth+1)
-			if err != nil {
-				return nil, nil, err
-			}
-			gotNested = inner
-		} else if !s.value(depth + 1) {
-			return nil, nil, ErrSyntax
-		} else if nestedKey != "" && key == nestedKey {
-			gotNested = nil // a later non-object value replaces an earlier object
-		}
-		fields = append(fields, Field{Key: key, Value: data[vs:s.i]})
-		s.ws()
-		if s.i >= len(data) {
-			return nil, nil, ErrSyntax
-		}
-		if data[s.i] == ',' {
-			s.i++
-			continue
-		}
-		if data[s.i] == '}' {
-			s.i++
-			return fields, gotNested, nil
-		}
-		return nil, nil, ErrSyntax
-	}
+	return fields, nil
 }
 
 // unsafeString views b as a string without copying (b must not change afterwards).
@@ -144,7 +68,7 @@ func ForEachObject(data []byte, fn func(fields []Field)) bool {
 	for {
 		s.ws()
 		if s.i < len(data) && data[s.i] == '{' {
-			fields, _, err := s.object("", buf[:0], nil, 1)
+			fields, err := s.object(levelPlain, nil, buf[:0], 1)
 			if err != nil {
 				return false
 			}
@@ -617,7 +541,7 @@ func ScanEntry(data []byte, es *EntryScan) error {
 	if s.i >= len(data) || data[s.i] != '{' {
 		return ErrSyntax
 	}
-	fields, err := s.entryObject(levelEntry, es, es.Fields, 0)
+	fields, err := s.object(levelEntry, es, es.Fields, 0)
 	if err != nil {
 		return err
 	}
@@ -629,7 +553,10 @@ func ScanEntry(data []byte, es *EntryScan) error {
 	return nil
 }
 
-func (s *scanner) entryObject(level int, es *EntryScan, out []Field, depth int) ([]Field, error) {
+// object scans an object at s.i, appending its members to out. What level of a session
+// line it is says which members are looked into (see ScanEntry); levelPlain looks into
+// none, and needs no EntryScan.
+func (s *scanner) object(level int, es *EntryScan, out []Field, depth int) ([]Field, error) {
 	data := s.data
 	s.i++ // '{'
 	s.ws()
@@ -669,15 +596,15 @@ func (s *scanner) entryObject(level int, es *EntryScan, out []Field, depth int) 
 		var err error
 		switch {
 		case level == levelEntry && key == "message" && c == '{':
-			es.Message, err = s.entryObject(levelMessage, es, es.messageBuf[:0], depth+1)
+			es.Message, err = s.object(levelMessage, es, es.messageBuf[:0], depth+1)
 			es.MessageFound = true
 		case level == levelMessage && key == "usage" && c == '{':
-			es.Usage, err = s.entryObject(levelPlain, es, es.usageBuf[:0], depth+1)
+			es.Usage, err = s.object(levelPlain, es, es.usageBuf[:0], depth+1)
 			es.UsageAt = vs
 		case level == levelMessage && key == "content" && c == '[' && es.Block != nil:
 			err = s.contentArray(es, depth+1)
 		case level == levelBlock && key == "arguments" && c == '{':
-			es.args, err = s.entryObject(levelPlain, es, es.argsBuf[:0], depth+1)
+			es.args, err = s.object(levelPlain, es, es.argsBuf[:0], depth+1)
 		default:
 			if !s.value(depth + 1) {
 				return nil, ErrSyntax
@@ -719,7 +646,7 @@ func (s *scanner) contentArray(es *EntryScan, depth int) error {
 		s.ws()
 		if s.i < len(data) && data[s.i] == '{' {
 			es.args = nil
-			block, err := s.entryObject(levelBlock, es, es.blockBuf[:0], depth+1)
+			block, err := s.object(levelBlock, es, es.blockBuf[:0], depth+1)
 			if err != nil {
 				return err
 			}
@@ -740,42 +667,6 @@ func (s *scanner) contentArray(es *EntryScan, depth int) error {
 		}
 		s.i++
 	}
-}
-
-// StringPrefix decodes the first n bytes of a valid JSON string literal, as StringValue
-// would decode it and then cut it at n bytes, reading only about as much of raw as that
-// needs; ok is false for any other value.
-func StringPrefix(raw []byte, n int) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	inner := raw[1 : len(raw)-1]
-	window := inner[:min(len(inner), n+utf8.UTFMax)]
-	if PlainASCII(window) {
-		return string(inner[:min(len(inner), n)]), true
-	}
-	// Escapes or other bytes: decode enough of raw for n bytes (an escape is at most six
-	// bytes for one), never cutting inside an escape, then cut the decoded text.
-	limit := 6*n + 12
-	if limit >= len(inner) {
-		s, ok := StringValue(raw)
-		return s[:min(len(s), n)], ok
-	}
-	i := 0
-	for i < limit {
-		if inner[i] == '\\' && i+1 < len(inner) && inner[i+1] == 'u' {
-			i += 6
-		} else if inner[i] == '\\' {
-			i += 2
-		} else {
-			i++
-		}
-	}
-	i = min(i, len(inner))
-	lit := make([]byte, 0, i+2)
-	lit = append(append(append(lit, '"'), inner[:i]...), '"')
-	s, ok := StringValue(lit)
-	return s[:min(len(s), n)], ok
 }
 
 // PlainASCII reports bytes that decode to themselves in a JSON string: ASCII without a

@@ -88,33 +88,6 @@ func TestLookupFieldLastWins(t *testing.T) {
 	}
 }
 
-func TestStringPrefix(t *testing.T) {
-	cases := []string{
-		`""`, `"abc"`, `"` + strings.Repeat("a", 600) + `"`, `"a\nb\u00e9c\"d"`,
-		`"` + strings.Repeat(`\u00e9`, 300) + `"`, `"` + strings.Repeat("é", 300) + `"`,
-		`"` + strings.Repeat(`\ud83d\ude00`, 200) + `"`, `"` + strings.Repeat(`x\\`, 400) + `"`,
-		"\"\xff\xfeabc\"", `"` + strings.Repeat("ab", 240) + `é"`,
-	}
-	for _, c := range cases {
-		full, ok := StringValue([]byte(c))
-		if !ok {
-			t.Fatalf("%q: not a string", c)
-		}
-		for _, n := range []int{0, 1, 5, 100, 480, 2000} {
-			got, ok := StringPrefix([]byte(c), n)
-			want := full[:min(len(full), n)]
-			if !ok || got != want {
-				t.Errorf("StringPrefix(%.40q, %d) = %q, want %q", c, n, got, want)
-			}
-		}
-	}
-	if _, ok := StringPrefix([]byte(`12`), 3); ok {
-		t.Error("a number is not a string")
-	}
-}
-
-// Strings made of quotes, backslashes, escapes and control bytes in every order: the
-// quote-and-backslash search of ScanEntry must judge them as encoding/json does.
 func TestScanEntryStrings(t *testing.T) {
 	atoms := []string{`a`, `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `\x`, `"`, `\`, "\t", "\x01", `é`, `\/`}
 	r := rand.New(rand.NewSource(1))
