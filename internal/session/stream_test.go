@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
@@ -188,4 +190,34 @@ func TestContextTokensOfPathMatchesBuiltContext(t *testing.T) {
 
 func filepathGlob(dir string) ([]string, error) {
 	return filepath.Glob(filepath.Join("..", "..", "testdata", "corpus", dir, "*.jsonl"))
+}
+
+// A line another writer is still appending (Pi appends without a lock, a large line in
+// steps) is not a torn tail: an append waits for it rather than starting a fresh line
+// after it, which would leave a blank line once the other writer's newline lands.
+func TestAppendWaitsForALineBeingWritten(t *testing.T) {
+	p := writeFile(t, header+"\n"+userLine("a", "", "hello")+"\n")
+	line := userLine("b", "a", strings.Repeat("long ", 2000))
+	fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := fh.WriteString(line[:len(line)/2]); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(2 * time.Millisecond)
+		fh.WriteString(line[len(line)/2:] + "\n")
+	}()
+	if _, err := session.Append(p, nil, []session.NewEntry{{Type: session.TypeMessage, ParentID: "b",
+		Fields: []session.Field{{Key: "message", Value: json.RawMessage(`{"role":"user","content":"after","timestamp":3}`)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("line %d is not a whole entry: %.80q", i+1, l)
+		}
+	}
 }

@@ -73,14 +73,15 @@ func AppendIfSize(path string, expectSize int64, taken map[string]*Entry, entrie
 		return nil, ErrChanged
 	}
 	var buf bytes.Buffer
-	if st.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, st.Size()-1); err != nil && err != io.EOF {
-			return nil, fmt.Errorf("read session tail: %w", err)
-		}
-		if last[0] != '\n' {
-			buf.WriteByte('\n')
-		}
+	torn, size, err := tornTail(f, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	if expectSize >= 0 && size != expectSize {
+		return nil, ErrChanged // a writer was finishing a line
+	}
+	if torn {
+		buf.WriteByte('\n')
 	}
 	if taken == nil {
 		taken = map[string]*Entry{}
@@ -231,4 +232,34 @@ func Create(dir, cwd string) (string, *Header, error) {
 		return "", nil, fmt.Errorf("sync session: %w", err)
 	}
 	return path, &Header{ID: id.String(), Version: 3, Timestamp: ts, Cwd: cwd, Raw: line[:len(line)-1]}, nil
+}
+
+// tornTail reports whether the file, size bytes long, ends inside a line that no writer
+// is finishing: a writer that crashed mid-line. Pi appends without a lock, and a large
+// append grows the file in steps, so a tail without its newline may be a line still
+// being written; it counts as torn only once the size has stood still for a while (a
+// fresh line after a live writer's line would leave a blank line).
+func tornTail(f *os.File, size int64) (torn bool, final int64, err error) {
+	const settle, patience = 5 * time.Millisecond, 2 * time.Second
+	last := make([]byte, 1)
+	for deadline := time.Now().Add(patience); ; {
+		if size == 0 {
+			return false, 0, nil
+		}
+		if _, err := f.ReadAt(last, size-1); err != nil && err != io.EOF {
+			return false, size, fmt.Errorf("read session tail: %w", err)
+		}
+		if last[0] == '\n' {
+			return false, size, nil
+		}
+		time.Sleep(settle)
+		st, err := f.Stat()
+		if err != nil {
+			return false, size, fmt.Errorf("stat session: %w", err)
+		}
+		if st.Size() == size || time.Now().After(deadline) {
+			return true, st.Size(), nil
+		}
+		size = st.Size()
+	}
 }
