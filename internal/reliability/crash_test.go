@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -364,14 +365,21 @@ func TestCrashDuringAppends(t *testing.T) {
 // slowSummarizer takes 50-600 ms in 10 ms steps (honouring ctx) and returns a summary
 // of 2 KB, or, one time in three, 1-4 MB so that writing takes long enough to be hit.
 type slowSummarizer struct {
+	mu  sync.Mutex // a split turn's two summaries run at once
 	r   *rand.Rand
 	big bool // always 8 MB
+}
+
+func (s *slowSummarizer) intn(n int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.r.Intn(n)
 }
 
 func (s *slowSummarizer) Name() string { return "slow" }
 
 func (s *slowSummarizer) Summarize(ctx context.Context, req compaction.Request) (compaction.Result, error) {
-	steps := 5 + s.r.Intn(55)
+	steps := 5 + s.intn(55)
 	for i := 0; i < steps; i++ {
 		select {
 		case <-ctx.Done():
@@ -382,8 +390,8 @@ func (s *slowSummarizer) Summarize(ctx context.Context, req compaction.Request) 
 	size := 2048
 	if s.big {
 		size = 8 << 20
-	} else if s.r.Intn(3) == 0 {
-		size = 1<<20 + s.r.Intn(3<<20)
+	} else if s.intn(3) == 0 {
+		size = 1<<20 + s.intn(3<<20)
 	}
 	return compaction.Result{Text: "## Goal\n" + entryText(0, size), Model: "slow"}, nil
 }
