@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/pi-lsp
 
-.PHONY: build test test-go vsix bench demo tools clean
+.PHONY: build test test-go fuzz vsix bench demo tools clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/pi-lsp
@@ -20,6 +20,11 @@ test: build
 test-go:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+# Random exploration of every fuzz target (not part of `make test`): FUZZTIME each, default
+# 30s. A failing input lands in the package's testdata/fuzz/; commit it with the fix.
+fuzz:
+	bash scripts/fuzz.sh $(or $(FUZZTIME),30s)
 
 vsix:
 	bash scripts/build-vsix.sh

@@ -168,3 +168,26 @@ func TestTreeMatchesPi(t *testing.T) {
 		})
 	}
 }
+
+// TestMigratedEntriesMatchPi: every entry as pi-lsp holds it after parsing and migration
+// (v1 ids and parents, firstKeptEntryIndex resolved or kept, hookMessage renamed) equals
+// the entry as Pi's parseSessionEntries + migrateSessionEntries leave it.
+func TestMigratedEntriesMatchPi(t *testing.T) {
+	o := oracle.Start(t)
+	for _, cf := range oracle.Corpus(t) {
+		t.Run(cf.Name, func(t *testing.T) {
+			ix := loadCorpus(t, cf)
+			ids := entryIDs(ix)
+			var want struct {
+				Entries []json.RawMessage `json:"entries"`
+				IDs     []string          `json:"ids"`
+			}
+			o.Query(t, map[string]any{"op": "entries", "file": cf.Path}, &want)
+			got := make([]json.RawMessage, len(ix.Entries()))
+			for i, e := range ix.Entries() {
+				got[i] = e.Raw()
+			}
+			same(t, "migrated entries", got, want.Entries, ids, want.IDs)
+		})
+	}
+}

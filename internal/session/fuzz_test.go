@@ -143,6 +143,7 @@ func FuzzMigrate(f *testing.F) {
 			hdr = fmt.Sprintf(`{"type":"session","version":%d,"id":"fz","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`, v)
 		}
 		data := append([]byte(hdr+"\n"), body...)
+		lines := bytes.Split(data, []byte("\n"))
 		fzWatchdog(t, 20*time.Second, func() {
 			file, err := session.Parse(data)
 			if err != nil {
@@ -175,8 +176,13 @@ func FuzzMigrate(f *testing.F) {
 					if string(m["id"]) != `"`+e.ID+`"` {
 						t.Fatalf("v1 entry %d: Raw id %s, Entry.ID %q", i, m["id"], e.ID)
 					}
-					if _, ok := m["firstKeptEntryIndex"]; ok && e.Type == session.TypeCompaction {
-						t.Fatalf("v1 compaction %d keeps firstKeptEntryIndex", i)
+					// Pi's migrateV1ToV2 resolves and deletes firstKeptEntryIndex only
+					// when it is a number (typeof === "number"); any other value stays.
+					if e.Type == session.TypeCompaction {
+						_, kept := m["firstKeptEntryIndex"]
+						if wasNumber := fzNumberField(lines, e.Line, "firstKeptEntryIndex"); kept == wasNumber {
+							t.Fatalf("v1 compaction %d: firstKeptEntryIndex kept=%v, but the source value is a number=%v (Pi deletes exactly the numbers)", i, kept, wasNumber)
+						}
 					}
 				}
 				ids[e.ID] = true
@@ -187,6 +193,20 @@ func FuzzMigrate(f *testing.F) {
 			fzCheckFile(t, file)
 		})
 	})
+}
+
+// fzNumberField reports whether the object on 1-based line n has key as a JSON number
+// (the last occurrence wins, as in JSON.parse).
+func fzNumberField(lines [][]byte, n int, key string) bool {
+	if n < 1 || n > len(lines) {
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(bytes.TrimSuffix(lines[n-1], []byte("\r")), &m) != nil {
+		return false
+	}
+	v := m[key]
+	return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
 }
 
 // FuzzIndex builds id/parentId graphs from the fuzz bytes: each entry takes two bytes

@@ -51,9 +51,21 @@ func migrate(f *File) error {
 					// The parsed array holds the header at index 0, so entry k sits at k+1.
 					// Pi assigns ids while walking, so a forward reference still sees the
 					// entry's old (v1: absent) id and resolves to nothing.
+					// The header (index 0), a fraction or an index past the end names nothing.
 					n := idx.Num
-					if n == math.Trunc(n) && n >= 1 && int(n)-1 <= i {
-						setKey(&v, "firstKeptEntryId", jsjson.Value{Kind: jsjson.String, Str: f.Entries[int(n)-1].ID})
+					if n == math.Trunc(n) && n >= 1 && n <= float64(len(f.Entries)) {
+						k := int(n) - 1
+						if k <= i {
+							setKey(&v, "firstKeptEntryId", jsjson.Value{Kind: jsjson.String, Str: f.Entries[k].ID})
+						} else if old, err := jsjson.Parse(raws[k]); err == nil {
+							// A forward target still has its v1 id: whatever its "id" held,
+							// or undefined, which drops firstKeptEntryId from the entry.
+							if id, ok := old.Get("id"); ok {
+								setKey(&v, "firstKeptEntryId", *id)
+							} else {
+								deleteKey(&v, "firstKeptEntryId")
+							}
+						}
 					}
 					deleteKey(&v, "firstKeptEntryIndex")
 				}

@@ -149,6 +149,34 @@ for (const f of fs.readdirSync(OUT)) if (f.endsWith(".jsonl")) fs.rmSync(path.jo
   emit("v1-compaction.jsonl", "v1 file: no version, no ids/parentIds, extra header fields, a compaction with firstKeptEntryIndex 3 (raw index, header = 0: the second user message), usage without totalTokens", lines);
 }
 
+// 1b. v1 compactions whose firstKeptEntryIndex is not a plain in-range index. Pi's
+// migrateV1ToV2 resolves and deletes the field only when typeof is "number": an object,
+// a string or null stays as it is (FuzzMigrate found the object case); a number that
+// names the header, a forward entry (no id yet), a fraction or nothing resolves to no
+// id but is still deleted.
+{
+  resetClock();
+  const h = { type: "session", id: "v1-session-0002", timestamp: iso(BASE), cwd: "/tmp/pi-lsp-synthetic/v1-project" };
+  const lines = [h];
+  const push = (fields) => lines.push({ type: fields.type, timestamp: iso(tick()), ...fields });
+  push({ type: "message", message: msg.user("first question", BASE + clock * 1000) });
+  push({ type: "message", message: { ...msg.assistant([T("first answer")], BASE + clock * 1000), provider: "anthropic", model: "claude-sonnet-4-5", api: "anthropic-messages" } });
+  push({ type: "compaction", "0000000": "0", summary: "object index", firstKeptEntryIndex: {}, tokensBefore: 10 });
+  push({ type: "compaction", summary: "string index", firstKeptEntryIndex: "1", tokensBefore: 11 });
+  push({ type: "compaction", summary: "null index", firstKeptEntryIndex: null, tokensBefore: 12 });
+  push({ type: "compaction", summary: "array index", firstKeptEntryIndex: [2], tokensBefore: 13 });
+  push({ type: "compaction", summary: "header index", firstKeptEntryIndex: 0, tokensBefore: 14 });
+  push({ type: "compaction", summary: "forward index", firstKeptEntryIndex: 13, tokensBefore: 15 });
+  push({ type: "compaction", summary: "forward index dropping an old id", firstKeptEntryIndex: 13, firstKeptEntryId: "stale", tokensBefore: 15 });
+  push({ type: "compaction", summary: "forward index to an entry with a v1 id", firstKeptEntryIndex: 15, tokensBefore: 15 });
+  push({ type: "compaction", summary: "fraction index", firstKeptEntryIndex: 1.5, tokensBefore: 16 });
+  push({ type: "compaction", summary: "negative index", firstKeptEntryIndex: -1, tokensBefore: 17 });
+  push({ type: "message", message: msg.user("question after the compactions", BASE + clock * 1000) });
+  push({ type: "compaction", summary: "index 2.0 with an old id kept", firstKeptEntryIndex: 2.0, firstKeptEntryId: "stale", tokensBefore: 18 });
+  push({ type: "message", id: "v1-own-id", message: { ...msg.assistant([T("last answer")], BASE + clock * 1000), provider: "anthropic", model: "claude-sonnet-4-5", api: "anthropic-messages" } });
+  emit("v1-odd-compaction-index.jsonl", "v1 file: compactions whose firstKeptEntryIndex is an object, a string, null, an array (kept, as Pi keeps any non-number), or the header, a forward entry, a fraction, a negative number (deleted, resolving to no id)", lines);
+}
+
 // 2. v2: ids, and a hookMessage role (renamed to custom by v2->v3 migration).
 {
   resetClock();

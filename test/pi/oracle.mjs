@@ -25,7 +25,7 @@
 // order), "leaf" (an id; null means Pi's explicit "before the first entry"),
 // or neither (Pi's default: the last entry).
 //
-// Ops: context, tree, files, cut, prepare, collect, piload (need "file"),
+// Ops: entries, context, tree, files, cut, prepare, collect, piload (need "file"),
 // constants, serialize, estimate, ping (no file). See
 // testdata/corpus/genuine/README.md and internal/oracle for the shapes.
 //
@@ -249,6 +249,9 @@ async function workerMain() {
     const entries = pi.parseSessionEntries(fs.readFileSync(copyPath, "utf8")).filter((e) => e.type !== "session");
 
     switch (req.op) {
+      case "entries":
+        // The entries as Pi holds them after parsing and migration (header left out).
+        return { entries };
       case "context": {
         const requested = leafOf(req, ids, undefined);
         let effective;
@@ -527,7 +530,7 @@ async function main() {
   }
 
   const FILELESS = new Set(["ping", "constants", "serialize", "estimate"]);
-  const FILE_OPS = new Set(["context", "tree", "files", "cut", "prepare", "collect", "piload"]);
+  const FILE_OPS = new Set(["entries", "context", "tree", "files", "cut", "prepare", "collect", "piload"]);
   async function handleLine(line) {
     let req;
     try {
