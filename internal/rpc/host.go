@@ -180,7 +180,8 @@ func (h *host) start() {
 			case <-time.After(h.s.opt.WatchInterval):
 			}
 		}
-		h.changed("")
+		// Watch makes the first look (h.changed("")) once its watch is in place, so a
+		// line appended right after the first state was sent is never missed.
 		err := session.Watch(ctx, dir, h.s.opt.WatchInterval, h.changed)
 		if err != nil {
 			h.s.log.Warn("watch failed", "dir", dir, "err", err)

@@ -107,8 +107,12 @@ func (t *Tail) Poll() (Update, error) {
 }
 
 // Watch watches dir for changes to *.jsonl files and calls onChange with the changed
-// file's path. fsnotify events are only hints: the folder is also rescanned every
-// interval, and on event overflow. Watch returns when ctx is done.
+// file's path. Once the watch is in place and the sizes it rescans against are taken,
+// it calls onChange("") for a first look: every change made after that call starts is
+// reported (a caller that read the folder before Watch returned could miss a write made
+// in between, and the baseline taken after it would hide it from every rescan).
+// fsnotify events are only hints: the folder is also rescanned every interval, and on
+// event overflow. Watch returns when ctx is done.
 func Watch(ctx context.Context, dir string, interval time.Duration, onChange func(path string)) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -151,6 +155,7 @@ func Watch(ctx context.Context, dir string, interval time.Duration, onChange fun
 			}
 		}
 	}
+	onChange("")
 	for {
 		select {
 		case <-ctx.Done():
