@@ -68,9 +68,9 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 		{name: "stall mid-stream then success", steps: []fakellm.Step{fakellm.StallAfter(1, time.Minute)}, fallback: ok,
 			want: want{ok: true, calls: 2, maxTime: 10 * time.Second}},
 		{name: "stall mid-stream every time", fallback: fakellm.StallAfter(1, time.Minute),
-			want: want{errHas: []string{"stalled"}, calls: 4, maxTime: 10 * time.Second}},
+			want: want{errHas: []string{"stalled"}, calls: 2, maxTime: 10 * time.Second}}, // a stall is retried once
 		{name: "no response headers", fallback: fakellm.StallBeforeHeaders(time.Minute),
-			want: want{errHas: []string{"no response within"}, calls: 4, maxTime: 10 * time.Second}},
+			want: want{errHas: []string{"no response within"}, calls: 2, maxTime: 10 * time.Second}},
 		{name: "connection reset then success", steps: []fakellm.Step{fakellm.Reset(), fakellm.Reset()}, fallback: ok,
 			want: want{ok: true, calls: 3}},
 		{name: "connection reset every time", fallback: fakellm.Reset(),

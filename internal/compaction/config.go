@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // SummarizerConfig selects and configures a summarizer. Secrets are not part of it: the
@@ -19,20 +21,149 @@ type SummarizerConfig struct {
 	// Provider names a provider of the user's Pi models.json whose baseUrl and key are
 	// used when BaseURL is empty.
 	Provider string `json:"provider,omitempty"`
+	// SummaryTimeout bounds the time one summary may take, retries and waits included
+	// (default DefaultSummaryTimeout). A slow local model that has not finished by then
+	// fails: raise it for such a model.
+	SummaryTimeout Timeout `json:"summaryTimeout,omitempty"`
+	// StallTimeout is how long an attempt may receive no byte at all before it is
+	// abandoned and retried once (default DefaultStallTimeout).
+	StallTimeout Timeout `json:"stallTimeout,omitempty"`
+
+	// err is a malformed timeout from the environment or a settings file, reported by
+	// Build.
+	err error
 }
+
+// Timeout is a duration written in settings as a number of seconds (300) or as a
+// duration string ("300", "5m", "90s").
+type Timeout time.Duration
+
+// ParseTimeout reads "300", "300.5", "5m" or "90s"; zero, negative or malformed values
+// are errors.
+func ParseTimeout(v string) (Timeout, error) {
+	v = strings.TrimSpace(v)
+	var d time.Duration
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if !(f > 0 && f < 1e9) {
+			return 0, fmt.Errorf("%q is not a positive number of seconds", v)
+		}
+		d = time.Duration(f * float64(time.Second))
+	} else if d, err = time.ParseDuration(v); err != nil {
+		return 0, fmt.Errorf("%q is not a number of seconds (300) or a duration (5m)", v)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration", v)
+	}
+	return Timeout(d), nil
+}
+
+// UnmarshalJSON accepts a number of seconds or a duration string; 0 and null leave it
+// unset (the default).
+func (t *Timeout) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case nil:
+		*t = 0
+		return nil
+	case float64:
+		if v == 0 {
+			*t = 0 // unset: the default
+			return nil
+		}
+		d, err := ParseTimeout(strconv.FormatFloat(v, 'g', -1, 64))
+		*t = d
+		return err
+	case string:
+		d, err := ParseTimeout(v)
+		*t = d
+		return err
+	}
+	return fmt.Errorf("timeout %s is not a number of seconds or a duration string", b)
+}
+
+// MarshalJSON writes the number of seconds.
+func (t Timeout) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatFloat(time.Duration(t).Seconds(), 'g', -1, 64)), nil
+}
+
+// String is the duration ("1m30s").
+func (t Timeout) String() string { return time.Duration(t).String() }
 
 // DefaultContextWindow is used for branch budgets when no window is known (Pi's default).
 const DefaultContextWindow = 128000
 
-// ConfigFromEnv reads PI_LSP_SUMMARIZER, PI_LSP_BASE_URL, PI_LSP_MODEL and
-// PI_LSP_API_KEY_ENV; they are fallbacks below editor settings and flags.
+// ConfigFromEnv reads PI_LSP_SUMMARIZER, PI_LSP_BASE_URL, PI_LSP_MODEL,
+// PI_LSP_API_KEY_ENV, PI_LSP_SUMMARY_TIMEOUT and PI_LSP_STALL_TIMEOUT; they are fallbacks
+// below editor settings and flags, and above the settings files (ConfigFromSettings).
 func ConfigFromEnv() SummarizerConfig {
-	return SummarizerConfig{
+	c := SummarizerConfig{
 		Kind:      os.Getenv("PI_LSP_SUMMARIZER"),
 		BaseURL:   os.Getenv("PI_LSP_BASE_URL"),
 		Model:     os.Getenv("PI_LSP_MODEL"),
 		APIKeyEnv: os.Getenv("PI_LSP_API_KEY_ENV"),
 	}
+	for _, v := range []struct {
+		name string
+		to   *Timeout
+	}{{"PI_LSP_SUMMARY_TIMEOUT", &c.SummaryTimeout}, {"PI_LSP_STALL_TIMEOUT", &c.StallTimeout}} {
+		if s := os.Getenv(v.name); s != "" {
+			d, err := ParseTimeout(s)
+			if err != nil && c.err == nil {
+				c.err = fmt.Errorf("%s: %w", v.name, err)
+			}
+			*v.to = d
+		}
+	}
+	return c
+}
+
+// ConfigFromSettings reads the summarizer's timeouts from the "piLsp" object of Pi's
+// settings files, the project's (<cwd>/.pi/settings.json) over the global one
+// (<agentDir>/settings.json), key by key as Pi merges nested settings:
+//
+//	{"piLsp": {"summaryTimeout": 300, "stallTimeout": 120}}
+//
+// Values are seconds or duration strings ("5m"). Pi keeps keys it does not know when it
+// rewrites the file.
+func ConfigFromSettings(agentDir, cwd string) SummarizerConfig {
+	var c SummarizerConfig
+	var files []string
+	if agentDir != "" {
+		files = append(files, filepath.Join(agentDir, "settings.json"))
+	}
+	if cwd != "" {
+		files = append(files, filepath.Join(cwd, ".pi", "settings.json"))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			PiLsp map[string]json.RawMessage `json:"piLsp"`
+		}
+		if json.Unmarshal(data, &s) != nil {
+			continue // Pi treats a file that does not parse as {}; pi-lsp reports it elsewhere
+		}
+		for key, to := range map[string]*Timeout{"summaryTimeout": &c.SummaryTimeout, "stallTimeout": &c.StallTimeout} {
+			raw, ok := s.PiLsp[key]
+			if !ok {
+				continue
+			}
+			var t Timeout
+			if err := json.Unmarshal(raw, &t); err != nil {
+				if c.err == nil {
+					c.err = fmt.Errorf("settings %s: piLsp.%s: %w", f, key, err)
+				}
+				continue
+			}
+			*to = t
+		}
+	}
+	return c
 }
 
 // Over returns c with every empty field taken from fallback.
@@ -55,7 +186,28 @@ func (c SummarizerConfig) Over(fallback SummarizerConfig) SummarizerConfig {
 	if c.Provider == "" {
 		c.Provider = fallback.Provider
 	}
+	if c.SummaryTimeout == 0 {
+		c.SummaryTimeout = fallback.SummaryTimeout
+	}
+	if c.StallTimeout == 0 {
+		c.StallTimeout = fallback.StallTimeout
+	}
+	if c.err == nil {
+		c.err = fallback.err
+	}
 	return c
+}
+
+// Timeouts are the bound of one summary and of a stall, with the defaults filled in.
+func (c SummarizerConfig) Timeouts() (summary, stall time.Duration) {
+	summary, stall = time.Duration(c.SummaryTimeout), time.Duration(c.StallTimeout)
+	if summary <= 0 {
+		summary = DefaultSummaryTimeout
+	}
+	if stall <= 0 {
+		stall = DefaultStallTimeout
+	}
+	return summary, stall
 }
 
 // Window is the configured context window, or Pi's default.
@@ -92,6 +244,9 @@ func (c SummarizerConfig) Build(agentDir string) (Summarizer, SummarizerConfig, 
 	default:
 		return nil, c, fmt.Errorf("unknown summarizer %q (use extractive or openai)", c.Kind)
 	}
+	if c.err != nil {
+		return nil, c, fmt.Errorf("openai summarizer: %w", c.err)
+	}
 	keyEnv := c.APIKeyEnv
 	if keyEnv == "" {
 		keyEnv = "OPENAI_API_KEY"
@@ -109,7 +264,9 @@ func (c SummarizerConfig) Build(agentDir string) (Summarizer, SummarizerConfig, 
 	if c.Model == "" {
 		return nil, c, fmt.Errorf("openai summarizer: no model (set model or PI_LSP_MODEL)")
 	}
-	return NewOpenAI(OpenAIConfig{BaseURL: c.BaseURL, Model: c.Model, APIKey: key, ContextWindow: c.Window(), Reasoning: reasoning}), c, nil
+	total, stall := c.Timeouts()
+	return NewOpenAI(OpenAIConfig{BaseURL: c.BaseURL, Model: c.Model, APIKey: key, ContextWindow: c.Window(), Reasoning: reasoning,
+		TotalTimeout: total, StallTimeout: stall}), c, nil
 }
 
 func (c *SummarizerConfig) fromPiModels(agentDir string, key *string, reasoning *bool) error {

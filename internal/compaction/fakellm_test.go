@@ -400,6 +400,18 @@ func stallAfter(n int, max time.Duration) llmStep {
 	}
 }
 
+// stallAfterHeaders answers 200 with an event-stream and then sends nothing until the
+// client goes away (or max passes): a server that accepted the request and hung.
+func stallAfterHeaders(max time.Duration) llmStep {
+	return func(w http.ResponseWriter, r *http.Request, req *llmRequest) {
+		startSSE(w)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(max):
+		}
+	}
+}
+
 // stallBeforeHeaders sends nothing at all until the client goes away (or max passes).
 func stallBeforeHeaders(max time.Duration) llmStep {
 	return func(w http.ResponseWriter, r *http.Request, req *llmRequest) {

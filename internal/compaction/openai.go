@@ -33,12 +33,24 @@ type OpenAIConfig struct {
 	RetryBase time.Duration
 	// MaxRetryDelay caps one wait, including a server's Retry-After (default 30s).
 	MaxRetryDelay time.Duration
-	// TotalTimeout bounds the whole summary, retries included (default 10m).
+	// TotalTimeout bounds the whole summary, retries and waits included (default
+	// DefaultSummaryTimeout). It is the only limit on a server that keeps sending bytes.
 	TotalTimeout time.Duration
-	// StallTimeout aborts an attempt that receives nothing for this long (default 60s).
+	// StallTimeout aborts an attempt that receives no byte for this long, keep-alive
+	// comments included (default DefaultStallTimeout).
 	StallTimeout time.Duration
-	HTTPClient   *http.Client
+	// MaxStallRetries is how many times a stalled attempt is retried (default 1, <0:
+	// never); the retry of a stall is the last attempt, whatever MaxRetries allows.
+	MaxStallRetries int
+	HTTPClient      *http.Client
 }
+
+const (
+	// DefaultSummaryTimeout bounds the time one summary may hold a job.
+	DefaultSummaryTimeout = 90 * time.Second
+	// DefaultStallTimeout is how long an attempt may receive nothing.
+	DefaultStallTimeout = 60 * time.Second
+)
 
 // OpenAI is a Summarizer backed by an OpenAI-compatible streaming endpoint.
 type OpenAI struct {
@@ -57,11 +69,17 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	if cfg.MaxRetryDelay == 0 {
 		cfg.MaxRetryDelay = 30 * time.Second
 	}
-	if cfg.TotalTimeout == 0 {
-		cfg.TotalTimeout = 10 * time.Minute
+	if cfg.TotalTimeout <= 0 {
+		cfg.TotalTimeout = DefaultSummaryTimeout
 	}
-	if cfg.StallTimeout == 0 {
-		cfg.StallTimeout = 60 * time.Second
+	if cfg.StallTimeout <= 0 {
+		cfg.StallTimeout = DefaultStallTimeout
+	}
+	switch {
+	case cfg.MaxStallRetries == 0:
+		cfg.MaxStallRetries = 1
+	case cfg.MaxStallRetries < 0:
+		cfg.MaxStallRetries = 0
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -172,6 +190,7 @@ type SummaryError struct {
 
 	retryAfterHint time.Duration
 	cause          error
+	stalled        bool // the attempt received nothing for StallTimeout
 }
 
 // Unwrap returns the underlying cause, if any (context.DeadlineExceeded when the total
@@ -262,7 +281,9 @@ func classify(err error, status int) *SummaryError {
 }
 
 // Summarize implements Summarizer: one streaming request, retried with backoff on rate
-// limits, server errors and broken streams, within a bounded total time.
+// limits, server errors and broken streams, within a bounded total time. A stall (no byte
+// for StallTimeout) is retried at most MaxStallRetries times, and that retry is the last
+// attempt. Each attempt is announced through req.Progress (Starting).
 func (o *OpenAI) Summarize(parent context.Context, req Request) (Result, error) {
 	ctx, cancel := context.WithTimeout(parent, o.cfg.TotalTimeout)
 	defer cancel()
@@ -272,11 +293,25 @@ func (o *OpenAI) Summarize(parent context.Context, req Request) (Result, error) 
 		if err := parent.Err(); err != nil {
 			return fmt.Errorf("summary request: %w", err)
 		}
-		return &SummaryError{Kind: KindTransient, Retries: attempt, cause: ctx.Err(),
-			Message: "no summary within the summarizer's total timeout of " + o.cfg.TotalTimeout.String() + " (context deadline exceeded)"}
+		msg := "no summary within the summarizer's total timeout of " + o.cfg.TotalTimeout.String() + " (context deadline exceeded)"
+		if last != nil {
+			msg += "; last failure: " + last.Message
+		}
+		msg += "; raise the bound with summaryTimeout in settings or PI_LSP_SUMMARY_TIMEOUT"
+		return &SummaryError{Kind: KindTransient, Retries: attempt, cause: ctx.Err(), Message: msg}
 	}
+	announce := func(p Progress) {
+		if req.Progress != nil {
+			p.Elapsed = time.Since(start)
+			req.Progress(p)
+		}
+	}
+	maxAttempts := o.cfg.MaxRetries + 1
+	stallRetries := o.cfg.MaxStallRetries
+	next := Progress{Kind: req.Kind, Attempt: 1, MaxAttempts: maxAttempts, Starting: true}
+	announce(next)
 	for attempt := 0; ; attempt++ {
-		res, se, err := o.attempt(ctx, req, start)
+		res, se, err := o.attempt(ctx, req, start, next)
 		if err == nil {
 			return res, nil
 		}
@@ -292,7 +327,16 @@ func (o *OpenAI) Summarize(parent context.Context, req Request) (Result, error) 
 		se.Retries = attempt
 		last = se
 		retryable := se.Kind == KindTransient || se.Kind == KindRateLimited
-		if !retryable || attempt >= o.cfg.MaxRetries {
+		if se.stalled {
+			if stallRetries <= 0 {
+				return Result{}, last
+			}
+			stallRetries--
+			// A server that stalled gets one more attempt, not the whole retry budget:
+			// each stall costs StallTimeout.
+			maxAttempts = min(maxAttempts, attempt+2+stallRetries)
+		}
+		if !retryable || attempt+1 >= maxAttempts {
 			return Result{}, last
 		}
 		delay := o.cfg.RetryBase << attempt
@@ -302,12 +346,36 @@ func (o *OpenAI) Summarize(parent context.Context, req Request) (Result, error) 
 		if delay > o.cfg.MaxRetryDelay {
 			delay = o.cfg.MaxRetryDelay
 		}
-		select {
-		case <-ctx.Done():
-			return Result{}, stopped(attempt)
-		case <-time.After(delay):
+		if se.stalled {
+			delay = 0 // the stall itself was the wait
+		}
+		// Announced before the wait, so a long Retry-After is not silence.
+		next = Progress{Kind: req.Kind, Attempt: attempt + 2, MaxAttempts: maxAttempts, Starting: true, Retry: retryReason(se), Wait: delay}
+		announce(next)
+		if delay > 0 {
+			select {
+			case <-ctx.Done():
+				return Result{}, stopped(attempt)
+			case <-time.After(delay):
+			}
 		}
 	}
+}
+
+// retryReason is the short form of a failure in progress lines: "stall", "HTTP 503",
+// "stream broken".
+func retryReason(se *SummaryError) string {
+	switch {
+	case se.stalled:
+		return "stall"
+	case se.Status != 0:
+		return fmt.Sprintf("HTTP %d", se.Status)
+	}
+	msg, _, _ := strings.Cut(se.Message, ":")
+	if len(msg) > 60 {
+		msg = msg[:60] + "…"
+	}
+	return msg
 }
 
 // reasoningEffort is pi-ai's clampThinkingLevel for a reasoning model without a level
@@ -338,7 +406,7 @@ func piUsage(u *openai.Usage) *session.Usage {
 
 func (o *OpenAI) retryAfter(se *SummaryError) time.Duration { return se.retryAfterHint }
 
-func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time) (Result, *SummaryError, error) {
+func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *SummaryError, error) {
 	ci := &callInfo{}
 	ctx, cancel := context.WithCancel(context.WithValue(parent, callKey{}, ci))
 	defer cancel()
@@ -371,7 +439,7 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time) (
 		se := classify(err, ci.status)
 		se.retryAfterHint = ci.retryAfter
 		if ctx.Err() != nil {
-			se.Kind, se.Message = KindTransient, "no response within "+o.cfg.StallTimeout.String()
+			se.Kind, se.Message, se.stalled = KindTransient, "no response within "+o.cfg.StallTimeout.String()+": stalled before the response headers", true
 		}
 		return Result{}, se, se
 	}
@@ -395,7 +463,8 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time) (
 			var api *openai.APIError
 			switch {
 			case ctx.Err() != nil:
-				se.Kind, se.Message = KindTransient, "stream stalled for "+o.cfg.StallTimeout.String()
+				se.Kind, se.stalled = KindTransient, true
+				se.Message = "stream stalled for " + o.cfg.StallTimeout.String() + ": no byte received"
 			case errors.As(err, &syn) || errors.As(err, &typ):
 				se.Kind, se.Message = KindTransient, "malformed stream data from the server: "+err.Error()
 			case errors.As(err, &api):
@@ -424,7 +493,10 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time) (
 		}
 		chunks++
 		if req.Progress != nil {
-			req.Progress(Progress{Tokens: chunks, Elapsed: time.Since(start)})
+			p := at
+			p.Starting, p.Retry, p.Wait = false, "", 0
+			p.Tokens, p.Elapsed = chunks, time.Since(start)
+			req.Progress(p)
 		}
 	}
 	if !finished {

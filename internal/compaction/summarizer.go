@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
@@ -37,10 +38,65 @@ type Request struct {
 	Progress func(Progress)
 }
 
-// Progress is reported while a summary streams.
+// Progress is reported while a summary streams, and by a summarizer that retries when
+// each request attempt begins.
 type Progress struct {
 	Tokens  int // output tokens (or an estimate) so far
 	Elapsed time.Duration
+	// Kind is the summary the report belongs to (a split turn runs two at once).
+	Kind Kind
+	// Attempt numbers the request attempts of a summarizer that retries (from 1; 0 for
+	// one that does not). MaxAttempts is how many it may make: it shrinks after a stall,
+	// whose retry is the last attempt.
+	Attempt, MaxAttempts int
+	// Starting marks the report sent as an attempt begins (Tokens is 0).
+	Starting bool
+	// Retry says, on the report that starts attempt 2 or later, why the previous attempt
+	// failed ("stall", "HTTP 503", ...); Wait is the backoff before it is sent.
+	Retry string
+	Wait  time.Duration
+}
+
+// Note is the line of a report that starts an attempt ("attempt 2 of 2 after stall"),
+// or "" for any other report.
+func (p Progress) Note() string {
+	if !p.Starting || p.Attempt == 0 {
+		return ""
+	}
+	n := fmt.Sprintf("attempt %d of %d", p.Attempt, p.MaxAttempts)
+	if p.Retry != "" {
+		n += " after " + p.Retry
+	}
+	if p.Wait > 0 {
+		n += ", in " + FormatElapsed(p.Wait)
+	}
+	return n
+}
+
+// Message is a one-line description of the report, as progress UIs show it:
+// "summarizing: attempt 2 of 2 after stall (61s)" or "summarizing: 12 tokens streamed, 3.4s".
+func (p Progress) Message() string {
+	if n := p.Note(); n != "" {
+		what := "summarizing"
+		if p.Kind == KindTurnPrefix {
+			what = "summarizing the turn prefix" // a split turn runs two summaries at once
+		}
+		return fmt.Sprintf("%s: %s (%s)", what, n, FormatElapsed(p.Elapsed))
+	}
+	m := fmt.Sprintf("summarizing: %d tokens streamed, %.1fs", p.Tokens, p.Elapsed.Seconds())
+	if p.Attempt > 1 {
+		m += fmt.Sprintf(" (attempt %d of %d)", p.Attempt, p.MaxAttempts)
+	}
+	return m
+}
+
+// FormatElapsed writes a wait or an elapsed time as progress lines show it: tenths of a
+// second below 10 s ("2.1s"), whole seconds above ("61s").
+func FormatElapsed(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%.0fs", d.Seconds())
 }
 
 // Result is a produced summary.

@@ -1,0 +1,132 @@
+package compaction
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The defaults: a failing summarizer holds a job at most 90 s; a stall is 60 s of
+// silence and is retried once.
+func TestSummaryTimeoutDefaults(t *testing.T) {
+	o := NewOpenAI(OpenAIConfig{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
+	if o.cfg.TotalTimeout != DefaultSummaryTimeout || DefaultSummaryTimeout > 90*time.Second {
+		t.Errorf("total timeout %v (default %v), want at most 90s", o.cfg.TotalTimeout, DefaultSummaryTimeout)
+	}
+	if o.cfg.StallTimeout != 60*time.Second || o.cfg.MaxStallRetries != 1 {
+		t.Errorf("stall timeout %v, stall retries %d", o.cfg.StallTimeout, o.cfg.MaxStallRetries)
+	}
+	if o := NewOpenAI(OpenAIConfig{MaxStallRetries: -1}); o.cfg.MaxStallRetries != 0 {
+		t.Errorf("MaxStallRetries -1 gave %d", o.cfg.MaxStallRetries)
+	}
+}
+
+func writeSettings(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Where the bounds come from: editor settings or flags, then PI_LSP_SUMMARY_TIMEOUT and
+// PI_LSP_STALL_TIMEOUT, then the piLsp object of Pi's settings files (the project's over
+// the global one, key by key), then the defaults.
+func TestSummaryTimeoutSources(t *testing.T) {
+	agent, cwd := t.TempDir(), t.TempDir()
+	t.Setenv("PI_LSP_SUMMARY_TIMEOUT", "")
+	t.Setenv("PI_LSP_STALL_TIMEOUT", "")
+	t.Setenv("PI_LSP_TIMEOUT_TEST_KEY", "k")
+	base := SummarizerConfig{Kind: "openai", BaseURL: "http://127.0.0.1:1/v1", Model: "m", APIKeyEnv: "PI_LSP_TIMEOUT_TEST_KEY"}
+	built := func(c SummarizerConfig) (time.Duration, time.Duration, error) {
+		t.Helper()
+		s, _, err := c.Over(ConfigFromEnv()).Over(ConfigFromSettings(agent, cwd)).Build(agent)
+		if err != nil {
+			return 0, 0, err
+		}
+		o := s.(*OpenAI)
+		return o.cfg.TotalTimeout, o.cfg.StallTimeout, nil
+	}
+	check := func(step string, c SummarizerConfig, total, stall time.Duration) {
+		t.Helper()
+		gotTotal, gotStall, err := built(c)
+		if err != nil || gotTotal != total || gotStall != stall {
+			t.Errorf("%s: total %v stall %v err %v, want %v and %v", step, gotTotal, gotStall, err, total, stall)
+		}
+	}
+	check("nothing set", base, 90*time.Second, 60*time.Second)
+
+	writeSettings(t, filepath.Join(agent, "settings.json"), `{"compaction": {"keepRecentTokens": 1000}, "piLsp": {"summaryTimeout": 300, "stallTimeout": 120}}`)
+	check("global settings", base, 300*time.Second, 120*time.Second)
+
+	writeSettings(t, filepath.Join(cwd, ".pi", "settings.json"), `{"piLsp": {"summaryTimeout": "10m"}}`)
+	check("project settings over global, key by key", base, 10*time.Minute, 120*time.Second)
+
+	t.Setenv("PI_LSP_SUMMARY_TIMEOUT", "45")
+	t.Setenv("PI_LSP_STALL_TIMEOUT", "2m30s")
+	check("env over settings", base, 45*time.Second, 150*time.Second)
+
+	editor := base
+	if err := json.Unmarshal([]byte(`{"summarizer": "openai", "summaryTimeout": 600, "stallTimeout": "90s"}`), &editor); err != nil {
+		t.Fatal(err)
+	}
+	check("editor settings over env", editor, 10*time.Minute, 90*time.Second)
+
+	t.Setenv("PI_LSP_SUMMARY_TIMEOUT", "soon")
+	if _, _, err := built(base); err == nil || !strings.Contains(err.Error(), "PI_LSP_SUMMARY_TIMEOUT") || !strings.Contains(err.Error(), `"soon"`) {
+		t.Errorf("malformed env: %v", err)
+	}
+	if _, _, err := (SummarizerConfig{Kind: "extractive"}).Over(ConfigFromEnv()).Build(agent); err != nil {
+		t.Errorf("a malformed timeout fails the extractive summarizer, which has none: %v", err)
+	}
+	t.Setenv("PI_LSP_SUMMARY_TIMEOUT", "")
+	t.Setenv("PI_LSP_STALL_TIMEOUT", "")
+	writeSettings(t, filepath.Join(cwd, ".pi", "settings.json"), `{"piLsp": {"summaryTimeout": -5}}`)
+	if _, _, err := built(base); err == nil || !strings.Contains(err.Error(), "piLsp.summaryTimeout") || !strings.Contains(err.Error(), filepath.Join(cwd, ".pi", "settings.json")) {
+		t.Errorf("malformed settings: %v", err)
+	}
+	var c SummarizerConfig
+	if err := json.Unmarshal([]byte(`{"summaryTimeout": true}`), &c); err == nil {
+		t.Error("a boolean timeout was accepted")
+	}
+}
+
+func TestParseTimeout(t *testing.T) {
+	for in, want := range map[string]time.Duration{"300": 300 * time.Second, "2.5": 2500 * time.Millisecond, "5m": 5 * time.Minute, " 90s ": 90 * time.Second} {
+		if got, err := ParseTimeout(in); err != nil || time.Duration(got) != want {
+			t.Errorf("ParseTimeout(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-1", "-5m", "soon", "NaN", "Inf", "1e30"} {
+		if got, err := ParseTimeout(in); err == nil {
+			t.Errorf("ParseTimeout(%q) = %v, want an error", in, got)
+		}
+	}
+	b, _ := json.Marshal(SummarizerConfig{SummaryTimeout: Timeout(90 * time.Second)})
+	if string(b) != `{"summaryTimeout":90}` {
+		t.Errorf("marshalled %s", b)
+	}
+}
+
+func TestProgressMessages(t *testing.T) {
+	for _, tc := range []struct {
+		p          Progress
+		note, want string
+	}{
+		{Progress{Tokens: 12, Elapsed: 3400 * time.Millisecond}, "", "summarizing: 12 tokens streamed, 3.4s"},
+		{Progress{Attempt: 1, MaxAttempts: 4, Starting: true}, "attempt 1 of 4", "summarizing: attempt 1 of 4 (0.0s)"},
+		{Progress{Attempt: 2, MaxAttempts: 2, Starting: true, Retry: "stall", Elapsed: 61 * time.Second}, "attempt 2 of 2 after stall", "summarizing: attempt 2 of 2 after stall (61s)"},
+		{Progress{Attempt: 3, MaxAttempts: 4, Starting: true, Retry: "HTTP 429", Wait: 30 * time.Second, Elapsed: 2 * time.Second}, "attempt 3 of 4 after HTTP 429, in 30s", "summarizing: attempt 3 of 4 after HTTP 429, in 30s (2.0s)"},
+		{Progress{Kind: KindTurnPrefix, Attempt: 2, MaxAttempts: 2, Starting: true, Retry: "stall", Elapsed: 60 * time.Second}, "attempt 2 of 2 after stall", "summarizing the turn prefix: attempt 2 of 2 after stall (60s)"},
+		{Progress{Attempt: 2, MaxAttempts: 2, Tokens: 5, Elapsed: time.Second}, "", "summarizing: 5 tokens streamed, 1.0s (attempt 2 of 2)"},
+	} {
+		if n, m := tc.p.Note(), tc.p.Message(); n != tc.note || m != tc.want {
+			t.Errorf("%+v: note %q message %q, want %q and %q", tc.p, n, m, tc.note, tc.want)
+		}
+	}
+}
