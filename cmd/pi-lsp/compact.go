@@ -8,26 +8,43 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// settingsFor merges Pi's settings files for the session's cwd.
-func settingsFor(path string) session.Settings {
-	agent, _ := session.AgentDir()
-	cwd := ""
+// sessionCwd is the cwd of the session's header ("" when the file does not load).
+func sessionCwd(path string) string {
 	if f, err := session.Load(path); err == nil {
-		cwd = f.Header.Cwd
+		return f.Header.Cwd
 	}
-	return session.LoadSettings(agent, cwd)
+	return ""
 }
 
-func buildSummarizer(kind string) (compaction.Summarizer, compaction.SummarizerConfig, error) {
+// buildSummarizer builds the summarizer from the flag, the environment and the piLsp
+// object of Pi's settings files for cwd, in that order.
+func buildSummarizer(kind, cwd string) (compaction.Summarizer, compaction.SummarizerConfig, error) {
 	agent, _ := session.AgentDir()
-	cfg := compaction.SummarizerConfig{Kind: kind}.Over(compaction.ConfigFromEnv())
+	cfg := compaction.SummarizerConfig{Kind: kind}.Over(compaction.ConfigFromEnv()).Over(compaction.ConfigFromSettings(agent, cwd))
 	return cfg.Build(agent)
+}
+
+// attemptLines prints one stderr line per request attempt of a summarizer that retries
+// ("pi-lsp compact: summarizing: attempt 2 of 2 after stall (61s)"), so a slow or failing
+// model is never silence.
+func attemptLines(stderr io.Writer, cmd string, start time.Time) func(compaction.Progress) {
+	var mu sync.Mutex // a split turn's two summaries report at once
+	return func(p compaction.Progress) {
+		if p.Note() == "" {
+			return
+		}
+		p.Elapsed = time.Since(start)
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "pi-lsp %s: %s\n", cmd, p.Message())
+	}
 }
 
 func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -44,7 +61,9 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	settings := settingsFor(path).Compaction
+	agent, _ := session.AgentDir()
+	cwd := sessionCwd(path)
+	settings := session.LoadSettings(agent, cwd).Compaction
 	if *keep > 0 {
 		settings.KeepRecentTokens = *keep
 	}
@@ -58,7 +77,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		DryRun:   *dryRun,
 	}
 	if !*dryRun {
-		s, _, err := buildSummarizer(*kind)
+		s, _, err := buildSummarizer(*kind, cwd)
 		if err != nil {
 			return err
 		}
@@ -67,7 +86,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		opt.Phase = func(p string) {
 			fmt.Fprintf(stderr, "pi-lsp compact: %s (%s)\n", p, time.Since(start).Round(time.Millisecond))
 		}
-		opt.Progress = func(p compaction.Progress) {}
+		opt.Progress = attemptLines(stderr, "compact", start)
 	}
 	if *summaryFile != "" {
 		text, err := os.ReadFile(*summaryFile)

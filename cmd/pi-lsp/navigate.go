@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -34,13 +35,15 @@ func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	budgetSet := false
 	fs.Visit(func(f *flag.Flag) { budgetSet = budgetSet || f.Name == "budget" })
 
+	agent, _ := session.AgentDir()
+	cwd := sessionCwd(path)
 	opt := branch.NavigateOptions{
 		FromLeaf:            *leaf,
 		Summarize:           *summarize,
 		CustomInstructions:  *instructions,
 		ReplaceInstructions: *replace,
 		Label:               *label,
-		ReserveTokens:       settingsFor(path).BranchSummary.ReserveTokens,
+		ReserveTokens:       session.LoadSettings(agent, cwd).BranchSummary.ReserveTokens,
 		DryRun:              *dryRun,
 	}
 	if budgetSet {
@@ -49,7 +52,7 @@ func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			opt.Budget = -1 // no limit
 		}
 	}
-	s, cfg, serr := buildSummarizer(*kind)
+	s, cfg, serr := buildSummarizer(*kind, cwd)
 	opt.ContextWindow = cfg.Window()
 	if *summarize && !*dryRun {
 		if serr != nil {
@@ -60,6 +63,7 @@ func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		opt.Phase = func(p string) {
 			fmt.Fprintf(stderr, "pi-lsp navigate: %s (%s)\n", p, time.Since(start).Round(time.Millisecond))
 		}
+		opt.Progress = attemptLines(stderr, "navigate", start)
 	}
 	res, err := branch.Navigate(ctx, path, target, opt)
 	if err != nil {

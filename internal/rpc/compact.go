@@ -175,7 +175,7 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 			AllowDroppedPins:   job.acceptDroppedPins,
 			Progress: func(p compaction.Progress) {
 				pct := 10 + uint32(min(80, p.Tokens*80/400))
-				wd.Report(fmt.Sprintf("summarizing: %d tokens streamed, %.1fs", p.Tokens, p.Elapsed.Seconds()), pct)
+				wd.Report(p.Message(), pct) // token counts, and each request attempt
 			},
 		},
 		LeafID:     job.leaf,
@@ -212,14 +212,15 @@ func (s *Server) summarizerFor(path string) (compaction.Summarizer, session.Comp
 	s.host.mu.Lock()
 	cfg, agentDir := s.host.cfg, s.host.agentDir
 	s.host.mu.Unlock()
-	settings := session.LoadSettings(agentDir, s.host.cwdOf(path)).Compaction
+	cwd := s.host.cwdOf(path)
+	settings := session.LoadSettings(agentDir, cwd).Compaction
 	if cfg.KeepRecentTokens > 0 {
 		settings.KeepRecentTokens = cfg.KeepRecentTokens
 	}
 	if cfg.ReserveTokens > 0 {
 		settings.ReserveTokens = cfg.ReserveTokens
 	}
-	sum, _, err := cfg.SummarizerConfig.Over(compaction.ConfigFromEnv()).Build(agentDir)
+	sum, _, err := cfg.SummarizerConfig.Over(compaction.ConfigFromEnv()).Over(compaction.ConfigFromSettings(agentDir, cwd)).Build(agentDir)
 	if err != nil {
 		return nil, settings, &Error{Code: CodeRequestFailed, Kind: KindSummarizerFailed, Msg: err.Error(), Err: err}
 	}

@@ -172,7 +172,7 @@ func (s *Server) handlePreviewCompaction(ctx context.Context, raw json.RawMessag
 		defer cancel()
 		wd := s.tracker.Start(ctx, p.WorkDoneToken, "Previewing compaction", "summarizing", cancel)
 		opt.Progress = func(pr compaction.Progress) {
-			wd.Report(fmt.Sprintf("summarizing: %d tokens streamed, %.1fs", pr.Tokens, pr.Elapsed.Seconds()), 10+uint32(min(80, pr.Tokens*80/400)))
+			wd.Report(pr.Message(), 10+uint32(min(80, pr.Tokens*80/400)))
 		}
 		d, err := s.drafts.store.Refresh(jctx, path, prep, summarizer, opt)
 		if err != nil {

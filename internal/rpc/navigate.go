@@ -90,7 +90,7 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 			wd.Report(phase, map[string]uint32{"preparing": 5, "summarizing": 10, "writing": 95}[phase])
 		}
 		opt.Progress = func(pr compaction.Progress) {
-			wd.Report(fmt.Sprintf("summarizing: %d tokens streamed, %.1fs", pr.Tokens, pr.Elapsed.Seconds()), 10+uint32(min(80, pr.Tokens*80/400)))
+			wd.Report(pr.Message(), 10+uint32(min(80, pr.Tokens*80/400)))
 		}
 	}
 	res, err := branch.Navigate(jctx, path, p.TargetID, opt)
