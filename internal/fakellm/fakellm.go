@@ -1,7 +1,8 @@
 // Package fakellm is test support: a scripted OpenAI-compatible chat-completions server
 // (httptest) that speaks the real streaming format and can misbehave on purpose: HTTP
 // errors with Retry-After, streams cut mid-answer, malformed SSE data, empty answers,
-// stalls, connection resets, context-too-long refusals, and answers held until the
+// stalls (before the headers, after them, mid-answer), keep-alive comments before a late
+// answer, connection resets, context-too-long refusals, and answers held until the
 // client gives up. Each request plays the next scripted step; when the script is used
 // up, the fallback step plays (a plain summary by default).
 //
@@ -221,29 +222,46 @@ type StreamOpts struct {
 
 // Stream streams text as a complete, well-formed answer.
 func Stream(text string, o StreamOpts) Step {
+	return func(w http.ResponseWriter, r *http.Request) { startSSE(w).stream(r, text, o) }
+}
+
+func (s *sse) stream(r *http.Request, text string, o StreamOpts) {
+	n := o.Chunks
+	if n <= 0 {
+		n = 3
+	}
+	s.role()
+	for i, p := range Pieces(text, n) {
+		if !wait(r, o.Delay) {
+			return
+		}
+		s.content(p)
+		if o.OnChunk != nil {
+			o.OnChunk(i + 1)
+		}
+		if o.HoldAfter > 0 && i+1 == o.HoldAfter {
+			<-r.Context().Done()
+			return
+		}
+	}
+	s.finish("stop")
+	s.usage()
+	s.done()
+}
+
+// KeepAlivesThen answers 200 with an event-stream, sends an SSE comment (": ping") every
+// `every` for `total`, then streams text: a local model busy with a long prompt, whose
+// server keeps the connection alive before the first token.
+func KeepAlivesThen(every, total time.Duration, text string) Step {
 	return func(w http.ResponseWriter, r *http.Request) {
-		n := o.Chunks
-		if n <= 0 {
-			n = 3
-		}
 		s := startSSE(w)
-		s.role()
-		for i, p := range Pieces(text, n) {
-			if !wait(r, o.Delay) {
+		for end := time.Now().Add(total); time.Now().Before(end); {
+			if !wait(r, every) {
 				return
 			}
-			s.content(p)
-			if o.OnChunk != nil {
-				o.OnChunk(i + 1)
-			}
-			if o.HoldAfter > 0 && i+1 == o.HoldAfter {
-				<-r.Context().Done()
-				return
-			}
+			s.raw(": ping\n\n")
 		}
-		s.finish("stop")
-		s.usage()
-		s.done()
+		s.stream(r, text, StreamOpts{})
 	}
 }
 
@@ -344,6 +362,15 @@ func StallAfter(n int, max time.Duration) Step {
 		for i := 0; i < n; i++ {
 			s.content(fmt.Sprintf("part %d ", i))
 		}
+		wait(r, max)
+	}
+}
+
+// StallAfterHeaders answers 200 with an event-stream and then sends nothing until the
+// client gives up (or max passes): a server that accepted the request and hung.
+func StallAfterHeaders(max time.Duration) Step {
+	return func(w http.ResponseWriter, r *http.Request) {
+		startSSE(w)
 		wait(r, max)
 	}
 }

@@ -1,0 +1,342 @@
+package main
+
+// Process-level tests of a stalled model: the built binary against internal/fakellm
+// answering 200 with an event-stream and then nothing. The bounds are made small through
+// PI_LSP_STALL_TIMEOUT / PI_LSP_SUMMARY_TIMEOUT (CLI) and the piLsp object of Pi's
+// settings file (LSP): a 2 s stall and a 5 s bound.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	lsp "go.lsp.dev/jsonrpc2"
+
+	"github.com/pi-lsp/pi-lsp/internal/fakellm"
+)
+
+// cliRun is a started pi-lsp CLI process in its own process group.
+type cliRun struct {
+	cmd    *exec.Cmd
+	stderr *lockedWriter
+	stdout *lockedWriter
+	start  time.Time
+	done   chan struct{}
+	code   int
+	took   time.Duration
+}
+
+// startCLI runs the binary with args; the group is killed after timeout and at cleanup.
+func startCLI(t *testing.T, env []string, timeout time.Duration, args ...string) *cliRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	cmd := exec.CommandContext(ctx, e2eBinary(t), args...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	r := &cliRun{cmd: cmd, stderr: &lockedWriter{w: &bytes.Buffer{}}, stdout: &lockedWriter{w: &bytes.Buffer{}}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
+	r.start = time.Now()
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	go func() {
+		err := cmd.Wait()
+		r.took = time.Since(r.start)
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &ee):
+			r.code = ee.ExitCode()
+		default:
+			r.code = -1
+		}
+		close(r.done)
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cancel()
+		<-r.done
+	})
+	return r
+}
+
+func (r *cliRun) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.done:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("pi-lsp %v did not exit; stderr:\n%s", r.cmd.Args[1:], r.stderr.String())
+	}
+}
+
+// stallEnv is the e2e environment with the summarizer pointed at url.
+func stallEnv(env []string, url string, extra ...string) []string {
+	env = append(env, "PI_LSP_BASE_URL="+url, "PI_LSP_MODEL=fake", "PI_LSP_API_KEY_ENV=PI_LSP_E2E_KEY")
+	return append(env, extra...)
+}
+
+var elapsedRe = regexp.MustCompile(`\((\d+(?:\.\d+)?)s\)$`)
+
+// lineSeconds is the "(2.0s)" at the end of a progress line.
+func lineSeconds(line string) float64 {
+	m := elapsedRe.FindStringSubmatch(line)
+	if m == nil {
+		return -1
+	}
+	f, _ := strconv.ParseFloat(m[1], 64)
+	return f
+}
+
+// `pi-lsp compact FILE --summarizer openai` against a stalled model: a clear error within
+// the 5 s bound, two attempts, a line per attempt before the error, the file unchanged.
+func TestE2ECompactStalledModel(t *testing.T) {
+	llm := fakellm.New(t)
+	llm.SetFallback(fakellm.StallAfterHeaders(time.Minute))
+	env, _, paths := e2eWorkspace(t)
+	before, _ := os.ReadFile(paths[0])
+	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=5s"), 60*time.Second,
+		"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200")
+	r.wait(t)
+	stderr := r.stderr.String()
+	t.Logf("exit %d after %v; stderr:\n%s", r.code, r.took.Round(10*time.Millisecond), stderr)
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if r.code == 0 {
+		t.Fatal("exit status 0")
+	}
+	if r.took > 6*time.Second {
+		t.Errorf("took %v: past the 5s bound", r.took)
+	}
+	want := []string{"pi-lsp compact: preparing (", "pi-lsp compact: summarizing (", "pi-lsp compact: summarizing: attempt 1 of 4 (", "pi-lsp compact: summarizing: attempt 2 of 2 after stall (", "pi-lsp compact: "}
+	if len(lines) != len(want) {
+		t.Fatalf("%d stderr lines, want %d", len(lines), len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("stderr line %d %q, want %q...", i+1, lines[i], w)
+		}
+	}
+	if s := lineSeconds(lines[3]); s < 1.9 || s > 5 {
+		t.Errorf("attempt 2 announced at %vs: want after the 2s stall", s)
+	}
+	errLine := lines[len(lines)-1]
+	for _, w := range []string{"stream stalled for 2s", "no byte received", "after 1 retry"} {
+		if !strings.Contains(errLine, w) {
+			t.Errorf("error line %q lacks %q", errLine, w)
+		}
+	}
+	if n := llm.Count(); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+	if after, _ := os.ReadFile(paths[0]); !bytes.Equal(before, after) {
+		t.Error("the session file changed")
+	}
+	t.Logf("RESULT stalled-model (CLI): pi-lsp compact --summarizer openai against 200 + event-stream + nothing: exit %d after %v (bound 5s, stall 2s), %d requests, progress lines before the error %q, file byte-identical",
+		r.code, r.took.Round(10*time.Millisecond), llm.Count(), lines[:len(lines)-1])
+}
+
+// A model that sends keep-alive comments for longer than the stall timeout before it
+// answers (a local model on a long prompt) is not stalled: the compaction is written.
+func TestE2ECompactKeepAliveModel(t *testing.T) {
+	llm := fakellm.New(t, fakellm.KeepAlivesThen(200*time.Millisecond, 3*time.Second, "## Goal\nLate local summary."))
+	env, _, paths := e2eWorkspace(t)
+	before, _ := os.ReadFile(paths[0])
+	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=20"), 60*time.Second,
+		"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200", "--json")
+	r.wait(t)
+	stderr := r.stderr.String()
+	if r.code != 0 {
+		t.Fatalf("exit %d after %v; stderr:\n%s", r.code, r.took, stderr)
+	}
+	if r.took < 3*time.Second {
+		t.Errorf("done after %v, before the answer", r.took)
+	}
+	if llm.Count() != 1 || strings.Contains(stderr, "attempt 2") {
+		t.Errorf("%d requests; stderr:\n%s", llm.Count(), stderr)
+	}
+	after, _ := os.ReadFile(paths[0])
+	if !bytes.HasPrefix(after, before) || !bytes.Contains(after[len(before):], []byte("Late local summary.")) {
+		t.Errorf("no compaction entry with the summary appended")
+	}
+}
+
+// Ctrl-C while the model is stalled: the CLI exits at once and writes nothing.
+func TestE2ECompactInterruptMidStall(t *testing.T) {
+	llm := fakellm.New(t)
+	llm.SetFallback(fakellm.StallAfterHeaders(time.Minute))
+	env, _, paths := e2eWorkspace(t)
+	before, _ := os.ReadFile(paths[0])
+	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=20", "PI_LSP_SUMMARY_TIMEOUT=60"), 60*time.Second,
+		"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200")
+	select {
+	case <-llm.Started:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the model was not called; stderr:\n%s", r.stderr.String())
+	}
+	time.Sleep(300 * time.Millisecond)
+	sent := time.Now()
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t)
+	if d := time.Since(sent); d > time.Second {
+		t.Errorf("exited %v after the interrupt", d)
+	}
+	if r.code == 0 || !strings.Contains(r.stderr.String(), "context canceled") {
+		t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr.String())
+	}
+	if after, _ := os.ReadFile(paths[0]); !bytes.Equal(before, after) {
+		t.Error("the session file changed")
+	}
+}
+
+// The LSP server against a stalled model, with the bounds from Pi's settings file: the
+// attempts are $/progress reports, the request fails within the bound, the progress ends
+// with the reason, and a cancel during the stall is answered at once.
+func TestE2ELSPStalledModel(t *testing.T) {
+	llm := fakellm.New(t)
+	llm.SetFallback(fakellm.StallAfterHeaders(time.Minute))
+	env, work, paths := e2eWorkspace(t)
+	agent := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PI_CODING_AGENT_DIR="); ok {
+			agent = v
+		}
+	}
+	if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"piLsp": {"summaryTimeout": 5, "stallTimeout": 2}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startE2E(t, env)
+	uri := "file://" + work
+	if err := s.call("initialize", map[string]any{
+		"processId": os.Getpid(), "rootUri": uri,
+		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}},
+		"initializationOptions": map[string]any{"summarizer": "openai", "baseUrl": llm.URL, "model": "fake",
+			"apiKeyEnv": "PI_LSP_E2E_KEY", "keepRecentTokens": 200},
+	}, nil); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if err := s.conn.Notify(context.Background(), "initialized", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(paths[1])
+	type progress struct {
+		Token string `json:"token"`
+		Value struct {
+			Kind    string `json:"kind"`
+			Message string `json:"message"`
+		} `json:"value"`
+	}
+	progressOf := func(token string) []progress {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		var out []progress
+		for _, n := range s.notes {
+			var p progress
+			if n.method == "$/progress" && json.Unmarshal(n.params, &p) == nil && p.Token == token {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	_, err := s.conn.Call(ctx, "pi/compact", map[string]any{"session": paths[1], "workDoneToken": "stall-1"}, nil)
+	cancel()
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "stream stalled for 2s") {
+		t.Fatalf("pi/compact answered %v", err)
+	}
+	if took > 6*time.Second {
+		t.Errorf("answered after %v: past the 5s bound", took)
+	}
+	s.await("progress end", func(m string, p json.RawMessage) bool {
+		return m == "$/progress" && bytes.Contains(p, []byte(`"stall-1"`)) && bytes.Contains(p, []byte(`"kind":"end"`))
+	})
+	var reports []string
+	var end string
+	for _, p := range progressOf("stall-1") {
+		switch p.Value.Kind {
+		case "report":
+			if end != "" {
+				t.Errorf("report %q after the end", p.Value.Message)
+			}
+			reports = append(reports, p.Value.Message)
+		case "end":
+			end = p.Value.Message
+		}
+	}
+	retry := -1
+	for i, m := range reports {
+		if strings.HasPrefix(m, "summarizing: attempt 2 of 2 after stall (") {
+			retry = i
+		}
+	}
+	if retry < 0 {
+		t.Errorf("no report of the stall retry in %q", reports)
+	}
+	if !strings.HasPrefix(end, "Not compacted: ") || !strings.Contains(end, "stream stalled") {
+		t.Errorf("progress end %q", end)
+	}
+	if n := llm.Count(); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+	if after, _ := os.ReadFile(paths[1]); !bytes.Equal(before, after) {
+		t.Error("the session file changed")
+	}
+	t.Logf("RESULT stalled-model (LSP): pi/compact answered an error after %v (bound 5s, stall 2s, from settings.json), %d requests, $/progress reports %q, end %q",
+		took.Round(10*time.Millisecond), llm.Count(), reports, end)
+
+	// Cancel through the progress UI during the stall: answered at once, nothing written.
+	for len(llm.Started) > 0 {
+		<-llm.Started
+	}
+	errc := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, err := s.conn.Call(ctx, "pi/compact", map[string]any{"session": paths[1], "workDoneToken": "stall-2"}, nil)
+		errc <- err
+	}()
+	select {
+	case <-llm.Started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the model was not called")
+	}
+	time.Sleep(300 * time.Millisecond)
+	sent := time.Now()
+	if err := s.conn.Notify(context.Background(), "window/workDoneProgress/cancel", map[string]any{"token": "stall-2"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errc:
+		var le *lsp.Error
+		if !errors.As(err, &le) {
+			t.Errorf("cancelled compaction answered %v", err)
+		}
+		if d := time.Since(sent); d > time.Second {
+			t.Errorf("answered %v after the cancel", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelled compaction not answered")
+	}
+	s.await("cancelled progress end", func(m string, p json.RawMessage) bool {
+		return m == "$/progress" && bytes.Contains(p, []byte(`"stall-2"`)) && bytes.Contains(p, []byte(`Cancelled; nothing was written`))
+	})
+	if after, _ := os.ReadFile(paths[1]); !bytes.Equal(before, after) {
+		t.Error("the cancelled compaction wrote to the file")
+	}
+}
