@@ -39,6 +39,7 @@ run() { # name command...: runs a step, logs it, prints its RESULT lines
 run install-pi bash scripts/install-pi.sh
 run reliability go test -count=1 -v -timeout 30m ./internal/reliability
 run llm-faults go test -count=1 -v -timeout 10m -run 'TestNavigateSummaryLLMFaults' ./internal/branch
+run stalled-model go test -count=1 -v -timeout 10m -run 'TestOpenAIStall|TestOpenAIKeepAliveBeforeLateAnswer|TestOpenAIBoundStopsKeepAlivesForever|TestOpenAICancelMidStall|TestE2ECompactStalledModel|TestE2ECompactKeepAliveModel|TestE2ECompactInterruptMidStall|TestE2ELSPStalledModel' ./internal/compaction ./cmd/pi-lsp
 run hostile-input go test -count=1 -v -timeout 10m -run 'TestHostileInputMemoryBounded|TestTreeWithDuplicateIDsIsAForest' ./internal/session
 run hostile-frames go test -count=1 -v -timeout 10m -run 'TestFramingLargeHostileFrames' ./internal/rpc
 run load-no-tree env PI_LSP_LOAD_TREE=0 go test -count=1 -v -timeout 30m -run 'TestLoadMixedRequests' ./internal/reliability
