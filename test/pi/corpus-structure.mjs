@@ -10,6 +10,11 @@
 // index of the parent line, "null", "self" or "missing"), and for entries that
 // reference other entries (firstKeptEntryId, targetId, fromId) the index of
 // the referenced line. Headers show version and whether parentSession is set.
+// Pi >= 0.86 kinds add (only when present, so 0.73-era files print as before):
+// a system message's section names and added/removed tool names, an
+// assistant's thinkingLevel, bashExecution excludeFromContext, a context
+// edit's target and replacement kind, a usage entry's kind, a compaction's
+// systemMessage/usage and split-turn summary.
 import fs from "node:fs";
 import path from "node:path";
 
@@ -46,13 +51,31 @@ export function structureOf(text) {
       if (m.role === "assistant") {
         parts.push(m.stopReason);
         if (Array.isArray(m.content)) parts.push(`[${m.content.map((b) => (b.type === "toolCall" ? `toolCall:${b.name}` : b.type)).join(",")}]`);
+        if (m.thinkingLevel !== undefined) parts.push(`thinking=${m.thinkingLevel}`);
+      }
+      if (m.role === "system") {
+        if (m.sections) parts.push(`sections=[${Object.entries(m.sections).map(([k, v]) => (v === null ? `-${k}` : k)).join(",")}]`);
+        if (m.toolsAdded) parts.push(`toolsAdded=[${m.toolsAdded.map((t) => t.name).join(",")}]`);
+        if (m.toolsRemoved) parts.push(`toolsRemoved=[${m.toolsRemoved.map((t) => t.name).join(",")}]`);
       }
       if (m.role === "user" && Array.isArray(m.content)) parts.push(`[${m.content.map((b) => b.type).join(",")}]`);
       if (m.role === "toolResult") parts.push(m.toolName, m.isError ? "error" : "ok");
       if (m.role === "bashExecution") parts.push(`exit=${m.exitCode}`);
+      if (m.role === "bashExecution" && m.excludeFromContext) parts.push("excludeFromContext");
     }
     parts.push(`parent=${ref(o.parentId, i)}`);
-    if (o.type === "compaction") parts.push(`firstKept=${ref(o.firstKeptEntryId, i)}`, `fromHook=${o.fromHook}`, `details=${o.details ? "yes" : "no"}`);
+    if (o.type === "compaction") {
+      parts.push(`firstKept=${ref(o.firstKeptEntryId, i)}`, `fromHook=${o.fromHook}`, `details=${o.details ? "yes" : "no"}`);
+      if (o.usage) parts.push(`usage=${o.usage.cost ? "cost" : "no-cost"}`);
+      if (o.systemMessage) parts.push(`systemMessage=[${Object.keys(o.systemMessage.sections ?? {}).join(",")}]+${(o.systemMessage.toolsAdded ?? []).length}tools`);
+      if (typeof o.summary === "string" && o.summary.includes("**Turn Context (split turn):**")) parts.push("split");
+    }
+    if (o.type === "context_edit") {
+      const r = o.replacement;
+      const kind = r === null ? "omit" : typeof r?.content === "string" ? "string" : Array.isArray(r?.content) ? `[${r.content.map((b) => b.type).join(",")}]` : "?";
+      parts.push(`target=${ref(o.targetId, i)}`, `replacement=${kind}`);
+    }
+    if (o.type === "usage") parts.push(`kind=${o.kind}`, `usage=${o.usage?.cost ? "cost" : "no-cost"}`);
     if (o.type === "branch_summary") parts.push(`fromId=${ref(o.fromId, i)}`, `details=${o.details ? "yes" : "no"}`);
     if (o.type === "label") parts.push(`target=${ref(o.targetId, i)}`, `label=${o.label === undefined ? "<cleared>" : "set"}`);
     if (o.type === "session_info") parts.push(`name=${o.name ? "set" : "empty"}`);

@@ -27,6 +27,15 @@
 //   given prompt text is seen and a normal answer afterwards (Pi compacts and
 //   retries).
 // * SCRIPT:fail answers HTTP 500 (a persisted error assistant message).
+// * SCRIPT:lengthonce answers finish_reason "length" the first time a given
+//   prompt text is seen and a normal answer afterwards (Pi >= 0.84 recovers
+//   from a cut-off answer below maxTokens by compacting and retrying).
+// * A request with max_completion_tokens (or max_tokens) 1 is a prompt-cache
+//   warm (Pi >= 0.86 re-sends the last request capped at one token): one
+//   output token, finish "length", the whole prompt reported as cached.
+// * Split-turn prefix prompts are recognized in both forms: Pi 0.73's
+//   "This is the PREFIX of a turn" inside <conversation> tags and Pi 1.6's
+//   "The messages above are earlier context ..." after "# Conversation".
 import http from "node:http";
 import fs from "node:fs";
 
@@ -36,6 +45,8 @@ const maxSeconds = Number(process.env.FAKE_OPENAI_MAX_SECONDS ?? 900);
 
 const SUMMARIZER_MARKER = "You are a context summarization assistant";
 const overflowSeen = new Map();
+const lengthSeen = new Map();
+const TURN_PREFIX_MARKER_16 = "The messages above are earlier context from an ongoing conversation";
 let requestCounter = 0;
 
 function textOf(content) {
@@ -81,7 +92,11 @@ function countOf(haystack, needle) {
 function summarizerAnswer(prompt) {
   const convStart = prompt.indexOf("<conversation>");
   const convEnd = prompt.indexOf("</conversation>");
-  const conversation = convStart >= 0 && convEnd > convStart ? prompt.slice(convStart, convEnd) : "";
+  let conversation = convStart >= 0 && convEnd > convStart ? prompt.slice(convStart, convEnd) : "";
+  if (!conversation && prompt.startsWith("# Conversation\n")) {
+    const instr = prompt.lastIndexOf("\n\n# Instructions\n");
+    conversation = instr > 0 ? prompt.slice(0, instr) : "";
+  }
   const users = countOf(conversation, "[User]:");
   const calls = countOf(conversation, "[Assistant tool calls]:");
   const results = countOf(conversation, "[Tool result]:");
@@ -99,7 +114,7 @@ function summarizerAnswer(prompt) {
         (focus ? `\n\n## Focus\n- ${focus}` : ""),
     };
   }
-  if (prompt.includes("This is the PREFIX of a turn")) {
+  if (prompt.includes("This is the PREFIX of a turn") || prompt.includes(TURN_PREFIX_MARKER_16)) {
     return {
       kind: "turn-prefix",
       text: `## Original Request\nFake turn prefix summary (${stats}).\n\n## Early Progress\n- Started the work\n\n## Context for Suffix\n- Keep going`,
@@ -213,6 +228,12 @@ const SCRIPTS = {
   length() {
     return { text: filler("truncated by length", 120), finish: "length" };
   },
+  lengthonce(_step, prompt) {
+    const seen = lengthSeen.get(prompt) ?? 0;
+    lengthSeen.set(prompt, seen + 1);
+    if (seen === 0) return { text: filler("cut off by length", 120), finish: "length" };
+    return { text: "Recovered after the cut-off answer: here is the full answer." };
+  },
 };
 
 function agentAnswer(messages) {
@@ -256,7 +277,7 @@ function chunk(id, model, delta, finish) {
   };
 }
 
-async function streamAnswer(res, reqNo, model, answer, promptTokens) {
+async function streamAnswer(res, reqNo, model, answer, promptTokens, cachedTokens = 0) {
   const id = `chatcmpl-${reqNo}`;
   const events = [];
   events.push(chunk(id, model, { role: "assistant", content: "" }));
@@ -296,7 +317,12 @@ async function streamAnswer(res, reqNo, model, answer, promptTokens) {
     created: 0,
     model,
     choices: [],
-    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      ...(cachedTokens > 0 ? { prompt_tokens_details: { cached_tokens: cachedTokens } } : {}),
+    },
   });
 
   res.writeHead(200, {
@@ -340,6 +366,11 @@ async function handleCompletions(req, res, body) {
     const { kind, text } = summarizerAnswer(prompt);
     logRequest({ n: reqNo, kind: "summarizer", summary: kind, tools: Array.isArray(payload.tools) });
     return streamAnswer(res, reqNo, model, { text }, promptTokens);
+  }
+
+  if (payload.max_completion_tokens === 1 || payload.max_tokens === 1) {
+    logRequest({ n: reqNo, kind: "cache-warm", tools: Array.isArray(payload.tools) });
+    return streamAnswer(res, reqNo, model, { text: "ok", finish: "length" }, promptTokens, promptTokens);
   }
 
   const { script, step, answer, bigUsage } = agentAnswer(messages);

@@ -15,9 +15,11 @@ export function piPackageDir() {
 }
 
 export function piCliPath() {
-  const cli = path.join(piPackageDir(), "dist", "cli.js");
-  if (!fs.existsSync(cli)) {
-    throw new Error(`real Pi not found at ${cli}; run scripts/install-pi.sh (or set PI_LSP_PI_DIR)`);
+  // 0.73.1 ships dist/cli.js; 1.6.0 ships the CLI as dist/bundle/cli.js.
+  const candidates = [path.join(piPackageDir(), "dist", "cli.js"), path.join(piPackageDir(), "dist", "bundle", "cli.js")];
+  const cli = candidates.find((c) => fs.existsSync(c));
+  if (!cli) {
+    throw new Error(`real Pi not found at ${candidates[0]}; run scripts/install-pi.sh (or set PI_LSP_PI_DIR)`);
   }
   return cli;
 }
@@ -68,7 +70,8 @@ export function writeAgentDir(agentDir, { port, keepRecentTokens = 20000, reserv
 export function isolatedEnv(baseDir, agentDir) {
   const home = path.join(baseDir, "home");
   const xdg = path.join(baseDir, "xdg");
-  for (const d of [home, `${xdg}/config`, `${xdg}/data`, `${xdg}/cache`, `${xdg}/state`]) fs.mkdirSync(d, { recursive: true });
+  const tmp = path.join(baseDir, "tmp");
+  for (const d of [home, tmp, `${xdg}/config`, `${xdg}/data`, `${xdg}/cache`, `${xdg}/state`]) fs.mkdirSync(d, { recursive: true });
   const env = { ...process.env };
   for (const k of Object.keys(env)) {
     // Never let a real provider key or a parent session setting leak in.
@@ -81,6 +84,7 @@ export function isolatedEnv(baseDir, agentDir) {
     XDG_DATA_HOME: `${xdg}/data`,
     XDG_CACHE_HOME: `${xdg}/cache`,
     XDG_STATE_HOME: `${xdg}/state`,
+    TMPDIR: tmp,
     PI_CODING_AGENT_DIR: agentDir,
     PI_OFFLINE: "1",
     PI_SKIP_VERSION_CHECK: "1",
@@ -150,9 +154,9 @@ export class PiRpc {
     });
   }
 
-  static start({ cwd, agentDir, baseDir, extensions = [HELPER_EXTENSION], args = [], label = "pi" }) {
+  static start({ cwd, agentDir, baseDir, extensions = [HELPER_EXTENSION], args = [], label = "pi", env: extraEnv = {} }) {
     const cli = piCliPath();
-    const env = isolatedEnv(baseDir, agentDir);
+    const env = { ...isolatedEnv(baseDir, agentDir), ...extraEnv };
     fs.mkdirSync(cwd, { recursive: true });
     const argv = [
       cli,
