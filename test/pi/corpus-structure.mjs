@@ -14,7 +14,7 @@
 // a system message's section names and added/removed tool names, an
 // assistant's thinkingLevel, bashExecution excludeFromContext, a context
 // edit's target and replacement kind, a usage entry's kind, a compaction's
-// systemMessage/usage and split-turn summary.
+// systemMessage/usage and split-turn summary, a branch summary's usage.
 import fs from "node:fs";
 import path from "node:path";
 
@@ -76,7 +76,10 @@ export function structureOf(text) {
       parts.push(`target=${ref(o.targetId, i)}`, `replacement=${kind}`);
     }
     if (o.type === "usage") parts.push(`kind=${o.kind}`, `usage=${o.usage?.cost ? "cost" : "no-cost"}`);
-    if (o.type === "branch_summary") parts.push(`fromId=${ref(o.fromId, i)}`, `details=${o.details ? "yes" : "no"}`);
+    if (o.type === "branch_summary") {
+      parts.push(`fromId=${ref(o.fromId, i)}`, `details=${o.details ? "yes" : "no"}`);
+      if (o.usage) parts.push(`usage=${o.usage.cost ? "cost" : "no-cost"}`);
+    }
     if (o.type === "label") parts.push(`target=${ref(o.targetId, i)}`, `label=${o.label === undefined ? "<cleared>" : "set"}`);
     if (o.type === "session_info") parts.push(`name=${o.name ? "set" : "empty"}`);
     if (o.type === "custom" || o.type === "custom_message") parts.push(`customType=${o.customType}`);
