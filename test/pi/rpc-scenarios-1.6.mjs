@@ -329,18 +329,21 @@ const SCENARIOS = {
     },
   },
 
-  // Two compactions by Pi, with turns between: the second uses the update prompt.
+  // Two compactions by Pi, with turns between: the second uses the update prompt. 205 puts both
+  // cuts exactly on the last user message (its 800-char answer is 200 tokens): no split turn.
   "compact-twice": {
-    keep: 150,
+    keep: 205,
     async run(c) {
       await c.prompt("SCRIPT:big STEPS=4 first long job");
       await c.prompt("SCRIPT:chat CHARS=800 talk about the job");
       const first = await c.send({ type: "compact" });
       if (first.data.summary.includes("updated checkpoint")) throw new Error(`compact-twice: unexpected first summary ${first.data.summary.slice(0, 200)}`);
+      if (first.data.summary.includes("**Turn Context (split turn):**")) throw new Error("compact-twice: the first cut should not split a turn");
       await c.prompt("SCRIPT:tools now use the tools");
       await c.prompt("SCRIPT:chat CHARS=800 talk about the result");
       const second = await c.send({ type: "compact", customInstructions: "Keep the file names" });
       if (!second.data.summary.includes("updated checkpoint")) throw new Error(`compact-twice: second compaction should update the previous summary: ${second.data.summary.slice(0, 200)}`);
+      if (second.data.summary.includes("**Turn Context (split turn):**")) throw new Error("compact-twice: the second cut should not split a turn");
       await c.prompt("SCRIPT:chat one more after two compactions");
       await c.expect({ compaction: 2 });
       await c.record("compact-twice");
