@@ -26,12 +26,20 @@ func New() *Ops {
 }
 
 // AddMessage is Pi's extractFileOpsFromMessage: tool calls named exactly read, write or
-// edit with a non-empty string path argument.
+// edit with a non-empty string path argument, those of an assistant message and those
+// a codemode script made, recorded on its toolResult (nestedCalls).
 func (o *Ops) AddMessage(m *session.Message) {
-	if m == nil || m.Role != session.RoleAssistant {
+	if m == nil {
 		return
 	}
-	for _, c := range m.ToolCalls() {
+	var calls []session.ToolCall
+	switch m.Role {
+	case session.RoleAssistant:
+		calls = m.ToolCalls()
+	case session.RoleToolResult:
+		calls = m.NestedCalls()
+	}
+	for _, c := range calls {
 		path := c.Path
 		if path == "" {
 			continue
@@ -173,10 +181,16 @@ func bound(list, recent []string, max int) []string {
 func Recent(messages []*session.Message) []string {
 	var out []string
 	for _, m := range messages {
-		if m == nil || m.Role != session.RoleAssistant {
+		if m == nil {
 			continue
 		}
-		for _, c := range m.ToolCalls() {
+		calls := m.ToolCalls()
+		if m.Role == session.RoleToolResult {
+			calls = m.NestedCalls()
+		} else if m.Role != session.RoleAssistant {
+			continue
+		}
+		for _, c := range calls {
 			switch c.Name {
 			case "read", "write", "edit":
 				if c.Path != "" {

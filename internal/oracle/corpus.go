@@ -111,3 +111,66 @@ func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
 }
+
+// LegacyComparable reports whether Pi 0.73.1's compaction and branch algorithms can
+// still be compared with pi-lsp's on a corpus file, and if not, why. pi-lsp's engine
+// follows Pi 1.6.0's session projection and token rules; until its cut walk and
+// preparations follow 1.6.0 too (the next step of the move), they are diffed against
+// 0.73.1 on the files where the two Pis' rules agree: no 1.6.0-only entries (system
+// messages, context edits, usage entries, compaction checkpoints), no user images
+// (1.6.0 counts 1200 tokens each) and no all-zero assistant usage (1.6.0 ignores it).
+func LegacyComparable(path string) (bool, string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false, err.Error()
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var e struct {
+			Type          string          `json:"type"`
+			SystemMessage json.RawMessage `json:"systemMessage"`
+			Message       struct {
+				Role    string `json:"role"`
+				Content []struct {
+					Type string `json:"type"`
+				} `json:"content"`
+				Usage *struct {
+					Input, Output, CacheRead, CacheWrite, TotalTokens float64
+				} `json:"usage"`
+				StopReason string `json:"stopReason"`
+			} `json:"message"`
+		}
+		if json.Unmarshal([]byte(line), &e) != nil {
+			// A content that is a string does not decode into the block list: look again.
+			var loose struct {
+				Type    string `json:"type"`
+				Message struct {
+					Role string `json:"role"`
+				} `json:"message"`
+			}
+			if json.Unmarshal([]byte(line), &loose) != nil {
+				continue
+			}
+			e.Type, e.Message.Role = loose.Type, loose.Message.Role
+		}
+		switch {
+		case e.Type == "usage" || e.Type == "context_edit":
+			return false, "it has " + e.Type + " entries (Pi 1.6.0)"
+		case e.Type == "compaction" && len(e.SystemMessage) > 0:
+			return false, "it has compaction checkpoints (Pi 1.6.0)"
+		case e.Message.Role == "system":
+			return false, "it has system messages (Pi 1.6.0)"
+		}
+		if e.Message.Role == "user" {
+			for _, b := range e.Message.Content {
+				if b.Type == "image" {
+					return false, "it has user images (1.6.0 counts them)"
+				}
+			}
+		}
+		if u := e.Message.Usage; e.Message.Role == "assistant" && u != nil && e.Message.StopReason != "error" && e.Message.StopReason != "aborted" &&
+			u.TotalTokens == 0 && u.Input+u.Output+u.CacheRead+u.CacheWrite == 0 {
+			return false, "it has all-zero usage (1.6.0 ignores it)"
+		}
+	}
+	return true, ""
+}

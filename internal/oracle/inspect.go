@@ -34,10 +34,16 @@ type InspectResult struct {
 // a private fake server) and reports what Pi loaded: the acceptance check
 // "real Pi loads what we wrote". It needs node and the installed Pi; without
 // them the test is skipped (or fails when PI_LSP_REQUIRE_ORACLE=1). Each call
-// starts a Pi process (about 2 s).
-func Inspect(t testing.TB, file string) InspectResult {
+// starts a Pi process (about 2 s). Inspect runs the reference Pi (1.6.0),
+// InspectLegacy Pi 0.73.1.
+func Inspect(t testing.TB, file string) InspectResult { t.Helper(); return reference.inspect(t, file) }
+
+// InspectLegacy is Inspect with Pi 0.73.1.
+func InspectLegacy(t testing.TB, file string) InspectResult { t.Helper(); return legacy.inspect(t, file) }
+
+func (f *flavor) inspect(t testing.TB, file string) InspectResult {
 	t.Helper()
-	why := liveUnavailable()
+	why := f.liveUnavailable()
 	if why == "" && os.Getenv("PI_LSP_ORACLE_OFFLINE") == "1" {
 		why = "PI_LSP_ORACLE_OFFLINE=1"
 	}
@@ -54,9 +60,9 @@ func Inspect(t testing.TB, file string) InspectResult {
 	tmp := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(RepoRoot(), "test", "pi", "rpc-inspect.mjs"), abs)
+	cmd := exec.CommandContext(ctx, f.node(), filepath.Join(RepoRoot(), "test", "pi", "rpc-inspect.mjs"), abs)
 	cmd.Dir = tmp
-	cmd.Env = isolatedEnv(tmp)
+	cmd.Env = append(isolatedEnv(tmp), "PI_LSP_PI_DIR="+f.piDir())
 	setProcessGroup(cmd)
 	cmd.Cancel = func() error {
 		killProcessGroup(cmd)
@@ -68,7 +74,7 @@ func Inspect(t testing.TB, file string) InspectResult {
 	err = cmd.Run()
 	killProcessGroup(cmd) // nothing of it may outlive the call
 	if err != nil {
-		t.Fatalf("oracle: rpc-inspect %s: %v\n%s", abs, err, stderr.String())
+		t.Fatalf("oracle: rpc-inspect (%s) %s: %v\n%s", f.name, abs, err, stderr.String())
 	}
 	var res InspectResult
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {

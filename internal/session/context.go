@@ -16,9 +16,11 @@ func (m ModelRef) MarshalJSON() ([]byte, error) {
 	return o.done(), nil
 }
 
-// Context is what Pi's buildSessionContext returns: the messages sent to the LLM (as
-// AgentMessages), the thinking level and the model.
+// Context is what Pi's buildSessionProjection returns: the messages sent to the LLM (as
+// AgentMessages), the thinking level and the model, and the context entries with the
+// messages each contributes.
 type Context struct {
+	Entries       []ProjectedEntry
 	Messages      []*Message
 	ThinkingLevel json.RawMessage // "off" unless a thinking_level_change says otherwise
 	Model         *ModelRef
@@ -32,7 +34,7 @@ var offLevel = json.RawMessage(`"off"`)
 // BuildContext is Pi's buildSessionContext for the path ending at leafID. An empty leafID
 // means Pi's default leaf (the last entry); an unknown id also falls back to it.
 func (ix *Index) BuildContext(leafID string) *Context {
-	leaf := ix.byID[leafID]
+	leaf := ix.Entry(leafID)
 	if leaf == nil {
 		leaf = ix.Leaf()
 	}
@@ -71,18 +73,8 @@ func ContextOfPath(path []*Entry) *Context {
 			}
 		}
 	}
-	c.Messages = make([]*Message, 0, len(path)+1)
-	sp := spanOf(path, c.CompactionIndex)
-	if sp.summary != nil {
-		c.Messages = append(c.Messages, CompactionSummaryMessage(sp.summary))
-	}
-	for _, r := range [2][2]int{{sp.keptFrom, sp.keptTo}, {sp.after, len(path)}} {
-		for i := r[0]; i < r[1]; i++ {
-			if m := contextMessage(path[i]); m != nil {
-				c.Messages = append(c.Messages, m)
-			}
-		}
-	}
+	c.Entries = Project(path)
+	c.Messages = ProjectedMessages(c.Entries)
 	return c
 }
 
@@ -121,61 +113,61 @@ func spanOf(path []*Entry, compactionIndex int) contextSpan {
 	return sp
 }
 
-// contextMessage is the message an entry puts in the context, or nil.
-func contextMessage(e *Entry) *Message {
-	switch e.Type {
-	case TypeMessage:
-		if m, err := e.Message(); err == nil {
-			return m
-		}
-	case TypeCustomMessage:
-		return CustomMessage(e)
-	case TypeBranchSummary:
-		if truthyRaw(e.RawField("summary")) {
-			return BranchSummaryMessage(e)
-		}
-	}
-	return nil
+// ContextTokensOfPath is the context figure Pi 1.6.0 reports and compacts on for the
+// path (ProjectedContextTokens(...).Tokens).
+func ContextTokensOfPath(path []*Entry) float64 {
+	return ProjectedContextTokens(path).Tokens
 }
 
-// ContextTokensOfPath is EstimateContextTokens(ContextOfPath(path).Messages).Tokens
-// without building the context: it walks the context from its end, and only as far as
-// the last assistant message with usage (the figure stops there).
-func ContextTokensOfPath(path []*Entry) float64 {
-	var trailing []*Message
-	// done adds m (walking backwards) and reports the figure once it is known.
+// ProjectedContextTokens is Pi 1.6.0's estimateProjectedContextTokens over the projection
+// of a root-first path: estimateContextTokens of the projected messages while the usage
+// it rests on was recorded after the latest context edit and compaction on the path;
+// otherwise (usage stale or absent) the estimate of every message, the system messages
+// counted once as their replay.
+func ProjectedContextTokens(path []*Entry) ContextTokens {
+	proj := Project(path)
+	msgs := ProjectedMessages(proj)
+	est := EstimateContextTokens(msgs)
+	if est.LastUsageIndex != nil {
+		var usageEntry *Entry
+		at := 0
+		for _, pe := range proj {
+			if *est.LastUsageIndex < at+len(pe.Messages) {
+				usageEntry = pe.Entry
+				break
+			}
+			at += len(pe.Messages)
+		}
+		usageAt := -1
+		if usageEntry != nil {
+			for i, e := range path {
+				if e.ID == usageEntry.ID {
+					usageAt = i
+					break
+				}
+			}
+		}
+		latest := -1
+		for i := len(path) - 1; i >= 0; i-- {
+			if path[i].Type == TypeContextEdit || path[i].Type == TypeCompaction {
+				latest = i
+				break
+			}
+		}
+		if usageAt > latest {
+			return est
+		}
+	}
 	var tokens float64
-	done := func(m *Message) bool {
-		if m == nil {
-			return false
-		}
-		if u := AssistantUsage(m); u != nil {
-			var after float64 // summed in context order, as Pi sums it
-			for i := len(trailing) - 1; i >= 0; i-- {
-				after += float64(EstimateTokens(trailing[i]))
-			}
-			tokens = CalculateContextTokens(*u) + after
-			return true
-		}
-		trailing = append(trailing, m)
-		return false
+	if sys := CurrentSystemMessage(msgs); sys != nil {
+		tokens = float64(EstimateTokens(sys))
 	}
-	sp := spanOf(path, LastCompactionIndex(path))
-	for _, r := range [2][2]int{{sp.after, len(path)}, {sp.keptFrom, sp.keptTo}} {
-		for i := r[1] - 1; i >= r[0]; i-- {
-			if done(contextMessage(path[i])) {
-				return tokens
-			}
+	for _, m := range msgs {
+		if m.Role != RoleSystem {
+			tokens += float64(EstimateTokens(m))
 		}
 	}
-	if sp.summary != nil && done(CompactionSummaryMessage(sp.summary)) {
-		return tokens
-	}
-	// No usage anywhere: the sum of the estimates, in context order.
-	for i := len(trailing) - 1; i >= 0; i-- {
-		tokens += float64(EstimateTokens(trailing[i]))
-	}
-	return tokens
+	return ContextTokens{Tokens: tokens, TrailingTokens: tokens}
 }
 
 // LastCompactionIndex is the index of the last compaction on a path (the one in

@@ -93,6 +93,8 @@ func TestContextMatchesPi(t *testing.T) {
 					ThinkingLevel json.RawMessage   `json:"thinkingLevel"`
 					Model         json.RawMessage   `json:"model"`
 					Tokens        json.RawMessage   `json:"tokens"`
+					Projected     json.RawMessage   `json:"projectedTokens"`
+					System        json.RawMessage   `json:"systemMessage"`
 					Estimates     []int             `json:"estimates"`
 					IDs           []string          `json:"ids"`
 				}
@@ -115,6 +117,12 @@ func TestContextMatchesPi(t *testing.T) {
 				same(t, "model", model, want.Model, ids, want.IDs)
 				same(t, "estimateContextTokens", session.EstimateContextTokens(c.Messages), want.Tokens, ids, want.IDs)
 				same(t, "estimateTokens", est, want.Estimates, ids, want.IDs)
+				same(t, "estimateProjectedContextTokens", session.ProjectedContextTokens(c.Path), want.Projected, ids, want.IDs)
+				var sys json.RawMessage = json.RawMessage("null")
+				if m := session.CurrentSystemMessage(c.Messages); m != nil {
+					sys = m.Raw()
+				}
+				same(t, "getCurrentSystemMessage", sys, want.System, ids, want.IDs)
 
 				var files struct {
 					ReadFiles     []string `json:"readFiles"`

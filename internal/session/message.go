@@ -19,6 +19,9 @@ const (
 	RoleCustom            = "custom"
 	RoleBranchSummary     = "branchSummary"
 	RoleCompactionSummary = "compactionSummary"
+	// RoleSystem is a persisted prompt declaration or patch (Pi 0.86+): content, sections
+	// by name, toolsAdded and toolsRemoved.
+	RoleSystem = "system"
 )
 
 // Usage is an assistant message's token usage.
@@ -56,6 +59,11 @@ type Message struct {
 
 	ToolCallID, ToolName string
 	IsError              bool
+	// NoContent: the message has no content member, or null (Pi projects it as empty).
+	NoContent bool
+	// HasNestedCalls: a toolResult recording the tool calls of a codemode script
+	// (nestedCalls), read by file tracking (see NestedCalls).
+	HasNestedCalls bool
 
 	bash      *Bash // a bashExecution message's fields
 	Timestamp json.RawMessage
@@ -152,6 +160,37 @@ func (m *Message) ToolCalls() []ToolCall {
 		return m.toolCalls
 	}
 	return toolCallsOf(m.Blocks())
+}
+
+// NestedCalls lists the tool calls a codemode script made, as its toolResult records
+// them (nestedCalls.calls: name and arguments; arguments over Pi's size limit are left
+// out, so such a call has no path).
+func (m *Message) NestedCalls() []ToolCall {
+	if !m.HasNestedCalls || m.Role != RoleToolResult {
+		return nil
+	}
+	nc, ok := jsjson.LookupField(m.Raw(), "nestedCalls")
+	if !ok || len(nc) == 0 || nc[0] != '{' {
+		return nil
+	}
+	calls, ok := jsjson.LookupField(nc, "calls")
+	if !ok || len(calls) == 0 || calls[0] != '[' {
+		return nil
+	}
+	var out []ToolCall
+	jsjson.ForEachObject(calls, func(fields []jsjson.Field) {
+		var c ToolCall
+		for _, f := range fields {
+			switch f.Key {
+			case "name":
+				c.Name, _ = rawString(f.Value)
+			case "arguments":
+				c.Path = pathArg(f.Value)
+			}
+		}
+		out = append(out, c)
+	})
+	return out
 }
 
 func toolCallsOf(blocks []Block) []ToolCall {
@@ -263,8 +302,11 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 			usage = v
 		case "content":
 			content = v
+		case "nestedCalls":
+			m.HasNestedCalls = len(v) > 0 && v[0] == '{'
 		}
 	}
+	m.NoContent = len(content) == 0 || isNull(content)
 	if body != nil {
 		m.Usage = decodeUsage(usage)
 		body.content = content

@@ -26,12 +26,15 @@ func CalculateContextTokens(u Usage) float64 {
 }
 
 // AssistantUsage returns the usage of an assistant message that is neither aborted nor
-// errored, or nil.
+// errored and counts some tokens (Pi 0.80+ ignores an all-zero usage), or nil.
 func AssistantUsage(m *Message) *Usage {
 	if m == nil || m.Role != RoleAssistant || m.Usage == nil {
 		return nil
 	}
 	if m.StopReason == "aborted" || m.StopReason == "error" {
+		return nil
+	}
+	if !(CalculateContextTokens(*m.Usage) > 0) {
 		return nil
 	}
 	return m.Usage
@@ -90,8 +93,47 @@ func ShouldCompact(contextTokens float64, contextWindow int, s CompactionSetting
 	return s.Enabled && contextTokens > float64(contextWindow-s.ReserveTokens)
 }
 
-// imageChars is what Pi counts for one image in tool results and custom messages.
+// imageChars is what Pi counts for one image (in user messages since 0.76).
 const imageChars = 4800
+
+// contentChars is Pi's estimateTextAndImageContentChars: a string's length, or the text
+// blocks' lengths plus imageChars per image.
+func contentChars(m *Message) int {
+	if str, ok := m.StringContent(); ok {
+		return jsjson.Len16(str)
+	}
+	chars := 0
+	for _, b := range m.Blocks() {
+		switch b.Type {
+		case "text":
+			chars += jsjson.Len16(b.Text)
+		case "image":
+			chars += imageChars
+		}
+	}
+	return chars
+}
+
+// systemChars adds what a system message declares beyond its content: every non-empty
+// section and the JSON of toolsAdded (toolsRemoved is not counted).
+func systemChars(m *Message) int {
+	chars := 0
+	v, err := jsjson.Parse(m.Raw())
+	if err != nil {
+		return 0
+	}
+	if sec, ok := v.Get("sections"); ok && sec.Kind == jsjson.Object {
+		for _, s := range sec.Vals {
+			if s.Kind == jsjson.String {
+				chars += jsjson.Len16(s.Str)
+			}
+		}
+	}
+	if add, ok := v.Get("toolsAdded"); ok {
+		chars += jsjson.Len16(jsjson.Stringify(*add))
+	}
+	return chars
+}
 
 // EstimateTokens is Pi's estimateTokens: ceil(chars/4) with chars counted per role in
 // UTF-16 code units.
@@ -102,16 +144,10 @@ func EstimateTokens(m *Message) int {
 	m = m.loaded() // one read of the body, not one per accessor
 	chars := 0
 	switch m.Role {
-	case RoleUser:
-		if str, ok := m.StringContent(); ok {
-			chars = jsjson.Len16(str)
-		} else {
-			for _, b := range m.Blocks() {
-				if b.Type == "text" {
-					chars += jsjson.Len16(b.Text)
-				}
-			}
-		}
+	case RoleSystem:
+		chars = contentChars(m) + systemChars(m)
+	case RoleUser, RoleCustom, RoleToolResult:
+		chars = contentChars(m)
 	case RoleAssistant:
 		for _, b := range m.Blocks() {
 			switch b.Type {
@@ -121,19 +157,6 @@ func EstimateTokens(m *Message) int {
 				chars += jsjson.Len16(b.Thinking)
 			case "toolCall":
 				chars += jsjson.Len16(b.Name) + argsLen(b)
-			}
-		}
-	case RoleCustom, RoleToolResult:
-		if str, ok := m.StringContent(); ok {
-			chars = jsjson.Len16(str)
-		} else {
-			for _, b := range m.Blocks() {
-				if b.Type == "text" {
-					chars += jsjson.Len16(b.Text)
-				}
-				if b.Type == "image" {
-					chars += imageChars
-				}
 			}
 		}
 	case RoleBashExecution:

@@ -619,6 +619,113 @@ const A100 = (c, label) => c.a(text(399, label));
 }
 
 // ---------------------------------------------------------------------------
+// 23+. Pi 1.6.0 entry kinds and fields: system messages, context edits, compaction
+// checkpoints, retain-none compactions, usage entries, codemode nested calls.
+const SYS_TOOLS = [
+  { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
+  { name: "bash", description: "Run a command", parameters: { type: "object", properties: { command: { type: "string" } } } },
+];
+const sysDecl = (ts) => ({ role: "system", content: "", sections: { preamble: "<preamble>You are a helpful assistant.</preamble>", tools: "<tools>read, bash</tools>", cwd: "<cwd>/tmp/pi-lsp-synthetic/project</cwd>" }, toolsAdded: SYS_TOOLS, timestamp: ts });
+
+// 23. System messages: a declaration, then a patch (a section changed, one removed, a tool
+// removed and one added), and an edit of nothing in particular.
+{
+  resetClock();
+  const c = new Chain("S");
+  c.add({ type: "model_change", provider: "fake", modelId: "fake-model" });
+  c.add({ type: "thinking_level_change", thinkingLevel: "off" });
+  c.message(sysDecl(BASE + (clock + 1) * 1000));
+  c.u("read the parser please");
+  c.a([T("Reading."), call("r1", "read", { path: "src/parser.ts" })], {}, { stopReason: "toolUse" });
+  c.tr("r1", "read", "export function parse() {}");
+  c.a("It exports parse().");
+  c.message({ role: "system", content: [T("Extra rule: be brief.")], sections: { tools: "<tools>write</tools>", cwd: null }, toolsRemoved: [{ name: "bash" }], toolsAdded: [{ name: "write", description: "Write a file", parameters: { type: "object" } }], timestamp: BASE + (clock + 1) * 1000 });
+  c.u("now write it");
+  c.a([T("Writing."), call("w1", "write", { path: "src/out.ts", content: "x" })], {}, { stopReason: "toolUse" });
+  c.tr("w1", "write", "ok");
+  c.a("Done.");
+  emit("system-messages.jsonl", "Pi 1.6.0 system messages: a first declaration (sections and tools) and a later patch (content, a changed and a removed section, a removed and an added tool)", [header(), ...c.entries]);
+}
+
+// 24. Context edits: omit a failed attempt and its tool result, replace a user message,
+// an assistant (string replacement -> one text block), a tool result and a custom
+// message, edit the same target twice (the last wins), restore a target with its
+// original content, and an edit whose target is not on the branch.
+{
+  resetClock();
+  const c = new Chain("E");
+  c.message(sysDecl(BASE + (clock + 1) * 1000));
+  const u0 = c.u("please summarize the log I paste: " + text(800, "LOG"));
+  const a0 = c.a("The log shows three warnings.");
+  const fail = c.a([T("partial "), call("b1", "bash", { command: "cat big.log" })], {}, { stopReason: "length", u: usage(1000, 50) });
+  const failTr = c.tr("b1", "bash", text(2000, "BIGLOG"));
+  c.add({ type: "context_edit", targetId: fail.id, replacement: null });
+  c.add({ type: "context_edit", targetId: failTr.id, replacement: null });
+  c.add({ type: "context_edit", targetId: u0.id, replacement: { content: [T("please summarize the log (pasted log removed)")] } });
+  const cm = c.add({ type: "custom_message", customType: "note", content: "a custom note " + text(200, "NOTE"), display: true });
+  c.add({ type: "context_edit", targetId: cm.id, replacement: { content: "custom note, trimmed" } });
+  c.add({ type: "context_edit", targetId: a0.id, replacement: { content: "first replacement" } });
+  c.add({ type: "context_edit", targetId: a0.id, replacement: { content: "Three warnings (edited twice)." } });
+  const u1 = c.u("and the errors?");
+  const a1 = c.a("No errors.", {}, { u: usage(400, 10) });
+  c.add({ type: "context_edit", targetId: u1.id, replacement: { content: "hidden for a moment" } });
+  c.add({ type: "context_edit", targetId: u1.id, replacement: { content: [T("and the errors?")] } });
+  c.add({ type: "context_edit", targetId: "zzzzzzzz", replacement: null });
+  const tr2call = c.a([T("Checking."), call("r2", "read", { path: "big.log" })], {}, { stopReason: "toolUse", u: usage(600, 10) });
+  const tr2 = c.tr("r2", "read", text(1200, "READLOG"));
+  c.add({ type: "context_edit", targetId: tr2.id, replacement: { content: "(read output trimmed)" } });
+  c.a("Nothing else.", {}, { u: usage(0, 0) });
+  emit("context-edits.jsonl", "Pi 1.6.0 context_edit entries: omissions of a failed attempt and its tool result, replacements of user, assistant (string), tool-result and custom messages, two edits of one target (the last wins), a restore, an edit of a missing target, all-zero usage last", [header(), ...c.entries]);
+}
+
+// 25. Compactions with a systemMessage checkpoint: a system declaration before the kept
+// range and one inside it (dropped there), an edit summarized away and one kept, then a
+// second compaction whose kept range holds the first one (it contributes nothing), then
+// a retain-none compaction (firstKeptEntryId = its own id), and a usage entry.
+{
+  resetClock();
+  const c = new Chain("C");
+  c.add({ type: "model_change", provider: "fake", modelId: "fake-model" });
+  const sys0 = c.message(sysDecl(BASE + (clock + 1) * 1000));
+  const u0 = c.u("first task " + text(300, "T1"));
+  c.a("first answer " + text(300, "A1"), {}, { u: usage(2000, 100) });
+  c.add({ type: "context_edit", targetId: u0.id, replacement: { content: "first task (edited before the cut)" } });
+  const u1 = c.u("second task " + text(300, "T2"));
+  const sys1 = c.message({ role: "system", content: "", sections: { rules: "<rules>be terse</rules>" }, timestamp: BASE + (clock + 1) * 1000 });
+  const a1 = c.a("second answer " + text(300, "A2"), {}, { u: usage(3000, 100) });
+  const checkpoint = { role: "system", content: "", sections: { preamble: "<preamble>You are a helpful assistant.</preamble>", tools: "<tools>read, bash</tools>", cwd: "<cwd>/tmp/pi-lsp-synthetic/project</cwd>", rules: "<rules>be terse</rules>" }, toolsAdded: SYS_TOOLS, timestamp: BASE + (clock + 1) * 1000 };
+  const c1 = c.add({ type: "compaction", summary: "## Goal\nfirst summary", firstKeptEntryId: u1.id, tokensBefore: 3100, details: { readFiles: ["a.ts"], modifiedFiles: [] }, usage: { ...usage(900, 80), cost: { input: 0.01, output: 0.02, cacheRead: 0, cacheWrite: 0, total: 0.03 } }, fromHook: false, systemMessage: checkpoint });
+  c.add({ type: "context_edit", targetId: a1.id, replacement: { content: "second answer (edited after the compaction)" } });
+  const u2 = c.u("third task " + text(300, "T3"));
+  c.a("third answer", {}, { u: usage(1500, 50) });
+  c.add({ type: "usage", kind: "cache_warm", provider: "fake", model: "fake-model", usage: { ...usage(1200, 1), cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } } });
+  c.add({ type: "compaction", summary: "## Goal\nsecond summary", firstKeptEntryId: u1.id, tokensBefore: 2000, details: { readFiles: ["b.ts"], modifiedFiles: ["c.ts"] }, fromHook: false, systemMessage: checkpoint });
+  c.u("fourth task");
+  c.a("fourth answer", {}, { u: usage(800, 20) });
+  const rn = c.add({ type: "compaction", summary: "## Goal\nretain none", firstKeptEntryId: "__self__", tokensBefore: 900, fromHook: true, systemMessage: checkpoint });
+  rn.firstKeptEntryId = rn.id;
+  c.u("after retain-none");
+  c.a("ok", {}, { u: usage(300, 5) });
+  emit("compaction-checkpoints.jsonl", "Pi 1.6.0 compactions: systemMessage checkpoints, a system message inside the kept range (dropped), edits before and after the cut, an older compaction inside a later kept range (contributes nothing), a retain-none compaction, a usage (cache_warm) entry, usage with cost", [header(), ...c.entries]);
+}
+
+// 26. Messages with null or missing content, a user image, and codemode nested calls on a
+// tool result (file tracking reads them).
+{
+  resetClock();
+  const c = new Chain("N");
+  c.message({ role: "user", content: [T("look at this"), IMG], timestamp: BASE + (clock + 1) * 1000 });
+  c.message({ role: "assistant", content: null, api: "openai-completions", provider: "fake", model: "fake-model", usage: usage(50, 0), stopReason: "stop", timestamp: BASE + (clock + 1) * 1000 });
+  c.message({ role: "user", timestamp: BASE + (clock + 1) * 1000 });
+  c.message({ role: "system", content: null, sections: { a: "<a>1</a>", b: null }, timestamp: BASE + (clock + 1) * 1000 });
+  c.a([T("Running a script."), call("x1", "codemode", { code: "await read('src/a.ts'); await edit('src/b.ts')" })], {}, { stopReason: "toolUse" });
+  c.message({ role: "toolResult", toolCallId: "x1", toolName: "codemode", content: [T("done")], isError: false, nestedCalls: { calls: [{ name: "read", arguments: { path: "src/a.ts" } }, { name: "edit", arguments: { path: "src/b.ts", edits: [] } }, { name: "write", argumentsBytes: 999999 }, { name: "read", arguments: { path: "" } }] }, timestamp: BASE + (clock + 1) * 1000 });
+  c.message({ role: "toolResult", toolCallId: "x2", toolName: "bash", content: "a string tool result", isError: false, timestamp: BASE + (clock + 1) * 1000 });
+  c.a("Both files handled.");
+  emit("null-content-nested-calls.jsonl", "Pi 1.6.0 rules on messages: null and missing content (projected as empty), a user image (1200 tokens), a system message with null content, a codemode toolResult with nestedCalls (file tracking), a string tool result", [header(), ...c.entries]);
+}
+
+// ---------------------------------------------------------------------------
 
 files.sort((x, y) => x.name.localeCompare(y.name));
 const manifest = {

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Long-running oracle: answers questions about Pi session files with the real
-// Pi 0.73.1 library code, for pi-lsp's differential tests.
+// Pi library code, for pi-lsp's differential tests: the reference Pi 1.6.0
+// (@earendil-works, run with Node 22) or the legacy Pi 0.73.1 (@mariozechner),
+// whichever $PI_LSP_PI_DIR names.
 //
 //   node test/pi/oracle.mjs        (reads requests on stdin, one JSON per line)
 //
@@ -8,9 +10,10 @@
 //   {"ok":true,"result":...}  or  {"ok":false,"error":"..."}
 // (plus "id" when the request had one). A bad request never kills the process.
 //
-// Pi is taken from $PI_LSP_PI_DIR (default <repo>/.tools/pi/node_modules/
-// @mariozechner/pi-coding-agent). Non-exported dist modules are imported by
-// file URL.
+// Pi is taken from $PI_LSP_PI_DIR (default <repo>/.tools/pi-current/
+// node_modules/@earendil-works/pi-coding-agent). Non-exported dist modules are
+// imported by file URL. Results carry Pi 1.6.0's extra figures (the projected
+// context estimate) only when the Pi has them.
 //
 // File handling. A request's "file" is read, parsed with parseSessionEntries
 // and migrated with migrateSessionEntries ONCE per (path, content): the
@@ -43,7 +46,7 @@ import { Worker, isMainThread, parentPort, workerData } from "node:worker_thread
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "..", "..");
 const PI_DIR = path.resolve(
-  process.env.PI_LSP_PI_DIR || path.join(REPO, ".tools", "pi", "node_modules", "@mariozechner", "pi-coding-agent"),
+  process.env.PI_LSP_PI_DIR || path.join(REPO, ".tools", "pi-current", "node_modules", "@earendil-works", "pi-coding-agent"),
 );
 const DIST = path.join(PI_DIR, "dist");
 
@@ -53,11 +56,12 @@ function distUrl(rel) {
 
 function findPiAi() {
   const candidates = [
+    path.join(PI_DIR, "node_modules", "@earendil-works", "pi-ai", "dist", "index.js"),
     path.join(PI_DIR, "node_modules", "@mariozechner", "pi-ai", "dist", "index.js"),
     path.join(PI_DIR, "..", "pi-ai", "dist", "index.js"),
   ];
   for (const c of candidates) if (fs.existsSync(c)) return pathToFileURL(c).href;
-  throw new Error(`@mariozechner/pi-ai not found next to ${PI_DIR}`);
+  throw new Error(`pi-ai not found next to ${PI_DIR}`);
 }
 
 const MAX_NESTED_DEPTH = 500;
@@ -87,6 +91,7 @@ async function workerMain() {
   const pi = await import(distUrl("index.js"));
   const comp = await import(distUrl("core/compaction/index.js"));
   const msgs = await import(distUrl("core/messages.js"));
+  const ai = await import(findPiAi());
   const smCache = new Map();
 
   const openCopy = (copyPath) => {
@@ -238,7 +243,10 @@ async function workerMain() {
           newSession,
           sessionName: sm.getSessionName() ?? null,
           headerVersion: header?.version ?? null,
-          rewritten: !before.equals(after),
+          // Pi 0.84.4+ ends a file whose last line lacks its newline with one when it
+          // opens it: a repair, not a rewrite.
+          appendedNewline: after.length === before.length + 1 && after[before.length] === 10 && after.subarray(0, before.length).equals(before),
+          rewritten: !before.equals(after) && !(after.length === before.length + 1 && after[before.length] === 10 && after.subarray(0, before.length).equals(before)),
           ids: entries.map((e) => e.id),
         };
       } finally {
@@ -260,7 +268,7 @@ async function workerMain() {
         else effective = entries.length ? entries[entries.length - 1].id : null;
         assertAcyclic(entries, effective, "leaf");
         const ctx = pi.buildSessionContext(entries, requested);
-        return {
+        const out = {
           leafId: effective,
           messages: ctx.messages,
           thinkingLevel: ctx.thinkingLevel,
@@ -269,6 +277,18 @@ async function workerMain() {
           estimates: ctx.messages.map((m) => pi.estimateTokens(m)),
           llm: pi.convertToLlm(ctx.messages),
         };
+        if (pi.buildSessionProjection && comp.estimateProjectedContextTokens) {
+          // The figure Pi 1.6.0 reports and compacts on (getContextUsage, the
+          // threshold check, tokensBefore): usage recorded at or before the latest
+          // context edit or compaction is not trusted.
+          const projection = pi.buildSessionProjection(entries, requested);
+          const byId = new Map(entries.map((e) => [e.id, e]));
+          const branch = [];
+          for (let cur = effective ? byId.get(effective) : undefined; cur; cur = cur.parentId ? byId.get(cur.parentId) : undefined) branch.unshift(cur);
+          out.projectedTokens = comp.estimateProjectedContextTokens(projection, branch);
+          if (ai.getCurrentSystemMessage) out.systemMessage = ai.getCurrentSystemMessage(projection.messages) ?? null;
+        }
+        return out;
       }
       case "tree": {
         const sm = openCopy(copyPath);
