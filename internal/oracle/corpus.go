@@ -31,12 +31,13 @@ func (c CorpusFile) Safe(i int) bool {
 	return false
 }
 
-// Corpus lists every genuine and synthetic session of testdata/corpus.
+// Corpus lists every session of testdata/corpus: genuine 0.73-era files (genuine/),
+// genuine Pi 1.6.0 files (genuine-1.6/) and synthetic edge cases.
 func Corpus(t testing.TB) []CorpusFile {
 	t.Helper()
 	root := filepath.Join(RepoRoot(), "testdata", "corpus")
 	var out []CorpusFile
-	for _, kind := range []string{"genuine", "synthetic"} {
+	for _, kind := range []string{"genuine", "genuine-1.6", "synthetic"} {
 		matches, err := filepath.Glob(filepath.Join(root, kind, "*.jsonl"))
 		if err != nil {
 			t.Fatal(err)
