@@ -39,7 +39,10 @@ type InspectResult struct {
 func Inspect(t testing.TB, file string) InspectResult { t.Helper(); return reference.inspect(t, file) }
 
 // InspectLegacy is Inspect with Pi 0.73.1.
-func InspectLegacy(t testing.TB, file string) InspectResult { t.Helper(); return legacy.inspect(t, file) }
+func InspectLegacy(t testing.TB, file string) InspectResult {
+	t.Helper()
+	return legacy.inspect(t, file)
+}
 
 func (f *flavor) inspect(t testing.TB, file string) InspectResult {
 	t.Helper()
