@@ -264,12 +264,15 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 			return nil, err
 		}
 		res.Summary, summaryText = s, s.Text
+		// Pi's order: details, usage, fromHook (a nil usage is left out).
+		var usage any
+		if s.Usage != nil {
+			usage = s.Usage
+		}
 		summaryFields = []session.Field{
 			{Key: "details", Value: Details{ReadFiles: s.ReadFiles, ModifiedFiles: s.ModifiedFiles}},
+			{Key: "usage", Value: usage},
 			{Key: "fromHook", Value: false},
-		}
-		if s.Usage != nil {
-			summaryFields = append(summaryFields, session.Field{Key: "usage", Value: s.Usage})
 		}
 	case hookSummary != nil:
 		summaryText, res.FromHook = hookSummary.Text, true

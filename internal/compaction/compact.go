@@ -55,6 +55,10 @@ type Outcome struct {
 	Usage            *session.Usage
 	Audit            Audit
 	FromHook         bool
+	// SystemMessage is the checkpoint Pi 1.6.0 stores on a compaction: the system
+	// messages of the context replayed into one (session.CurrentSystemMessage), nil for a
+	// session that has none. Written with the entry's own time as its timestamp.
+	SystemMessage *session.Message
 }
 
 // Options tune one compaction.
@@ -192,8 +196,27 @@ func addUsage(a, b *session.Usage) *session.Usage {
 	if b == nil {
 		return a
 	}
-	return &session.Usage{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
+	sum := &session.Usage{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
 		CacheWrite: a.CacheWrite + b.CacheWrite, TotalTokens: a.TotalTokens + b.TotalTokens}
+	if a.Cost != nil || b.Cost != nil {
+		var ca, cb session.UsageCost
+		if a.Cost != nil {
+			ca = *a.Cost
+		}
+		if b.Cost != nil {
+			cb = *b.Cost
+		}
+		sum.Cost = &session.UsageCost{Input: ca.Input + cb.Input, Output: ca.Output + cb.Output, CacheRead: ca.CacheRead + cb.CacheRead,
+			CacheWrite: ca.CacheWrite + cb.CacheWrite, Total: ca.Total + cb.Total}
+	}
+	return sum
+}
+
+// Checkpoint is the systemMessage a compaction appended at the end of path carries, as Pi
+// 1.6.0 computes it: getCurrentSystemMessage of the path's projected context (nil when it
+// holds no system message).
+func Checkpoint(path []*session.Entry) *session.Message {
+	return session.CurrentSystemMessage(session.ProjectedMessages(session.Project(path)))
 }
 
 // stripFileBlocks removes the trailing <read-files>/<modified-files> blocks from an
@@ -233,15 +256,21 @@ func AuditSummary(summary string, modifiedFiles, pinned []string) Audit {
 // (summary, firstKeptEntryId, tokensBefore, details, fromHook) plus the usage of the
 // summary call.
 func (o *Outcome) EntryFields() []session.Field {
-	fields := []session.Field{
+	// Pi's appendCompaction order; absent (nil) values are left out.
+	var usage, checkpoint any
+	if o.Usage != nil {
+		usage = o.Usage
+	}
+	if o.SystemMessage != nil {
+		checkpoint = session.AtEntryTime(o.SystemMessage.Raw())
+	}
+	return []session.Field{
 		{Key: "summary", Value: o.Summary},
 		{Key: "firstKeptEntryId", Value: o.FirstKeptEntryID},
 		{Key: "tokensBefore", Value: o.TokensBefore},
 		{Key: "details", Value: o.Details},
+		{Key: "usage", Value: usage},
 		{Key: "fromHook", Value: o.FromHook},
+		{Key: "systemMessage", Value: checkpoint},
 	}
-	if o.Usage != nil {
-		fields = append(fields, session.Field{Key: "usage", Value: o.Usage})
-	}
-	return fields
 }

@@ -118,9 +118,14 @@ func TestOpenAINormalSummary(t *testing.T) {
 		t.Errorf("details = %s", d)
 	}
 	u, _ := json.Marshal(m["usage"])
-	// Pi's normalization: input excludes the cached prompt tokens.
-	if string(u) != `{"cacheRead":7,"cacheWrite":0,"input":1227,"output":56,"totalTokens":1290}` {
+	// Pi's normalization: input excludes the cached prompt tokens; Pi's full Usage shape,
+	// cost included (Pi 1.6.0's session totals read usage.cost.total), in Pi's key order,
+	// usage before fromHook.
+	if string(u) != `{"cacheRead":7,"cacheWrite":0,"cost":{"cacheRead":0,"cacheWrite":0,"input":0,"output":0,"total":0},"input":1227,"output":56,"totalTokens":1290}` {
 		t.Errorf("usage = %s", u)
+	}
+	if want := `"usage":{"input":1227,"output":56,"cacheRead":7,"cacheWrite":0,"totalTokens":1290,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"fromHook":false}`; !strings.Contains(string(e.Raw()), want) {
+		t.Errorf("entry %s\nlacks %s", e.Raw(), want)
 	}
 	if res.Outcome.TokensAfter <= 0 || res.Outcome.TokensAfter >= prep.TokensBefore {
 		t.Errorf("tokensAfter = %v, before %v", res.Outcome.TokensAfter, prep.TokensBefore)

@@ -128,6 +128,9 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 		return nil, fmt.Errorf("%w: %q", ErrPinnedDropped, out.Audit.MissingPinned)
 	}
 	phase("writing")
+	// The checkpoint replayed at the boundary: without it Pi 1.6.0's context after the
+	// compaction has no system prompt and no tools (the kept range drops system messages).
+	out.SystemMessage = Checkpoint(prep.Path)
 	if err := f.ReadErr(); err != nil {
 		return nil, err // what was summarized could not all be read back: write nothing
 	}

@@ -28,6 +28,21 @@ type InspectResult struct {
 	// AppendedTypes: entry types appended after the original bytes, or nil
 	// when Pi rewrote the file as a whole.
 	AppendedTypes []string `json:"appendedTypes"`
+	// Request is what Pi sent to the model for InspectPrompt's message.
+	Request *InspectRequest `json:"request"`
+}
+
+// InspectRequest is a chat request as the fake server received it: the system prompt
+// text, the tool names and the chat messages (role and text).
+type InspectRequest struct {
+	System   string   `json:"system"`
+	Tools    []string `json:"tools"`
+	Messages []struct {
+		Role string `json:"role"`
+		Text string `json:"text"`
+	} `json:"messages"`
+	// Appended are the entries Pi appended to the file for the prompt.
+	Appended []json.RawMessage `json:"appended"`
 }
 
 // Inspect opens a copy of file in the real Pi CLI (RPC mode, offline against
@@ -36,15 +51,25 @@ type InspectResult struct {
 // them the test is skipped (or fails when PI_LSP_REQUIRE_ORACLE=1). Each call
 // starts a Pi process (about 2 s). Inspect runs the reference Pi (1.6.0),
 // InspectLegacy Pi 0.73.1.
-func Inspect(t testing.TB, file string) InspectResult { t.Helper(); return reference.inspect(t, file) }
+func Inspect(t testing.TB, file string) InspectResult {
+	t.Helper()
+	return reference.inspect(t, file, "")
+}
+
+// InspectPrompt is Inspect, then the user's next message: prompt is sent to the real Pi
+// 1.6.0 CLI, and the result's Request is what Pi sent to the model for it.
+func InspectPrompt(t testing.TB, file, prompt string) InspectResult {
+	t.Helper()
+	return reference.inspect(t, file, prompt)
+}
 
 // InspectLegacy is Inspect with Pi 0.73.1.
 func InspectLegacy(t testing.TB, file string) InspectResult {
 	t.Helper()
-	return legacy.inspect(t, file)
+	return legacy.inspect(t, file, "")
 }
 
-func (f *flavor) inspect(t testing.TB, file string) InspectResult {
+func (f *flavor) inspect(t testing.TB, file, prompt string) InspectResult {
 	t.Helper()
 	why := f.liveUnavailable()
 	if why == "" && os.Getenv("PI_LSP_ORACLE_OFFLINE") == "1" {
@@ -63,7 +88,11 @@ func (f *flavor) inspect(t testing.TB, file string) InspectResult {
 	tmp := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, f.node(), filepath.Join(RepoRoot(), "test", "pi", "rpc-inspect.mjs"), abs)
+	args := []string{filepath.Join(RepoRoot(), "test", "pi", "rpc-inspect.mjs"), abs}
+	if prompt != "" {
+		args = append(args, "--prompt", prompt)
+	}
+	cmd := exec.CommandContext(ctx, f.node(), args...)
 	cmd.Dir = tmp
 	cmd.Env = append(isolatedEnv(tmp), "PI_LSP_PI_DIR="+f.piDir())
 	setProcessGroup(cmd)

@@ -31,6 +31,30 @@ type Usage struct {
 	CacheRead   float64 `json:"cacheRead"`
 	CacheWrite  float64 `json:"cacheWrite"`
 	TotalTokens float64 `json:"totalTokens"`
+	// Cost in dollars, when known (it is not read from files: nothing pi-lsp computes
+	// needs it).
+	Cost *UsageCost `json:"cost,omitempty"`
+}
+
+// UsageCost is the cost part of Pi's Usage.
+type UsageCost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+}
+
+// MarshalJSON writes Pi's full Usage shape, cost included: Pi 0.81+ adds usage.cost.total
+// of every compaction and branch summary to the session's totals and throws on a usage
+// without one. An unknown cost is written as zeros.
+func (u Usage) MarshalJSON() ([]byte, error) {
+	type plain Usage
+	p := plain(u)
+	if p.Cost == nil {
+		p.Cost = &UsageCost{}
+	}
+	return json.Marshal(p)
 }
 
 // Block is one content block (text, thinking, toolCall, image).

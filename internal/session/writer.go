@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 )
 
 // ErrLocked means another process holds the session's write lock.
@@ -150,6 +152,23 @@ func resolvePreviousID(fields []Field, prev string) []Field {
 	return out
 }
 
+// AtEntryTime as a Field value writes a JSON object with its timestamp member set to the
+// time of the entry being written, in milliseconds (as Pi stamps a compaction's
+// systemMessage checkpoint: new Date(entry.timestamp).getTime()).
+func AtEntryTime(obj json.RawMessage) any { return atEntryTime(obj) }
+
+type atEntryTime json.RawMessage
+
+func (a atEntryTime) encode(ts string) (json.RawMessage, error) {
+	v, err := jsjson.Parse(a)
+	if err != nil || v.Kind != jsjson.Object {
+		return nil, fmt.Errorf("not a JSON object: %.40s", a)
+	}
+	ms, _ := ParseJSDate(ts)
+	setKey(&v, "timestamp", jsjson.Value{Kind: jsjson.Number, Num: ms})
+	return json.RawMessage(jsjson.Stringify(v)), nil
+}
+
 func encodeEntry(typ, id, parent, ts string, fields []Field) ([]byte, error) {
 	o := newObject()
 	o.str("type", typ)
@@ -166,6 +185,12 @@ func encodeEntry(typ, id, parent, ts string, fields []Field) ([]byte, error) {
 		}
 		var raw []byte
 		if r, ok := f.Value.(json.RawMessage); ok {
+			raw = r
+		} else if a, ok := f.Value.(atEntryTime); ok {
+			r, err := a.encode(ts)
+			if err != nil {
+				return nil, fmt.Errorf("encode %s.%s: %w", typ, f.Key, err)
+			}
 			raw = r
 		} else {
 			var b bytes.Buffer

@@ -375,7 +375,10 @@ async function handleCompletions(req, res, body) {
 
   const { script, step, answer, bigUsage } = agentAnswer(messages);
   if (bigUsage) promptTokens = 120000;
-  logRequest({ n: reqNo, kind: "agent", script, step, error: answer.error?.status, bigUsage });
+  const rec = { n: reqNo, kind: "agent", script, step, error: answer.error?.status, bigUsage };
+  // FAKE_OPENAI_LOG_BODIES=1: the request itself too (rpc-inspect --prompt reads it).
+  if (process.env.FAKE_OPENAI_LOG_BODIES === "1") rec.body = payload;
+  logRequest(rec);
   if (answer.error) return sendJson(res, answer.error.status, answer.error.body);
   return streamAnswer(res, reqNo, model, answer, promptTokens);
 }

@@ -11,7 +11,11 @@
 // a session whose header cwd does not exist; then the copy's cwd (only that
 // value) is replaced by a private directory and "replacedCwd" says so.
 //
-//   node test/pi/rpc-inspect.mjs FILE.jsonl
+//   node test/pi/rpc-inspect.mjs FILE.jsonl [--prompt TEXT]
+//
+// --prompt sends TEXT as the user's next message once the session is open and adds
+// "request": what Pi sent to the model for it ({system, tools, messages}: the system
+// prompt text, the tool names, the chat messages), as the fake server received it.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -22,7 +26,7 @@ async function startFakeServer(logPath) {
   const child = spawn(process.execPath, [path.join(HERE, "fake-openai.mjs"), "0", logPath], {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
-    env: { ...process.env, FAKE_OPENAI_MAX_SECONDS: "120" },
+    env: { ...process.env, FAKE_OPENAI_MAX_SECONDS: "120", FAKE_OPENAI_LOG_BODIES: "1" },
   });
   const port = await new Promise((resolve, reject) => {
     let buf = "";
@@ -98,8 +102,10 @@ function appendedTypes(before, after) {
 
 async function main() {
   const file = process.argv[2];
-  if (!file) {
-    console.error("usage: rpc-inspect.mjs FILE.jsonl");
+  const promptAt = process.argv.indexOf("--prompt");
+  const promptText = promptAt > 0 ? process.argv[promptAt + 1] : undefined;
+  if (!file || (promptAt > 0 && promptText === undefined)) {
+    console.error("usage: rpc-inspect.mjs FILE.jsonl [--prompt TEXT]");
     process.exit(2);
   }
   const src = path.resolve(file);
@@ -113,7 +119,8 @@ async function main() {
   }, Number(process.env.PI_LSP_INSPECT_TIMEOUT_MS || 60000));
   deadline.unref();
   try {
-    fake = await startFakeServer(path.join(tmp, "requests.jsonl"));
+    const requestLog = path.join(tmp, "requests.jsonl");
+    fake = await startFakeServer(requestLog);
     const agentDir = path.join(tmp, "agent");
     writeAgentDir(agentDir, { port: fake.port });
     const sessions = path.join(tmp, "sessions");
@@ -134,6 +141,31 @@ async function main() {
     const messages = (await pi.send({ type: "get_messages" })).data.messages;
     const stats = (await pi.send({ type: "get_session_stats" })).data;
     const after = fs.existsSync(copy) ? fs.readFileSync(copy) : Buffer.alloc(0);
+    let request;
+    if (promptText !== undefined) {
+      await pi.prompt(promptText, { timeoutMs: 45000 });
+      const records = fs.existsSync(requestLog)
+        ? fs.readFileSync(requestLog, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l))
+        : [];
+      const body = records.filter((r) => r.kind === "agent" && r.body).map((r) => r.body)[0];
+      if (!body) throw new Error("Pi sent no request to the model after the prompt");
+      const text = (c) => (typeof c === "string" ? c : Array.isArray(c) ? c.map((p) => (p && typeof p.text === "string" ? p.text : "")).join("") : "");
+      const msgs = Array.isArray(body.messages) ? body.messages : [];
+      request = {
+        system: msgs.filter((m) => m.role === "system" || m.role === "developer").map((m) => text(m.content)).join("\n\n"),
+        tools: (body.tools ?? []).map((t) => t?.function?.name ?? t?.name ?? null),
+        messages: msgs.filter((m) => m.role !== "system" && m.role !== "developer").map((m) => ({ role: m.role, text: text(m.content) })),
+        // The entries Pi appended to the file for the prompt (its system patch, if any,
+        // the user message and the answer).
+        appended: fs
+          .readFileSync(copy)
+          .subarray(after.length)
+          .toString("utf8")
+          .split("\n")
+          .filter((l) => l.trim() !== "")
+          .map((l) => JSON.parse(l)),
+      };
+    }
     const out = {
       file: src,
       roles: messages.map((m) => m.role),
@@ -154,6 +186,7 @@ async function main() {
       // the original bytes (types), or null when the file was rewritten as a whole.
       appendedTypes: appendedTypes(before, after),
     };
+    if (request) out.request = request;
     process.stdout.write(JSON.stringify(out) + "\n");
   } finally {
     if (pi) await pi.stop();

@@ -1,0 +1,171 @@
+package compaction_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/oracle"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// Pi 1.6.0 takes the compactions pi-lsp writes (by the extractive summarizer, the OpenAI
+// summarizer with usage, and a hook) on genuine 1.6.0 sessions as its own:
+//   - the entry has Pi's fields in Pi's order, with the systemMessage checkpoint (the
+//     replay of the session's system messages, at the entry's time) and a usage with cost;
+//   - Pi's library builds exactly the context pi-lsp reports, the checkpoint first;
+//   - the real pi 1.6.0 CLI opens it, answers get_session_stats, and for the next user
+//     message sends the full system prompt and every tool, declaring no tool again (a
+//     compaction without the checkpoint makes Pi declare the whole prompt anew).
+func TestPi16TakesOurCompactionAsItsOwn(t *testing.T) {
+	o := liveOracle(t)
+	cases := []struct {
+		file string
+		keep int
+		how  string
+	}{
+		{"genuine-1.6/system-tools.jsonl", 200, "extractive"},
+		{"genuine-1.6/context-edits.jsonl", 150, "openai"},
+		{"genuine-1.6/compact-twice.jsonl", 150, "hook"},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s/%s", tc.file, tc.how), func(t *testing.T) {
+			path := corpusCopy(t, tc.file)
+			opt := compaction.RunOptions{Settings: settings(tc.keep, 16384), Summarizer: compaction.Extractive{}}
+			switch tc.how {
+			case "openai":
+				t.Setenv("PI_CODING_AGENT_DIR", t.TempDir())
+				t.Setenv("PI_LSP_TEST_KEY", "sk-test")
+				srv := newFakeLLM(t, sayWith("## Goal\nModel summary.", streamOpts{}))
+				s, _, err := compaction.SummarizerConfig{Kind: "openai", BaseURL: srv.URL(), Model: "fake-model", APIKeyEnv: "PI_LSP_TEST_KEY"}.Build(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.Summarizer = s
+			case "hook":
+				opt.Hook = func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
+					return compaction.HookDecision{Outcome: &compaction.Outcome{Summary: "## Goal\nFrom the editor.", FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: p.TokensBefore}}, nil
+				}
+			}
+			res, err := compaction.Run(context.Background(), path, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// The entry as written.
+			var keys []string
+			var entry map[string]json.RawMessage
+			raw := res.Entry.Raw()
+			if err := json.Unmarshal(raw, &entry); err != nil {
+				t.Fatal(err)
+			}
+			keys = topKeys(t, raw)
+			want := []string{"type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook", "systemMessage"}
+			if tc.how == "openai" {
+				want = []string{"type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore", "details", "usage", "fromHook", "systemMessage"}
+			}
+			if !reflect.DeepEqual(keys, want) {
+				t.Errorf("keys %v, want Pi's %v", keys, want)
+			}
+			if tc.how == "openai" && !strings.Contains(string(entry["usage"]), `"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}`) {
+				t.Errorf("usage without Pi's cost: %s", entry["usage"])
+			}
+			var sys struct {
+				Role       string            `json:"role"`
+				Sections   map[string]string `json:"sections"`
+				ToolsAdded []struct {
+					Name string `json:"name"`
+				} `json:"toolsAdded"`
+				Timestamp float64 `json:"timestamp"`
+			}
+			if err := json.Unmarshal(entry["systemMessage"], &sys); err != nil || sys.Role != "system" || len(sys.ToolsAdded) == 0 || len(sys.Sections) == 0 {
+				t.Fatalf("systemMessage %s (%v)", entry["systemMessage"], err)
+			}
+			if ms, _ := session.ParseJSDate(res.Entry.Timestamp); ms != sys.Timestamp {
+				t.Errorf("systemMessage timestamp %v, the entry's time %v", sys.Timestamp, ms)
+			}
+
+			// Pi's library builds the context pi-lsp reports.
+			var pi struct {
+				Messages []json.RawMessage `json:"messages"`
+			}
+			o.Query(t, map[string]any{"op": "piload", "file": path}, &pi)
+			f, err := session.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := session.NewIndex(f).BuildContext("")
+			if got, want := decodeAll(t, raws(c.Messages)), decodeAll(t, pi.Messages); !reflect.DeepEqual(got, want) {
+				t.Fatalf("context differs from Pi 1.6.0's")
+			}
+			if len(c.Messages) < 2 || c.Messages[0].Role != session.RoleSystem || c.Messages[1].Role != session.RoleCompactionSummary {
+				t.Fatalf("context does not start with the checkpoint and the summary")
+			}
+
+			// The real CLI: stats, and the next request.
+			r := oracle.InspectPrompt(t, path, "SCRIPT:chat CHARS=40 after the compaction")
+			if r.Stats == nil || r.Stats["tokens"] == nil {
+				t.Errorf("get_session_stats: %v", r.Stats)
+			}
+			if r.Request == nil {
+				t.Fatal("no request")
+			}
+			var names []string
+			for _, tl := range sys.ToolsAdded {
+				names = append(names, tl.Name)
+			}
+			if !reflect.DeepEqual(r.Request.Tools, names) {
+				t.Errorf("the request's tools %v, the checkpoint's %v", r.Request.Tools, names)
+			}
+			for name, text := range sys.Sections {
+				// cwd and docs name the session's directory and Pi's install path, which
+				// differ where the CLI runs here (Pi then patches just those two).
+				if name != "cwd" && name != "docs" && !strings.Contains(r.Request.System, text) {
+					t.Errorf("the request's system prompt lacks section %s", name)
+				}
+			}
+			if len(r.Request.Messages) == 0 || !strings.Contains(r.Request.Messages[0].Text, res.Outcome.Summary) {
+				t.Errorf("the request does not start with the summary: %+v", r.Request.Messages)
+			}
+			for _, a := range r.Request.Appended {
+				var e struct {
+					Type    string `json:"type"`
+					Message struct {
+						Role       string            `json:"role"`
+						ToolsAdded []json.RawMessage `json:"toolsAdded"`
+					} `json:"message"`
+				}
+				_ = json.Unmarshal(a, &e)
+				if e.Type == "message" && e.Message.Role == "system" && len(e.Message.ToolsAdded) > 0 {
+					t.Errorf("Pi declared %d tools again after the compaction: %.300s", len(e.Message.ToolsAdded), a)
+				}
+			}
+		})
+	}
+}
+
+// topKeys lists the members of a JSON object in order.
+func topKeys(t *testing.T, raw []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not an object: %s", raw)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
