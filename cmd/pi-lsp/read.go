@@ -54,9 +54,15 @@ func loadIndex(path string, stderr io.Writer) (*session.Index, error) {
 	for _, s := range f.Skipped {
 		fmt.Fprintf(stderr, "pi-lsp: %s: skipped line %d (%s)\n", path, s.Line, s.Reason)
 	}
+	if more := f.SkippedLines - len(f.Skipped); more > 0 {
+		fmt.Fprintf(stderr, "pi-lsp: %s: %d more skipped lines\n", path, more)
+	}
 	ix := session.NewIndex(f)
 	for _, p := range ix.Problems() {
 		fmt.Fprintf(stderr, "pi-lsp: %s: %s\n", path, p)
+	}
+	if more := ix.ProblemCount() - len(ix.Problems()); more > 0 {
+		fmt.Fprintf(stderr, "pi-lsp: %s: %d more problems\n", path, more)
 	}
 	return ix, nil
 }

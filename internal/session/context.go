@@ -64,7 +64,7 @@ func ContextOfPath(path []*Entry) *Context {
 		case TypeMessage:
 			if !modelFound {
 				if m, err := e.Message(); err == nil && m.Role == RoleAssistant {
-					c.Model, modelFound = &ModelRef{Provider: m.ProviderRaw, ModelID: m.ModelRaw}, true
+					c.Model, modelFound = &ModelRef{Provider: m.ProviderJSON(), ModelID: m.ModelJSON()}, true
 				}
 			}
 		case TypeCompaction:

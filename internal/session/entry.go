@@ -42,7 +42,6 @@ type Entry struct {
 	ParentID  string // "" for a root (null or missing parentId)
 	Timestamp string
 	Line      int    // 1-based line in the file, 0 when not read from a file
-	pos       int    // index in File.Entries, set by the index
 	parent    *Entry // the entry parentId names, set by the index
 
 	// The entry's JSON object: raw when held in memory (parsed from memory, appended,
@@ -51,6 +50,7 @@ type Entry struct {
 	src *source
 	off int64
 	n   int32
+	pos int32 // index in File.Entries, set by the index (next to n: one word for both)
 
 	preview atomic.Pointer[string] // see Preview
 	pin     bool                   // a pin entry (see Pins)
@@ -74,7 +74,7 @@ func (e *Entry) Raw() []byte {
 }
 
 // Pos is the entry's index in File.Entries (set by the index).
-func (e *Entry) Pos() int { return e.pos }
+func (e *Entry) Pos() int { return int(e.pos) }
 
 // setRaw replaces the entry's bytes with an in-memory JSON object (migration).
 func (e *Entry) setRaw(raw []byte) { e.raw, e.src = raw, nil }

@@ -15,32 +15,44 @@ import (
 // The pause also outlives the load: restoring the collector's percentage at once would
 // start a collection straight away (its last one saw the heap before the load), which
 // then runs alongside whatever the caller does with what it loaded. Instead the
-// collector stays off until the heap doubles (a memory limit), and the first collection
-// after that restores the settings. Hostile input that makes garbage still meets a
-// limit during the load. Concurrent loads share one pause.
+// collector stays off (a memory limit) until the heap has grown again by as much as the
+// loads grew it (or reaches the goal the collector had before them, when that is
+// higher), and the first collection after that restores the settings. So the heap peaks
+// near twice what the loads made, as it would with the collector on, never at a fixed
+// headroom above it. Hostile input that makes garbage still meets a limit during the
+// load. Concurrent loads share one pause.
 var gcPause struct {
 	sync.Mutex
 	n        int   // loads running
 	deferred bool  // the pause outlives the loads, until the next collection
 	percent  int   // settings to restore
 	limit    int64 //
+	start    int64 // heap when the loads began
+	goal     int64 // the collector's heap goal then
 }
 
 // gcPauseHeadroom is how much the heap may grow during a load before collecting.
 const gcPauseHeadroom = 1 << 30
 
-func heapBytes() int64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+// gcPauseFloor is the least the heap may grow after the loads before collecting.
+const gcPauseFloor = 4 << 20
+
+func heapBytes() int64 { return readMetric("/memory/classes/heap/objects:bytes") }
+
+func readMetric(name string) int64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0
 	}
-	return int64(s[0].Value.Uint64())
+	return int64(min(s[0].Value.Uint64(), 1<<62))
 }
 
 func pauseGC() (resume func()) {
 	gcPause.Lock()
 	if gcPause.n == 0 && !gcPause.deferred {
+		gcPause.goal = readMetric("/gc/heap/goal:bytes")
+		gcPause.start = heapBytes()
 		gcPause.limit = debug.SetMemoryLimit(-1)
 		gcPause.percent = debug.SetGCPercent(-1)
 	}
@@ -55,7 +67,8 @@ func pauseGC() (resume func()) {
 		if gcPause.n--; gcPause.n > 0 {
 			return
 		}
-		debug.SetMemoryLimit(min(gcPause.limit, 2*heapBytes()+64<<20))
+		heap := heapBytes()
+		debug.SetMemoryLimit(min(gcPause.limit, max(gcPause.goal, heap+max(heap-gcPause.start, gcPauseFloor))))
 		gcPause.deferred = true
 		sentinel := new([64]byte) // not a tiny allocation, which could be kept alive by a neighbour
 		runtime.AddCleanup(sentinel, func(struct{}) { restoreGC() }, struct{}{})

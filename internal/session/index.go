@@ -33,9 +33,10 @@ func (p Problem) String() string {
 // Lookups follow Pi: for a duplicated id the later entry wins.
 type Index struct {
 	File     *File
-	byID     map[string]*Entry
+	byID     idTable // entries by id
 	labels   map[string]string
-	problems []Problem
+	problems []Problem       // the first MaxReported
+	nProblem int             // all of them
 	missing  map[string]bool // parent ids that name no entry (yet)
 	dups     bool            // some id is used by more than one entry
 }
@@ -44,7 +45,7 @@ type Index struct {
 func NewIndex(f *File) *Index {
 	ix := &Index{
 		File:   f,
-		byID:   make(map[string]*Entry, len(f.Entries)),
+		byID:   newIDTable(len(f.Entries)),
 		labels: make(map[string]string),
 	}
 	dups := false
@@ -72,7 +73,7 @@ func (ix *Index) linkParentsFast(dups bool) {
 		if e.ParentID != "" {
 			if prev != nil && prev.ID == e.ParentID {
 				e.parent = prev
-			} else if e.parent = ix.byID[e.ParentID]; e.parent == nil {
+			} else if e.parent = ix.Entry(e.ParentID); e.parent == nil {
 				ix.missing[e.ParentID] = true
 			}
 		}
@@ -87,7 +88,7 @@ func (ix *Index) linkParents() {
 	for _, e := range ix.File.Entries {
 		e.parent = nil
 		if e.ParentID != "" {
-			e.parent = ix.byID[e.ParentID]
+			e.parent = ix.Entry(e.ParentID)
 			if e.parent == nil {
 				ix.missing[e.ParentID] = true
 			}
@@ -98,13 +99,12 @@ func (ix *Index) linkParents() {
 // add indexes an entry and reports whether its id was already taken.
 func (ix *Index) add(e *Entry, pos int) (dup bool) {
 	if e.ID == "" {
-		ix.problems = append(ix.problems, Problem{Kind: ProblemMissingID, Line: e.Line, Detail: e.Type})
+		ix.problem(Problem{Kind: ProblemMissingID, Line: e.Line, Detail: e.Type})
 	}
-	if _, dup = ix.byID[e.ID]; dup && e.ID != "" {
-		ix.problems = append(ix.problems, Problem{Kind: ProblemDuplicateID, EntryID: e.ID, Line: e.Line})
+	if dup = ix.byID.put(pos, ix.File.Entries); dup && e.ID != "" {
+		ix.problem(Problem{Kind: ProblemDuplicateID, EntryID: e.ID, Line: e.Line})
 	}
-	ix.byID[e.ID] = e
-	e.pos = pos
+	e.pos = int32(pos)
 	if e.Type == TypeLabel {
 		l := e.Label()
 		if l.Label != "" {
@@ -118,23 +118,40 @@ func (ix *Index) add(e *Entry, pos int) (dup bool) {
 
 // Append indexes an entry appended to the file (the follower and the writer use it).
 func (ix *Index) Append(e *Entry) {
-	_, dup := ix.byID[e.ID]
+	dup := ix.Entry(e.ID) != nil
 	ix.dups = ix.dups || dup
 	ix.File.Entries = append(ix.File.Entries, e)
 	ix.add(e, len(ix.File.Entries)-1)
 	if dup || ix.missing[e.ID] {
 		ix.linkParents() // the new entry changes what an existing parentId names
 	} else if e.ParentID != "" {
-		e.parent = ix.byID[e.ParentID]
+		e.parent = ix.Entry(e.ParentID)
 		if e.parent == nil {
 			ix.missing[e.ParentID] = true
 		}
 	}
 	if e.ParentID == e.ID && e.ID != "" {
-		ix.problems = append(ix.problems, Problem{Kind: ProblemSelfParent, EntryID: e.ID, Line: e.Line})
-	} else if e.ParentID != "" && ix.byID[e.ParentID] == nil {
-		ix.problems = append(ix.problems, Problem{Kind: ProblemOrphan, EntryID: e.ID, Line: e.Line, Detail: "parent " + e.ParentID})
+		ix.problem(Problem{Kind: ProblemSelfParent, EntryID: e.ID, Line: e.Line})
+	} else if e.ParentID != "" && ix.Entry(e.ParentID) == nil {
+		ix.orphan(e)
 	}
+}
+
+// problem records a problem (only the first MaxReported are kept; all are counted).
+func (ix *Index) problem(p Problem) {
+	ix.nProblem++
+	if len(ix.problems) < MaxReported {
+		ix.problems = append(ix.problems, p)
+	}
+}
+
+// orphan records that e's parent names no entry (its detail is built only when kept).
+func (ix *Index) orphan(e *Entry) {
+	if len(ix.problems) >= MaxReported {
+		ix.nProblem++
+		return
+	}
+	ix.problem(Problem{Kind: ProblemOrphan, EntryID: e.ID, Line: e.Line, Detail: "parent " + e.ParentID})
 }
 
 func (ix *Index) findProblems() {
@@ -144,11 +161,11 @@ func (ix *Index) findProblems() {
 			continue
 		}
 		if e.ParentID == e.ID {
-			ix.problems = append(ix.problems, Problem{Kind: ProblemSelfParent, EntryID: e.ID, Line: e.Line})
+			ix.problem(Problem{Kind: ProblemSelfParent, EntryID: e.ID, Line: e.Line})
 			continue
 		}
 		if e.parent == nil {
-			ix.problems = append(ix.problems, Problem{Kind: ProblemOrphan, EntryID: e.ID, Line: e.Line, Detail: "parent " + e.ParentID})
+			ix.orphan(e)
 		}
 	}
 	// Cycle detection over parent links (each entry has at most one parent).
@@ -168,14 +185,18 @@ func (ix *Index) findProblems() {
 			cur = cur.parent
 		}
 		if cur != nil && state[cur.pos] == 1 && cur.ParentID != cur.ID && cur.ParentID != "" {
-			ids := []string{}
-			for i := len(stack) - 1; i >= 0; i-- {
-				ids = append(ids, stack[i].ID)
-				if stack[i] == cur {
-					break
+			if len(ix.problems) >= MaxReported {
+				ix.nProblem++
+			} else {
+				ids := []string{}
+				for i := len(stack) - 1; i >= 0; i-- {
+					ids = append(ids, stack[i].ID)
+					if stack[i] == cur {
+						break
+					}
 				}
+				ix.problem(Problem{Kind: ProblemCycle, EntryID: cur.ID, Line: cur.Line, Detail: strings.Join(ids, " -> ")})
 			}
-			ix.problems = append(ix.problems, Problem{Kind: ProblemCycle, EntryID: cur.ID, Line: cur.Line, Detail: strings.Join(ids, " -> ")})
 		}
 		for _, e := range stack {
 			state[e.pos] = 2
@@ -183,11 +204,15 @@ func (ix *Index) findProblems() {
 	}
 }
 
-// Problems lists structural defects (orphans, duplicate ids, self-parents, cycles).
+// Problems lists structural defects (orphans, duplicate ids, self-parents, cycles): the
+// first MaxReported found (see ProblemCount).
 func (ix *Index) Problems() []Problem { return ix.problems }
 
+// ProblemCount is the number of defects found, of which Problems lists the first.
+func (ix *Index) ProblemCount() int { return ix.nProblem }
+
 // Entry returns the entry with id (the later one for duplicated ids).
-func (ix *Index) Entry(id string) *Entry { return ix.byID[id] }
+func (ix *Index) Entry(id string) *Entry { return ix.byID.get(id, ix.File.Entries) }
 
 // Entries returns all non-header entries in file order (do not modify).
 func (ix *Index) Entries() []*Entry { return ix.File.Entries }
@@ -230,7 +255,7 @@ func (ix *Index) Name() string {
 // getBranch does. It stops at a missing parent and, unlike Pi, at a repeated entry, so a
 // cycle never hangs. An unknown id gives nil.
 func (ix *Index) Path(from string) []*Entry {
-	e := ix.byID[from]
+	e := ix.Entry(from)
 	if e == nil {
 		return nil
 	}
@@ -247,26 +272,59 @@ func (ix *Index) LeafPath() []*Entry {
 }
 
 func (ix *Index) pathFrom(e *Entry) []*Entry {
-	var rev []*Entry
-	// A path is at most as long as the file; a longer walk is a cycle, walked again
-	// with a visited set that stops at the repetition.
+	// A path is at most as long as the file; a longer walk is a cycle, cut before the
+	// first entry it repeats. The walk is counted first, so the path is one allocation
+	// of its length, filled from its end.
 	limit := len(ix.File.Entries) + 1
-	for cur := e; cur != nil; cur = cur.parent {
-		rev = append(rev, cur)
-		if len(rev) > limit {
-			rev = rev[:0]
-			seen := make(map[*Entry]bool)
-			for cur := e; cur != nil && !seen[cur]; cur = cur.parent {
-				seen[cur] = true
-				rev = append(rev, cur)
-			}
-			break
+	n := 0
+	for cur := e; cur != nil && n <= limit; cur = cur.parent {
+		n++
+	}
+	if n > limit {
+		n = distinctWalk(e)
+	}
+	path := make([]*Entry, n)
+	cur := e
+	for i := n - 1; i >= 0; i-- {
+		path[i] = cur
+		cur = cur.parent
+	}
+	return path
+}
+
+// distinctWalk is the number of entries the parent walk from e visits before it repeats
+// one, for a walk that runs into a cycle: Brent's cycle detection, which finds the
+// cycle's length c and the m entries before it without remembering the entries seen.
+func distinctWalk(e *Entry) int {
+	power, c := 1, 1
+	slow, fast := e, e.parent
+	for slow != fast {
+		if fast == nil {
+			break // the walk ends: no cycle after all
 		}
+		if power == c {
+			slow, power, c = fast, 2*power, 0
+		}
+		fast = fast.parent
+		c++
 	}
-	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
-		rev[i], rev[j] = rev[j], rev[i]
+	if fast == nil {
+		n := 0
+		for cur := e; cur != nil; cur = cur.parent {
+			n++
+		}
+		return n
 	}
-	return rev
+	slow, fast = e, e
+	for range c {
+		fast = fast.parent
+	}
+	m := 0
+	for slow != fast {
+		slow, fast = slow.parent, fast.parent
+		m++
+	}
+	return m + c
 }
 
 // Children returns the entries whose parentId is id, in file order.
@@ -302,7 +360,7 @@ func (ix *Index) Tree() []*Node {
 		}
 	}
 	// Children lists are carved from one array: count, then place (in file order).
-	final := func(e *Entry) bool { return !ix.dups || ix.byID[e.ID] == e }
+	final := func(e *Entry) bool { return !ix.dups || ix.Entry(e.ID) == e }
 	hasParent := func(e *Entry) bool { return e.ParentID != "" && e.ParentID != e.ID && e.parent != nil }
 	counts := make([]int32, len(entries))
 	for _, e := range entries {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrNoHeader means the first parsed line of a file is not a session header. Pi treats
@@ -25,6 +26,28 @@ type Header struct {
 	Raw           []byte
 }
 
+// ErrTooDense refuses a file holding more entries than its size allows a genuine
+// session: past DenseFloor entries, entries must average at least MinEntryBytes bytes.
+// Pi's smallest entry is about 90 bytes (a real session averages several hundred), while
+// each entry costs a few hundred bytes of memory however small its line: a file of
+// millions of "{}" lines would take hundreds of times its size. The load stops, before
+// its memory grows, once the count passes the limit.
+var ErrTooDense = errors.New("session file too dense")
+
+const (
+	// MinEntryBytes is the average size an entry must have past DenseFloor entries.
+	MinEntryBytes = 64
+	// DenseFloor is the number of entries a file may hold whatever its size (their
+	// records take about a megabyte at most).
+	DenseFloor = 1 << 12
+	// MaxReported is how many skipped lines a File and problems an Index keep records
+	// of; past it they only count (a hostile file can have millions).
+	MaxReported = 1000
+)
+
+// maxEntries is the number of entries a file of size bytes may hold (see ErrTooDense).
+func maxEntries(size int64) int64 { return max(DenseFloor, size/MinEntryBytes) }
+
 // Skipped is a line Pi would silently skip on load.
 type Skipped struct {
 	Line   int
@@ -36,7 +59,10 @@ type File struct {
 	Path    string
 	Header  Header
 	Entries []*Entry // non-header entries in file order
-	Skipped []Skipped
+	// Skipped are the first MaxReported lines Pi would skip, in file order;
+	// SkippedLines counts all of them.
+	Skipped      []Skipped
+	SkippedLines int
 	// Torn is true when the last line has no newline and does not parse: a writer
 	// crashed mid-line. It is skipped, as Pi skips it.
 	Torn bool
@@ -137,7 +163,7 @@ func parse(in lineSource) (*File, error) {
 		}
 		e, err := parseLine(line, &decoder{inMemory: true, single: true})
 		if err != nil {
-			f.Skipped = append(f.Skipped, Skipped{Line: lineNo, Reason: err.Error()})
+			f.skip(Skipped{Line: lineNo, Reason: err.Error()})
 			if last && !f.EndsWithNewline {
 				f.Torn = true
 			}
@@ -160,15 +186,20 @@ func parse(in lineSource) (*File, error) {
 		defer pauseGC()()
 		ranges := splitRanges(pos, in.size)
 		results := make([]chunkResult, len(ranges))
+		budget := &entryBudget{max: maxEntries(in.size)}
 		var wg sync.WaitGroup
 		for i := range ranges {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				results[i] = parseRange(in, ranges[i], pos, !f.EndsWithNewline)
+				results[i] = parseRange(in, ranges[i], pos, !f.EndsWithNewline, budget)
 			}(i)
 		}
 		wg.Wait()
+		if budget.exceeded() {
+			return nil, fmt.Errorf("%w: over %d entries in %d bytes (past %d entries, entries must average %d bytes; Pi's smallest is about 90)",
+				ErrTooDense, budget.max, in.size, DenseFloor, MinEntryBytes)
+		}
 		n := 0
 		for _, r := range results {
 			if r.err != nil {
@@ -184,8 +215,9 @@ func parse(in lineSource) (*File, error) {
 			}
 			for _, s := range r.skipped {
 				s.Line += base
-				f.Skipped = append(f.Skipped, s)
+				f.skip(s)
 			}
+			f.SkippedLines += r.skippedLines - len(r.skipped) // f.skip counted the records
 			f.Entries = append(f.Entries, r.entries...)
 			f.Torn = f.Torn || r.torn
 			base += r.lines
@@ -196,6 +228,29 @@ func parse(in lineSource) (*File, error) {
 	}
 	return f, nil
 }
+
+// skip records a skipped line (only the first MaxReported are kept).
+func (f *File) skip(s Skipped) {
+	f.SkippedLines++
+	if len(f.Skipped) < MaxReported {
+		f.Skipped = append(f.Skipped, s)
+	}
+}
+
+// entryBudget is the number of entries the ranges of one load may make together (see
+// ErrTooDense). Each range takes from it in batches, so the shared counter is touched
+// once every budgetBatch entries.
+type entryBudget struct {
+	max  int64
+	used atomic.Int64
+}
+
+const budgetBatch = 256
+
+// take accounts for n more entries and reports whether the budget still holds.
+func (b *entryBudget) take(n int) bool { return b.used.Add(int64(n)) <= b.max }
+
+func (b *entryBudget) exceeded() bool { return b.used.Load() > b.max }
 
 type tailInfo struct {
 	last         byte
@@ -230,7 +285,10 @@ func (in lineSource) tail() (tailInfo, error) {
 	return t, nil
 }
 
-var errNotObject = errors.New("not a JSON object")
+var (
+	errNotObject   = errors.New("not a JSON object")
+	errInvalidJSON = errors.New("invalid JSON")
+)
 
 // parseLine decodes one non-blank line, or says why Pi would skip it.
 func parseLine(line []byte, d *decoder) (*Entry, error) {
@@ -239,7 +297,7 @@ func parseLine(line []byte, d *decoder) (*Entry, error) {
 	}
 	e, err := decodeEntry(line, d)
 	if err != nil {
-		return nil, errors.New("invalid JSON")
+		return nil, errInvalidJSON
 	}
 	return e, nil
 }
@@ -258,11 +316,12 @@ func trimJSSpace(b []byte) []byte {
 type byteRange struct{ start, end int64 }
 
 type chunkResult struct {
-	entries []*Entry
-	skipped []Skipped
-	lines   int // lines in the range, for numbering the next one
-	torn    bool
-	err     error
+	entries      []*Entry
+	skipped      []Skipped // the first MaxReported skipped lines of the range
+	skippedLines int       // all of them
+	lines        int       // lines in the range, for numbering the next one
+	torn         bool
+	err          error
 }
 
 // parallelThreshold is the size below which one goroutine parses everything.
@@ -288,14 +347,22 @@ func splitRanges(pos, size int64) []byteRange {
 }
 
 // parseRange parses the lines that start in r. Line numbers are relative to the range
-// (the caller adds the lines before it).
-func parseRange(in lineSource, r byteRange, first int64, unterminated bool) chunkResult {
+// (the caller adds the lines before it). It stops early once the load's entries exceed
+// budget.
+func parseRange(in lineSource, r byteRange, first int64, unterminated bool, budget *entryBudget) chunkResult {
 	var res chunkResult
 	lr := newLineReader(in, r.start, in.size, r.start > first)
 	d := &decoder{inMemory: in.src == nil}
+	taken := 0 // entries of this range accounted for in budget
 	for {
 		if lr.pos >= r.end {
 			break
+		}
+		if len(res.entries)-taken >= budgetBatch {
+			if !budget.take(len(res.entries) - taken) {
+				return res
+			}
+			taken = len(res.entries)
 		}
 		line, off, ok, err := lr.next()
 		if err != nil {
@@ -318,7 +385,10 @@ func parseRange(in lineSource, r byteRange, first int64, unterminated bool) chun
 				res.torn = true
 				reason = "torn last line (no newline, incomplete JSON)"
 			}
-			res.skipped = append(res.skipped, Skipped{Line: res.lines, Reason: reason})
+			res.skippedLines++
+			if len(res.skipped) < MaxReported {
+				res.skipped = append(res.skipped, Skipped{Line: res.lines, Reason: reason})
+			}
 			continue
 		}
 		if e.Type == TypeSession {
@@ -334,6 +404,7 @@ func parseRange(in lineSource, r byteRange, first int64, unterminated bool) chun
 		e.Line = res.lines
 		res.entries = append(res.entries, e)
 	}
+	budget.take(len(res.entries) - taken)
 	return res
 }
 
@@ -349,11 +420,12 @@ func trimLeft(b []byte) []byte {
 // line is valid until the next call. Reading a file, it reuses one buffer (grown only
 // for a line longer than it).
 type lineReader struct {
-	in   lineSource
-	pos  int64 // offset of the next line
-	buf  []byte
-	bOff int64 // file offset of buf[0]
-	bLen int
+	in    lineSource
+	pos   int64 // offset of the next line
+	buf   []byte
+	bOff  int64 // file offset of buf[0]
+	bLen  int
+	probe []byte // reads ahead for the end of a line longer than buf
 }
 
 const readBlock = 256 << 10
@@ -365,12 +437,43 @@ func newLineReader(in lineSource, pos, end int64, skipPartial bool) *lineReader 
 	if skipPartial {
 		// The line containing byte pos-1 belongs to the previous range: start after
 		// the first newline at or after pos-1.
-		lr.pos = pos - 1
-		if _, _, ok, err := lr.next(); !ok || err != nil {
+		nl, err := lr.lineEnd(pos - 1)
+		switch {
+		case err != nil:
 			lr.pos = end
+		case nl < in.size:
+			lr.pos = nl + 1
+		default:
+			lr.pos = in.size
 		}
 	}
 	return lr
+}
+
+// lineEnd is the offset of the first newline at or after from, or the size when there
+// is none. Reading a file, it reads ahead in blocks without keeping them, so that a long
+// line is found without holding it.
+func (lr *lineReader) lineEnd(from int64) (int64, error) {
+	if lr.in.mem != nil {
+		if i := bytes.IndexByte(lr.in.mem[from:], '\n'); i >= 0 {
+			return from + int64(i), nil
+		}
+		return lr.in.size, nil
+	}
+	if lr.probe == nil {
+		lr.probe = make([]byte, readBlock)
+	}
+	for from < lr.in.size {
+		b := lr.probe[:min(int64(len(lr.probe)), lr.in.size-from)]
+		if _, err := lr.in.r.ReadAt(b, from); err != nil && err != io.EOF {
+			return 0, fmt.Errorf("read session: %w", err)
+		}
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			return from + int64(i), nil
+		}
+		from += int64(len(b))
+	}
+	return lr.in.size, nil
 }
 
 func (lr *lineReader) next() (line []byte, off int64, ok bool, err error) {
@@ -417,7 +520,14 @@ func (lr *lineReader) fill(off int64) error {
 	if lr.buf == nil {
 		lr.buf = make([]byte, readBlock)
 	} else if keep == len(lr.buf) {
-		nb := make([]byte, 2*len(lr.buf))
+		// The line is longer than the buffer: find its end first, so that the buffer
+		// grows once, to the line's length and a block, not by doubling (garbage that
+		// the paused collector keeps until the load ends).
+		nl, err := lr.lineEnd(off + int64(keep))
+		if err != nil {
+			return err
+		}
+		nb := make([]byte, min(nl-off+readBlock, lr.in.size-off))
 		copy(nb, lr.buf[lr.bLen-keep:lr.bLen])
 		lr.buf = nb
 	} else {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -72,13 +73,12 @@ type Block struct {
 // metadata and reads its body from the file when asked (see Entry.Raw()); a message held
 // in memory decodes its content once.
 type Message struct {
-	Role      string
-	body      *msgBody   // in memory; nil for a message of a loaded file
-	ent       *Entry     // the loaded entry the body is read from, when body is nil
-	toolCalls []ToolCall // kept at load for a message of a loaded file
+	Role  string
+	body  *msgBody  // in memory; nil for a message of a loaded file
+	ent   *Entry    // the loaded entry the body is read from, when body is nil
+	extra *msgExtra // what only some messages have
 
 	Provider, Model, StopReason, ErrorMessage string
-	ProviderRaw, ModelRaw                     json.RawMessage
 	Usage                                     *Usage
 
 	ToolCallID, ToolName string
@@ -88,9 +88,57 @@ type Message struct {
 	// HasNestedCalls: a toolResult recording the tool calls of a codemode script
 	// (nestedCalls), read by file tracking (see NestedCalls).
 	HasNestedCalls bool
+	// hasProvider, hasModel: the members are present (see ProviderJSON).
+	hasProvider, hasModel bool
 
-	bash      *Bash // a bashExecution message's fields
 	Timestamp json.RawMessage
+}
+
+// msgExtra is what few messages have, kept out of Message: every message of a loaded
+// file has a Message record, a few hundred bytes for what is often a role and a
+// timestamp.
+type msgExtra struct {
+	toolCalls []ToolCall // kept at load for a message of a loaded file
+	bash      *Bash      // a bashExecution message's fields
+	// The provider and model members when they are not plain JSON strings (a plain
+	// one is Provider or Model quoted).
+	providerRaw, modelRaw json.RawMessage
+}
+
+// more is m's extra, allocated on first use.
+func (m *Message) more() *msgExtra {
+	if m.extra == nil {
+		m.extra = &msgExtra{}
+	}
+	return m.extra
+}
+
+// ProviderJSON is the provider member's JSON as written, nil when there is none.
+func (m *Message) ProviderJSON() json.RawMessage {
+	return memberJSON(m.hasProvider, m.Provider, m.extra, func(x *msgExtra) json.RawMessage { return x.providerRaw })
+}
+
+// ModelJSON is the model member's JSON as written, nil when there is none.
+func (m *Message) ModelJSON() json.RawMessage {
+	return memberJSON(m.hasModel, m.Model, m.extra, func(x *msgExtra) json.RawMessage { return x.modelRaw })
+}
+
+func memberJSON(has bool, s string, x *msgExtra, raw func(*msgExtra) json.RawMessage) json.RawMessage {
+	if !has {
+		return nil
+	}
+	if x != nil {
+		if r := raw(x); r != nil {
+			return r
+		}
+	}
+	return json.RawMessage(`"` + s + `"`)
+}
+
+// plainString reports a JSON string without escapes that decodes to s: its JSON is s
+// quoted.
+func plainString(raw []byte, s string) bool {
+	return len(raw) == len(s)+2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 && string(raw[1:len(raw)-1]) == s
 }
 
 // msgBody is the part of a message held only in memory: its JSON and its content,
@@ -129,10 +177,10 @@ type Bash struct {
 
 // Bash returns the message's bashExecution members (zero when it has none).
 func (m *Message) Bash() Bash {
-	if m.bash == nil {
+	if m.extra == nil || m.extra.bash == nil {
 		return Bash{}
 	}
-	return *m.bash
+	return *m.extra.bash
 }
 
 // ToolCall is what file tracking reads of a tool call: its name and its string "path"
@@ -181,7 +229,10 @@ func (m *Message) SummaryText() string { return m.loaded().b().summary }
 // ToolCalls lists the message's tool calls in order.
 func (m *Message) ToolCalls() []ToolCall {
 	if m.lazy() {
-		return m.toolCalls
+		if m.extra == nil {
+			return nil
+		}
+		return m.extra.toolCalls
 	}
 	return toolCallsOf(m.Blocks())
 }
@@ -269,10 +320,11 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 	var content, usage []byte
 	// bash holds the bashExecution members, allocated only for a message that has one.
 	bash := func() *Bash {
-		if m.bash == nil {
-			m.bash = &Bash{}
+		x := m.more()
+		if x.bash == nil {
+			x.bash = &Bash{}
 		}
-		return m.bash
+		return x.bash
 	}
 	for _, f := range fields {
 		v := f.Value
@@ -281,10 +333,20 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 			m.Role, _ = rawString(v)
 		case "provider":
 			m.Provider, _ = rawString(v)
-			m.ProviderRaw = v
+			m.hasProvider = true
+			if !plainString(v, m.Provider) {
+				m.more().providerRaw = v
+			} else if m.extra != nil {
+				m.extra.providerRaw = nil // a later member replaces an earlier one
+			}
 		case "model":
 			m.Model, _ = rawString(v)
-			m.ModelRaw = v
+			m.hasModel = true
+			if !plainString(v, m.Model) {
+				m.more().modelRaw = v
+			} else if m.extra != nil {
+				m.extra.modelRaw = nil
+			}
 		case "stopReason":
 			m.StopReason, _ = rawString(v)
 		case "errorMessage":
@@ -344,10 +406,12 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 	// Keep copies of the metadata; the body stays in the file.
 	m.Role = internKnown(m.Role, &d.arena)
 	m.Provider, m.Model, m.StopReason = d.intern(m.Provider), d.intern(m.Model), d.intern(m.StopReason)
-	m.ProviderRaw, m.ModelRaw = d.internBytes(m.ProviderRaw), d.internBytes(m.ModelRaw)
 	m.ErrorMessage, m.ToolCallID, m.ToolName = d.str(m.ErrorMessage), d.str(m.ToolCallID), d.intern(m.ToolName)
-	if m.bash != nil {
-		m.bash.Command, m.bash.FullOutputPath = d.str(m.bash.Command), d.str(m.bash.FullOutputPath)
+	if x := m.extra; x != nil {
+		x.providerRaw, x.modelRaw = d.internBytes(x.providerRaw), d.internBytes(x.modelRaw)
+		if x.bash != nil {
+			x.bash.Command, x.bash.FullOutputPath = d.str(x.bash.Command), d.str(x.bash.FullOutputPath)
+		}
 	}
 	m.Timestamp = d.bytes(m.Timestamp)
 	if m.Role == RoleAssistant && len(content) > 0 && content[0] == '[' {
@@ -360,10 +424,11 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 			}
 		}
 		if n > 0 {
-			m.toolCalls = make([]ToolCall, 0, n)
+			x := m.more()
+			x.toolCalls = make([]ToolCall, 0, n)
 			for _, c := range d.calls {
 				if c.contentAt == at {
-					m.toolCalls = append(m.toolCalls, ToolCall{Name: d.intern(c.Name), ID: d.str(c.ID), Path: d.intern(c.Path)})
+					x.toolCalls = append(x.toolCalls, ToolCall{Name: d.intern(c.Name), ID: d.str(c.ID), Path: d.intern(c.Path)})
 				}
 			}
 		}

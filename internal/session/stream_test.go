@@ -81,7 +81,7 @@ func TestLoadMatchesParse(t *testing.T) {
 		if lm.Role != pm.Role || lm.StopReason != pm.StopReason || lm.ToolCallID != pm.ToolCallID ||
 			fmt.Sprint(lm.Usage) != fmt.Sprint(pm.Usage) || fmt.Sprint(lm.ToolCalls()) != fmt.Sprint(pm.ToolCalls()) ||
 			!bytes.Equal(lm.Raw(), pm.Raw()) || session.EstimateTokens(lm) != session.EstimateTokens(pm) ||
-			lm.Text("|") != pm.Text("|") || string(lm.ModelRaw) != string(pm.ModelRaw) {
+			lm.Text("|") != pm.Text("|") || string(lm.ModelJSON()) != string(pm.ModelJSON()) || string(lm.ProviderJSON()) != string(pm.ProviderJSON()) {
 			t.Fatalf("entry %d (%s): message metadata differs", i, le.ID)
 		}
 	}
