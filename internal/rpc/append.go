@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,8 +11,9 @@ import (
 )
 
 type appendParams struct {
-	Session  string            `json:"session"`
-	Messages []json.RawMessage `json:"messages"`
+	Session string `json:"session"`
+	// Messages is decoded one message at a time (see decodeAppendMessages).
+	Messages json.RawMessage `json:"messages"`
 	// Create starts a new session for the workspace when there is none (or when true
 	// and no session is named).
 	Create bool `json:"create"`
@@ -28,6 +30,51 @@ var (
 // OverflowRecoveryFailed is Pi's message when a second overflow follows a recovery.
 const OverflowRecoveryFailed = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model."
 
+// MaxAppendMessages is the most messages one pi/append takes (a turn is a few; a
+// longer conversation is appended in several requests). Each becomes an entry, which
+// costs a few hundred bytes however small its message: a frame of a million tiny
+// messages would take tens of times its size.
+const MaxAppendMessages = 4096
+
+// decodeAppendMessages decodes the messages array one element at a time, refusing the
+// first that is not an AgentMessage with a role (before the rest are looked at) and an
+// array longer than MaxAppendMessages. Each message keeps its members in the order they
+// were sent.
+func decodeAppendMessages(raw json.RawMessage) ([]*session.Message, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, invalidParams("messages is required")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil, invalidParams("invalid params: messages must be an array")
+	}
+	var msgs []*session.Message
+	for dec.More() {
+		if len(msgs) == MaxAppendMessages {
+			return nil, invalidParams(fmt.Sprintf("messages: more than %d in one request", MaxAppendMessages))
+		}
+		var m json.RawMessage
+		if err := dec.Decode(&m); err != nil {
+			return nil, invalidParams("invalid params: " + err.Error())
+		}
+		// Written as one line of the file: without the whitespace a client may have
+		// put between its tokens.
+		var line bytes.Buffer
+		if err := json.Compact(&line, m); err != nil {
+			return nil, invalidParams("invalid params: " + err.Error())
+		}
+		dm, err := session.DecodeMessage(line.Bytes())
+		if err != nil || dm.Role == "" {
+			return nil, invalidParams(fmt.Sprintf("messages[%d] is not an AgentMessage with a role", len(msgs)))
+		}
+		msgs = append(msgs, dm)
+	}
+	if len(msgs) == 0 {
+		return nil, invalidParams("messages is required")
+	}
+	return msgs, nil
+}
+
 // handleAppend appends AgentMessages to a session the sidecar hosts (an editor-side
 // agent's conversation), then applies Pi's automatic compaction rules to the last
 // assistant message: overflow first, then the threshold.
@@ -36,16 +83,9 @@ func (s *Server) handleAppend(ctx context.Context, raw json.RawMessage) (any, er
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	if len(p.Messages) == 0 {
-		return nil, invalidParams("messages is required")
-	}
-	msgs := make([]*session.Message, len(p.Messages))
-	for i, m := range p.Messages {
-		dm, err := session.DecodeMessage(m)
-		if err != nil || dm.Role == "" {
-			return nil, invalidParams(fmt.Sprintf("messages[%d] is not an AgentMessage with a role", i))
-		}
-		msgs[i] = dm
+	msgs, err := decodeAppendMessages(p.Messages)
+	if err != nil {
+		return nil, err
 	}
 	path, err := s.host.sessionFor(p.Session)
 	if err != nil && p.Create && p.Session == "" {

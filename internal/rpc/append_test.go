@@ -207,6 +207,49 @@ func TestAppendErrors(t *testing.T) {
 	if ce := wantCode(t, err, rpc.CodeInvalidParams); ce.Kind() != rpc.KindOutsideSessions {
 		t.Errorf("kind %s", ce.Kind())
 	}
+	_, err = e.Call("pi/append", map[string]any{"messages": "not an array"})
+	wantCode(t, err, rpc.CodeInvalidParams)
+	many := make([]any, rpc.MaxAppendMessages+1)
+	for i := range many {
+		many[i] = userMsg("x", int64(i))
+	}
+	before := mustRead(t, path)
+	_, err = e.Call("pi/append", map[string]any{"messages": many})
+	wantCode(t, err, rpc.CodeInvalidParams)
+	if !bytes.Equal(mustRead(t, path), before) {
+		t.Error("a refused append wrote to the session")
+	}
+}
+
+// TestAppendWritesMessagesAsSent: a message is written with its members in the order the
+// client sent them and its strings as they were (no escaping added), on one line
+// whatever whitespace the client put between its tokens.
+func TestAppendWritesMessagesAsSent(t *testing.T) {
+	e, path := hostedEnv(t)
+	before := mustRead(t, path)
+	mark := e.RawMark()
+	body := "{\"jsonrpc\":\"2.0\",\"id\":\"raw-append\",\"method\":\"pi/append\",\"params\":{\"messages\":[{\n  \"role\": \"user\",\n  \"content\": \"a <b> & c\",\n  \"timestamp\": 1\n}]}}"
+	e.WriteRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)))
+	e.AwaitRaw(10*time.Second, mark, "the append's answer", func(frames []json.RawMessage) bool {
+		for _, f := range frames {
+			if bytes.Contains(f, []byte(`"raw-append"`)) {
+				return true
+			}
+		}
+		return false
+	})
+	now := mustRead(t, path)
+	added := bytes.Split(bytes.TrimSuffix(now[len(before):], []byte("\n")), []byte("\n"))
+	if len(added) != 1 {
+		t.Fatalf("appended %d lines, want 1: %q", len(added), now[len(before):])
+	}
+	var line map[string]json.RawMessage
+	if err := json.Unmarshal(added[0], &line); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"role":"user","content":"a <b> & c","timestamp":1}`; string(line["message"]) != want {
+		t.Errorf("message written as %s, want %s", line["message"], want)
+	}
 }
 
 // TestLiveFileFromAnotherWriter: lines another process appends (plain O_APPEND writes)

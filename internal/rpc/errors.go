@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -88,7 +90,7 @@ func wireError(err error) *jsonrpc2.Error {
 		kind = KindContextTooLong
 	case errors.As(err, &se):
 		kind = KindSummarizerFailed
-	case errors.Is(err, session.ErrNoHeader):
+	case errors.Is(err, session.ErrNoHeader), errors.Is(err, session.ErrTooDense):
 		kind = KindBadSession
 	case errors.Is(err, os.ErrNotExist):
 		kind = KindNotFound
@@ -96,9 +98,26 @@ func wireError(err error) *jsonrpc2.Error {
 	if code == 0 {
 		code = CodeRequestFailed
 	}
-	out := &jsonrpc2.Error{Code: code, Message: msg}
+	out := &jsonrpc2.Error{Code: code, Message: capMessage(msg)}
 	data, _ := json.Marshal(map[string]string{"kind": kind})
 	raw := json.RawMessage(data)
 	out.Data = &raw
 	return out
+}
+
+// maxErrorMessage bounds an error message on the wire: one can quote a parameter, and a
+// hostile one can be megabytes long.
+const maxErrorMessage = 4 << 10
+
+// capMessage cuts msg to maxErrorMessage bytes (at a rune boundary), saying how long it
+// was.
+func capMessage(msg string) string {
+	if len(msg) <= maxErrorMessage {
+		return msg
+	}
+	cut := maxErrorMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", msg[:cut], len(msg))
 }

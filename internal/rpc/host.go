@@ -460,7 +460,16 @@ var errOutside = errors.New("outside the Pi sessions folder")
 // resolveLocked checks that p names a .jsonl file inside the Pi sessions folder (after
 // resolving symlinks and ..) and returns its clean path.
 func (h *host) resolveLocked(p string) (string, error) {
+	tooLong := func() error {
+		return &Error{Code: CodeInvalidParams, Kind: KindOutsideSessions, Msg: fmt.Sprintf("session path of %d bytes: no path is longer than %d", len(p), maxPathBytes)}
+	}
+	if len(p) > 3*maxPathBytes+len("file://") { // even percent-encoded
+		return "", tooLong()
+	}
 	p = uriToPath(p)
+	if len(p) > maxPathBytes {
+		return "", tooLong()
+	}
 	if !filepath.IsAbs(p) {
 		return "", &Error{Code: CodeInvalidParams, Kind: KindOutsideSessions, Msg: fmt.Sprintf("session path %q must be absolute", p)}
 	}
@@ -490,6 +499,10 @@ func (h *host) resolveLocked(p string) (string, error) {
 	}
 	return filepath.Clean(p), nil
 }
+
+// maxPathBytes is Linux's PATH_MAX: a longer session parameter names no file, and is
+// refused before it is copied about.
+const maxPathBytes = 4096
 
 // sessionFor resolves an optional session parameter to a session path.
 func (h *host) sessionFor(p string) (string, error) {

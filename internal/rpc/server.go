@@ -110,7 +110,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opt 
 	st := newStream(r, w, closer, opt.MaxFrameBytes)
 	st.onBadFrame = func(err error) { s.log.Warn("skipped bad message", "err", err) }
 	s.stream = st
-	s.conn = jsonrpc2.NewConn(s.baseCtx, st, s)
+	s.conn = jsonrpc2.NewConn(s.baseCtx, st, st.withParams(s))
 	close(s.ready)
 	select {
 	case <-s.conn.DisconnectNotify():

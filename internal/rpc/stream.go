@@ -3,6 +3,7 @@ package rpc
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +32,10 @@ type stream struct {
 	mu  sync.Mutex // serializes writes
 	// onBadFrame is told about each skipped frame (for logging).
 	onBadFrame func(error)
+	// params are those of the request ReadObject returned last (see withParams).
+	paramsMu  sync.Mutex
+	params    []byte
+	hasParams bool
 }
 
 func newStream(r io.Reader, w io.Writer, c io.Closer, maxFrame int) *stream {
@@ -49,12 +54,17 @@ func (s *stream) WriteObject(obj any) error {
 }
 
 func (s *stream) writeFrame(data []byte) error {
+	head := make([]byte, 0, 40)
+	head = append(head, "Content-Length: "...)
+	head = strconv.AppendInt(head, int64(len(data)), 10)
+	head = append(head, "\r\n\r\n"...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "Content-Length: %d\r\n\r\n", len(data))
-	buf.Write(data)
-	_, err := s.w.Write(buf.Bytes())
+	// The body is written from where it is, not copied after the header.
+	if _, err := s.w.Write(head); err != nil {
+		return err
+	}
+	_, err := s.w.Write(data)
 	return err
 }
 
@@ -102,13 +112,21 @@ func (s *stream) ReadObject(v any) error {
 			return err
 		}
 		id := requestID(body)
+		if len(id) > maxIDBytes {
+			s.reject(nil, CodeInvalidRequest, fmt.Sprintf("request id of %d bytes is longer than %d", len(id), maxIDBytes))
+			continue
+		}
 		if bad := badID(id); bad != "" {
 			// The library would answer a negative id as a huge unsigned one, which
 			// the client could never match: refuse it, echoing the id as sent.
 			s.reject(id, CodeInvalidRequest, bad)
 			continue
 		}
-		if err := json.Unmarshal(body, v); err != nil {
+		envelope, params, hasParams, err := s.envelope(body)
+		if err == nil {
+			err = json.Unmarshal(envelope, v)
+		}
+		if err != nil {
 			code := int64(CodeParseError)
 			if json.Valid(body) && !strings.Contains(err.Error(), "exceeded max depth") {
 				code = CodeInvalidRequest
@@ -116,8 +134,130 @@ func (s *stream) ReadObject(v any) error {
 			s.reject(id, code, "invalid message: "+err.Error())
 			continue
 		}
+		s.paramsMu.Lock()
+		s.params, s.hasParams = params, hasParams
+		s.paramsMu.Unlock()
 		return nil
 	}
+}
+
+// maxIDBytes bounds a request id (an answer echoes it), maxMethodBytes a method name.
+const (
+	maxIDBytes     = 1 << 10
+	maxMethodBytes = 1 << 10
+)
+
+// envelope is what the library decodes of a request: its id and method, with params
+// left out (they are handed to the handler as they came, see withParams). The library
+// decodes a request into a map of interface values and encodes its params again, which
+// costs tens of times their size when they hold many small values. A response (to the
+// server's own requests, always small) larger than maxLibraryBody is turned into an
+// error response, and any other body that large is refused here, for the same reason.
+func (s *stream) envelope(body []byte) (envelope, params []byte, hasParams bool, err error) {
+	// The whole body is checked first, as the library would (the same errors).
+	if err := json.Unmarshal(body, &struct{}{}); err != nil {
+		if _, ok := err.(*json.UnmarshalTypeError); !ok {
+			return nil, nil, false, err
+		}
+	}
+	var jsonrpc, id, method, errv []byte
+	var hasResult bool
+	isObject := eachMember(body, func(k string, v []byte) bool {
+		switch k { // the later of repeated members, as the library's map keeps
+		case "jsonrpc":
+			jsonrpc = v
+		case "id":
+			id = v
+		case "method":
+			method = v
+		case "params":
+			params, hasParams = v, true
+		case "result":
+			hasResult = true
+		case "error":
+			errv = v
+		}
+		return true
+	})
+	switch {
+	case !isObject || method == nil && len(body) <= maxLibraryBody:
+		if len(body) > maxLibraryBody {
+			return nil, nil, false, fmt.Errorf("a message of %d bytes that is not a request object", len(body))
+		}
+		return body, nil, false, nil // the library answers as it does
+	case method == nil:
+		return responseTooLarge(id, len(body)), nil, false, nil
+	case len(id) > maxIDBytes:
+		return nil, nil, false, fmt.Errorf("request id of %d bytes is longer than %d", len(id), maxIDBytes)
+	case len(method) > maxMethodBytes:
+		return nil, nil, false, fmt.Errorf("method of %d bytes is longer than %d", len(method), maxMethodBytes)
+	case method[0] != '"':
+		method = []byte("null") // the library's "missing method field"
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":`)
+	if jsonrpc == nil || len(jsonrpc) > 64 {
+		jsonrpc = []byte(`"2.0"`)
+	}
+	b.Write(jsonrpc)
+	if id != nil {
+		b.WriteString(`,"id":`)
+		b.Write(id)
+	}
+	b.WriteString(`,"method":`)
+	b.Write(method)
+	if hasParams {
+		if string(params) == "null" {
+			b.WriteString(`,"params":null`)
+			params, hasParams = nil, false
+		} else {
+			b.WriteString(`,"params":{}`)
+		}
+	}
+	// A request that also has a result or an error is neither, for the library.
+	if hasResult {
+		b.WriteString(`,"result":null`)
+	}
+	if errv != nil && string(errv) != "null" {
+		b.WriteString(`,"error":{}`)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), params, hasParams, nil
+}
+
+// maxLibraryBody is the largest body other than a request the library decodes itself.
+const maxLibraryBody = 64 << 10
+
+// responseTooLarge is an error response to id in place of one too large to decode.
+func responseTooLarge(id []byte, n int) []byte {
+	if id == nil {
+		id = []byte("null")
+	}
+	msg, _ := json.Marshal(fmt.Sprintf("response of %d bytes: more than the %d bytes the server reads of an answer", n, maxLibraryBody))
+	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32603,"message":` + string(msg) + `}}`)
+}
+
+// withParams is h with each request's params as they came in the frame (the envelope
+// the library decoded has none). The library hands a request to the handler before it
+// reads the next one, so the params ReadObject kept last are the request's.
+func (s *stream) withParams(h jsonrpc2.Handler) jsonrpc2.Handler { return paramsHandler{s, h} }
+
+type paramsHandler struct {
+	s *stream
+	h jsonrpc2.Handler
+}
+
+func (p paramsHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	s := p.s
+	s.paramsMu.Lock()
+	params, has := s.params, s.hasParams
+	s.params, s.hasParams = nil, false
+	s.paramsMu.Unlock()
+	if has {
+		raw := json.RawMessage(params)
+		req.Params = &raw
+	}
+	p.h.Handle(ctx, conn, req)
 }
 
 type frameError struct {
@@ -140,12 +280,39 @@ func contentLengthAt(line string) (value string, ok bool) {
 	return strings.TrimSpace(value), true
 }
 
+// maxHeaderLine is the longest header line kept whole. Of a longer one (garbage, or the
+// rest of a frame whose length was wrong) only the end is kept, where a Content-Length
+// header run into it would be: the rest is skipped as it is read, never held.
+const maxHeaderLine = 4 << 10
+
+// headerLine reads a line up to '\n' (included), keeping at most its last maxHeaderLine
+// bytes.
+func (s *stream) headerLine() (string, error) {
+	var long []byte // the end of a line longer than the reader's buffer
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if err == nil && long == nil {
+			return string(chunk), nil
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return "", err
+		}
+		long = append(long, chunk...)
+		if len(long) > maxHeaderLine {
+			long = append(long[:0], long[len(long)-maxHeaderLine:]...)
+		}
+		if err == nil {
+			return string(long), nil
+		}
+	}
+}
+
 func (s *stream) readFrame() ([]byte, error) {
 	length := -1
 	sawHeader := false
 	var bad *frameError
 	for {
-		line, err := s.r.ReadString('\n')
+		line, err := s.headerLine()
 		if err != nil {
 			return nil, err
 		}
@@ -217,16 +384,31 @@ func badID(id json.RawMessage) string {
 
 // topLevelField returns the raw value of a key of a top-level JSON object without
 // decoding the rest, so it works on bodies too deep (or too broken after the key) for
-// encoding/json.
+// encoding/json. For a repeated key it is the first value.
 func topLevelField(body []byte, key string) json.RawMessage {
+	var found json.RawMessage
+	eachMember(body, func(k string, v []byte) bool {
+		if k == key {
+			found = json.RawMessage(v)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// eachMember calls fn with each member of a top-level JSON object, in order, until fn
+// returns false; the values are views of body. Only keys are decoded (values are
+// skipped, never copied), so it costs no memory whatever the body holds. It reports
+// false when body is not an object, or is broken before fn stopped.
+func eachMember(body []byte, fn func(key string, value []byte) bool) bool {
 	i := 0
 	ws := func() {
 		for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r') {
 			i++
 		}
 	}
-	str := func() (string, bool) { // at '"'
-		start := i
+	skipStr := func() bool { // at '"'
 		i++
 		for i < len(body) {
 			switch body[i] {
@@ -235,22 +417,29 @@ func topLevelField(body []byte, key string) json.RawMessage {
 				continue
 			case '"':
 				i++
-				var s string
-				if json.Unmarshal(body[start:i], &s) != nil {
-					return "", false
-				}
-				return s, true
+				return true
 			}
 			i++
 		}
-		return "", false
+		return false
+	}
+	key := func() (string, bool) { // at '"'
+		start := i
+		if !skipStr() {
+			return "", false
+		}
+		var s string
+		if json.Unmarshal(body[start:i], &s) != nil {
+			return "", false
+		}
+		return s, true
 	}
 	skip := func() bool { // skips one value, iteratively
 		depth := 0
 		for i < len(body) {
 			switch c := body[i]; c {
 			case '"':
-				if _, ok := str(); !ok {
+				if !skipStr() {
 					return false
 				}
 			case '{', '[':
@@ -278,34 +467,41 @@ func topLevelField(body []byte, key string) json.RawMessage {
 	}
 	ws()
 	if i >= len(body) || body[i] != '{' {
-		return nil
+		return false
 	}
 	i++
+	ws()
+	if i < len(body) && body[i] == '}' {
+		return true
+	}
 	for {
 		ws()
 		if i >= len(body) || body[i] != '"' {
-			return nil
+			return false
 		}
-		k, ok := str()
+		k, ok := key()
 		if !ok {
-			return nil
+			return false
 		}
 		ws()
 		if i >= len(body) || body[i] != ':' {
-			return nil
+			return false
 		}
 		i++
 		ws()
 		start := i
 		if !skip() {
-			return nil
+			return false
 		}
-		if k == key {
-			return json.RawMessage(bytes.TrimSpace(body[start:i]))
+		if !fn(k, bytes.TrimSpace(body[start:i])) {
+			return true
 		}
 		ws()
+		if i < len(body) && body[i] == '}' {
+			return true
+		}
 		if i >= len(body) || body[i] != ',' {
-			return nil
+			return false
 		}
 		i++
 	}
