@@ -319,7 +319,9 @@ func runContext(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	c := ix.BuildContext(leafID)
-	tokens := session.EstimateContextTokens(c.Messages)
+	// The figure Pi 1.6.0 reports and compacts on: usage recorded before the newest
+	// compaction or context edit is not trusted.
+	tokens := session.ProjectedContextTokens(c.Path)
 	if *asJSON {
 		msgs := make([]json.RawMessage, len(c.Messages))
 		for i, m := range c.Messages {

@@ -169,3 +169,45 @@ func topKeys(t *testing.T, raw []byte) []string {
 	}
 	return keys
 }
+
+// Files pi-lsp writes still load in Pi 0.73.1, for people on the old package: a
+// compaction with its checkpoint and a usage with cost, on a genuine 1.6.0 session and
+// on a 0.73-era one, opens with every entry, pi-lsp's leaf and the summary first.
+func TestOurCompactionStillLoadsInPi073(t *testing.T) {
+	o := oracle.StartLegacy(t)
+	if !o.Live() {
+		liveOracle(t) // skips, or fails under PI_LSP_REQUIRE_ORACLE=1, as the others do
+		t.Skip("needs the live Pi 0.73.1 oracle")
+	}
+	for _, file := range []string{"genuine-1.6/system-tools.jsonl", "genuine/full-main.jsonl"} {
+		t.Run(file, func(t *testing.T) {
+			path := corpusCopy(t, file)
+			res, err := compaction.Run(context.Background(), path, compaction.RunOptions{Settings: settings(200, 16384), Summarizer: compaction.Extractive{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pi struct {
+				LeafID     *string           `json:"leafId"`
+				Messages   []json.RawMessage `json:"messages"`
+				EntryCount int               `json:"entryCount"`
+				NewSession bool              `json:"newSession"`
+				Rewritten  bool              `json:"rewritten"`
+			}
+			o.Query(t, map[string]any{"op": "piload", "file": path}, &pi)
+			f, err := session.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pi.NewSession || pi.Rewritten || pi.EntryCount != len(f.Entries) || pi.LeafID == nil || *pi.LeafID != res.Entry.ID {
+				t.Fatalf("Pi 0.73.1: new session %v, rewritten %v, %d entries of %d, leaf %v (want %s)", pi.NewSession, pi.Rewritten, pi.EntryCount, len(f.Entries), pi.LeafID, res.Entry.ID)
+			}
+			var first struct {
+				Role    string `json:"role"`
+				Summary string `json:"summary"`
+			}
+			if len(pi.Messages) == 0 || json.Unmarshal(pi.Messages[0], &first) != nil || first.Role != "compactionSummary" || first.Summary != res.Outcome.Summary {
+				t.Errorf("Pi 0.73.1's context does not start with the summary")
+			}
+		})
+	}
+}
