@@ -96,7 +96,8 @@ func isNull(r []byte) bool {
 // the message's body is left in the file.
 type decoder struct {
 	// inMemory keeps the line as the entry's bytes and its strings as views of it (the
-	// caller never reuses it); single allocates each entry on its own (one line).
+	// caller never reuses it); single allocates each entry on its own (one line), and
+	// its message with its body in memory.
 	inMemory, single bool
 	arena
 	entries []Entry
@@ -287,7 +288,7 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 		if pv != nil {
 			pv.m = m
 		}
-		if !d.inMemory {
+		if m.body == nil {
 			m.ent = e
 		} else if m.Role == RoleAssistant && !d.preview {
 			// Tool calls are what file tracking and compaction read of every assistant

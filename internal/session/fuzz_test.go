@@ -295,14 +295,8 @@ func FuzzIndex(f *testing.F) {
 }
 
 // hostileBound is the most a hostile file may grow the heap by, as a multiple of its
-// size, while it is loaded (Load, as the server reads sessions), indexed and walked
-// (fzCheckFile). hostileParseBound is Parse's: its entries are views of the input, which
-// stays live (and the collector lets the heap grow in proportion to what is live), and
-// it keeps message bodies in memory; only tests use it.
-const (
-	hostileBound      = 8
-	hostileParseBound = 10
-)
+// size, while it is loaded (or parsed), indexed and walked (fzCheckFile).
+const hostileBound = 8
 
 // TestHostileInputMemoryBounded loads 10 MB inputs (1 MB under -race or -short: the
 // ratios hold there too) of hostile shapes, with Load (a file, as the server reads
@@ -381,12 +375,8 @@ func TestHostileInputMemoryBounded(t *testing.T) {
 					case err == nil && entries != c.entries:
 						t.Errorf("%d entries, want %d", entries, c.entries)
 					}
-					bound := int64(hostileBound)
-					if via == "Parse" {
-						bound = hostileParseBound
-					}
-					if grew > bound*int64(n) {
-						t.Errorf("heap grew by %d MB for a %d MB input (more than %d×)", grew>>20, n>>20, bound)
+					if grew > hostileBound*int64(n) {
+						t.Errorf("heap grew by %d MB for a %d MB input (more than %d×)", grew>>20, n>>20, hostileBound)
 					}
 					if after > 8<<20 {
 						t.Errorf("heap did not return to its baseline: %+d MB", after>>20)

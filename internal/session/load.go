@@ -115,7 +115,8 @@ func isJSSpace(c byte) bool {
 }
 
 // Parse parses session file content held in memory with Pi's rules (see parse). Its
-// entries keep views of data, which must not change afterwards.
+// entries keep views of data, which must not change afterwards; as a loaded file's, their
+// messages' bodies are decoded from their lines when asked for.
 func Parse(data []byte) (*File, error) {
 	return parse(lineSource{mem: data, size: int64(len(data))})
 }

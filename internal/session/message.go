@@ -69,9 +69,10 @@ type Block struct {
 }
 
 // Message is a Pi AgentMessage: its metadata as fields, its body (content, output,
-// summary, the JSON itself) through methods. A message of a loaded file keeps only the
-// metadata and reads its body from the file when asked (see Entry.Raw()); a message held
-// in memory decodes its content once.
+// summary, the JSON itself) through methods. A message of a file (loaded, or parsed from
+// memory) keeps only the metadata and decodes its body from its entry's line when asked
+// (see Entry.Raw()); a message decoded on its own holds its body in memory and decodes
+// its content once.
 type Message struct {
 	Role  string
 	body  *msgBody  // in memory; nil for a message of a loaded file
@@ -304,7 +305,9 @@ func DecodeMessage(raw json.RawMessage) (*Message, error) {
 }
 
 // messageFromFields decodes a message from its already scanned members. With a decoder
-// it keeps copies of the metadata and none of the body (see Message).
+// of many lines it keeps the metadata and none of the body, which is decoded from the
+// entry's line when asked for (see Message): copies of the metadata for a loaded file,
+// views of the line for one parsed from memory.
 func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byte) *Message {
 	var m *Message
 	if d == nil {
@@ -313,7 +316,7 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 		m = d.message()
 	}
 	var body *msgBody
-	if d == nil || d.inMemory {
+	if d == nil || d.single {
 		body = &msgBody{raw: raw}
 		m.body = body
 	}
@@ -403,6 +406,12 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 	} else {
 		m.Usage = decodeUsage(usage)
 	}
+	if d.inMemory {
+		// Parsed from memory: the metadata are views of the line, which is kept, and
+		// the body is decoded from it when asked for, as a loaded file's is.
+		m.toolCallsOf(d, line, content, func(s string) string { return s })
+		return m
+	}
 	// Keep copies of the metadata; the body stays in the file.
 	m.Role = internKnown(m.Role, &d.arena)
 	m.Provider, m.Model, m.StopReason = d.intern(m.Provider), d.intern(m.Model), d.intern(m.StopReason)
@@ -414,26 +423,38 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 		}
 	}
 	m.Timestamp = d.bytes(m.Timestamp)
-	if m.Role == RoleAssistant && len(content) > 0 && content[0] == '[' {
-		// Tool calls are what file tracking and compaction read of every assistant
-		// message; the scan recorded those of every content array, keep the last one's.
-		at, n := offsetIn(line, content), 0
-		for _, c := range d.calls {
-			if c.contentAt == at {
-				n++
-			}
-		}
-		if n > 0 {
-			x := m.more()
-			x.toolCalls = make([]ToolCall, 0, n)
-			for _, c := range d.calls {
-				if c.contentAt == at {
-					x.toolCalls = append(x.toolCalls, ToolCall{Name: d.intern(c.Name), ID: d.str(c.ID), Path: d.intern(c.Path)})
-				}
-			}
+	m.toolCallsOf(d, line, content, d.str)
+	return m
+}
+
+// toolCallsOf keeps the tool calls of an assistant message decoded without its body:
+// file tracking and compaction read those of every assistant message. The scan recorded
+// those of every content array; the last array's are the message's. keep copies a
+// string out of the line (or keeps it as it is, when the line is kept).
+func (m *Message) toolCallsOf(d *decoder, line, content []byte, keep func(string) string) {
+	if m.Role != RoleAssistant || len(content) == 0 || content[0] != '[' {
+		return
+	}
+	at, n := offsetIn(line, content), 0
+	for _, c := range d.calls {
+		if c.contentAt == at {
+			n++
 		}
 	}
-	return m
+	if n == 0 {
+		return
+	}
+	x := m.more()
+	x.toolCalls = make([]ToolCall, 0, n)
+	intern := d.intern
+	if d.inMemory {
+		intern = keep
+	}
+	for _, c := range d.calls {
+		if c.contentAt == at {
+			x.toolCalls = append(x.toolCalls, ToolCall{Name: intern(c.Name), ID: keep(c.ID), Path: intern(c.Path)})
+		}
+	}
 }
 
 // NewBlocksMessage builds a message of role with the given content blocks (for messages
