@@ -298,8 +298,8 @@ func FuzzIndex(f *testing.F) {
 // size, while it is loaded (or parsed), indexed and walked (fzCheckFile).
 const hostileBound = 8
 
-// TestHostileInputMemoryBounded loads 10 MB inputs (1 MB under -race or -short: the
-// ratios hold there too) of hostile shapes, with Load (a file, as the server reads
+// TestHostileInputMemoryBounded loads 10 MB inputs (1 MB under -race or -short, without
+// the bound on the peak) of hostile shapes, with Load (a file, as the server reads
 // sessions) and with Parse (bytes in memory): none panics or hangs, the heap grows by at
 // most hostileBound times the input at its peak (sampled every 2 ms; garbage the
 // collector has not reclaimed yet counts) or the input is refused before it grows, and
@@ -309,8 +309,13 @@ const hostileBound = 8
 func TestHostileInputMemoryBounded(t *testing.T) {
 	size := 10 << 20
 	if fuzzRaceOn || testing.Short() {
-		size = 1 << 20 // the race detector makes 10 MB slow; the bounds are the same
+		// The race detector makes 10 MB slow. At 1 MB the peak says little about the
+		// input: the collector lets the heap grow by the 4 MB of its minimum heap, or by
+		// as much as the rest of the package keeps live, before it collects, so the bound
+		// is checked on 10 MB inputs only (everything else is checked on both).
+		size = 1 << 20
 	}
+	checkBound := size == 10<<20
 	deep := func(open, close string) func() []byte {
 		return func() []byte {
 			n := (size - 200) / (len(open) + len(close))
@@ -375,7 +380,7 @@ func TestHostileInputMemoryBounded(t *testing.T) {
 					case err == nil && entries != c.entries:
 						t.Errorf("%d entries, want %d", entries, c.entries)
 					}
-					if grew > hostileBound*int64(n) {
+					if checkBound && grew > hostileBound*int64(n) {
 						t.Errorf("heap grew by %d MB for a %d MB input (more than %d×)", grew>>20, n>>20, hostileBound)
 					}
 					if after > 8<<20 {
