@@ -279,19 +279,18 @@ func TestUndecodableIDGetsAWellFormedAnswer(t *testing.T) {
 }
 
 // TestFramingLargeHostileFrames sends 10 MB frames of hostile shapes to a server with
-// the default frame limit (1 MB under -race or -short, without the bound on the peak):
+// the default frame limit (1 MB under -race or -short, with 8 MB more allowed):
 // each is answered with an error, the next request is answered, the heap grows by at
 // most hostileFrameBound times the frame while it is read, rejected and answered
 // (sampled every 2 ms, from a baseline taken with the frame already built), and the heap
 // returns to its baseline afterwards.
 func TestFramingLargeHostileFrames(t *testing.T) {
-	size := 10 << 20
+	size, slack := 10<<20, int64(0)
 	if fuzzRaceOn || testing.Short() {
-		size = 1 << 20
+		// At 1 MB the collector's minimum heap (4 MB) and what the rest of the package
+		// keeps live weigh on the peak as much as the frame: the bound allows 8 MB more.
+		size, slack = 1<<20, 8<<20
 	}
-	// At 1 MB the collector's minimum heap (4 MB) and what the rest of the package keeps
-	// live set the peak, not the frame: the bound is checked on 10 MB frames only.
-	checkBound := size == 10<<20
 	root := t.TempDir()
 	t.Setenv("HOME", filepath.Join(root, "home"))
 	agentDir := filepath.Join(root, "agent")
@@ -406,7 +405,7 @@ func TestFramingLargeHostileFrames(t *testing.T) {
 		if errs == 0 {
 			t.Errorf("%s: no error answer", b.name)
 		}
-		if checkBound && grew > hostileFrameBound*int64(len(frame)) {
+		if grew > hostileFrameBound*int64(len(frame))+slack {
 			t.Errorf("%s: peak heap +%d MB for a %d MB frame (more than %d×)", b.name, grew>>20, len(frame)>>20, hostileFrameBound)
 		}
 	}
