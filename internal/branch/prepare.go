@@ -54,10 +54,18 @@ func PrepareWith(entries []*session.Entry, tokenBudget int, opt PrepareOptions) 
 			}
 		}
 	}
+	// Context edits among the entries hide or replace their targets (Pi 1.5+): the latest
+	// edit per target counts.
+	edits := map[string]*session.Entry{}
+	for _, e := range entries {
+		if target, ok := e.ContextEditTarget(); ok {
+			edits[target] = e
+		}
+	}
 	var rev []*session.Message
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		m := messageOf(e)
+		m := messageOf(e, edits[e.ID])
 		if m == nil {
 			continue
 		}
@@ -82,10 +90,17 @@ func PrepareWith(entries []*session.Entry, tokenBudget int, opt PrepareOptions) 
 }
 
 // messageOf is the message an entry contributes to a branch summary: Pi's
-// getMessageFromEntry of branch-summarization, which skips tool results.
-func messageOf(e *session.Entry) *session.Message {
+// getMessageFromEntry of branch-summarization, which skips tool results and projects a
+// message or custom message under its latest context edit (omitted: none).
+func messageOf(e, edit *session.Entry) *session.Message {
 	m := session.MessageOf(e)
 	if m == nil || (e.Type == session.TypeMessage && m.Role == session.RoleToolResult) {
+		return nil
+	}
+	if edit != nil && (e.Type == session.TypeMessage || e.Type == session.TypeCustomMessage) {
+		if ms := session.ProjectEntry(e, edit); len(ms) > 0 {
+			return ms[0]
+		}
 		return nil
 	}
 	return m

@@ -10,8 +10,9 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// ErrNothingToCompact: the span to summarize holds no message (design divergence 2).
-var ErrNothingToCompact = errors.New("nothing to compact: no messages before the kept part")
+// ErrNothingToCompact: the span to summarize holds no message (Pi 0.79.8+:
+// prepareCompaction gives nothing, and /compact says so in these words).
+var ErrNothingToCompact = errors.New("Nothing to compact (session too small)")
 
 // ErrPinnedDropped: the summary does not quote a pinned message; nothing was written.
 var ErrPinnedDropped = errors.New("the summary drops a pinned message; edit it, or commit anyway to accept")
@@ -179,10 +180,12 @@ func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*
 	return out, nil
 }
 
-// TokensAfter estimates the context after compaction: the summary plus the kept
-// messages, each estimated (earlier usage figures describe the old, larger context).
+// TokensAfter estimates the context after compaction (Pi's estimatedTokensAfter): the
+// checkpoint, the summary and the kept messages, each estimated (earlier usage figures
+// describe the old, larger context).
 func TokensAfter(summary string, p *Preparation) float64 {
 	total := float64(session.EstimateTokens(session.NewSummaryMessage(session.RoleCompactionSummary, summary)))
+	total += float64(session.EstimateTokens(Checkpoint(p.Path)))
 	for _, m := range p.KeptMessages() {
 		total += float64(session.EstimateTokens(m))
 	}

@@ -2,92 +2,172 @@ package compaction
 
 import "github.com/pi-lsp/pi-lsp/internal/session"
 
-// CutPoint is Pi's CutPointResult.
+// CutPoint is Pi's CutPointResult: indices into the entries the cut was found in (the
+// path for FindCutPoint, the projected context for a preparation).
 type CutPoint struct {
 	FirstKeptIndex int
 	TurnStartIndex int // -1 when the cut is not inside a turn
 	IsSplitTurn    bool
 }
 
-func isCutPoint(e *session.Entry) bool {
-	switch e.Type {
-	case session.TypeMessage:
-		switch e.Role() {
-		case session.RoleBashExecution, session.RoleCustom, session.RoleBranchSummary,
-			session.RoleCompactionSummary, session.RoleUser, session.RoleAssistant:
-			return true
-		}
-	case session.TypeBranchSummary, session.TypeCustomMessage:
+// isCutPointMessage: Pi cuts before user-like and assistant messages, never before a tool
+// result (it must follow its call) or a system message.
+func isCutPointMessage(m *session.Message) bool {
+	switch m.Role {
+	case session.RoleUser, session.RoleAssistant, session.RoleBashExecution, session.RoleCustom,
+		session.RoleBranchSummary, session.RoleCompactionSummary:
 		return true
 	}
 	return false
 }
 
-// FindTurnStartIndex is Pi's findTurnStartIndex: walking back from i to start, the first
-// branch_summary, custom_message, or user / bashExecution message; -1 if none.
-func FindTurnStartIndex(path []*session.Entry, i, start int) int {
-	for j := i; j >= start; j-- {
-		e := path[j]
-		if e.Type == session.TypeBranchSummary || e.Type == session.TypeCustomMessage {
-			return j
+// isTurnStartMessage: what starts a turn (Pi 0.80+: every user-like message).
+func isTurnStartMessage(m *session.Message) bool {
+	switch m.Role {
+	case session.RoleUser, session.RoleBashExecution, session.RoleCustom,
+		session.RoleBranchSummary, session.RoleCompactionSummary:
+		return true
+	}
+	return false
+}
+
+func anyMessage(ms []*session.Message, pred func(*session.Message) bool) bool {
+	for _, m := range ms {
+		if pred(m) {
+			return true
 		}
-		if e.Type == session.TypeMessage {
-			if r := e.Role(); r == session.RoleUser || r == session.RoleBashExecution {
-				return j
-			}
+	}
+	return false
+}
+
+// isTurnStart: an entry (not a compaction) whose messages start a turn.
+func isTurnStart(u session.ProjectedEntry) bool {
+	return u.Entry.Type != session.TypeCompaction && anyMessage(u.Messages, isTurnStartMessage)
+}
+
+// rawUnits pairs each entry of a path with the messages it contributes before any edit
+// (Pi's sessionEntryToContextMessages), for the cut walk over a raw path.
+func rawUnits(path []*session.Entry) []session.ProjectedEntry {
+	out := make([]session.ProjectedEntry, len(path))
+	for i, e := range path {
+		out[i] = session.ProjectedEntry{Entry: e, Messages: session.EntryMessages(e)}
+	}
+	return out
+}
+
+// FindTurnStartIndex is Pi's findTurnStartIndex over a raw path: walking back from i to
+// start, the first entry (not a compaction) with a turn-starting message; -1 if none.
+func FindTurnStartIndex(path []*session.Entry, i, start int) int {
+	return findTurnStart(rawUnits(path), i, start)
+}
+
+func findTurnStart(units []session.ProjectedEntry, i, start int) int {
+	for j := i; j >= start; j-- {
+		if isTurnStart(units[j]) {
+			return j
 		}
 	}
 	return -1
 }
 
-// FindCutPoint is Pi's findCutPoint over path[start:end]: walking back from the newest
-// entry and summing the estimates of message entries only, it keeps at least
-// keepRecentTokens and cuts at the nearest valid cut point at or after the entry that
-// crosses the budget, then pulls in the non-message entries just before the cut.
+// FindCutPoint is Pi 1.6.0's findCutPoint over path[start:end] (every entry counted by
+// the messages it contributes).
 func FindCutPoint(path []*session.Entry, start, end, keepRecentTokens int) CutPoint {
-	// The first valid cut point at or after i, or -1. Pi lists them all first; only the
-	// first one from the start and the first one after the budget's position matter.
-	firstCutFrom := func(i int) int {
-		for ; i < end; i++ {
-			if isCutPoint(path[i]) {
-				return i
-			}
+	return findCut(rawUnits(path), start, end, keepRecentTokens, false)
+}
+
+// findCut is Pi 1.6.0's cut walk: walking back from the newest entry and summing the
+// estimates of each entry's messages (entries without tokens skipped), it keeps at least
+// keepRecentTokens and cuts at the first valid cut point at or after the entry that
+// crosses the budget (or the last cut point when none follows: a trailing tool result
+// larger than the budget keeps its call); then it pulls in the entries without messages
+// just before the cut. Over a projected context (projected), a closed suffix after the
+// cut made only of an omitted failed attempt and its edits moves the cut past it
+// (Pi's findProjectedCutPoint).
+func findCut(units []session.ProjectedEntry, start, end, keepRecentTokens int, projected bool) CutPoint {
+	var cutPoints []int
+	for i := start; i < end; i++ {
+		if units[i].Entry.Type != session.TypeCompaction && anyMessage(units[i].Messages, isCutPointMessage) {
+			cutPoints = append(cutPoints, i)
 		}
-		return -1
 	}
-	cut := firstCutFrom(start)
-	if cut < 0 {
+	if len(cutPoints) == 0 {
 		return CutPoint{FirstKeptIndex: start, TurnStartIndex: -1}
 	}
-	acc := 0
+	cut, exceeded, acc := cutPoints[0], false, 0
 	for i := end - 1; i >= start; i-- {
-		e := path[i]
-		if e.Type != session.TypeMessage {
+		tokens := 0
+		for _, m := range units[i].Messages {
+			tokens += session.EstimateTokens(m)
+		}
+		if tokens == 0 {
 			continue
 		}
-		m, err := e.Message()
-		if err != nil {
-			continue
-		}
-		acc += session.EstimateTokens(m)
+		acc += tokens
 		if acc >= keepRecentTokens {
-			if c := firstCutFrom(i); c >= 0 {
-				cut = c
+			exceeded = true
+			cut = cutPoints[len(cutPoints)-1]
+			for _, c := range cutPoints {
+				if c >= i {
+					cut = c
+					break
+				}
 			}
 			break
 		}
 	}
+	if projected && exceeded && recoveryOmissionSuffix(units[cut+1:end]) {
+		cut++
+	}
 	for cut > start {
-		prev := path[cut-1]
-		if prev.Type == session.TypeCompaction || prev.Type == session.TypeMessage {
+		prev := units[cut-1]
+		if prev.Entry.Type == session.TypeCompaction || len(prev.Messages) > 0 {
 			break
 		}
 		cut--
 	}
-	isUser := path[cut].Type == session.TypeMessage && path[cut].Role() == session.RoleUser
-	turnStart := -1
-	if !isUser {
-		turnStart = FindTurnStartIndex(path, cut, start)
+	if isTurnStart(units[cut]) {
+		return CutPoint{FirstKeptIndex: cut, TurnStartIndex: -1}
 	}
-	return CutPoint{FirstKeptIndex: cut, TurnStartIndex: turnStart, IsSplitTurn: !isUser && turnStart != -1}
+	ts := findTurnStart(units, cut, start)
+	return CutPoint{FirstKeptIndex: cut, TurnStartIndex: ts, IsSplitTurn: ts != -1}
+}
+
+// recoveryOmissionSuffix: the entries after a cut are an omitted assistant attempt and
+// nothing the model sees (other omitted entries, edits, settings), with no compaction and
+// no edit replacing something outside the omitted set. Such a suffix is what overflow or
+// cut-off recovery leaves; Pi advances the cut over it rather than keep a cut before
+// input that was never sent.
+func recoveryOmissionSuffix(suffix []session.ProjectedEntry) bool {
+	visible := func(u session.ProjectedEntry) bool {
+		return u.Entry.Type != session.TypeContextEdit && len(session.EntryMessages(u.Entry)) > 0
+	}
+	omitted := func(u session.ProjectedEntry) bool { return visible(u) && len(u.Messages) == 0 }
+	omittedIDs := map[string]bool{}
+	for _, u := range suffix {
+		if omitted(u) {
+			omittedIDs[u.Entry.ID] = true
+		}
+	}
+	hasOmittedAssistant := false
+	for _, u := range suffix {
+		if u.Entry.Type == session.TypeCompaction || (visible(u) && !omitted(u)) {
+			return false
+		}
+		if u.Entry.Type == session.TypeContextEdit {
+			target, _ := u.Entry.ContextEditTarget()
+			if !isNullReplacement(u.Entry) && !omittedIDs[target] {
+				return false // a replacement of something outside the attempt
+			}
+		}
+		if u.Entry.Type == session.TypeMessage && u.Entry.Role() == session.RoleAssistant && omitted(u) {
+			hasOmittedAssistant = true
+		}
+	}
+	return hasOmittedAssistant
+}
+
+// isNullReplacement: a context_edit whose replacement is JSON null (an omission).
+func isNullReplacement(e *session.Entry) bool {
+	return string(e.RawField("replacement")) == "null"
 }

@@ -65,17 +65,11 @@ func leaves(n int) []int {
 }
 
 // TestPrepareMatchesPi diffs findCutPoint, prepareCompaction and serializeConversation
-// with real Pi 0.73.1 on the whole corpus, for many leaves and keepRecentTokens values.
-// Pi 0.73.1, not 1.6.0: the cut walk and preparation of 1.6.0 (on the projected context)
-// are not implemented yet.
+// with real Pi 1.6.0 on the whole corpus, for many leaves and keepRecentTokens values.
 func TestPrepareMatchesPi(t *testing.T) {
-	o := oracle.StartLegacy(t)
-	ref := oracle.Start(t)
+	o := oracle.Start(t)
 	for _, cf := range oracle.Corpus(t) {
 		t.Run(cf.Name, func(t *testing.T) {
-			if ok, why := oracle.LegacyComparable(cf.Path); !ok {
-				t.Skipf("not comparable with Pi 0.73.1's preparation: %s", why)
-			}
 			f, err := session.Load(cf.Path)
 			if errors.Is(err, session.ErrNoHeader) {
 				t.Skip("no header")
@@ -125,15 +119,6 @@ func TestPrepareMatchesPi(t *testing.T) {
 					}
 					req["op"] = "prepare"
 					o.Query(t, req, &want)
-					// tokensBefore is already Pi 1.6.0's: the projected estimate of the
-					// context, which does not trust usage recorded before a compaction.
-					var ctx struct {
-						Projected struct {
-							Tokens float64 `json:"tokens"`
-						} `json:"projectedTokens"`
-					}
-					ref.Query(t, map[string]any{"op": "context", "file": cf.Path, "leafIndex": li}, &ctx)
-					want.TokensBefore = ctx.Projected.Tokens
 					p, err := compaction.Prepare(path, session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep})
 					if want.Undefined {
 						if err == nil {

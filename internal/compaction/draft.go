@@ -31,9 +31,10 @@ type Draft struct {
 // SpanIDs lists the entries a preparation summarizes: from its boundary to the first
 // kept entry (the turn prefix included).
 func SpanIDs(p *Preparation) []string {
-	ids := make([]string, 0, p.Cut.FirstKeptIndex-p.BoundaryStart)
-	for _, e := range p.Path[p.BoundaryStart:p.Cut.FirstKeptIndex] {
-		ids = append(ids, e.ID)
+	span := p.SpanEntries()
+	ids := make([]string, 0, len(span))
+	for _, u := range span {
+		ids = append(ids, u.Entry.ID)
 	}
 	return ids
 }
@@ -193,11 +194,7 @@ func deltaPreparation(old *Draft, p *Preparation, ids []string, opt Options) *Pr
 	}
 	delta := *p
 	delta.MessagesToSummarize = nil
-	for _, e := range p.Path[p.BoundaryStart+len(old.SpanIDs) : p.Cut.FirstKeptIndex] {
-		if m := messageForCompaction(e); m != nil {
-			delta.MessagesToSummarize = append(delta.MessagesToSummarize, m)
-		}
-	}
+	delta.MessagesToSummarize = messagesOf(p.SpanEntries()[len(old.SpanIDs):])
 	if len(delta.MessagesToSummarize) == 0 {
 		return nil
 	}

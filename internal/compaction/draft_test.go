@@ -190,7 +190,7 @@ func TestDraftPersistsOutsideTheSessionAndGoesStale(t *testing.T) {
 	if fresh.Lookup(path, p, "other focus", nil) != nil {
 		t.Fatal("a draft for another focus was reused")
 	}
-	if fresh.Lookup(path, prepareAt(t, path, "", 5000), "", nil) != nil {
+	if fresh.Lookup(path, prepareAt(t, path, "", 200), "", nil) != nil {
 		t.Fatal("a draft of another span was reused")
 	}
 }

@@ -16,9 +16,12 @@ var (
 	ErrNeedsMigration = errors.New("first kept entry has no id; the session needs migration")
 )
 
-// Preparation is Pi's CompactionPreparation, plus the indices it was computed from.
+// Preparation is Pi's CompactionPreparation, plus what it was computed from: the path,
+// and its projected context (Pi 1.6.0 prepares on the projection), into which the
+// boundary, the cut and the previous compaction's index point.
 type Preparation struct {
 	Path                []*session.Entry
+	Projected           []session.ProjectedEntry
 	BoundaryStart       int
 	Cut                 CutPoint
 	FirstKeptEntryID    string
@@ -28,19 +31,40 @@ type Preparation struct {
 	TokensBefore        float64
 	PreviousSummary     string
 	HasPrevious         bool
-	PreviousIndex       int
+	PreviousIndex       int // in Projected, -1 without a previous compaction
 	FileOps             *fileops.Ops
 	Settings            session.CompactionSettings
 }
 
-func messageForCompaction(e *session.Entry) *session.Message {
-	if e.Type == session.TypeCompaction {
+// messagesForCompaction: what a projected entry gives the summary: its messages but
+// system messages (prompt state, which the compaction carries as its checkpoint), and
+// nothing from a compaction.
+func messagesForCompaction(u session.ProjectedEntry) []*session.Message {
+	if u.Entry.Type == session.TypeCompaction {
 		return nil
 	}
-	return session.MessageOf(e)
+	var out []*session.Message
+	for _, m := range u.Messages {
+		if m.Role != session.RoleSystem {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
-// Prepare is Pi 0.73.1's prepareCompaction over a root-first path.
+func messagesOf(units []session.ProjectedEntry) []*session.Message {
+	var out []*session.Message
+	for _, u := range units {
+		out = append(out, messagesForCompaction(u)...)
+	}
+	return out
+}
+
+// Prepare is Pi 1.6.0's prepareCompaction over a root-first path: on its projected
+// context (the newest compaction first, its kept range without system messages, context
+// edits applied), from just after the newest compaction, with the cut walk of findCut and
+// tokensBefore the projected estimate. ErrNothingToCompact when neither list would hold a
+// message (Pi: "Nothing to compact (session too small)").
 func Prepare(path []*session.Entry, settings session.CompactionSettings) (*Preparation, error) {
 	if len(path) == 0 {
 		return nil, ErrEmptyPath
@@ -48,46 +72,39 @@ func Prepare(path []*session.Entry, settings session.CompactionSettings) (*Prepa
 	if path[len(path)-1].Type == session.TypeCompaction {
 		return nil, ErrAlreadyCompacted
 	}
-	p := &Preparation{Path: path, PreviousIndex: session.LastCompactionIndex(path), Settings: settings}
-	if p.PreviousIndex >= 0 {
-		prev := path[p.PreviousIndex].Compaction()
-		p.PreviousSummary, p.HasPrevious = prev.Summary, true
-		p.BoundaryStart = p.PreviousIndex + 1
-		for i, e := range path {
-			if e.ID == prev.FirstKeptEntryID {
-				p.BoundaryStart = i
-				break
-			}
+	units := session.Project(path)
+	p := &Preparation{Path: path, Projected: units, PreviousIndex: -1, Settings: settings}
+	for i, u := range units {
+		if u.Entry.Type == session.TypeCompaction && len(u.Messages) > 0 {
+			p.PreviousIndex = i
+			break
 		}
 	}
+	if p.PreviousIndex >= 0 {
+		p.PreviousSummary, p.HasPrevious = units[p.PreviousIndex].Entry.Compaction().Summary, true
+		p.BoundaryStart = p.PreviousIndex + 1 // the projection starts the kept tail there
+	}
 	p.TokensBefore = session.ContextTokensOfPath(path)
-	p.Cut = FindCutPoint(path, p.BoundaryStart, len(path), settings.KeepRecentTokens)
-	first := path[p.Cut.FirstKeptIndex]
-	if first.ID == "" {
+	p.Cut = findCut(units, p.BoundaryStart, len(units), settings.KeepRecentTokens, true)
+	if p.Cut.FirstKeptIndex >= len(units) || units[p.Cut.FirstKeptIndex].Entry.ID == "" {
 		return nil, ErrNeedsMigration
 	}
-	p.FirstKeptEntryID = first.ID
+	p.FirstKeptEntryID = units[p.Cut.FirstKeptIndex].Entry.ID
 	p.IsSplitTurn = p.Cut.IsSplitTurn
 	historyEnd := p.Cut.FirstKeptIndex
 	if p.IsSplitTurn {
 		historyEnd = p.Cut.TurnStartIndex
 	}
-	p.MessagesToSummarize = make([]*session.Message, 0, max(0, historyEnd-p.BoundaryStart))
-	for i := p.BoundaryStart; i < historyEnd; i++ {
-		if m := messageForCompaction(path[i]); m != nil {
-			p.MessagesToSummarize = append(p.MessagesToSummarize, m)
-		}
-	}
+	p.MessagesToSummarize = messagesOf(units[p.BoundaryStart:historyEnd])
 	if p.IsSplitTurn {
-		for i := p.Cut.TurnStartIndex; i < p.Cut.FirstKeptIndex; i++ {
-			if m := messageForCompaction(path[i]); m != nil {
-				p.TurnPrefixMessages = append(p.TurnPrefixMessages, m)
-			}
-		}
+		p.TurnPrefixMessages = messagesOf(units[p.Cut.TurnStartIndex:p.Cut.FirstKeptIndex])
+	}
+	if len(p.MessagesToSummarize) == 0 && len(p.TurnPrefixMessages) == 0 {
+		return nil, ErrNothingToCompact
 	}
 	p.FileOps = fileops.New()
 	if p.PreviousIndex >= 0 {
-		if c := path[p.PreviousIndex].Compaction(); !c.FromHook && c.Details.Present {
+		if c := units[p.PreviousIndex].Entry.Compaction(); !c.FromHook && c.Details.Present {
 			p.FileOps.AddDetails(c.Details)
 		}
 	}
@@ -100,23 +117,27 @@ func Prepare(path []*session.Entry, settings session.CompactionSettings) (*Prepa
 	return p, nil
 }
 
+// SpanEntries are the entries a preparation summarizes: from its boundary to the first
+// kept entry (the turn prefix included).
+func (p *Preparation) SpanEntries() []session.ProjectedEntry {
+	return p.Projected[p.BoundaryStart:p.Cut.FirstKeptIndex]
+}
+
 // NothingToSummarize reports whether a compaction would summarize no message at all
 // (design divergence 2: Pi still calls the LLM on an empty conversation; pi-lsp does not).
 func (p *Preparation) NothingToSummarize() bool {
 	return len(p.MessagesToSummarize) == 0 && len(p.TurnPrefixMessages) == 0
 }
 
-// KeptMessages are the context messages the compaction keeps verbatim (from the first
-// kept entry to the end of the path).
+// KeptMessages are the context messages the compaction keeps verbatim: the projected
+// messages from the first kept entry to the end of the path, as they are after the
+// compaction (system messages of the kept range are replaced by the checkpoint).
 func (p *Preparation) KeptMessages() []*session.Message {
 	var out []*session.Message
-	for _, e := range p.Path[p.Cut.FirstKeptIndex:] {
-		switch e.Type {
-		case session.TypeMessage, session.TypeCustomMessage:
-			out = append(out, session.MessageOf(e))
-		case session.TypeBranchSummary:
-			if e.BranchSummary().Summary != "" {
-				out = append(out, session.MessageOf(e))
+	for _, u := range p.Projected[p.Cut.FirstKeptIndex:] {
+		for _, m := range u.Messages {
+			if m.Role != session.RoleSystem {
+				out = append(out, m)
 			}
 		}
 	}

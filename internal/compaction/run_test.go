@@ -39,7 +39,7 @@ func TestNothingToCompactMakesNoRequest(t *testing.T) {
 		if !errors.Is(err, compaction.ErrNothingToCompact) {
 			t.Errorf("%s keep %d: error %v, want ErrNothingToCompact", tc.file, tc.keep, err)
 		}
-		if err != nil && !strings.Contains(err.Error(), "nothing to compact") {
+		if err != nil && !strings.Contains(err.Error(), "Nothing to compact (session too small)") {
 			t.Errorf("error %q does not say nothing to compact", err)
 		}
 		if hookCalled {

@@ -16,11 +16,12 @@ func truncateForSummary(text string, max int) string {
 	if n <= max {
 		return text
 	}
-	return jsjson.Slice16(text, max) + "\n\n[... " + strconv.Itoa(n-max) + " more characters truncated]"
+	return jsjson.SliceHead16(text, max) + "\n\n[... " + strconv.Itoa(n-max) + " more characters truncated]"
 }
 
-// Serialize is Pi's serializeConversation over LLM messages (call
+// Serialize is Pi 1.6.0's serializeConversation over LLM messages (call
 // session.ConvertToLLM first): one labelled part per message, joined by blank lines.
+// Thinking is left out (Pi 1.2+), and a tool result with string content is serialized.
 func Serialize(messages []*session.Message) string {
 	var parts []string
 	for _, m := range messages {
@@ -30,20 +31,15 @@ func Serialize(messages []*session.Message) string {
 				parts = append(parts, "[User]: "+text)
 			}
 		case session.RoleAssistant:
-			var texts, thinking, calls []string
+			var texts, calls []string
 			hasText := false
 			for _, b := range m.Blocks() {
 				switch b.Type {
 				case "text":
 					texts, hasText = append(texts, b.Text), true
-				case "thinking":
-					thinking = append(thinking, b.Thinking)
 				case "toolCall":
 					calls = append(calls, b.Name+"("+formatArgs(b)+")")
 				}
-			}
-			if len(thinking) > 0 {
-				parts = append(parts, "[Assistant thinking]: "+strings.Join(thinking, "\n"))
 			}
 			if hasText {
 				parts = append(parts, "[Assistant]: "+strings.Join(texts, "\n"))
@@ -52,10 +48,8 @@ func Serialize(messages []*session.Message) string {
 				parts = append(parts, "[Assistant tool calls]: "+strings.Join(calls, "; "))
 			}
 		case session.RoleToolResult:
-			if _, isString := m.StringContent(); !isString {
-				if text := m.Text(""); text != "" {
-					parts = append(parts, "[Tool result]: "+truncateForSummary(text, ToolResultMaxChars))
-				}
+			if text := m.Text(""); text != "" {
+				parts = append(parts, "[Tool result]: "+truncateForSummary(text, ToolResultMaxChars))
 			}
 		}
 	}

@@ -50,13 +50,14 @@ func userText(text string, ts json.RawMessage) *Message {
 	return m
 }
 
-// ConvertToLLM is Pi's convertToLlm: user, assistant and tool results pass through;
+// ConvertToLLM is Pi's convertToLlm: user, assistant, tool results and (Pi 0.86+) system
+// messages pass through;
 // bash executions (unless excluded), custom messages and summaries become user messages.
 func ConvertToLLM(messages []*Message) []*Message {
 	out := make([]*Message, 0, len(messages))
 	for _, m := range messages {
 		switch m.Role {
-		case RoleUser, RoleAssistant, RoleToolResult:
+		case RoleUser, RoleAssistant, RoleToolResult, RoleSystem:
 			out = append(out, m)
 		case RoleBashExecution:
 			if !m.Bash().ExcludeFromContext {

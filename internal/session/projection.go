@@ -58,7 +58,7 @@ func Project(path []*Entry) []ProjectedEntry {
 		if e.Type == TypeCompaction && i > 0 {
 			continue // an older compaction whose id lies in the kept range
 		}
-		out[i].Messages = projectEntry(e, edits[e.ID])
+		out[i].Messages = ProjectEntry(e, edits[e.ID])
 	}
 	return out
 }
@@ -113,11 +113,11 @@ func EntryMessages(e *Entry) []*Message {
 	return nil
 }
 
-// projectEntry is Pi's projectContextEntry: an entry's messages under its latest edit.
+// ProjectEntry is Pi's projectContextEntry: an entry's messages under its latest edit.
 // An omission (replacement null) leaves nothing; a replacement takes the place of the
 // content of user, assistant, toolResult and custom messages (a string becoming one
 // text block for assistant and toolResult), every other member kept.
-func projectEntry(e *Entry, edit *Entry) []*Message {
+func ProjectEntry(e *Entry, edit *Entry) []*Message {
 	msgs := EntryMessages(e)
 	if edit == nil {
 		return msgs

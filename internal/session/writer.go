@@ -263,9 +263,11 @@ func Create(dir, cwd string) (string, *Header, error) {
 // is finishing: a writer that crashed mid-line. Pi appends without a lock, and a large
 // append grows the file in steps, so a tail without its newline may be a line still
 // being written; it counts as torn only once the size has stood still for a while (a
-// fresh line after a live writer's line would leave a blank line).
+// fresh line after a live writer's line would leave a blank line). The while is long
+// against scheduling delays on a loaded machine (5 ms was overtaken there); only an
+// append after a real torn tail, which is rare, waits it out.
 func tornTail(f *os.File, size int64) (torn bool, final int64, err error) {
-	const settle, patience = 5 * time.Millisecond, 2 * time.Second
+	const settle, patience = 100 * time.Millisecond, 2 * time.Second
 	last := make([]byte, 1)
 	for deadline := time.Now().Add(patience); ; {
 		if size == 0 {
