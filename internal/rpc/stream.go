@@ -225,8 +225,10 @@ func (s *stream) envelope(body []byte) (envelope, params []byte, hasParams bool,
 	return b.Bytes(), params, hasParams, nil
 }
 
-// maxLibraryBody is the largest body other than a request the library decodes itself.
-const maxLibraryBody = 64 << 10
+// maxLibraryBody is the largest body other than a request the library decodes itself:
+// the client's answers to the server's requests (a hook's summary among them; 1 MB is
+// some 250,000 tokens, far past any summary, and bounds what decoding one can cost).
+const maxLibraryBody = 1 << 20
 
 // responseTooLarge is an error response to id in place of one too large to decode.
 func responseTooLarge(id []byte, n int) []byte {
