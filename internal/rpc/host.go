@@ -298,32 +298,16 @@ func staleFiles(cwd string, recs []fileops.ReadRecord) []fileops.StaleFile {
 	return out
 }
 
-// usage is Pi's getContextUsage: after a compaction the size is unknown (nil tokens and
-// percent) until an assistant reply reports usage again; otherwise Pi's estimate.
+// usage is Pi 1.6.0's getContextUsage (session.ContextUsage) for the configured window:
+// nil tokens and percent after a compaction until a projected reply reports usage again.
 func (h *host) usage(path []*session.Entry) (any, int, any) {
 	window := h.window()
-	if ci := session.LastCompactionIndex(path); ci >= 0 {
-		known := false
-		for _, e := range path[ci+1:] {
-			if e.Type != session.TypeMessage {
-				continue
-			}
-			if m, err := e.Message(); err == nil {
-				if u := session.AssistantUsage(m); u != nil && session.CalculateContextTokens(*u) > 0 {
-					known = true
-					break
-				}
-			}
-		}
-		if !known {
-			return nil, window, nil
-		}
+	tokens, percent := session.ContextUsage(path, window)
+	if tokens == nil {
+		return nil, window, nil
 	}
-	t := session.ContextTokensOfPath(path)
-	return t, window, round1(t / float64(window) * 100)
+	return *tokens, window, *percent
 }
-
-func round1(f float64) float64 { return float64(int(f*10+0.5)) / 10 }
 
 func (h *host) window() int {
 	h.mu.Lock()

@@ -180,3 +180,41 @@ func LastCompactionIndex(path []*Entry) int {
 	}
 	return -1
 }
+
+// ContextUsage is Pi 1.6.0's getContextUsage for a root-first path and a context window:
+// the projected context figure and its percentage of the window, or nil for both after a
+// compaction until a projected assistant reply with usage follows it (the last usage then
+// describes the context before the compaction).
+func ContextUsage(path []*Entry, window int) (tokens, percent *float64) {
+	latest := LastCompactionIndex(path)
+	if latest >= 0 {
+		at := latest
+		for i, e := range path {
+			if e.ID == path[latest].ID {
+				at = i
+				break
+			}
+		}
+		withUsage := map[string]bool{}
+		for _, pe := range Project(path) {
+			for _, m := range pe.Messages {
+				if AssistantUsage(m) != nil {
+					withUsage[pe.Entry.ID] = true
+				}
+			}
+		}
+		known := false
+		for _, e := range path[at+1:] {
+			if withUsage[e.ID] {
+				known = true
+				break
+			}
+		}
+		if !known {
+			return nil, nil
+		}
+	}
+	t := ContextTokensOfPath(path)
+	p := t / float64(window) * 100
+	return &t, &p
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
@@ -198,4 +199,46 @@ func TestMigratedEntriesMatchPi(t *testing.T) {
 			same(t, "migrated entries", got, want.Entries, ids, want.IDs)
 		})
 	}
+}
+
+// TestContextUsageMatchesPiCLI: pi/contextUsage's figure is what the real pi 1.6.0 CLI
+// reports for the session it opens (get_session_stats.contextUsage: tokens and percent,
+// null after a compaction until a projected reply reports usage).
+func TestContextUsageMatchesPiCLI(t *testing.T) {
+	var files []oracle.CorpusFile
+	for _, cf := range oracle.Corpus(t) {
+		switch {
+		case strings.HasPrefix(cf.Name, "genuine-1.6/"), cf.Name == "synthetic/compaction-checkpoints.jsonl", cf.Name == "synthetic/context-edits.jsonl":
+			files = append(files, cf)
+		}
+	}
+	if len(files) < 10 {
+		t.Fatalf("only %d files", len(files))
+	}
+	for _, cf := range files {
+		t.Run(cf.Name, func(t *testing.T) {
+			r := oracle.Inspect(t, cf.Path)
+			var pi struct {
+				Tokens        *float64 `json:"tokens"`
+				ContextWindow int      `json:"contextWindow"`
+				Percent       *float64 `json:"percent"`
+			}
+			b, _ := json.Marshal(r.Stats["contextUsage"])
+			if err := json.Unmarshal(b, &pi); err != nil || pi.ContextWindow == 0 {
+				t.Fatalf("contextUsage %s (%v)", b, err)
+			}
+			ix := loadCorpus(t, cf)
+			tokens, percent := session.ContextUsage(ix.LeafPath(), pi.ContextWindow)
+			if (tokens == nil) != (pi.Tokens == nil) || (tokens != nil && (*tokens != *pi.Tokens || *percent != *pi.Percent)) {
+				t.Errorf("pi-lsp %v %v, Pi %s", deref(tokens), deref(percent), b)
+			}
+		})
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
