@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -214,6 +215,28 @@ func TestContextUsageMatchesPiCLI(t *testing.T) {
 	}
 	if len(files) < 10 {
 		t.Fatalf("only %d files", len(files))
+	}
+	// And the files cut right after their last compaction (nothing reported yet).
+	for _, name := range []string{"compact-split", "overflow-recovery", "retain-none"} {
+		data, err := os.ReadFile(filepath.Join(oracle.RepoRoot(), "testdata", "corpus", "genuine-1.6", name+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(data), "\n")
+		last := -1
+		for i, l := range lines {
+			if strings.HasPrefix(l, `{"type":"compaction"`) {
+				last = i
+			}
+		}
+		if last < 0 {
+			t.Fatalf("%s has no compaction", name)
+		}
+		p := filepath.Join(t.TempDir(), name+"-at-compaction.jsonl")
+		if err := os.WriteFile(p, []byte(strings.Join(lines[:last+1], "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, oracle.CorpusFile{Name: "cut/" + name, Path: p})
 	}
 	for _, cf := range files {
 		t.Run(cf.Name, func(t *testing.T) {
