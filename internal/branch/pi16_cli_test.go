@@ -2,7 +2,6 @@ package branch
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -80,18 +79,8 @@ func TestPi16CLITakesOurEntries(t *testing.T) {
 			if sys == nil || r.Request == nil || len(r.Request.Tools) == 0 || r.Request.System == "" {
 				t.Fatalf("no prompt or tools in the next request: %+v", r.Request)
 			}
-			for _, a := range r.Request.Appended {
-				var e struct {
-					Type    string `json:"type"`
-					Message struct {
-						Role       string            `json:"role"`
-						ToolsAdded []json.RawMessage `json:"toolsAdded"`
-					} `json:"message"`
-				}
-				_ = json.Unmarshal(a, &e)
-				if e.Type == "message" && e.Message.Role == "system" && len(e.Message.ToolsAdded) > 0 {
-					t.Errorf("Pi declared %d tools again: %.200s", len(e.Message.ToolsAdded), a)
-				}
+			for _, a := range r.Request.RedeclaredTools() {
+				t.Errorf("Pi declared tools again: %.200s", a)
 			}
 		})
 	}

@@ -131,18 +131,8 @@ func TestPi16TakesOurCompactionAsItsOwn(t *testing.T) {
 			if len(r.Request.Messages) == 0 || !strings.Contains(r.Request.Messages[0].Text, res.Outcome.Summary) {
 				t.Errorf("the request does not start with the summary: %+v", r.Request.Messages)
 			}
-			for _, a := range r.Request.Appended {
-				var e struct {
-					Type    string `json:"type"`
-					Message struct {
-						Role       string            `json:"role"`
-						ToolsAdded []json.RawMessage `json:"toolsAdded"`
-					} `json:"message"`
-				}
-				_ = json.Unmarshal(a, &e)
-				if e.Type == "message" && e.Message.Role == "system" && len(e.Message.ToolsAdded) > 0 {
-					t.Errorf("Pi declared %d tools again after the compaction: %.300s", len(e.Message.ToolsAdded), a)
-				}
+			for _, a := range r.Request.RedeclaredTools() {
+				t.Errorf("Pi declared tools again after the compaction: %.300s", a)
 			}
 		})
 	}

@@ -356,29 +356,15 @@ func Len16(s string) int {
 
 // Slice16 returns the first n UTF-16 code units of s, as s.slice(0, n) does. A surrogate
 // pair cut in half keeps its high surrogate, rendered as U+FFFD since Go strings hold UTF-8.
+func Slice16(s string, n int) string { return slice16(s, n, "\ufffd") }
+
 // SliceHead16 is Pi's sliceHead: the first n UTF-16 code units of s, less one when a
 // surrogate pair straddles the cut (the whole character is left out, never split).
-func SliceHead16(s string, n int) string {
-	count := 0
-	for i := 0; i < len(s); {
-		if count >= n {
-			return s[:i]
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		w := 1
-		if r >= 0x10000 {
-			w = 2
-		}
-		if count+w > n {
-			return s[:i]
-		}
-		count += w
-		i += size
-	}
-	return s
-}
+func SliceHead16(s string, n int) string { return slice16(s, n, "") }
 
-func Slice16(s string, n int) string {
+// slice16 cuts s after n UTF-16 code units; a character that straddles the cut is
+// replaced by split.
+func slice16(s string, n int, split string) string {
 	count := 0
 	for i := 0; i < len(s); {
 		if count >= n {
@@ -390,7 +376,7 @@ func Slice16(s string, n int) string {
 			w = 2
 		}
 		if count+w > n {
-			return s[:i] + "\ufffd"
+			return s[:i] + split
 		}
 		count += w
 		i += size

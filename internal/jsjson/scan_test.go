@@ -105,3 +105,20 @@ func TestScanEntryStrings(t *testing.T) {
 		}
 	}
 }
+
+// Pi's sliceHead never splits a surrogate pair (the character is left out); s.slice
+// keeps the high surrogate, which Go renders as U+FFFD.
+func TestSliceHead16KeepsPairsWhole(t *testing.T) {
+	s := "a\U0001F600b"
+	for _, c := range []struct {
+		n         int
+		head, cut string
+	}{{0, "", ""}, {1, "a", "a"}, {2, "a", "a\ufffd"}, {3, "a\U0001F600", "a\U0001F600"}, {4, s, s}, {9, s, s}} {
+		if got := SliceHead16(s, c.n); got != c.head {
+			t.Errorf("SliceHead16(%q, %d) = %q, want %q", s, c.n, got, c.head)
+		}
+		if got := Slice16(s, c.n); got != c.cut {
+			t.Errorf("Slice16(%q, %d) = %q, want %q", s, c.n, got, c.cut)
+		}
+	}
+}

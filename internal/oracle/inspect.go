@@ -32,6 +32,26 @@ type InspectResult struct {
 	Request *InspectRequest `json:"request"`
 }
 
+// RedeclaredTools lists the system messages Pi appended for the prompt that declare tools
+// (toolsAdded): none when the session's own system state (a compaction's checkpoint
+// included) already held them all.
+func (r *InspectRequest) RedeclaredTools() []json.RawMessage {
+	var out []json.RawMessage
+	for _, a := range r.Appended {
+		var e struct {
+			Type    string `json:"type"`
+			Message struct {
+				Role       string            `json:"role"`
+				ToolsAdded []json.RawMessage `json:"toolsAdded"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(a, &e) == nil && e.Type == "message" && e.Message.Role == "system" && len(e.Message.ToolsAdded) > 0 {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // InspectRequest is a chat request as the fake server received it: the system prompt
 // text, the tool names and the chat messages (role and text).
 type InspectRequest struct {
