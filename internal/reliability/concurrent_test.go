@@ -37,13 +37,14 @@ type piWriter struct {
 
 func startPiWriter(t *testing.T, ctx context.Context, cwd, agentDir, baseDir, sessionFile string) *piWriter {
 	t.Helper()
-	cmd := groupCmd(ctx, "node", filepath.Join(oracle.RepoRoot(), "test", "pi", "pi-writer.mjs"),
+	// The real pi 1.6.0 CLI, on the Node 22 it needs.
+	cmd := groupCmd(ctx, oracle.Node(), filepath.Join(oracle.RepoRoot(), "test", "pi", "pi-writer.mjs"),
 		"--cwd", cwd, "--agent-dir", agentDir, "--base-dir", baseDir, "--session", sessionFile)
 	if err := os.MkdirAll(baseDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Dir = baseDir
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), "PI_LSP_PI_DIR="+oracle.PiDir())
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -54,9 +54,9 @@ func isolate(t testing.TB) string {
 func needLive(t testing.TB, what string) {
 	t.Helper()
 	why := ""
-	if _, err := exec.LookPath("node"); err != nil {
+	if _, err := exec.LookPath(oracle.Node()); err != nil {
 		why = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join(oracle.PiDir(), "dist", "cli.js")); err != nil {
+	} else if _, err := os.Stat(filepath.Join(oracle.PiDir(), "dist", "bundle", "cli.js")); err != nil {
 		why = "Pi is not installed (run scripts/install-pi.sh)"
 	} else if os.Getenv("PI_LSP_ORACLE_OFFLINE") == "1" {
 		why = "PI_LSP_ORACLE_OFFLINE=1"
