@@ -85,7 +85,7 @@ type collectResult struct {
 // corpus file (cycle-unsafe leaves and targets left out: Pi loops on them).
 func TestDifferentialCollectPrepare(t *testing.T) {
 	o := oracle.Start(t)
-	budgets := []int{0, 500, 2000, 10000}
+	budgets := []int{0, 500, 800, 2000, 10000}
 	for _, cf := range oracle.Corpus(t) {
 		t.Run(cf.Name, func(t *testing.T) {
 			f, err := session.Load(cf.Path)

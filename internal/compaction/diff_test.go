@@ -47,7 +47,8 @@ func raws(ms []*session.Message) []json.RawMessage {
 }
 
 // keepValues include tiny budgets that force split turns and large ones that keep all.
-var keepValues = []int{1, 60, 150, 300, 1000, 5000, 20000}
+// The values issue acceptance names (20000, 4000, 1000, 200, 60) and a few edges.
+var keepValues = []int{1, 60, 150, 200, 1000, 4000, 20000}
 
 func leaves(n int) []int {
 	if n <= 12 {
