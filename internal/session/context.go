@@ -125,7 +125,11 @@ func ContextTokensOfPath(path []*Entry) float64 {
 // otherwise (usage stale or absent) the estimate of every message, the system messages
 // counted once as their replay.
 func ProjectedContextTokens(path []*Entry) ContextTokens {
-	proj := Project(path)
+	return projectedTokens(path, Project(path))
+}
+
+// projectedTokens is ProjectedContextTokens for a path and its projection.
+func projectedTokens(path []*Entry, proj []ProjectedEntry) ContextTokens {
 	msgs := ProjectedMessages(proj)
 	est := EstimateContextTokens(msgs)
 	if est.LastUsageIndex != nil {
@@ -186,6 +190,7 @@ func LastCompactionIndex(path []*Entry) int {
 // compaction until a projected assistant reply with usage follows it (the last usage then
 // describes the context before the compaction).
 func ContextUsage(path []*Entry, window int) (tokens, percent *float64) {
+	proj := Project(path) // once: the usage rule and the figure both read it
 	latest := LastCompactionIndex(path)
 	if latest >= 0 {
 		at := latest
@@ -196,7 +201,7 @@ func ContextUsage(path []*Entry, window int) (tokens, percent *float64) {
 			}
 		}
 		withUsage := map[string]bool{}
-		for _, pe := range Project(path) {
+		for _, pe := range proj {
 			for _, m := range pe.Messages {
 				if AssistantUsage(m) != nil {
 					withUsage[pe.Entry.ID] = true
@@ -214,7 +219,7 @@ func ContextUsage(path []*Entry, window int) (tokens, percent *float64) {
 			return nil, nil
 		}
 	}
-	t := ContextTokensOfPath(path)
+	t := projectedTokens(path, proj).Tokens
 	p := t / float64(window) * 100
 	return &t, &p
 }
