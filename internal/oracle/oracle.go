@@ -381,6 +381,9 @@ func canonical(req map[string]any, goldenDir string) (live map[string]any, key, 
 		}
 		base = filepath.Base(abs) + ".json"
 	}
+	if _, ok := req["dir"]; ok {
+		recordable = false // a folder of temp files: only a live answer means anything
+	}
 	kb, err := json.Marshal(keyed) // map keys are sorted: canonical
 	if err != nil {
 		return nil, "", "", fmt.Errorf("encoding request: %w", err)

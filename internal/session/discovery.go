@@ -1,9 +1,10 @@
 package session
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -49,9 +50,24 @@ func EncodeCwd(cwd string) string {
 	return "--" + s + "--"
 }
 
-// SessionDir is the folder Pi uses for cwd's sessions. Unlike Pi it does not create it.
+// ResolvePath is Pi 1.6.0's resolvePath: ~ expanded, made absolute against the process's
+// working directory, and normalized (no trailing separator, . and .. collapsed). Pi keys
+// the sessions folder and the header's cwd on it, so "/w/p/", "/w/p/." and "~/p" (with
+// HOME=/w) all name one folder.
+func ResolvePath(p string) string {
+	if e, err := expandHome(p); err == nil {
+		p = e
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+// SessionDir is the folder Pi uses for cwd's sessions (both paths resolved as Pi resolves
+// them). Unlike Pi it does not create it.
 func SessionDir(agentDir, cwd string) string {
-	return filepath.Join(SessionsRoot(agentDir), EncodeCwd(cwd))
+	return filepath.Join(SessionsRoot(ResolvePath(agentDir)), EncodeCwd(ResolvePath(cwd)))
 }
 
 // FileName is Pi's session file name for a header timestamp and session id.
@@ -73,26 +89,69 @@ type Info struct {
 	ModTime       time.Time // file mtime
 }
 
-// headerOK is Pi's isValidSessionFile: the first line within the first 512 bytes parses
-// as a header with a string id.
+// headerScanLimit is how far Pi 1.6.0's readSessionHeader looks for the header.
+const headerScanLimit = 1 << 20
+
+// headerOK is Pi 1.6.0's header discovery (readSessionHeader): within the first MiB,
+// blank and malformed lines are skipped and the first parsed value must be a session
+// header with a string id. A file whose header does not end within the first MiB is not
+// a session to discovery (Pi's bounded scan throws, and discovery treats that as "not a
+// session"); opening such a file by path still loads it.
 func headerOK(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	buf := make([]byte, 512)
-	n, _ := f.Read(buf)
-	line, _, _ := bytes.Cut(buf[:n], []byte("\n"))
+	r := bufio.NewReader(io.LimitReader(f, headerScanLimit+1))
+	consumed := 0
+	for {
+		line, err := r.ReadBytes('\n')
+		consumed += len(line)
+		if consumed > headerScanLimit {
+			return false // the line does not end within the scan
+		}
+		if err == nil {
+			line = line[:len(line)-1]
+		}
+		switch headerCandidate(line) {
+		case candidateHeader:
+			return true
+		case candidateOther:
+			return false
+		}
+		if err != nil {
+			return false // the file ended (or could not be read) before a header
+		}
+	}
+}
+
+type candidate int
+
+const (
+	candidateSkip   candidate = iota // blank, malformed or falsy: Pi looks at the next line
+	candidateOther                   // a parsed value that is not a session header
+	candidateHeader                  // a session header with a string id
+)
+
+// headerCandidate classifies one physical line the way Pi's parseSessionHeaderCandidate
+// does.
+func headerCandidate(raw []byte) candidate {
+	line := trimJSONSpace(raw)
+	if len(line) == 0 || isJSBlank(raw) || jsFalsy(line) || !json.Valid(line) {
+		return candidateSkip
+	}
 	var h struct {
 		Type string          `json:"type"`
 		ID   json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(line, &h) != nil || h.Type != TypeSession {
-		return false
+	if line[0] != '{' || json.Unmarshal(line, &h) != nil || h.Type != TypeSession {
+		return candidateOther
 	}
-	_, ok := rawString(h.ID)
-	return ok
+	if _, ok := rawString(h.ID); !ok {
+		return candidateOther
+	}
+	return candidateHeader
 }
 
 // resolvesInside reports whether p, with symlinks resolved, is inside realDir (dir with

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // ErrNoHeader means the first parsed line of a file is not a session header. Pi treats
@@ -107,11 +108,28 @@ func Load(path string) (*File, error) {
 // read.
 func (f *File) ReadErr() error { return f.src.readErr() }
 
-var bom = []byte("\xef\xbb\xbf")
+// isJSONSpace reports the whitespace JSON.parse accepts around a value. Pi 1.6.0 parses
+// each line as it is (0.73.1 trimmed the whole content first), so a line that ends in \v
+// or \f, or starts with a byte order mark, is malformed.
+func isJSONSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
+}
 
-// isJSSpace reports bytes that String.prototype.trim removes at the ASCII level.
-func isJSSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+// isJSBlank is Pi's `!line.trim()`: the line holds nothing but what
+// String.prototype.trim removes (ECMAScript white space and line terminators, the byte
+// order mark among them). Pi skips such a line without calling it malformed.
+func isJSBlank(line []byte) bool {
+	for len(line) > 0 {
+		r, n := utf8.DecodeRune(line)
+		switch {
+		case r == '\t', r == '\n', r == '\v', r == '\f', r == '\r', r == ' ', r == 0xa0, r == 0x1680,
+			r >= 0x2000 && r <= 0x200a, r == 0x2028, r == 0x2029, r == 0x202f, r == 0x205f, r == 0x3000, r == 0xfeff:
+		default:
+			return false
+		}
+		line = line[n:]
+	}
+	return true
 }
 
 // Parse parses session file content held in memory with Pi's rules (see parse). Its
@@ -130,9 +148,10 @@ type lineSource struct {
 	src  *source
 }
 
-// parse applies Pi's rules: the content is trimmed and split on '\n', blank lines are
-// skipped and lines that are not JSON objects are skipped (and reported). The first
-// parsed object must be a session header. Large inputs are parsed on every core: lines
+// parse applies Pi 1.6.0's loadEntriesFromFile rules: the content is split on '\n', each
+// line is parsed as it stands (no trimming of the whole content, no byte order mark
+// removed), blank lines are skipped and lines that are not JSON objects are skipped (and
+// reported). The first parsed object must be a session header. Large inputs are parsed on every core: lines
 // are independent once the header is found.
 func parse(in lineSource) (*File, error) {
 	f := &File{Size: in.size}
@@ -153,17 +172,21 @@ func parse(in lineSource) (*File, error) {
 		if !ok {
 			break
 		}
-		if off == 0 {
-			line = bytes.TrimPrefix(line, bom)
-		}
 		last := off+int64(len(line)) >= in.size
-		line = trimJSSpace(line)
+		raw := line
+		line = trimJSONSpace(line)
 		lineNo++
 		if len(line) == 0 {
 			continue
 		}
 		e, err := parseLine(line, &decoder{inMemory: true, single: true})
 		if err != nil {
+			if isJSBlank(raw) || jsFalsy(line) {
+				continue // Pi keeps only truthy values: null, false, 0 and "" are no entry
+			}
+			if errors.Is(err, errNotObject) && json.Valid(line) {
+				return nil, fmt.Errorf("%w: line %d is a JSON value that is not an object", ErrNoHeader, lineNo)
+			}
 			f.skip(Skipped{Line: lineNo, Reason: err.Error()})
 			if last && !f.EndsWithNewline {
 				f.Torn = true
@@ -286,6 +309,22 @@ func (in lineSource) tail() (tailInfo, error) {
 	return t, nil
 }
 
+// jsFalsy reports a line holding a JSON value JavaScript calls falsy (null, false, a
+// zero, the empty string). Pi's line reader drops those as if the line were blank; any
+// other value that is not an object is an entry to Pi, so before the header it makes
+// the file invalid.
+func jsFalsy(line []byte) bool {
+	switch string(line) {
+	case "null", "false", `""`:
+		return true
+	}
+	if len(line) == 0 || !(line[0] == '-' || line[0] >= '0' && line[0] <= '9') || !json.Valid(line) {
+		return false
+	}
+	var f float64
+	return json.Unmarshal(line, &f) == nil && f == 0
+}
+
 var (
 	errNotObject   = errors.New("not a JSON object")
 	errInvalidJSON = errors.New("invalid JSON")
@@ -303,12 +342,12 @@ func parseLine(line []byte, d *decoder) (*Entry, error) {
 	return e, nil
 }
 
-func trimJSSpace(b []byte) []byte {
+func trimJSONSpace(b []byte) []byte {
 	i, j := 0, len(b)
-	for i < j && isJSSpace(b[i]) {
+	for i < j && isJSONSpace(b[i]) {
 		i++
 	}
-	for j > i && isJSSpace(b[j-1]) {
+	for j > i && isJSONSpace(b[j-1]) {
 		j--
 	}
 	return b[i:j]
@@ -375,12 +414,15 @@ func parseRange(in lineSource, r byteRange, first int64, unterminated bool, budg
 		}
 		last := off+int64(len(line)) >= in.size
 		res.lines++
-		t := trimJSSpace(line)
+		t := trimJSONSpace(line)
 		if len(t) == 0 {
 			continue
 		}
 		e, err := parseLine(t, d)
 		if err != nil {
+			if isJSBlank(line) {
+				continue
+			}
 			reason := err.Error()
 			if last && unterminated {
 				res.torn = true
@@ -411,7 +453,7 @@ func parseRange(in lineSource, r byteRange, first int64, unterminated bool, budg
 
 func trimLeft(b []byte) []byte {
 	i := 0
-	for i < len(b) && isJSSpace(b[i]) {
+	for i < len(b) && isJSONSpace(b[i]) {
 		i++
 	}
 	return b[i:]

@@ -133,7 +133,7 @@ func (s *source) line(off int64, n int, id string) ([]byte, error) {
 	if err != nil && !(err == io.EOF && got == n) {
 		return nil, s.fail(fmt.Errorf("%w: %s: re-read at byte %d: %v", ErrRewritten, s.path, off, err))
 	}
-	if n < 2 || buf[0] != '{' || buf[n-1] != '}' || got == n+1 && !isJSSpace(buf[n]) || !holdsID(buf[:n], id) {
+	if n < 2 || buf[0] != '{' || buf[n-1] != '}' || got == n+1 && !isJSONSpace(buf[n]) || !holdsID(buf[:n], id) {
 		return nil, s.fail(fmt.Errorf("%w: %s: the line at byte %d is not what was read there", ErrRewritten, s.path, off))
 	}
 	return buf[:n:n], nil

@@ -226,8 +226,10 @@ func lockFile(f *os.File) error {
 func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
 // Create writes a new v3 session file for cwd in dir, named as Pi names it, and returns
-// its path. It fails if the file exists.
+// its path. The header's cwd is resolved as Pi 1.6.0 resolves it (ResolvePath). It fails
+// if the file exists.
 func Create(dir, cwd string) (string, *Header, error) {
+	cwd = ResolvePath(cwd)
 	id, err := uuid.NewV7()
 	if err != nil {
 		return "", nil, fmt.Errorf("session id: %w", err)

@@ -207,6 +207,12 @@ async function workerMain() {
     switch (req.op) {
       case "ping":
         return { version: pi.VERSION };
+      case "mostrecent": {
+        // Pi's findMostRecentSession over a folder: the newest file with a valid header.
+        const sm = await import(distUrl("core/session-manager.js"));
+        const found = sm.findMostRecentSession(req.dir);
+        return { path: found ? path.basename(found) : null };
+      }
       case "constants":
         return constants();
       case "serialize":
@@ -426,9 +432,78 @@ async function workerMain() {
           serialized: serialize(prep.messages),
         };
       }
+      case "summarize":
+      case "branchsummarize":
+        return summaryRequests(req, copyPath, ids, entries);
       default:
         throw new Error(`unknown op ${JSON.stringify(req.op)}`);
     }
+  }
+
+  // summaryRequests runs Pi's own summary call (compact() after prepareCompaction, or
+  // generateBranchSummary after collectEntriesForBranchSummary) against a local
+  // OpenAI-compatible server that records every request body and answers with req.answer
+  // (finish reason req.finish: "stop", "length" or "tool_calls"). What Pi sent is the
+  // reference for what pi-lsp's OpenAI summarizer sends.
+  async function summaryRequests(req, copyPath, ids, entries) {
+    const http = await import("node:http");
+    const bodies = [];
+    const answer = typeof req.answer === "string" ? req.answer : "SUMMARY";
+    const finish = req.finish || "stop";
+    const server = http.createServer((hreq, hres) => {
+      let data = "";
+      hreq.setEncoding("utf8");
+      hreq.on("data", (c) => (data += c));
+      hreq.on("end", () => {
+        let body;
+        try { body = JSON.parse(data); } catch { body = { unparsed: data }; }
+        bodies.push({ path: hreq.url, body });
+        hres.writeHead(200, { "content-type": "text/event-stream" });
+        const chunk = (o) => hres.write(`data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: body.model, ...o })}\n\n`);
+        const n = bodies.length;
+        if (finish === "tool_calls") {
+          chunk({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "read", arguments: "{}" } }] }, finish_reason: null }] });
+        } else {
+          chunk({ choices: [{ index: 0, delta: { role: "assistant", content: `${answer}${n > 1 ? ` ${n}` : ""}` }, finish_reason: null }] });
+        }
+        chunk({ choices: [{ index: 0, delta: {}, finish_reason: finish }] });
+        chunk({ choices: [], usage: { prompt_tokens: 100 * n, completion_tokens: 10 * n, total_tokens: 110 * n } });
+        hres.end("data: [DONE]\n\n");
+      });
+    });
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    const m = req.model || {};
+    const model = {
+      id: m.id || "summary-model", name: m.id || "summary-model", api: "openai-completions", provider: "pi-lsp-test",
+      baseUrl: `http://127.0.0.1:${server.address().port}/v1`, reasoning: !!m.reasoning, input: ["text"],
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      contextWindow: m.contextWindow ?? 128000, maxTokens: m.maxTokens ?? 16384,
+    };
+    const signal = new AbortController().signal;
+    let result, error;
+    try {
+      const sm = openCopy(copyPath);
+      const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+      if (req.op === "summarize") {
+        const p = branchOf(sm, entries, leafId);
+        const prep = comp.prepareCompaction(p, { enabled: true, reserveTokens: req.reserve || 16384, keepRecentTokens: req.keep });
+        if (!prep) throw new Error("Nothing to compact (session too small)");
+        result = await comp.compact(prep, model, "test-key", undefined, req.instructions || undefined, signal, req.thinkingLevel || undefined);
+      } else {
+        const targetId = ids[req.targetIndex];
+        const col = comp.collectEntriesForBranchSummary(sm, leafId ?? null, targetId);
+        result = await comp.generateBranchSummary(col.entries, {
+          model, apiKey: "test-key", signal, thinkingLevel: req.thinkingLevel || undefined,
+          customInstructions: req.instructions || undefined, replaceInstructions: !!req.replaceInstructions, reserveTokens: req.reserve || 16384,
+        });
+        if (result?.error) { error = result.error; result = undefined; }
+      }
+    } catch (e) {
+      error = String(e?.message ?? e);
+    } finally {
+      server.close();
+    }
+    return { requests: bodies, result: result ?? null, error: error ?? null };
   }
 
   parentPort.on("message", async (job) => {
@@ -549,8 +624,8 @@ async function main() {
     });
   }
 
-  const FILELESS = new Set(["ping", "constants", "serialize", "estimate"]);
-  const FILE_OPS = new Set(["entries", "context", "tree", "files", "cut", "prepare", "collect", "piload"]);
+  const FILELESS = new Set(["ping", "constants", "serialize", "estimate", "mostrecent"]);
+  const FILE_OPS = new Set(["entries", "context", "tree", "files", "cut", "prepare", "collect", "piload", "summarize", "branchsummarize"]);
   async function handleLine(line) {
     let req;
     try {
