@@ -63,18 +63,25 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	agent, _ := session.AgentDir()
 	cwd := sessionCwd(path)
-	settings := session.LoadSettings(agent, cwd).Compaction
-	if *keep > 0 {
-		settings.KeepRecentTokens = *keep
-	}
-	if *reserve > 0 {
-		settings.ReserveTokens = *reserve
-	}
+	st := session.LoadSettings(agent, cwd)
 	opt := compaction.RunOptions{
-		Options:  compaction.Options{CustomInstructions: *instructions},
-		LeafID:   *leaf,
-		Settings: settings,
-		DryRun:   *dryRun,
+		Options: compaction.Options{CustomInstructions: *instructions},
+		LeafID:  *leaf,
+		DryRun:  *dryRun,
+		// Pi 1.6.0 resolves compaction.modelOverrides for the session's model; flags win.
+		SettingsFor: func(provider, model string) (session.CompactionSettings, error) {
+			settings, err := st.CompactionFor(provider, model)
+			if err != nil {
+				return settings, fmt.Errorf("settings: %w", err)
+			}
+			if *keep > 0 {
+				settings.KeepRecentTokens = *keep
+			}
+			if *reserve > 0 {
+				settings.ReserveTokens = *reserve
+			}
+			return settings, nil
+		},
 	}
 	if !*dryRun {
 		s, _, err := buildSummarizer(*kind, cwd)

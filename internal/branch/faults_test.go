@@ -147,8 +147,8 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 						t.Errorf("error %q does not say %q", err, s)
 					}
 				}
-				if !strings.Contains(msg, "branch summary") {
-					t.Errorf("error %q does not say what failed (branch summary)", err)
+				if !strings.Contains(msg, "branch summarization failed") {
+					t.Errorf("error %q does not say what failed (Branch summarization failed)", err)
 				}
 				if w.tooLong && !errors.Is(err, compaction.ErrContextTooLong) {
 					t.Errorf("error %v is not ErrContextTooLong", err)

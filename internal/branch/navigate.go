@@ -182,7 +182,7 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 	sopt := SummaryOptions{
 		CustomInstructions: opt.CustomInstructions, ReplaceInstructions: opt.ReplaceInstructions,
 		ReserveTokens: opt.ReserveTokens, ContextWindow: opt.ContextWindow, Budget: opt.Budget,
-		Progress: opt.Progress,
+		Progress: opt.Progress, ThinkingLevel: session.ContextOfPath(ix.Path(oldLeaf)).Level(),
 	}
 	prep := &Preparation{
 		TargetID: targetID, OldLeafID: oldLeaf, CommonAncestorID: col.CommonAncestorID,

@@ -16,8 +16,6 @@ const (
 	DefaultReserveTokens = 16384
 	// DefaultContextWindow is what Pi assumes when a model has no context window.
 	DefaultContextWindow = 128000
-	// SummaryMaxTokens is the output limit of a branch summary call.
-	SummaryMaxTokens = 2048
 )
 
 // NoContent is the summary text when the branch holds nothing to summarize (no model
@@ -37,7 +35,10 @@ type SummaryOptions struct {
 	Budget int
 	// MaxListedFiles bounds each file list in the summary text (0: default, <0: none).
 	MaxListedFiles int
-	Progress       func(compaction.Progress)
+	// ThinkingLevel is the session's thinking level, sent to a reasoning model as Pi
+	// 1.6.0 sends it for branch summaries too.
+	ThinkingLevel string
+	Progress      func(compaction.Progress)
 }
 
 // TokenBudget is the budget of the summarized messages (0: no limit).
@@ -103,7 +104,7 @@ func Generate(ctx context.Context, entries []*session.Entry, s Summarizer, opt S
 		Conversation:        compaction.SerializeAgentMessages(prep.Messages),
 		CustomInstructions:  opt.CustomInstructions,
 		ReplaceInstructions: opt.ReplaceInstructions,
-		MaxTokens:           SummaryMaxTokens,
+		ThinkingLevel:       opt.ThinkingLevel,
 		ReadFiles:           readFiles,
 		ModifiedFiles:       modifiedFiles,
 		Progress:            opt.Progress,
@@ -113,7 +114,7 @@ func Generate(ctx context.Context, entries []*session.Entry, s Summarizer, opt S
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			return nil, fmt.Errorf("branch summary cancelled: %w (%v)", ctxErr, err)
 		}
-		return nil, fmt.Errorf("branch summary: %w", err)
+		return nil, compaction.SummaryFailure("Branch summarization", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("branch summary cancelled: %w", err)

@@ -77,8 +77,8 @@ func TestGenerateAccumulatesDetails(t *testing.T) {
 		t.Fatalf("%d calls", len(reqs))
 	}
 	r := reqs[0]
-	if r.Kind != compaction.KindBranch || r.MaxTokens != 2048 || len(r.Messages) != 3 {
-		t.Errorf("request kind %s maxTokens %d messages %d", r.Kind, r.MaxTokens, len(r.Messages))
+	if r.Kind != compaction.KindBranch || len(r.Messages) != 3 {
+		t.Errorf("request kind %s messages %d", r.Kind, len(r.Messages))
 	}
 	if !strings.HasPrefix(r.Conversation, "[User]: "+session.BranchSummaryPrefix+"older</summary>\n\n[User]: do it") {
 		t.Errorf("conversation %q", r.Conversation)
@@ -96,7 +96,7 @@ func TestGenerateInstructions(t *testing.T) {
 	}{
 		{SummaryOptions{CustomInstructions: "ONLY THIS", ReplaceInstructions: true}, "</conversation>\n\nONLY THIS"},
 		{SummaryOptions{CustomInstructions: "MARKER-42"}, "\n\nAdditional focus: MARKER-42"},
-		{SummaryOptions{ReplaceInstructions: true}, "Copy file paths, function names and error messages exactly."},
+		{SummaryOptions{ReplaceInstructions: true}, "Keep each section concise. Preserve exact file paths, function names, and error messages."},
 	} {
 		f := &fake{}
 		if _, err := Generate(context.Background(), entries, f, tc.opt); err != nil {

@@ -75,9 +75,11 @@ type Options struct {
 	Progress         func(Progress)
 }
 
-// Generate produces the summary for a preparation, as Pi's compact() does, with the
-// design divergences: the previous summary is never dropped, nothing to summarize means
-// no model call, and file lists in the text are bounded.
+// Generate produces the summary for a preparation, as Pi 1.6.0's compact() does (the
+// requests of a split turn one after the other, history first; an answer cut off by the
+// output limit or calling a tool is a failure in Pi's words), with the design
+// divergences: the previous summary keeps no stale file blocks, an empty answer is a
+// failure, and file lists in the text are bounded.
 func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*Outcome, error) {
 	if p.NothingToSummarize() {
 		return nil, ErrNothingToCompact
@@ -92,7 +94,8 @@ func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*
 	}
 	history := func(ctx context.Context) (Result, error) {
 		if len(p.MessagesToSummarize) == 0 {
-			// Pi writes "No prior history." here and loses the previous summary; keep it.
+			// Pi 1.6.0 writes the previous summary here verbatim, old file blocks and
+			// all; pi-lsp strips those, since fresh accumulated ones are appended.
 			if p.HasPrevious && p.PreviousSummary != "" {
 				return Result{Text: stripFileBlocks(p.PreviousSummary)}, nil
 			}
@@ -104,58 +107,36 @@ func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*
 		req.Conversation = SerializeAgentMessages(p.MessagesToSummarize)
 		req.PreviousSummary = p.PreviousSummary
 		req.CustomInstructions = opt.CustomInstructions
-		req.MaxTokens = int(0.8 * float64(p.Settings.ReserveTokens))
-		return s.Summarize(ctx, req)
+		r, err := s.Summarize(ctx, req)
+		if err != nil {
+			return Result{}, SummaryFailure("Summarization", err)
+		}
+		return r, nil
 	}
 	var summary string
 	var usage *session.Usage
 	if p.IsSplitTurn && len(p.TurnPrefixMessages) > 0 {
-		// Both summaries run at once, as Pi's Promise.all does; the first failure
-		// cancels the other call instead of waiting for it (and its retries).
-		gctx, gcancel := context.WithCancel(ctx)
-		defer gcancel()
-		type res struct {
-			r   Result
-			err error
+		// One after the other, history first, as Pi 1.6.0 runs them (0.80.4+): a
+		// failed history summary costs no turn-prefix call.
+		h, err := history(ctx)
+		if err != nil {
+			return nil, err
 		}
-		prefixCh := make(chan res, 1)
-		go func() {
-			req := base
-			req.Kind = KindTurnPrefix
-			req.Messages = p.TurnPrefixMessages
-			req.Conversation = SerializeAgentMessages(p.TurnPrefixMessages)
-			req.MaxTokens = int(0.5 * float64(p.Settings.ReserveTokens))
-			r, err := s.Summarize(gctx, req)
-			if err != nil {
-				gcancel()
-			}
-			prefixCh <- res{r, err}
-		}()
-		h, herr := history(gctx)
-		if herr != nil {
-			gcancel()
+		req := base
+		req.Kind = KindTurnPrefix
+		req.Messages = p.TurnPrefixMessages
+		req.Conversation = SerializeAgentMessages(p.TurnPrefixMessages)
+		req.CustomInstructions = opt.CustomInstructions // Pi 1.4.0+ focuses the prefix too
+		pr, err := s.Summarize(ctx, req)
+		if err != nil {
+			return nil, SummaryFailure("Turn prefix summarization", err)
 		}
-		pr := <-prefixCh
-		if herr != nil && pr.err != nil && ctx.Err() == nil {
-			// One call failed and cancelled the other: report the real failure.
-			if errors.Is(herr, context.Canceled) && !errors.Is(pr.err, context.Canceled) {
-				herr = nil
-			} else {
-				pr.err = nil
-			}
-		}
-		if herr != nil {
-			return nil, fmt.Errorf("Summarization failed: %w", herr)
-		}
-		if pr.err != nil {
-			return nil, fmt.Errorf("Turn prefix summarization failed: %w", pr.err)
-		}
-		summary = h.Text + SplitTurnSeparator + pr.r.Text
-		usage = addUsage(h.Usage, pr.r.Usage)
+		summary = h.Text + SplitTurnSeparator + pr.Text
+		usage = addUsage(h.Usage, pr.Usage)
 	} else {
 		h, err := history(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("Summarization failed: %w", err)
+			return nil, err
 		}
 		summary, usage = h.Text, h.Usage
 	}
@@ -192,6 +173,8 @@ func TokensAfter(summary string, p *Preparation) float64 {
 	return total
 }
 
+// addUsage is Pi's combineUsage: every field summed, reasoning present when either part
+// has it, and a total from the provider only when both are.
 func addUsage(a, b *session.Usage) *session.Usage {
 	if a == nil {
 		return b
@@ -201,6 +184,10 @@ func addUsage(a, b *session.Usage) *session.Usage {
 	}
 	sum := &session.Usage{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
 		CacheWrite: a.CacheWrite + b.CacheWrite, TotalTokens: a.TotalTokens + b.TotalTokens}
+	if a.Reasoning != nil || b.Reasoning != nil {
+		r := deref(a.Reasoning) + deref(b.Reasoning)
+		sum.Reasoning = &r
+	}
 	if a.Cost != nil || b.Cost != nil {
 		var ca, cb session.UsageCost
 		if a.Cost != nil {
@@ -211,9 +198,38 @@ func addUsage(a, b *session.Usage) *session.Usage {
 		}
 		sum.Cost = &session.UsageCost{Input: ca.Input + cb.Input, Output: ca.Output + cb.Output, CacheRead: ca.CacheRead + cb.CacheRead,
 			CacheWrite: ca.CacheWrite + cb.CacheWrite, Total: ca.Total + cb.Total}
+		if ca.TotalFromProvider != nil || cb.TotalFromProvider != nil {
+			both := ca.TotalFromProvider != nil && *ca.TotalFromProvider && cb.TotalFromProvider != nil && *cb.TotalFromProvider
+			sum.Cost.TotalFromProvider = &both
+		}
 	}
 	return sum
 }
+
+func deref(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
+}
+
+// SummaryFailure words a failed summary call as Pi 1.6.0 does: "<label> failed: <why>",
+// and "<label> attempted to call a tool" for an answer that called one.
+func SummaryFailure(label string, err error) error {
+	var se *SummaryError
+	if errors.As(err, &se) && se.Kind == KindToolCall {
+		return &labeledError{msg: label + " attempted to call a tool", err: err}
+	}
+	return fmt.Errorf("%s failed: %w", label, err)
+}
+
+type labeledError struct {
+	msg string
+	err error
+}
+
+func (e *labeledError) Error() string { return e.msg }
+func (e *labeledError) Unwrap() error { return e.err }
 
 // Checkpoint is the systemMessage a compaction appended at the end of path carries, as Pi
 // 1.6.0 computes it: getCurrentSystemMessage of the path's projected context (nil when it

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 // SummarizerConfig selects and configures a summarizer. Secrets are not part of it: the
@@ -18,6 +20,9 @@ type SummarizerConfig struct {
 	Model         string `json:"model,omitempty"`
 	APIKeyEnv     string `json:"apiKeyEnv,omitempty"`
 	ContextWindow int    `json:"contextWindow,omitempty"`
+	// MaxTokens is the model's output limit (Pi's models.json maxTokens; default 16384 as
+	// Pi's for a custom model). A summary asks for it, shrunk to fit the window.
+	MaxTokens int `json:"maxTokens,omitempty"`
 	// Provider names a provider of the user's Pi models.json whose baseUrl and key are
 	// used when BaseURL is empty.
 	Provider string `json:"provider,omitempty"`
@@ -121,8 +126,9 @@ func ConfigFromEnv() SummarizerConfig {
 }
 
 // ConfigFromSettings reads the summarizer's timeouts from the "piLsp" object of Pi's
-// settings files, the project's (<cwd>/.pi/settings.json) over the global one
-// (<agentDir>/settings.json), key by key as Pi merges nested settings:
+// settings files, the project's (<cwd>/.pi/settings.json, when Pi trusts the project)
+// over the global one (<agentDir>/settings.json), key by key as Pi merges nested
+// settings:
 //
 //	{"piLsp": {"summaryTimeout": 300, "stallTimeout": 120}}
 //
@@ -134,7 +140,8 @@ func ConfigFromSettings(agentDir, cwd string) SummarizerConfig {
 	if agentDir != "" {
 		files = append(files, filepath.Join(agentDir, "settings.json"))
 	}
-	if cwd != "" {
+	if cwd != "" && session.LoadSettings(agentDir, cwd).ProjectTrusted {
+		// The project's file only when Pi would read it (project trust).
 		files = append(files, filepath.Join(cwd, ".pi", "settings.json"))
 	}
 	for _, f := range files {
@@ -183,6 +190,9 @@ func (c SummarizerConfig) Over(fallback SummarizerConfig) SummarizerConfig {
 	if c.ContextWindow == 0 {
 		c.ContextWindow = fallback.ContextWindow
 	}
+	if c.MaxTokens == 0 {
+		c.MaxTokens = fallback.MaxTokens
+	}
 	if c.Provider == "" {
 		c.Provider = fallback.Provider
 	}
@@ -227,6 +237,7 @@ type piModels struct {
 		Models  []struct {
 			ID            string `json:"id"`
 			ContextWindow int    `json:"contextWindow"`
+			MaxTokens     int    `json:"maxTokens"`
 			Reasoning     bool   `json:"reasoning"`
 		} `json:"models"`
 	} `json:"providers"`
@@ -265,7 +276,7 @@ func (c SummarizerConfig) Build(agentDir string) (Summarizer, SummarizerConfig, 
 		return nil, c, fmt.Errorf("openai summarizer: no model (set model or PI_LSP_MODEL)")
 	}
 	total, stall := c.Timeouts()
-	return NewOpenAI(OpenAIConfig{BaseURL: c.BaseURL, Model: c.Model, APIKey: key, ContextWindow: c.Window(), Reasoning: reasoning,
+	return NewOpenAI(OpenAIConfig{BaseURL: c.BaseURL, Model: c.Model, APIKey: key, ContextWindow: c.Window(), MaxTokens: c.MaxTokens, Reasoning: reasoning,
 		TotalTimeout: total, StallTimeout: stall}), c, nil
 }
 
@@ -294,6 +305,9 @@ func (c *SummarizerConfig) fromPiModels(agentDir string, key *string, reasoning 
 			}
 			if c.ContextWindow == 0 {
 				c.ContextWindow = m.ContextWindow
+			}
+			if c.MaxTokens == 0 {
+				c.MaxTokens = m.MaxTokens
 			}
 			*reasoning = m.Reasoning
 			if *key == "" {

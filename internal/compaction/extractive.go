@@ -435,7 +435,7 @@ func (f *facts) turnPrefix() string {
 	}
 	var b strings.Builder
 	b.WriteString("## Original Request\n" + req + "\n\n")
-	b.WriteString("## Early Progress\n" + bullets(f.done, "- ", maxDone) + "\n\n")
+	b.WriteString("## Progress So Far\n" + bullets(f.done, "- ", maxDone) + "\n\n")
 	ctxItems := append([]string(nil), f.decisions...)
 	for _, e := range f.errors {
 		ctxItems = addUnique(ctxItems, "Error seen: "+e)
@@ -443,6 +443,6 @@ func (f *facts) turnPrefix() string {
 	if f.lastAnswer != "" {
 		ctxItems = addUnique(ctxItems, "Last assistant note: "+oneLine(f.lastAnswer))
 	}
-	b.WriteString("## Context for Suffix\n" + bullets(ctxItems, "- ", maxListItems))
+	b.WriteString("## Context Needed to Continue\n" + bullets(ctxItems, "- ", maxListItems))
 	return b.String()
 }

@@ -87,8 +87,8 @@ func TestExtractiveFillsEverySection(t *testing.T) {
 				t.Errorf("Critical Context lacks %q:\n%s", want, s["Critical Context"])
 			}
 		}
-		if !strings.HasPrefix(prefix, "## Original Request\nSCRIPT:think take a third path\n\n## Early Progress\n") ||
-			!strings.Contains(prefix, "## Context for Suffix\n") {
+		if !strings.HasPrefix(prefix, "## Original Request\nSCRIPT:think take a third path\n\n## Progress So Far\n") ||
+			!strings.Contains(prefix, "## Context Needed to Continue\n") {
 			t.Errorf("turn prefix part:\n%s", prefix)
 		}
 		if !strings.HasSuffix(sum, "\n\n<modified-files>\nnotes.txt\n</modified-files>") {

@@ -37,8 +37,33 @@ type llmRequest struct {
 func (r llmRequest) Chunks() int { return int(r.chunks.Load()) }
 
 type chatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role    string      `json:"role"`
+	Content textContent `json:"content"`
+}
+
+// textContent is a message's content as a string, whether it came as one (Pi sends the
+// system prompt so) or as text parts (Pi sends the user prompt so).
+type textContent string
+
+func (c *textContent) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*c = textContent(s)
+		return nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return err
+	}
+	var out strings.Builder
+	for _, p := range parts {
+		out.WriteString(p.Text)
+	}
+	*c = textContent(out.String())
+	return nil
 }
 
 type chatBody struct {
@@ -57,7 +82,7 @@ type chatBody struct {
 func (b chatBody) system() string {
 	for _, m := range b.Messages {
 		if m.Role == "system" {
-			return m.Content
+			return string(m.Content)
 		}
 	}
 	return ""
@@ -66,14 +91,14 @@ func (b chatBody) system() string {
 func (b chatBody) user() string {
 	for _, m := range b.Messages {
 		if m.Role == "user" {
-			return m.Content
+			return string(m.Content)
 		}
 	}
 	return ""
 }
 
 // isTurnPrefix tells the turn-prefix request from the history request.
-func (b chatBody) isTurnPrefix() bool { return strings.Contains(b.user(), "FIRST PART of a turn") }
+func (b chatBody) isTurnPrefix() bool { return strings.HasPrefix(b.user(), "# Conversation\n") }
 
 // llmStep answers one request.
 type llmStep func(w http.ResponseWriter, r *http.Request, req *llmRequest)

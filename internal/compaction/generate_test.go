@@ -44,9 +44,11 @@ func t10Session(t *testing.T, thinking string) string {
 }
 
 // T10: split turn, previous summary, custom instructions, reserve 10000, thinking
-// "medium" on a reasoning model: two calls, history {8000 tokens, reasoning medium,
-// <previous-summary>, update prompt, "Additional focus"}, prefix {5000 tokens}; the
-// summary is HISTORY + separator + PREFIX + the file blocks.
+// "medium" on a reasoning model: two calls, each asking for the model's output limit
+// (reserveTokens plays no part since Pi 1.4.0) with reasoning medium; history
+// {<previous-summary>, update prompt, "Additional focus"}, then prefix {"Additional
+// focus", no previous summary}; the summary is HISTORY + separator + PREFIX + the file
+// blocks.
 func TestT10SplitTurnWithPreviousSummaryAndFocus(t *testing.T) {
 	srv := newFakeLLM(t)
 	srv.setFallback(sayFn(func(r *llmRequest) string {
@@ -77,15 +79,15 @@ func TestT10SplitTurnWithPreviousSummaryAndFocus(t *testing.T) {
 	for _, r := range reqs {
 		u := r.Body.user()
 		if r.Body.isTurnPrefix() {
-			if r.Body.MaxCompletionTokens != 5000 || r.Body.ReasoningEffort != "medium" {
+			if r.Body.MaxCompletionTokens != compaction.DefaultMaxTokens || r.Body.ReasoningEffort != "medium" {
 				t.Errorf("prefix call: max %d reasoning %q", r.Body.MaxCompletionTokens, r.Body.ReasoningEffort)
 			}
-			if strings.Contains(u, "Additional focus") || strings.Contains(u, "PREV") {
-				t.Errorf("prefix prompt got the focus or the previous summary")
+			if !strings.HasSuffix(u, "\n\nAdditional focus: focus on tests") || strings.Contains(u, "PREV") {
+				t.Errorf("prefix prompt lacks the focus or got the previous summary")
 			}
 			continue
 		}
-		if r.Body.MaxCompletionTokens != 8000 || r.Body.ReasoningEffort != "medium" {
+		if r.Body.MaxCompletionTokens != compaction.DefaultMaxTokens || r.Body.ReasoningEffort != "medium" {
 			t.Errorf("history call: max %d reasoning %q", r.Body.MaxCompletionTokens, r.Body.ReasoningEffort)
 		}
 		want := "<conversation>\n" + compaction.SerializeAgentMessages(prep.MessagesToSummarize) + "\n</conversation>\n\n" +
@@ -93,7 +95,7 @@ func TestT10SplitTurnWithPreviousSummaryAndFocus(t *testing.T) {
 		if !strings.HasPrefix(u, want) || !strings.HasSuffix(u, "\n\nAdditional focus: focus on tests") {
 			t.Errorf("history prompt:\n%s", u)
 		}
-		if !strings.Contains(u, "holds NEW messages") {
+		if !strings.Contains(u, "NEW conversation messages to incorporate") {
 			t.Errorf("history prompt is not the update prompt")
 		}
 	}
@@ -107,7 +109,7 @@ func TestT10SplitTurnWithPreviousSummaryAndFocus(t *testing.T) {
 }
 
 // Reasoning is sent only when the model is configured for it and the thinking level is
-// set and not "off" (Pi 0.73's rule).
+// set and not "off" (Pi's rule).
 func TestReasoningOnlyWhenConfiguredAndThinking(t *testing.T) {
 	for _, tc := range []struct {
 		reasoning bool
@@ -122,6 +124,7 @@ func TestReasoningOnlyWhenConfiguredAndThinking(t *testing.T) {
 		{true, "off", "low", "low"},
 		{true, "high", "off", ""},
 		{true, "xhigh", "", "high"}, // pi-ai clamps xhigh to high for a model without a level map
+		{true, "max", "", "high"},   // and max too
 		{true, "minimal", "", "minimal"},
 		{true, "off", "turbo", ""}, // unknown level: no reasoning, as pi-ai's clamp gives "off"
 	} {
@@ -166,7 +169,8 @@ func (r *recorder) Summarize(ctx context.Context, req compaction.Request) (compa
 	return compaction.Result{Text: strings.ToUpper(string(req.Kind))}, nil
 }
 
-// Custom instructions go to the history request only, as "Additional focus: ...".
+// Custom instructions go to the history and the turn-prefix requests, as "Additional
+// focus: ..." (Pi 1.4.0+ focuses the prefix too).
 func TestCustomInstructionsAppendedAsAdditionalFocus(t *testing.T) {
 	prep := prepareFile(t, t10Session(t, "off"), settings(150, 10000))
 	rec := &recorder{}
@@ -180,11 +184,11 @@ func TestCustomInstructionsAppendedAsAdditionalFocus(t *testing.T) {
 		p := compaction.BuildPrompt(r)
 		switch r.Kind {
 		case compaction.KindHistory:
-			if r.CustomInstructions != "keep the test names" || !strings.HasSuffix(p, "\n\nAdditional focus: keep the test names") || r.MaxTokens != 8000 {
+			if r.CustomInstructions != "keep the test names" || !strings.HasSuffix(p, "\n\nAdditional focus: keep the test names") || !strings.HasPrefix(p, "<conversation>\n") {
 				t.Errorf("history request %+v", r)
 			}
 		case compaction.KindTurnPrefix:
-			if r.CustomInstructions != "" || strings.Contains(p, "Additional focus") || r.PreviousSummary != "" || r.MaxTokens != 5000 {
+			if r.CustomInstructions != "keep the test names" || !strings.HasSuffix(p, "\n\nAdditional focus: keep the test names") || r.PreviousSummary != "" || !strings.HasPrefix(p, "# Conversation\n") {
 				t.Errorf("prefix request %+v", r)
 			}
 		}

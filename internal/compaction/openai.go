@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -26,7 +27,11 @@ type OpenAIConfig struct {
 	Model         string
 	APIKey        string
 	ContextWindow int
-	Reasoning     bool // the model accepts a reasoning effort
+	// MaxTokens is the model's own output limit (Pi's model.maxTokens; 0: Pi's default
+	// for a custom model, DefaultMaxTokens). Each request asks for it, shrunk to what the
+	// context window leaves after the prompt (pi-ai's clampMaxTokensToContext).
+	MaxTokens int
+	Reasoning bool // the model accepts a reasoning effort
 	// MaxRetries bounds retries on 429, 5xx and broken streams (default 3).
 	MaxRetries int
 	// RetryBase is the first backoff delay (default 1s), doubled each retry.
@@ -179,6 +184,11 @@ const (
 	KindTransient      ErrorKind = "transient"
 	KindFatal          ErrorKind = "fatal"
 	KindEmpty          ErrorKind = "emptySummary"
+	// KindLength: the answer stopped at the output limit, so the summary is incomplete
+	// (Pi 1.6.0 refuses to store it).
+	KindLength ErrorKind = "length"
+	// KindToolCall: the answer called a tool instead of summarizing.
+	KindToolCall ErrorKind = "toolCall"
 )
 
 // SummaryError is a classified summarizer failure.
@@ -198,6 +208,9 @@ type SummaryError struct {
 func (e *SummaryError) Unwrap() error { return e.cause }
 
 func (e *SummaryError) Error() string {
+	if e.Kind == KindLength || e.Kind == KindToolCall {
+		return e.Message // in Pi's words, under the caller's label
+	}
 	msg := e.Message
 	if e.Status != 0 {
 		msg = fmt.Sprintf("HTTP %d: %s", e.Status, msg)
@@ -379,16 +392,52 @@ func retryReason(se *SummaryError) string {
 }
 
 // reasoningEffort is pi-ai's clampThinkingLevel for a reasoning model without a level
-// map: "xhigh" is not supported and becomes "high"; "off", "" and unknown levels send no
-// reasoning effort.
+// map: "xhigh" and "max" are not supported and become "high"; "off", "" and unknown
+// levels send no reasoning effort.
 func reasoningEffort(level string) string {
 	switch level {
 	case "minimal", "low", "medium", "high":
 		return level
-	case "xhigh":
+	case "xhigh", "max":
 		return "high"
 	}
 	return ""
+}
+
+// DefaultMaxTokens is Pi's output limit of a custom model that names none.
+const DefaultMaxTokens = 16384
+
+// clampMaxTokens is pi-ai 1.6.0's clampMaxTokensToContext for a request of a system prompt
+// and one user text: the model's limit, shrunk so that the input (estimated at 3.5
+// characters a token) and a safety margin (4096 tokens, or 15% of the input while that
+// still leaves 32768 tokens) fit the window; at least 1.
+func clampMaxTokens(maxTokens, window int, texts ...string) int {
+	if window <= 0 {
+		return max(1, maxTokens)
+	}
+	input := 0
+	for _, t := range texts {
+		input += int(math.Ceil(float64(utf16Len(t)) / 3.5))
+	}
+	margin := max(4096, int(math.Ceil(float64(input)*0.15)))
+	room := window - input - margin
+	if room < 32768 {
+		room = min(32768, window-input-4096)
+	}
+	return min(maxTokens, max(1, room))
+}
+
+// utf16Len is a string's length in UTF-16 code units, JavaScript's String.length.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // piUsage normalizes an OpenAI usage object as Pi's openai-completions provider does:
@@ -400,8 +449,14 @@ func piUsage(u *openai.Usage) *session.Usage {
 		cached = d.CachedTokens
 	}
 	input := max(0, u.PromptTokens-cached)
+	reasoning := 0.0
+	if d := u.CompletionTokensDetails; d != nil {
+		reasoning = float64(d.ReasoningTokens)
+	}
+	computed := false // pi-ai computed the cost (zeros: pi-lsp knows no prices)
 	return &session.Usage{Input: float64(input), Output: float64(u.CompletionTokens), CacheRead: float64(cached),
-		TotalTokens: float64(input + u.CompletionTokens + cached)}
+		Reasoning: &reasoning, TotalTokens: float64(input + u.CompletionTokens + cached),
+		Cost: &session.UsageCost{TotalFromProvider: &computed}}
 }
 
 func (o *OpenAI) retryAfter(se *SummaryError) time.Duration { return se.retryAfterHint }
@@ -410,19 +465,26 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, a
 	ci := &callInfo{}
 	ctx, cancel := context.WithCancel(context.WithValue(parent, callKey{}, ci))
 	defer cancel()
+	// The body pi-ai 1.6.0's openai-completions provider sends for a summary: the system
+	// prompt as a string, the prompt as one text part, usage in the stream, the output
+	// limit clamped to the window, a reasoning effort for a reasoning model (branch
+	// summaries too, Pi 1.5.0+), store false (added by doer).
+	prompt := BuildPrompt(req)
+	maxTokens := o.cfg.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
 	creq := openai.ChatCompletionRequest{
 		Model: o.cfg.Model,
 		Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: SystemPrompt},
-			{Role: openai.ChatMessageRoleUser, Content: BuildPrompt(req)},
+			{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: prompt}}},
 		},
-		Stream:        true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		Stream:              true,
+		StreamOptions:       &openai.StreamOptions{IncludeUsage: true},
+		MaxCompletionTokens: clampMaxTokens(maxTokens, o.cfg.ContextWindow, SystemPrompt, prompt),
 	}
-	if req.MaxTokens > 0 {
-		creq.MaxCompletionTokens = req.MaxTokens
-	}
-	if o.cfg.Reasoning && req.Kind != KindBranch {
+	if o.cfg.Reasoning {
 		creq.ReasoningEffort = reasoningEffort(req.ThinkingLevel)
 	}
 	// A stalled stream is cancelled by a watchdog that any received byte resets
@@ -447,6 +509,8 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, a
 	var text strings.Builder
 	var usage *session.Usage
 	finished := false
+	finish := openai.FinishReason("")
+	calledTool := false
 	chunks := 0
 	for {
 		resp, err := stream.Recv()
@@ -484,8 +548,11 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, a
 		stall.Reset(o.cfg.StallTimeout)
 		for _, ch := range resp.Choices {
 			text.WriteString(ch.Delta.Content)
+			if len(ch.Delta.ToolCalls) > 0 || ch.Delta.FunctionCall != nil {
+				calledTool = true
+			}
 			if ch.FinishReason != "" {
-				finished = true
+				finished, finish = true, ch.FinishReason
 			}
 		}
 		if resp.Usage != nil {
@@ -501,6 +568,14 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, a
 	}
 	if !finished {
 		se := &SummaryError{Kind: KindTransient, Message: "stream ended before the model finished (connection cut)"}
+		return Result{}, se, se
+	}
+	switch {
+	case finish == openai.FinishReasonLength:
+		se := &SummaryError{Kind: KindLength, Message: "generation hit the token cap and the summary is incomplete"}
+		return Result{}, se, se
+	case calledTool || finish == openai.FinishReasonToolCalls || finish == openai.FinishReasonFunctionCall:
+		se := &SummaryError{Kind: KindToolCall, Message: "the model called a tool instead of summarizing"}
 		return Result{}, se, se
 	}
 	out := strings.TrimSpace(text.String())

@@ -2,7 +2,6 @@ package compaction
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -27,10 +26,14 @@ type Hook func(ctx context.Context, p *Preparation) (HookDecision, error)
 // RunOptions configure a compaction of a session file.
 type RunOptions struct {
 	Options
-	LeafID     string // "" for Pi's leaf (the last entry)
-	Settings   session.CompactionSettings
-	Summarizer Summarizer
-	Hook       Hook
+	LeafID   string // "" for Pi's leaf (the last entry)
+	Settings session.CompactionSettings
+	// SettingsFor, when set, gives the settings for the session's model at the leaf
+	// instead of Settings (Pi 1.6.0 resolves compaction.modelOverrides per model); an
+	// error (settings Pi refuses) stops the run before anything is written.
+	SettingsFor func(provider, model string) (session.CompactionSettings, error)
+	Summarizer  Summarizer
+	Hook        Hook
 	// Reuse, when set, may supply the outcome (a background draft) before a summary is
 	// generated; nil means generate.
 	Reuse  func(ctx context.Context, p *Preparation) (*Outcome, error)
@@ -71,7 +74,14 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 	} else if ix.Entry(leaf) == nil {
 		return nil, fmt.Errorf("entry %s not found", leaf)
 	}
-	prep, err := Prepare(ix.Path(leaf), opt.Settings)
+	settings := opt.Settings
+	if opt.SettingsFor != nil {
+		provider, model := session.ModelOfPath(ix.Path(leaf))
+		if settings, err = opt.SettingsFor(provider, model); err != nil {
+			return nil, err
+		}
+	}
+	prep, err := Prepare(ix.Path(leaf), settings)
 	if err != nil {
 		return nil, err
 	}
@@ -111,10 +121,7 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 		gopt := opt.Options
 		if gopt.ThinkingLevel == "" {
 			// Pi passes the session's thinking level to the summary calls.
-			var level string
-			if json.Unmarshal(session.ContextOfPath(prep.Path).ThinkingLevel, &level) == nil {
-				gopt.ThinkingLevel = level
-			}
+			gopt.ThinkingLevel = session.ContextOfPath(prep.Path).Level()
 		}
 		out, err = Generate(ctx, prep, opt.Summarizer, gopt)
 		if err != nil {

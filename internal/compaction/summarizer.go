@@ -28,10 +28,11 @@ type Request struct {
 	PreviousSummary     string
 	CustomInstructions  string
 	ReplaceInstructions bool // KindBranch: the custom instructions replace the prompt
-	MaxTokens           int
-	ThinkingLevel       string
-	ReadFiles           []string
-	ModifiedFiles       []string
+	// ThinkingLevel is the session's thinking level: a reasoning model is asked for that
+	// effort (every kind, as Pi 1.6.0 asks).
+	ThinkingLevel string
+	ReadFiles     []string
+	ModifiedFiles []string
 	// Pinned are user texts that must be carried verbatim.
 	Pinned []string
 	// Progress, when set, receives streaming progress.

@@ -65,6 +65,9 @@ func TestSummaryTimeoutSources(t *testing.T) {
 	check("global settings", base, 300*time.Second, 120*time.Second)
 
 	writeSettings(t, filepath.Join(cwd, ".pi", "settings.json"), `{"piLsp": {"summaryTimeout": "10m"}}`)
+	check("an untrusted project's settings are not read", base, 300*time.Second, 120*time.Second)
+	trust, _ := json.Marshal(map[string]bool{cwd: true})
+	writeSettings(t, filepath.Join(agent, "trust.json"), string(trust))
 	check("project settings over global, key by key", base, 10*time.Minute, 120*time.Second)
 
 	t.Setenv("PI_LSP_SUMMARY_TIMEOUT", "45")

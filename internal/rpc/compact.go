@@ -213,7 +213,19 @@ func (s *Server) summarizerFor(path string) (compaction.Summarizer, session.Comp
 	cfg, agentDir := s.host.cfg, s.host.agentDir
 	s.host.mu.Unlock()
 	cwd := s.host.cwdOf(path)
-	settings := session.LoadSettings(agentDir, cwd).Compaction
+	// Pi 1.6.0 resolves compaction.modelOverrides for the session's model; settings Pi
+	// would refuse are refused here too, with Pi's words.
+	var provider, model string
+	if _, err := s.withSession(path, func(_ string, ix *session.Index) error {
+		provider, model = session.ModelOfPath(ix.LeafPath())
+		return nil
+	}); err != nil {
+		return nil, session.CompactionSettings{}, err
+	}
+	settings, err := session.LoadSettings(agentDir, cwd).CompactionFor(provider, model)
+	if err != nil {
+		return nil, settings, &Error{Code: CodeRequestFailed, Kind: KindInvalidSettings, Msg: "settings: " + err.Error(), Err: err}
+	}
 	if cfg.KeepRecentTokens > 0 {
 		settings.KeepRecentTokens = cfg.KeepRecentTokens
 	}

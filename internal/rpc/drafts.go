@@ -263,12 +263,13 @@ func (s *Server) handlePreviewBranchSummary(ctx context.Context, raw json.RawMes
 		return nil, err
 	}
 	var col branch.Collected
-	var leaf string
+	var leaf, level string
 	if _, err := s.withSession(path, func(_ string, ix *session.Index) error {
 		if ix.Entry(p.TargetID) == nil {
 			return &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", p.TargetID)}
 		}
 		leaf = ix.LeafID()
+		level = session.ContextOfPath(ix.Path(leaf)).Level()
 		col = branch.Collect(ix, leaf, p.TargetID)
 		return nil
 	}); err != nil {
@@ -281,6 +282,7 @@ func (s *Server) handlePreviewBranchSummary(ctx context.Context, raw json.RawMes
 	wd := s.tracker.Start(ctx, p.WorkDoneToken, "Previewing branch summary", "summarizing", cancel)
 	sum, err := branch.Generate(jctx, col.Entries, summarizer, branch.SummaryOptions{
 		CustomInstructions: p.Instructions, ReserveTokens: s.branchReserve(path), ContextWindow: s.host.window(),
+		ThinkingLevel: level,
 	})
 	if err != nil {
 		wd.End("Failed: " + err.Error())

@@ -45,6 +45,7 @@ const (
 	KindOwnedByPi        = "ownedByPi"
 	KindOutsideSessions  = "outsideSessions"
 	KindBadSession       = "badSession"
+	KindInvalidSettings  = "invalidSettings" // a settings value Pi 1.6.0 refuses
 	KindInternal         = "internal"
 	KindShutdown         = "shutdown"
 )

@@ -118,6 +118,7 @@ func (h *host) applyConfigLocked(raw json.RawMessage) {
 				Model         string `json:"model"`
 				APIKeyEnv     string `json:"apiKeyEnv"`
 				ContextWindow int    `json:"contextWindow"`
+				MaxTokens     int    `json:"maxTokens"`
 			} `json:"summarizer"`
 			Compaction struct {
 				ReserveTokens    int `json:"reserveTokens"`
@@ -128,7 +129,7 @@ func (h *host) applyConfigLocked(raw json.RawMessage) {
 	if json.Unmarshal(raw, &nested) == nil && nested.PiLsp != nil {
 		n := nested.PiLsp
 		c := config{KeepRecentTokens: n.Compaction.KeepRecentTokens, ReserveTokens: n.Compaction.ReserveTokens,
-			SummarizerConfig: compaction.SummarizerConfig{Kind: n.Summarizer.Kind, BaseURL: n.Summarizer.BaseURL, Model: n.Summarizer.Model, APIKeyEnv: n.Summarizer.APIKeyEnv, ContextWindow: n.Summarizer.ContextWindow}}
+			SummarizerConfig: compaction.SummarizerConfig{Kind: n.Summarizer.Kind, BaseURL: n.Summarizer.BaseURL, Model: n.Summarizer.Model, APIKeyEnv: n.Summarizer.APIKeyEnv, ContextWindow: n.Summarizer.ContextWindow, MaxTokens: n.Summarizer.MaxTokens}}
 		h.cfg = c.over(h.cfg)
 		return
 	}

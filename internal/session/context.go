@@ -29,6 +29,27 @@ type Context struct {
 	Path            []*Entry
 }
 
+// ModelKey is the provider and model id of the context's model ("" when none is set):
+// the model Pi resolves per-model settings for.
+func (c *Context) ModelKey() (provider, model string) {
+	if c.Model == nil {
+		return "", ""
+	}
+	_ = json.Unmarshal(c.Model.Provider, &provider)
+	_ = json.Unmarshal(c.Model.ModelID, &model)
+	return provider, model
+}
+
+// Level is the thinking level as a string ("off" when none was set or it is not a
+// string): what Pi passes to summary calls as the session's thinking level.
+func (c *Context) Level() string {
+	var level string
+	if json.Unmarshal(c.ThinkingLevel, &level) != nil || level == "" {
+		return "off"
+	}
+	return level
+}
+
 var offLevel = json.RawMessage(`"off"`)
 
 // BuildContext is Pi's buildSessionContext for the path ending at leafID. An empty leafID
@@ -42,6 +63,27 @@ func (ix *Index) BuildContext(leafID string) *Context {
 		return &Context{ThinkingLevel: offLevel, CompactionIndex: -1}
 	}
 	return ContextOfPath(ix.pathFrom(leaf))
+}
+
+// ModelOfPath is the provider and model id in effect at the end of path (the newest
+// model_change or assistant message), read from the end without building the context.
+func ModelOfPath(path []*Entry) (provider, model string) {
+	for i := len(path) - 1; i >= 0; i-- {
+		e := path[i]
+		var ref *ModelRef
+		switch e.Type {
+		case TypeModelChange:
+			ref = &ModelRef{Provider: e.RawField("provider"), ModelID: e.RawField("modelId")}
+		case TypeMessage:
+			if m, err := e.Message(); err == nil && m.Role == RoleAssistant {
+				ref = &ModelRef{Provider: m.ProviderJSON(), ModelID: m.ModelJSON()}
+			}
+		}
+		if ref != nil {
+			return (&Context{Model: ref}).ModelKey()
+		}
+	}
+	return "", ""
 }
 
 // ContextOfPath builds the context of a root-first path (Pi's

@@ -27,11 +27,14 @@ const (
 
 // Usage is an assistant message's token usage.
 type Usage struct {
-	Input       float64 `json:"input"`
-	Output      float64 `json:"output"`
-	CacheRead   float64 `json:"cacheRead"`
-	CacheWrite  float64 `json:"cacheWrite"`
-	TotalTokens float64 `json:"totalTokens"`
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	// Reasoning counts the output tokens spent on reasoning (pi-ai 1.6.0 writes it,
+	// 0 when the provider reports none; older usage has no such key).
+	Reasoning   *float64 `json:"reasoning,omitempty"`
+	TotalTokens float64  `json:"totalTokens"`
 	// Cost in dollars, when known (it is not read from files: nothing pi-lsp computes
 	// needs it).
 	Cost *UsageCost `json:"cost,omitempty"`
@@ -44,6 +47,9 @@ type UsageCost struct {
 	CacheRead  float64 `json:"cacheRead"`
 	CacheWrite float64 `json:"cacheWrite"`
 	Total      float64 `json:"total"`
+	// TotalFromProvider says the total is the provider's own figure (pi-ai 1.6.0 writes
+	// false for a cost it computed).
+	TotalFromProvider *bool `json:"totalFromProvider,omitempty"`
 }
 
 // MarshalJSON writes Pi's full Usage shape, cost included: Pi 0.81+ adds usage.cost.total

@@ -250,8 +250,12 @@ func TestEncodeCwdAsPi(t *testing.T) {
 	}
 }
 
+// A trusted project's settings merge into the global ones key by key (an untrusted
+// project's are not read: TestSettingsMatchPi16).
 func TestSettingsProjectOverGlobalKeyByKey(t *testing.T) {
 	agent, cwd := t.TempDir(), t.TempDir()
+	trust, _ := json.Marshal(map[string]bool{cwd: true})
+	os.WriteFile(filepath.Join(agent, "trust.json"), trust, 0o644)
 	os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"compaction":{"reserveTokens":1000,"keepRecentTokens":50},"branchSummary":{"reserveTokens":7}}`), 0o644)
 	os.MkdirAll(filepath.Join(cwd, ".pi"), 0o755)
 	os.WriteFile(filepath.Join(cwd, ".pi", "settings.json"), []byte(`{"compaction":{"keepRecentTokens":99,"enabled":false}}`), 0o644)

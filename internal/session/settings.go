@@ -1,20 +1,31 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
-// Settings are the parts of Pi's settings files that pi-lsp uses, merged as Pi merges
-// them: project (<cwd>/.pi/settings.json) over global (<agentDir>/settings.json), nested
-// objects key by key.
+// Settings are the parts of Pi's settings files that pi-lsp uses, merged as Pi 1.6.0
+// merges them: the project's (<cwd>/.pi/settings.json) over the global one
+// (<agentDir>/settings.json), objects merged recursively (deepMergeObjects), and the
+// project's file read only when Pi trusts the project (ProjectTrusted).
 type Settings struct {
+	// Compaction are the compaction settings resolved without a model (the ordinary
+	// settings over Pi's defaults); CompactionFor resolves them for a model.
 	Compaction    CompactionSettings
 	BranchSummary BranchSummarySettings
-	// Errors lists settings files that exist but do not parse (Pi treats them as {}).
+	// ProjectTrusted says whether the project's settings file was read.
+	ProjectTrusted bool
+	// Errors lists settings files that exist but do not parse (Pi treats them as {}) and
+	// compaction settings Pi would refuse (CompactionFor returns the refusal).
 	Errors []error
+
+	compaction map[string]any // the merged "compaction" object, for per-model resolution
 }
 
 // BranchSummarySettings are Pi's branchSummary settings.
@@ -23,76 +34,200 @@ type BranchSummarySettings struct {
 	SkipPrompt    bool
 }
 
-// LoadSettings reads and merges the global and project settings files.
+// LoadSettings reads and merges the global and, when trusted, the project settings files.
 func LoadSettings(agentDir, cwd string) Settings {
-	merged := map[string]json.RawMessage{}
 	var errs []error
-	for _, p := range []string{filepath.Join(agentDir, "settings.json"), filepath.Join(cwd, ".pi", "settings.json")} {
-		if p == "" {
-			continue
-		}
+	read := func(p string) map[string]any {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			continue
+			return nil
 		}
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(data, &m); err != nil {
+		var m map[string]any
+		dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil {
 			errs = append(errs, fmt.Errorf("settings %s: %w", p, err))
-			continue
+			return nil
 		}
-		for k, v := range m {
-			if old, ok := merged[k]; ok && isObject(old) && isObject(v) {
-				merged[k] = mergeObjects(old, v)
-			} else {
-				merged[k] = v
+		return m
+	}
+	global := map[string]any{}
+	if agentDir != "" {
+		if m := read(filepath.Join(agentDir, "settings.json")); m != nil {
+			global = m
+		}
+	}
+	merged := global
+	trusted := false
+	if cwd != "" {
+		trusted = ProjectTrusted(agentDir, cwd, global)
+		if trusted {
+			if m := read(filepath.Join(cwd, ".pi", "settings.json")); m != nil {
+				merged = deepMerge(global, m)
 			}
 		}
 	}
-	s := Settings{Compaction: DefaultCompactionSettings, BranchSummary: BranchSummarySettings{ReserveTokens: 16384}, Errors: errs}
-	var c struct {
-		Enabled          *bool    `json:"enabled"`
-		ReserveTokens    *float64 `json:"reserveTokens"`
-		KeepRecentTokens *float64 `json:"keepRecentTokens"`
+	s := Settings{Compaction: DefaultCompactionSettings, BranchSummary: BranchSummarySettings{ReserveTokens: 16384},
+		ProjectTrusted: trusted, Errors: errs}
+	s.compaction, _ = merged["compaction"].(map[string]any)
+	c, err := s.CompactionFor("", "")
+	if err != nil {
+		s.Errors = append(s.Errors, err)
+	} else {
+		s.Compaction = c
 	}
-	if json.Unmarshal(merged["compaction"], &c) == nil {
-		if c.Enabled != nil {
-			s.Compaction.Enabled = *c.Enabled
+	if b, ok := merged["branchSummary"].(map[string]any); ok {
+		if n, ok := jsonNumber(b["reserveTokens"]); ok {
+			s.BranchSummary.ReserveTokens = int(n)
 		}
-		if c.ReserveTokens != nil {
-			s.Compaction.ReserveTokens = int(*c.ReserveTokens)
-		}
-		if c.KeepRecentTokens != nil {
-			s.Compaction.KeepRecentTokens = int(*c.KeepRecentTokens)
-		}
-	}
-	var b struct {
-		ReserveTokens *float64 `json:"reserveTokens"`
-		SkipPrompt    *bool    `json:"skipPrompt"`
-	}
-	if json.Unmarshal(merged["branchSummary"], &b) == nil {
-		if b.ReserveTokens != nil {
-			s.BranchSummary.ReserveTokens = int(*b.ReserveTokens)
-		}
-		if b.SkipPrompt != nil {
-			s.BranchSummary.SkipPrompt = *b.SkipPrompt
+		if v, ok := b["skipPrompt"].(bool); ok {
+			s.BranchSummary.SkipPrompt = v
 		}
 	}
 	return s
 }
 
-func isObject(r json.RawMessage) bool { return len(r) > 0 && r[0] == '{' }
+// CompactionFor resolves the compaction settings for a model as Pi 1.6.0's
+// getCompactionSettings does: reserveTokens and keepRecentTokens each from
+// compaction.modelOverrides["provider/model"], else the ordinary setting, else the
+// default; enabled is global. A value that is not a non-negative safe integer, or an
+// override that is not an object, is refused in Pi's words. An empty provider and model
+// resolve without overrides.
+func (s Settings) CompactionFor(provider, model string) (CompactionSettings, error) {
+	out := DefaultCompactionSettings
+	c := s.compaction
+	if v, ok := c["enabled"].(bool); ok {
+		out.Enabled = v
+	}
+	key := ""
+	if provider != "" || model != "" {
+		key = provider + "/" + model
+	}
+	var override map[string]any
+	if key != "" {
+		if entry, ok := c["modelOverrides"].(map[string]any); ok {
+			if e, present := entry[key]; present && e != nil {
+				m, ok := e.(map[string]any)
+				if !ok {
+					return out, fmt.Errorf("Invalid compaction.modelOverrides[%q] setting: %s. Expected an object.", key, jsString(e))
+				}
+				override = m
+			}
+		}
+	}
+	for _, f := range []struct {
+		name string
+		to   *int
+	}{{"reserveTokens", &out.ReserveTokens}, {"keepRecentTokens", &out.KeepRecentTokens}} {
+		if v, present := c[f.name]; present && v != nil {
+			n, ok := safeCount(v)
+			if !ok {
+				return out, fmt.Errorf("Invalid compaction.%s setting: %s. Expected a non-negative safe integer.", f.name, jsString(v))
+			}
+			*f.to = n
+		}
+		if v, present := override[f.name]; present && v != nil {
+			n, ok := safeCount(v)
+			if !ok {
+				return out, fmt.Errorf("Invalid compaction.modelOverrides[%q].%s setting: %s. Expected a non-negative safe integer.", key, f.name, jsString(v))
+			}
+			*f.to = n
+		}
+	}
+	return out, nil
+}
 
-func mergeObjects(a, b json.RawMessage) json.RawMessage {
-	var ma, mb map[string]json.RawMessage
-	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
-		return b
+// ProjectTrusted is Pi 1.6.0's decision, for a process without a UI, whether the
+// project's settings may be read: the nearest entry for cwd or one of its parents in
+// <agentDir>/trust.json, else the global defaultProjectTrust ("always" trusts; "never"
+// and "ask", the default, do not, since nobody can be asked).
+func ProjectTrusted(agentDir, cwd string, global map[string]any) bool {
+	dir := canonical(ResolvePath(cwd))
+	if data, err := os.ReadFile(filepath.Join(ResolvePath(agentDir), "trust.json")); err == nil {
+		var trust map[string]any
+		if json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &trust) == nil {
+			for {
+				if v, ok := trust[dir].(bool); ok {
+					return v
+				}
+				parent := filepath.Dir(dir)
+				if parent == dir {
+					break
+				}
+				dir = parent
+			}
+		}
 	}
-	for k, v := range mb {
-		ma[k] = v
+	return global["defaultProjectTrust"] == "always"
+}
+
+// canonical is Pi's canonicalizePath: symlinks resolved when the path exists.
+func canonical(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
 	}
-	out, err := json.Marshal(ma)
-	if err != nil {
-		return b
+	return p
+}
+
+// deepMerge is Pi's deepMergeObjects: objects merged key by key at every depth, any other
+// value of the override replacing the base's.
+func deepMerge(base, over map[string]any) map[string]any {
+	out := make(map[string]any, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		bm, bok := out[k].(map[string]any)
+		om, ook := v.(map[string]any)
+		if bok && ook {
+			out[k] = deepMerge(bm, om)
+		} else {
+			out[k] = v
+		}
 	}
 	return out
+}
+
+func jsonNumber(v any) (float64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	f, err := n.Float64()
+	return f, err == nil
+}
+
+// safeCount accepts what Number.isSafeInteger(v) && v >= 0 accepts.
+func safeCount(v any) (int, bool) {
+	f, ok := jsonNumber(v)
+	if !ok || f < 0 || f > 1<<53-1 || f != math.Trunc(f) {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// jsString is String(v) for a JSON value, as Pi's messages print it.
+func jsString(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	case bool:
+		if v {
+			return "true"
+		}
+		return "false"
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			if e != nil {
+				parts[i] = jsString(e)
+			}
+		}
+		return strings.Join(parts, ",")
+	case map[string]any:
+		return "[object Object]"
+	}
+	return "null"
 }

@@ -207,6 +207,23 @@ async function workerMain() {
     switch (req.op) {
       case "ping":
         return { version: pi.VERSION };
+      case "settings": {
+        // Pi's settings for a project without a UI: the trust decision (trust.json,
+        // defaultProjectTrust), then getCompactionSettings for the model, or its refusal.
+        const sm = await import(distUrl("core/settings-manager.js"));
+        const trust = await import(distUrl("core/trust-manager.js"));
+        const pt = await import(distUrl("core/project-trust.js"));
+        const boot = sm.SettingsManager.create(req.cwd, req.agentDir, { projectTrusted: false });
+        const trusted = await pt.resolveProjectTrusted({
+          cwd: req.cwd, trustStore: new trust.ProjectTrustStore(req.agentDir),
+          defaultProjectTrust: boot.getDefaultProjectTrust(), projectTrustContext: { hasUI: false },
+        });
+        const settings = sm.SettingsManager.create(req.cwd, req.agentDir, { projectTrusted: trusted });
+        const model = req.provider ? { provider: req.provider, id: req.model } : undefined;
+        let compaction = null, error = null;
+        try { compaction = settings.getCompactionSettings(model); } catch (e) { error = String(e?.message ?? e); }
+        return { trusted, compaction, error, branchSummary: settings.getBranchSummarySettings() };
+      }
       case "mostrecent": {
         // Pi's findMostRecentSession over a folder: the newest file with a valid header.
         const sm = await import(distUrl("core/session-manager.js"));
@@ -624,7 +641,7 @@ async function main() {
     });
   }
 
-  const FILELESS = new Set(["ping", "constants", "serialize", "estimate", "mostrecent"]);
+  const FILELESS = new Set(["ping", "constants", "serialize", "estimate", "mostrecent", "settings"]);
   const FILE_OPS = new Set(["entries", "context", "tree", "files", "cut", "prepare", "collect", "piload", "summarize", "branchsummarize"]);
   async function handleLine(line) {
     let req;

@@ -1,0 +1,302 @@
+package compaction_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/branch"
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/oracle"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// captureServer is the Go twin of the server test/pi/oracle.mjs runs for its summarize
+// ops: it records every request body and answers the n-th request with answer (" n"
+// appended from the second on), the given finish reason and usage 100n/10n.
+type captureServer struct {
+	*httptest.Server
+	mu     sync.Mutex
+	bodies []any
+}
+
+func newCaptureServer(t *testing.T, answer, finish string) *captureServer {
+	cs := &captureServer{}
+	cs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, _ := io.ReadAll(r.Body)
+		var body any
+		if err := json.Unmarshal(data, &body); err != nil {
+			body = map[string]any{"unparsed": string(data)}
+		}
+		cs.mu.Lock()
+		cs.bodies = append(cs.bodies, body)
+		n := len(cs.bodies)
+		cs.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(o map[string]any) {
+			o["id"], o["object"], o["created"], o["model"] = "c1", "chat.completion.chunk", 0, "summary-model"
+			b, _ := json.Marshal(o)
+			fmt.Fprintf(w, "data: %s\n\n", b)
+		}
+		text := answer
+		if n > 1 {
+			text = fmt.Sprintf("%s %d", answer, n)
+		}
+		if finish == "tool_calls" {
+			chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"tool_calls": []any{
+				map[string]any{"index": 0, "id": "call_1", "type": "function", "function": map[string]any{"name": "read", "arguments": "{}"}}}}, "finish_reason": nil}}})
+		} else {
+			chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": text}, "finish_reason": nil}}})
+		}
+		chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish}}})
+		chunk(map[string]any{"choices": []any{}, "usage": map[string]any{"prompt_tokens": 100 * n, "completion_tokens": 10 * n, "total_tokens": 110 * n}})
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(cs.Close)
+	return cs
+}
+
+func (cs *captureServer) requests() []any {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return append([]any(nil), cs.bodies...)
+}
+
+type summaryModel struct {
+	ContextWindow int  `json:"contextWindow"`
+	MaxTokens     int  `json:"maxTokens"`
+	Reasoning     bool `json:"reasoning"`
+}
+
+type piSummaryAnswer struct {
+	Requests []struct {
+		Path string `json:"path"`
+		Body any    `json:"body"`
+	} `json:"requests"`
+	Result *struct {
+		Summary          string         `json:"summary"`
+		FirstKeptEntryID string         `json:"firstKeptEntryId"`
+		TokensBefore     float64        `json:"tokensBefore"`
+		Usage            map[string]any `json:"usage"`
+	} `json:"result"`
+	Error *string `json:"error"`
+}
+
+func withoutFileBlocks(s string) string {
+	for _, tag := range []string{"\n\n<read-files>", "\n\n<modified-files>"} {
+		if i := strings.Index(s, tag); i >= 0 {
+			s = s[:i]
+		}
+	}
+	return s
+}
+
+func asAny(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// What pi-lsp's OpenAI summarizer sends for a preparation is what real Pi 1.6.0 sends for
+// it (compact() after prepareCompaction, against the same kind of local server): the
+// same request bodies (system prompt, prompt text with its frame and focus, output limit
+// clamped to the window, reasoning effort, stream options, store), one after the other
+// for a split turn; and the same summary, usage and failure texts.
+func TestSummaryRequestsMatchPi16(t *testing.T) {
+	o := oracle.Start(t)
+	cases := []struct {
+		file, level, instructions, finish string
+		keep                              int
+		model                             summaryModel
+	}{
+		{file: "genuine-1.6/compact-split.jsonl", keep: 60, instructions: "focus on the split"},
+		{file: "genuine-1.6/compact-twice.jsonl", keep: 200},
+		{file: "genuine-1.6/context-edits.jsonl", keep: 20, instructions: "keep file names"},
+		{file: "genuine-1.6/system-tools.jsonl", keep: 60},
+		{file: "genuine-1.6/reasoning.jsonl", keep: 1, level: "high", model: summaryModel{ContextWindow: 40000, MaxTokens: 64000, Reasoning: true}},
+		{file: "genuine-1.6/reasoning.jsonl", keep: 1, level: "max", model: summaryModel{ContextWindow: 200000, MaxTokens: 32000, Reasoning: true}},
+		{file: "genuine-1.6/reasoning.jsonl", keep: 1, level: "off", model: summaryModel{ContextWindow: 9000, MaxTokens: 8000, Reasoning: true}},
+		{file: "genuine-1.6/full-main.jsonl", keep: 100, level: "minimal", model: summaryModel{Reasoning: false}},
+		{file: "genuine/full-main.jsonl", keep: 250},
+		{file: "genuine/compact-twice.jsonl", keep: 20, instructions: "what changed"},
+		{file: "genuine-1.6/compact-split.jsonl", keep: 60, finish: "length"},
+		{file: "genuine-1.6/compact-split.jsonl", keep: 60, finish: "tool_calls"},
+		{file: "genuine-1.6/full-main.jsonl", keep: 100, finish: "length"},
+	}
+	for _, tc := range cases {
+		name := fmt.Sprintf("%s/keep=%d/level=%s/finish=%s/window=%d", tc.file, tc.keep, tc.level, tc.finish, tc.model.ContextWindow)
+		t.Run(name, func(t *testing.T) {
+			finish := tc.finish
+			if finish == "" {
+				finish = "stop"
+			}
+			model := tc.model
+			if model.ContextWindow == 0 {
+				model.ContextWindow = 128000
+			}
+			if model.MaxTokens == 0 {
+				model.MaxTokens = 16384
+			}
+			req := map[string]any{"op": "summarize", "file": filepath.Join("..", "..", "testdata", "corpus", tc.file), "keep": tc.keep,
+				"model": model, "answer": "SUMMARY", "finish": finish}
+			if tc.level != "" {
+				req["thinkingLevel"] = tc.level
+			}
+			if tc.instructions != "" {
+				req["instructions"] = tc.instructions
+			}
+			var pi piSummaryAnswer
+			o.Query(t, req, &pi)
+
+			srv := newCaptureServer(t, "SUMMARY", finish)
+			cfg := fastConfig(srv.URL + "/v1")
+			cfg.Model, cfg.ContextWindow, cfg.MaxTokens, cfg.Reasoning, cfg.MaxRetries = "summary-model", model.ContextWindow, model.MaxTokens, model.Reasoning, -1
+			prep := prepareFile(t, corpusCopy(t, tc.file), settings(tc.keep, 16384))
+			out, err := compaction.Generate(context.Background(), prep, compaction.NewOpenAI(cfg),
+				compaction.Options{CustomInstructions: tc.instructions, ThinkingLevel: tc.level})
+
+			ours := srv.requests()
+			if len(ours) != len(pi.Requests) {
+				t.Fatalf("pi-lsp sent %d requests, Pi %d", len(ours), len(pi.Requests))
+			}
+			for i := range ours {
+				if !reflect.DeepEqual(ours[i], pi.Requests[i].Body) {
+					gb, _ := json.MarshalIndent(ours[i], "", " ")
+					wb, _ := json.MarshalIndent(pi.Requests[i].Body, "", " ")
+					t.Errorf("request %d differs from Pi's\npi-lsp: %.3000s\n    Pi: %.3000s", i+1, gb, wb)
+				}
+			}
+			switch {
+			case pi.Error != nil:
+				if err == nil || err.Error() != *pi.Error {
+					t.Errorf("pi-lsp: %v, Pi fails with %q", err, *pi.Error)
+				}
+			case err != nil:
+				t.Fatalf("pi-lsp fails (%v), Pi succeeds", err)
+			default:
+				want := pi.Result.Summary
+				if len(prep.MessagesToSummarize) == 0 && prep.HasPrevious {
+					// Design divergence 1: Pi keeps the previous summary verbatim with its
+					// old file blocks; pi-lsp drops them (fresh, accumulated ones follow).
+					want = strings.Replace(want, prep.PreviousSummary, withoutFileBlocks(prep.PreviousSummary), 1)
+				}
+				if out.Summary != want {
+					t.Errorf("summary %q, Pi's %q", out.Summary, want)
+				}
+				if out.FirstKeptEntryID != pi.Result.FirstKeptEntryID || out.TokensBefore != pi.Result.TokensBefore {
+					t.Errorf("firstKept %s tokensBefore %v, Pi's %s %v", out.FirstKeptEntryID, out.TokensBefore, pi.Result.FirstKeptEntryID, pi.Result.TokensBefore)
+				}
+				if got := asAny(t, out.Usage); !reflect.DeepEqual(got, asAny(t, pi.Result.Usage)) {
+					t.Errorf("usage %v, Pi's %v", got, pi.Result.Usage)
+				}
+			}
+		})
+	}
+}
+
+// The same for branch summaries: generateBranchSummary after
+// collectEntriesForBranchSummary, with and without a focus, replacing the prompt, with a
+// reasoning model, and its failure texts.
+func TestBranchSummaryRequestsMatchPi16(t *testing.T) {
+	o := oracle.Start(t)
+	cases := []struct {
+		file, level, instructions, finish string
+		replace                           bool
+		targets                           []int
+		model                             summaryModel
+	}{
+		{file: "genuine-1.6/tree-nav.jsonl", targets: []int{1, 4, 9}},
+		{file: "genuine-1.6/tree-nav.jsonl", targets: []int{2}, instructions: "what was tried"},
+		{file: "genuine-1.6/tree-nav.jsonl", targets: []int{2}, instructions: "ONLY THIS", replace: true},
+		{file: "genuine-1.6/context-edits.jsonl", targets: []int{1}},
+		{file: "genuine-1.6/system-tools.jsonl", targets: []int{1}},
+		{file: "genuine-1.6/reasoning.jsonl", targets: []int{1}, level: "medium", model: summaryModel{ContextWindow: 30000, MaxTokens: 64000, Reasoning: true}},
+		{file: "genuine/tree-nav.jsonl", targets: []int{3}},
+		{file: "genuine-1.6/tree-nav.jsonl", targets: []int{1}, finish: "length"},
+		{file: "genuine-1.6/tree-nav.jsonl", targets: []int{1}, finish: "tool_calls"},
+	}
+	for _, tc := range cases {
+		for _, target := range tc.targets {
+			name := fmt.Sprintf("%s/target=%d/level=%s/focus=%q/replace=%v/finish=%s", tc.file, target, tc.level, tc.instructions, tc.replace, tc.finish)
+			t.Run(name, func(t *testing.T) {
+				finish := tc.finish
+				if finish == "" {
+					finish = "stop"
+				}
+				model := tc.model
+				if model.ContextWindow == 0 {
+					model.ContextWindow = 128000
+				}
+				if model.MaxTokens == 0 {
+					model.MaxTokens = 16384
+				}
+				req := map[string]any{"op": "branchsummarize", "file": filepath.Join("..", "..", "testdata", "corpus", tc.file), "targetIndex": target,
+					"model": model, "answer": "SUMMARY", "finish": finish, "replaceInstructions": tc.replace}
+				if tc.level != "" {
+					req["thinkingLevel"] = tc.level
+				}
+				if tc.instructions != "" {
+					req["instructions"] = tc.instructions
+				}
+				var pi piSummaryAnswer
+				o.Query(t, req, &pi)
+
+				f, err := session.Load(corpusCopy(t, tc.file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ix := session.NewIndex(f)
+				targetID := ix.Entries()[target].ID
+				col := branch.Collect(ix, ix.LeafID(), targetID)
+				srv := newCaptureServer(t, "SUMMARY", finish)
+				cfg := fastConfig(srv.URL + "/v1")
+				cfg.Model, cfg.ContextWindow, cfg.MaxTokens, cfg.Reasoning, cfg.MaxRetries = "summary-model", model.ContextWindow, model.MaxTokens, model.Reasoning, -1
+				sum, err := branch.Generate(context.Background(), col.Entries, compaction.NewOpenAI(cfg), branch.SummaryOptions{
+					CustomInstructions: tc.instructions, ReplaceInstructions: tc.replace, ContextWindow: model.ContextWindow,
+					ThinkingLevel: tc.level,
+				})
+				ours := srv.requests()
+				if len(ours) != len(pi.Requests) {
+					t.Fatalf("pi-lsp sent %d requests, Pi %d", len(ours), len(pi.Requests))
+				}
+				for i := range ours {
+					if !reflect.DeepEqual(ours[i], pi.Requests[i].Body) {
+						gb, _ := json.MarshalIndent(ours[i], "", " ")
+						wb, _ := json.MarshalIndent(pi.Requests[i].Body, "", " ")
+						t.Errorf("request %d differs from Pi's\npi-lsp: %.3000s\n    Pi: %.3000s", i+1, gb, wb)
+					}
+				}
+				switch {
+				case pi.Error != nil:
+					if err == nil || err.Error() != *pi.Error {
+						t.Errorf("pi-lsp: %v, Pi fails with %q", err, *pi.Error)
+					}
+				case err != nil:
+					t.Fatalf("pi-lsp fails (%v), Pi succeeds", err)
+				default:
+					if sum.Text != pi.Result.Summary {
+						t.Errorf("summary %q, Pi's %q", sum.Text, pi.Result.Summary)
+					}
+					if got := asAny(t, sum.Usage); len(pi.Requests) > 0 && !reflect.DeepEqual(got, asAny(t, pi.Result.Usage)) {
+						t.Errorf("usage %v, Pi's %v", got, pi.Result.Usage)
+					}
+				}
+			})
+		}
+	}
+}
