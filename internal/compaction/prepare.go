@@ -11,7 +11,7 @@ var (
 	// ErrEmptyPath: there is nothing on the path at all.
 	ErrEmptyPath = errors.New("nothing to compact: the session path is empty")
 	// ErrAlreadyCompacted: the last entry on the path is a compaction.
-	ErrAlreadyCompacted = errors.New("already compacted")
+	ErrAlreadyCompacted = errors.New("Already compacted") // Pi 1.6.0's words
 	// ErrNeedsMigration: the first kept entry has no id.
 	ErrNeedsMigration = errors.New("first kept entry has no id; the session needs migration")
 )
