@@ -47,6 +47,11 @@ const (
 	KindBadSession       = "badSession"
 	KindInternal         = "internal"
 	KindShutdown         = "shutdown"
+	// Refused context edits (pi/editContext).
+	KindNotOnBranch = "notOnBranch"
+	KindNotEditable = "notEditable"
+	KindSummarized  = "summarized"
+	KindNotEdited   = "notEdited"
 )
 
 // Error is a typed error a handler returns to choose the wire code and kind.
