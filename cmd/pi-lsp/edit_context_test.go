@@ -33,7 +33,7 @@ func TestEditContextMatchesPi16(t *testing.T) {
 	}{
 		{"system-tools.jsonl", session.RoleToolResult, "tool"},
 		{"compact-twice.jsonl", session.RoleAssistant, "assistant"}, // in the context after two compactions
-		{"context-edits.jsonl", session.RoleUser, "user"},          // a file Pi already edited
+		{"context-edits.jsonl", session.RoleUser, "user"},           // a file Pi already edited
 	}
 	for _, tc := range cases {
 		t.Run(tc.file+"/"+tc.role, func(t *testing.T) {
