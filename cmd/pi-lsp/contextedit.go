@@ -106,6 +106,9 @@ func runContextSize(ctx context.Context, args []string, stdout, stderr io.Writer
 		case contextedit.Replaced:
 			mark = " [replaced]"
 		}
+		if !it.Editable {
+			mark += " (not editable)"
+		}
 		fmt.Fprintf(stdout, "%7d  %-8s  %-22s %s%s\n", it.Tokens, it.EntryID, oneLinePreview(kind, 22), oneLinePreview(it.Preview, 60), mark)
 	}
 	return nil
