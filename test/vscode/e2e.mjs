@@ -721,7 +721,8 @@ async function main() {
       for (let cur = all[all.length - 1]; cur; cur = cur.parentId ? byId.get(cur.parentId) : undefined) onPath.unshift(cur);
       const counts = new Map();
       for (const e of all) if (e.type === "message") counts.set(textOf(e.message.content), (counts.get(textOf(e.message.content)) ?? 0) + 1);
-      const target = onPath.find((e) => e.type === "message" && e.message.role === "user" && counts.get(textOf(e.message.content)) === 1 && textOf(e.message.content).length > 8);
+      // The last one: the tree shows the end of the path (rows far above it are not rendered).
+      const target = [...onPath].reverse().find((e) => e.type === "message" && e.message.role === "user" && counts.get(textOf(e.message.content)) === 1 && textOf(e.message.content).length > 8);
       const original = target ? textOf(target.message.content) : "";
       const rowText = original.slice(0, 30);
       const piContext = () => {
