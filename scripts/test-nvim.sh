@@ -27,7 +27,7 @@ cd "$REPO"
 
 TIMEOUT="${PI_NVIM_TIMEOUT:-120}"
 IFS=', ' read -r -a VERSIONS <<<"${PI_NVIM_VERSIONS:-0.10 0.12}"
-ALL_TESTS="unit attach attach_setup commands help health files compact tree tree_long navigate sessions label_undo cancel preview branch_edit pin stale draft"
+ALL_TESTS="unit attach attach_setup commands help health files compact tree tree_long navigate sessions label_undo cancel preview branch_edit pin stale draft context_edit"
 IFS=', ' read -r -a TESTS <<<"${PI_NVIM_TESTS:-$ALL_TESTS}"
 ARTIFACTS="$REPO/test-artifacts/nvim"
 RUN_ID="pi-nvim-$$-$(date +%s)"
@@ -159,9 +159,19 @@ pi_check() {
     const msgs = res.messages || [];
     const m = want.at === "first" ? msgs[0] : msgs[msgs.length - 1];
     const roles = msgs.map((x) => x.role);
-    if (!m || m.role !== want.role) { console.log(`real Pi context roles ${JSON.stringify(roles)}: want ${want.role} ${want.at}`); process.exit(1); }
+    if (want.role !== undefined && (!m || m.role !== want.role)) { console.log(`real Pi context roles ${JSON.stringify(roles)}: want ${want.role} ${want.at}`); process.exit(1); }
     if (want.summary !== undefined && m.summary !== want.summary) { console.log(`real Pi ${want.role} summary differs from the entry written`); process.exit(1); }
-    console.log(`${want.role} ${want.at} of ${msgs.length} messages, ${res.entryCount} entries`);
+    // Context edits: texts no message of the context may have (lacks), and texts some
+    // message must have as its whole text (has).
+    const textOf = (x) => (typeof x.content === "string" ? x.content : Array.isArray(x.content) ? x.content.filter((b) => b && b.type === "text").map((b) => b.text).join("") : "");
+    for (const t of want.lacks || []) {
+      if (msgs.some((x) => textOf(x).includes(t))) { console.log(`real Pi context still has ${JSON.stringify(t.slice(0, 80))}`); process.exit(1); }
+    }
+    for (const t of want.has || []) {
+      if (!msgs.some((x) => textOf(x) === t)) { console.log(`real Pi context lacks ${JSON.stringify(t.slice(0, 80))}`); process.exit(1); }
+    }
+    const edits = (want.lacks || []).length + (want.has || []).length;
+    console.log(`${want.role ?? "context"} ${want.at} of ${msgs.length} messages, ${res.entryCount} entries${edits ? `, ${edits} context edit checks` : ""}`);
   ' "$verdict_file"
 }
 

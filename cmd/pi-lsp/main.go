@@ -37,6 +37,8 @@ func init() {
 		{"navigate", "navigate FILE TARGET_ID [--summarize] [--instructions TEXT] [--label TEXT] [--budget N] [--dry-run] [--json]", "move the leaf to another entry, optionally summarizing the branch left", runNavigate},
 		{"undo-compaction", "undo-compaction FILE [--json]", "make the full pre-compaction context active again", runUndoCompaction},
 		{"label", "label FILE ENTRY_ID [TEXT]", "set (or clear, without TEXT) the label of an entry", runLabel},
+		{"edit-context", "edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--json]", "hide, replace or restore one message in the LLM context (a context_edit entry; history untouched)", runEditContext},
+		{"context-size", "context-size FILE [--leaf ID] [--limit N] [--json]", "the messages of the context by estimated tokens, largest first", runContextSize},
 		{"commands", "commands [--json] [--markdown]", "the LSP command table", runCommands},
 		{"gen", "gen [--entries N] [--seed S] [--branch-every N] [--compact-every N] [--image-every N] [-o FILE]", "write a large synthetic session (benchmarks)", runGen},
 		{"bench-file", "bench-file FILE", "measure load, context, prepare, tree and file lists of one session (JSON)", runBenchFile},

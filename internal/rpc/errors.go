@@ -48,6 +48,11 @@ const (
 	KindInvalidSettings  = "invalidSettings" // a settings value Pi 1.6.0 refuses
 	KindInternal         = "internal"
 	KindShutdown         = "shutdown"
+	// Refused context edits (pi/editContext).
+	KindNotOnBranch = "notOnBranch"
+	KindNotEditable = "notEditable"
+	KindSummarized  = "summarized"
+	KindNotEdited   = "notEdited"
 )
 
 // Error is a typed error a handler returns to choose the wire code and kind.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/pi-lsp/pi-lsp/internal/contextedit"
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -15,16 +16,19 @@ type sessionParams struct {
 
 // TreeNode is one node of pi/tree's answer.
 type TreeNode struct {
-	ID        string      `json:"id"`
-	Type      string      `json:"type"`
-	Role      string      `json:"role,omitempty"`
-	Label     string      `json:"label,omitempty"`
-	Preview   string      `json:"preview,omitempty"`
-	Timestamp string      `json:"timestamp"`
-	OnPath    bool        `json:"onPath"`
-	Pinned    bool        `json:"pinned,omitempty"`
-	IsLeaf    bool        `json:"isLeaf"`
-	Children  []*TreeNode `json:"children"`
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	Role      string `json:"role,omitempty"`
+	Label     string `json:"label,omitempty"`
+	Preview   string `json:"preview,omitempty"`
+	Timestamp string `json:"timestamp"`
+	OnPath    bool   `json:"onPath"`
+	Pinned    bool   `json:"pinned,omitempty"`
+	// ContextEdit is "omitted" or "replaced" for an entry of the active branch whose
+	// context content the latest context_edit changes.
+	ContextEdit string      `json:"contextEdit,omitempty"`
+	IsLeaf      bool        `json:"isLeaf"`
+	Children    []*TreeNode `json:"children"`
 }
 
 func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -88,6 +92,7 @@ func flatTreePage(ctx context.Context, ix *session.Index, offset, limit int) (no
 		onPath[e.Pos()] = true // tree nodes and path entries are the final entries of their ids
 	}
 	pins := ix.Pins()
+	edits := contextedit.States(ix.Path(leaf))
 	roots := ix.Tree()
 	type item struct {
 		n      *session.Node
@@ -110,7 +115,7 @@ func flatTreePage(ctx context.Context, ix *session.Index, offset, limit int) (no
 		if total >= offset && (limit == 0 || total < offset+limit) {
 			nodes = append(nodes, FlatNode{
 				TreeNode: TreeNode{ID: e.ID, Type: e.Type, Role: e.Role(), Label: it.n.Label, Preview: e.Preview(), Timestamp: e.Timestamp,
-					OnPath: onPath[e.Pos()], Pinned: pins[e.ID], IsLeaf: e.ID == leaf},
+					OnPath: onPath[e.Pos()], Pinned: pins[e.ID], IsLeaf: e.ID == leaf, ContextEdit: string(edits[e.ID])},
 				ParentID: it.parent, Depth: it.depth, ChildCount: len(it.n.Children),
 			})
 		}
@@ -132,9 +137,11 @@ func treeOf(ctx context.Context, ix *session.Index) ([]*TreeNode, error) {
 	}
 	roots := ix.Tree()
 	pins := ix.Pins()
+	edits := contextedit.States(ix.Path(leaf))
 	convert := func(n *session.Node) *TreeNode {
 		return &TreeNode{ID: n.Entry.ID, Type: n.Entry.Type, Role: n.Entry.Role(), Label: n.Label, Preview: n.Entry.Preview(),
-			Timestamp: n.Entry.Timestamp, OnPath: onPath[n.Entry.ID], Pinned: pins[n.Entry.ID], IsLeaf: n.Entry.ID == leaf, Children: []*TreeNode{}}
+			Timestamp: n.Entry.Timestamp, OnPath: onPath[n.Entry.ID], Pinned: pins[n.Entry.ID], IsLeaf: n.Entry.ID == leaf,
+			ContextEdit: string(edits[n.Entry.ID]), Children: []*TreeNode{}}
 	}
 	type work struct {
 		src *session.Node

@@ -28,7 +28,7 @@ T.run('unit', function()
   local lines, nodes = tree.render({ session = '/x/s.jsonl', leafId = 'l', roots = { root } }, 80)
   T.eq({
     'Pi session s.jsonl   leaf l',
-    '<CR> navigate   l label   P pin   r refresh   q close',
+    '<CR> navigate   l label   P pin   x hide   e replace   u restore   s by size   r refresh   q close',
     '',
     '• r user: hello',
     '├─ • a assistant',

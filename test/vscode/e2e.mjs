@@ -712,6 +712,92 @@ async function main() {
       check("the pin is a pi-lsp/pin custom entry in the file", last?.type === "custom" && last.customType === "pi-lsp/pin" && last.data?.pinned === true, j(last && { type: last.type, customType: last.customType, data: last.data }));
     }
 
+    // ---- context edits: Hide from Context, Replace in Context…, Restore to Context, Context by Size ----
+    {
+      const textOf = (c) => (typeof c === "string" ? c : Array.isArray(c) ? c.filter((b) => b && b.type === "text").map((b) => b.text).join("") : "");
+      const all = readEntries(SESSION).filter((e) => e.type !== "session");
+      const byId = new Map(all.map((e) => [e.id, e]));
+      const onPath = [];
+      for (let cur = all[all.length - 1]; cur; cur = cur.parentId ? byId.get(cur.parentId) : undefined) onPath.unshift(cur);
+      const counts = new Map();
+      for (const e of all) if (e.type === "message") counts.set(textOf(e.message.content), (counts.get(textOf(e.message.content)) ?? 0) + 1);
+      // The last one: the tree shows the end of the path (rows far above it are not rendered).
+      const target = [...onPath].reverse().find((e) => e.type === "message" && e.message.role === "user" && counts.get(textOf(e.message.content)) === 1 && textOf(e.message.content).length > 8);
+      const original = target ? textOf(target.message.content) : "";
+      const rowText = original.slice(0, 30);
+      const piContext = () => {
+        const p = piload(SESSION);
+        return p.ok ? { ok: true, texts: p.result.messages.map((m) => textOf(m.content)), rewritten: p.result.rewritten } : { ok: false, error: p.error };
+      };
+      const lastEntry = () => readEntries(SESSION).pop();
+      const row = () => treePane.locator(".monaco-list-row", { hasText: rowText }).first();
+      const rowShows = (re, want) =>
+        waitFor(async () => {
+          const t = (await row().textContent().catch(() => "")) || "";
+          return re.test(t) === want ? t || "(row)" : undefined;
+        }, 10_000, 250);
+      check("a user message on the current path to edit", !!target, j(onPath.map((e) => e.type)));
+      await page.keyboard.press("Escape");
+      await runPalette(page, "Pi: Show Session Tree");
+      const up = target && (await row().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false));
+      check("the message's row is in the tree", !!up, rowText);
+
+      // Hide.
+      let menu = up && (await contextMenu(page, row(), "Hide from Context"));
+      check("the message's context menu offers Hide from Context", !!menu);
+      let toast = menu && (await page.locator(".notification-toast", { hasText: "Hidden from the context" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false));
+      let last = lastEntry();
+      check("Hide from Context writes Pi's context_edit with replacement null", !!toast && last?.type === "context_edit" && last.targetId === target?.id && last.replacement === null && JSON.stringify(Object.keys(last)) === JSON.stringify(["type", "id", "parentId", "timestamp", "targetId", "replacement"]), j(last));
+      check("the tree shows the message hidden from context", !!(await rowShows(/hidden from context/, true)));
+      let pc = piContext();
+      check("real Pi 1.6.0's context lacks the hidden message", pc.ok && pc.rewritten === false && !pc.texts.includes(original), j(pc.ok ? pc.texts.length : pc));
+      await shot(page, "context-hidden");
+
+      // Replace.
+      const replacement = "E2E replacement of a user prompt";
+      menu = await contextMenu(page, row(), "Replace in Context");
+      check("the context menu offers Replace in Context…", !!menu);
+      const box = menu && (await page.locator(".quick-input-widget .quick-input-title", { hasText: "in Context" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false));
+      if (box) {
+        await page.locator(".quick-input-widget input").fill(replacement);
+        await page.keyboard.press("Enter");
+      }
+      toast = box && (await page.locator(".notification-toast", { hasText: "Replaced in the context" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false));
+      last = lastEntry();
+      check("Replace in Context… writes the replacement (a user string stays a string)", !!toast && last?.type === "context_edit" && last.targetId === target?.id && last.replacement?.content === replacement, j(last));
+      check("the tree shows the message replaced in context", !!(await rowShows(/replaced in context/, true)));
+      pc = piContext();
+      check("real Pi 1.6.0's context carries the replacement instead of the original", pc.ok && pc.texts.includes(replacement) && !pc.texts.includes(original), j(pc.ok ? pc.texts.length : pc));
+
+      // Restore.
+      menu = await contextMenu(page, row(), "Restore to Context");
+      check("the context menu offers Restore to Context", !!menu);
+      toast = menu && (await page.locator(".notification-toast", { hasText: "Restored to the context" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false));
+      last = lastEntry();
+      check("Restore to Context writes the original content back", !!toast && last?.type === "context_edit" && JSON.stringify(last.replacement?.content) === JSON.stringify(target?.message.content), j(last));
+      check("the tree shows the message unedited again", !!(await rowShows(/(hidden from|replaced in) context/, false)));
+      pc = piContext();
+      check("real Pi 1.6.0's context carries the original again", pc.ok && pc.texts.includes(original) && !pc.texts.includes(replacement), j(pc.ok ? pc.texts.length : pc));
+      await shot(page, "context-restored");
+
+      // Pi: Context by Size: the largest first; picking one hides it.
+      await page.keyboard.press("Escape");
+      await runPalette(page, "Pi: Context by Size");
+      const listed = await waitFor(() => lastEvent("contextBySize"), 10_000, 200);
+      const items = listed?.items ?? [];
+      check("Pi: Context by Size lists the context's messages, largest first", items.length > 2 && items.every((it, i) => i === 0 || it.tokens <= items[i - 1].tokens), j(items.slice(0, 4)));
+      const pick = await page.locator(".quick-input-widget .monaco-list-row").first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      await shot(page, "context-by-size");
+      if (pick) await page.keyboard.press("Enter");
+      toast = pick && (await page.locator(".notification-toast", { hasText: "Hidden from the context" }).last().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false));
+      last = lastEntry();
+      check("picking the largest message hides it", !!toast && last?.type === "context_edit" && last.targetId === items[0]?.entryId && last.replacement === null, j(last));
+      const hiddenEntry = readEntries(SESSION).find((e) => e.id === items[0]?.entryId);
+      pc = piContext();
+      const hiddenText = hiddenEntry ? textOf(hiddenEntry.message?.content ?? hiddenEntry.content) : "";
+      check("real Pi 1.6.0 loads it without that message", pc.ok && pc.rewritten === false && (hiddenText === "" || !pc.texts.includes(hiddenText)), j(pc.ok ? pc.texts.length : pc));
+    }
+
     // ---- stale files: a file the agent read changes on disk ----
     {
       const stale0 = lastEvent("filesRefreshed")?.stale ?? [];

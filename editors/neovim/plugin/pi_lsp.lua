@@ -20,6 +20,7 @@ local function highlights()
     PiTreeId = 'Identifier',
     PiTreeLabel = 'Label',
     PiTreePinned = 'Special',
+    PiTreeEdited = 'DiagnosticWarn',
   }
   for group, link in pairs(links) do
     vim.api.nvim_set_hl(0, group, { link = link, default = true })

@@ -59,7 +59,10 @@ import {
   CommitCompactionResult,
   CompactionPreview,
   CompactResult,
+  ContextBySizeResult,
   ContextResult,
+  EditContextParams,
+  EditContextResult,
   DraftReady,
   ContextUsage,
   CompactionEnd,
@@ -578,6 +581,12 @@ class PiExtension implements vscode.Disposable {
       case "pi.context":
         if (interactive) return this.showContext();
         return next(command, args);
+      case "pi.editContext":
+        if (interactive) return this.editContextInteractive();
+        return this.editContext(arg as unknown as EditContextParams);
+      case "pi.contextBySize":
+        if (interactive) return this.contextBySizeInteractive();
+        return next(command, args);
       default:
         return next(command, args);
     }
@@ -814,6 +823,88 @@ class PiExtension implements vscode.Disposable {
       if (pick && c.lastCompaction) void this.openSummary(c.lastCompaction.summary, c.lastCompaction.id, c.lastCompaction.tokensBefore);
     });
     return c;
+  }
+
+  // ----- context edits: hide, replace or restore one message in the LLM context --------------
+
+  /** pi.editContext with params: the edit, a message with the figure before and after, a refresh. */
+  private async editContext(params: EditContextParams): Promise<EditContextResult | undefined> {
+    if (!this.requireClient()) return undefined;
+    const what = params.action === "omit" ? "Hiding from the context" : params.action === "replace" ? "Replacing in the context" : "Restoring to the context";
+    const r = await this.plain<EditContextResult>(what, "pi.editContext", params);
+    if (!r) return undefined;
+    const verb = params.action === "omit" ? "Hidden from" : params.action === "replace" ? "Replaced in" : "Restored to";
+    const text = `${verb} the context: ${params.entryId}. Context ${formatTokens(r.tokensBefore)} → ${formatTokens(r.tokensAfter)} tokens.`;
+    testLog("message", { severity: "info", text });
+    void vscode.window.showInformationMessage(text);
+    await this.refresh();
+    return r;
+  }
+
+  /** The replacement text, asked in an input box (Escape cancels). */
+  private async askReplacement(entryId: string, current?: string): Promise<string | undefined> {
+    return vscode.window.showInputBox({
+      title: `Pi: Replace ${entryId} in Context`,
+      prompt: "What the model sees instead of this message (the history keeps the original)",
+      value: current ? oneLine(current, 200) : "",
+      ignoreFocusOut: true,
+    });
+  }
+
+  /** Palette: pick a message of the context (largest first), then what to do with it. */
+  private async editContextInteractive(): Promise<EditContextResult | undefined> {
+    const item = await this.pickContextItem("Pi: Edit Context");
+    if (!item) return undefined;
+    type ActionItem = vscode.QuickPickItem & { action: EditContextParams["action"] };
+    const actions: ActionItem[] = [];
+    if (item.contextEdit !== "omitted") actions.push({ action: "omit", label: "Hide from Context" });
+    actions.push({ action: "replace", label: "Replace in Context…" });
+    if (item.contextEdit) actions.push({ action: "restore", label: "Restore to Context" });
+    const pick = await vscode.window.showQuickPick(actions, { title: `Pi: Edit Context · ${item.entryId}` });
+    if (!pick) return undefined;
+    if (pick.action === "replace") {
+      const text = await this.askReplacement(item.entryId, item.preview);
+      if (text === undefined) return undefined;
+      return this.editContext({ entryId: item.entryId, action: "replace", text });
+    }
+    return this.editContext({ entryId: item.entryId, action: pick.action });
+  }
+
+  /** Palette "Pi: Context by Size": the largest messages first; picking one hides it (or restores a hidden one). */
+  private async contextBySizeInteractive(): Promise<EditContextResult | undefined> {
+    const item = await this.pickContextItem("Pi: Context by Size");
+    if (!item) return undefined;
+    if (item.contextEdit === "omitted") return this.editContext({ entryId: item.entryId, action: "restore" });
+    return this.editContext({ entryId: item.entryId, action: "omit" });
+  }
+
+  private async pickContextItem(title: string): Promise<ContextBySizeResult["messages"][number] | undefined> {
+    if (!this.requireClient()) return undefined;
+    let r: ContextBySizeResult;
+    try {
+      r = await this.custom<ContextBySizeResult>(Methods.contextBySize, {});
+    } catch (err) {
+      void this.showMessage(describeError("Reading the context", err));
+      return undefined;
+    }
+    type Item = vscode.QuickPickItem & { m: ContextBySizeResult["messages"][number] };
+    const items: Item[] = r.messages
+      .filter((m) => m.editable)
+      .map((m) => ({
+        m,
+        label: `${m.contextEdit === "omitted" ? "$(eye-closed) " : m.contextEdit === "replaced" ? "$(replace) " : ""}${formatTokens(m.contextEdit === "omitted" ? (m.originalTokens ?? 0) : m.tokens)} tokens · ${m.role}${m.toolName ? ` ${m.toolName}` : ""}`,
+        description: `${m.entryId}${m.contextEdit === "omitted" ? " · hidden (pick to restore)" : m.contextEdit === "replaced" ? " · replaced" : ""}`,
+        detail: m.preview,
+      }));
+    testLog("contextBySize", { items: items.map((i) => ({ entryId: i.m.entryId, tokens: i.m.tokens, contextEdit: i.m.contextEdit ?? null })) });
+    const total = typeof r.tokens === "number" ? r.tokens : r.projectedTokens;
+    const pick = await vscode.window.showQuickPick(items, {
+      title: `${title} · ${formatTokens(total)} tokens in context`,
+      placeHolder: "Largest first. Pick a message to hide it from the model's context (history is kept).",
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    return pick?.m;
   }
 
   private async showLastCompactionSummary(): Promise<void> {
@@ -1122,6 +1213,21 @@ class PiExtension implements vscode.Disposable {
     reg(C.treeUnpin, async (node?: ViewNode) => {
       const target = node ?? this.treeView.selection[0];
       if (target && this.requireClient()) await vscode.commands.executeCommand("pi.pin", { entryId: target.entryId, pinned: false });
+    });
+    reg(C.treeHideFromContext, async (node?: ViewNode) => {
+      const target = node ?? this.treeView.selection[0];
+      if (target && this.requireClient()) await this.editContext({ entryId: target.entryId, action: "omit" });
+    });
+    reg(C.treeReplaceInContext, async (node?: ViewNode) => {
+      const target = node ?? this.treeView.selection[0];
+      if (!target || !this.requireClient()) return;
+      const text = await this.askReplacement(target.entryId, target.label);
+      if (text === undefined) return;
+      await this.editContext({ entryId: target.entryId, action: "replace", text });
+    });
+    reg(C.treeRestoreToContext, async (node?: ViewNode) => {
+      const target = node ?? this.treeView.selection[0];
+      if (target && this.requireClient()) await this.editContext({ entryId: target.entryId, action: "restore" });
     });
     reg(C.treeUndoCompaction, async () => {
       if (!this.requireClient()) return;

@@ -16,6 +16,8 @@ export const Methods = {
   previewCompaction: "pi/previewCompaction",
   commitCompaction: "pi/commitCompaction",
   previewBranchSummary: "pi/previewBranchSummary",
+  editContext: "pi/editContext",
+  contextBySize: "pi/contextBySize",
 } as const;
 
 export const Notifications = {
@@ -52,7 +54,60 @@ export interface TreeNode {
   /** Pinned entries are quoted verbatim in every later summary (pi.pin). */
   pinned?: boolean;
   isLeaf: boolean;
+  /** On the active branch: the latest context_edit hides the entry from the LLM context or replaces its content. */
+  contextEdit?: ContextEditState;
   children: TreeNode[];
+}
+
+export type ContextEditState = "omitted" | "replaced";
+
+/** pi.editContext / pi/editContext params. */
+export interface EditContextParams {
+  session?: string;
+  entryId: string;
+  action: "omit" | "replace" | "restore";
+  text?: string;
+  force?: boolean;
+}
+
+/** The context_edit entry Pi 1.6.0 writes (keys in Pi's order). */
+export interface ContextEditEntry {
+  type: "context_edit";
+  id: string;
+  parentId: string | null;
+  timestamp: string;
+  targetId: string;
+  replacement: null | { content: unknown };
+}
+
+export interface EditContextResult {
+  session: string;
+  entry: ContextEditEntry;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** One message of pi/contextBySize. */
+export interface ContextItem {
+  entryId: string;
+  type: string;
+  role: string;
+  toolName?: string;
+  tokens: number;
+  originalTokens?: number;
+  preview: string;
+  editable: boolean;
+  contextEdit?: ContextEditState;
+}
+
+export interface ContextBySizeResult {
+  session: string;
+  leafId: string | null;
+  tokens: number | null;
+  contextWindow: number;
+  percent: number | null;
+  projectedTokens: number;
+  messages: ContextItem[];
 }
 
 export interface TreeResult {

@@ -20,6 +20,8 @@ M.server_commands = {
   ['pi.selectSession'] = 'PiSelectSession',
   ['pi.files'] = 'PiFiles',
   ['pi.context'] = 'PiContext',
+  ['pi.editContext'] = 'PiEditContext',
+  ['pi.contextBySize'] = 'PiContextBySize',
 }
 
 local function emit_done(data)
@@ -192,6 +194,32 @@ function M.pin(args, cb, client_id)
       cb(err, result, client)
     end
   end, client_id)
+end
+
+-- :PiEditContext {id} omit|replace {text}|restore ------------------------------------
+
+M.EDIT_ACTIONS = { 'omit', 'replace', 'restore' }
+
+---@param args {entryId: string, action: 'omit'|'replace'|'restore', text?: string, session?: string}
+function M.edit_context(args, cb, client_id)
+  M.run('pi.editContext', args, function(err, result, client)
+    if err then
+      report_error('edit context', err)
+    elseif type(result) == 'table' then
+      local verb = ({ omit = 'hidden from', replace = 'replaced in', restore = 'restored to' })[args.action] or 'edited in'
+      ui.notify(('%s %s the context: %s → %s tokens'):format(
+        short(args.entryId), verb, ui.human(result.tokensBefore), ui.human(result.tokensAfter)))
+    end
+    if cb then
+      cb(err, result, client)
+    end
+  end, client_id)
+end
+
+-- :PiContextBySize --------------------------------------------------------------------
+
+function M.context_by_size(cb)
+  require('pi_lsp.context_size').open(nil, cb)
 end
 
 -- :PiTree [float|split|vsplit|tab] ---------------------------------------------------
@@ -606,6 +634,39 @@ M.user_commands = {
       M.context()
     end,
     { nargs = 0, desc = 'Pi: context usage and the last summary' },
+  },
+  PiEditContext = {
+    function(o)
+      local id, action = o.fargs[1], o.fargs[2]
+      local text = o.args:match('^%s*%S+%s+%S+%s+(.-)%s*$')
+      if action == 'hide' then
+        action = 'omit'
+      end
+      if not vim.tbl_contains(M.EDIT_ACTIONS, action or '') or (action == 'replace' and text == nil) then
+        ui.notify('usage: :PiEditContext {id} omit|replace {text}|restore', vim.log.levels.ERROR)
+        return
+      end
+      M.edit_context({ entryId = id, action = action, text = action == 'replace' and text or nil })
+    end,
+    {
+      nargs = '+',
+      desc = 'Pi: hide (omit), replace or restore a message in the LLM context {id} omit|replace {text}|restore',
+      complete = function(arglead, cmdline)
+        local nargs = #vim.split(vim.trim(cmdline), '%s+')
+        if nargs == 2 and cmdline:match('%s$') or nargs == 3 and not cmdline:match('%s$') then
+          return vim.tbl_filter(function(a)
+            return vim.startswith(a, arglead)
+          end, M.EDIT_ACTIONS)
+        end
+        return complete_ids(arglead, cmdline)
+      end,
+    },
+  },
+  PiContextBySize = {
+    function()
+      M.context_by_size()
+    end,
+    { nargs = 0, desc = 'Pi: the messages of the context by size, largest first (x hides, e replaces, u restores)' },
   },
   PiCancel = {
     function()

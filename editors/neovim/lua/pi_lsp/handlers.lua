@@ -125,6 +125,7 @@ M.handlers = {
     emit('PiSessionChanged', with_client(params, ctx))
     if changed then
       require('pi_lsp.tree').on_session_changed(ctx.client_id, params)
+      require('pi_lsp.context_size').on_session_changed(ctx.client_id, params)
     end
     redraw()
   end,

@@ -6,6 +6,9 @@
 --- of no summary / summarize / summarize with instructions / summarize and
 --- edit (the summary opens in a buffer; :w navigates and writes it).
 --- P toggles the pin of the entry under the cursor; pinned entries show "⚑ pinned".
+--- x hides the message under the cursor from the LLM context, e replaces its content
+--- there (vim.ui.input), u restores it; such messages show "⊘ hidden" / "✎ replaced".
+--- s opens the context by size (:PiContextBySize).
 local M = {}
 
 local ui = require('pi_lsp.ui')
@@ -13,6 +16,8 @@ local ui = require('pi_lsp.ui')
 local BUF_NAME = 'pi://tree'
 --- Appended to the line of a pinned entry.
 M.PIN_MARK = ' ⚑ pinned'
+--- Appended to the line of a message hidden from, or replaced in, the context.
+M.EDIT_MARKS = { omitted = ' ⊘ hidden', replaced = ' ✎ replaced' }
 local HEADER_LINES = 3
 local ns = vim.api.nvim_create_namespace('pi_lsp_tree')
 
@@ -48,7 +53,7 @@ function M.render(result, width)
   local lines, nodes, hls = {}, {}, {}
   local session = result.session and vim.fn.fnamemodify(result.session, ':t') or '?'
   lines[1] = ('Pi session %s   leaf %s'):format(session, result.leafId or '-')
-  lines[2] = '<CR> navigate   l label   P pin   r refresh   q close'
+  lines[2] = '<CR> navigate   l label   P pin   x hide   e replace   u restore   s by size   r refresh   q close'
   lines[3] = ''
   hls[#hls + 1] = { 0, 0, -1, 'Title' }
   hls[#hls + 1] = { 1, 0, -1, 'Comment' }
@@ -77,7 +82,8 @@ function M.render(result, width)
     local budget = math.max(10, width - vim.fn.strdisplaywidth(head) - #id - #k - #label - (node.pinned and 9 or 0) - 8)
     local preview = one_line(node.preview, budget)
     local pin = node.pinned == true and M.PIN_MARK or ''
-    local text = ('%s%s %s %s%s%s%s'):format(head, marker, id, k, preview ~= '' and (': ' .. preview) or '', label, pin)
+    local edit = M.EDIT_MARKS[node.contextEdit] or ''
+    local text = ('%s%s %s %s%s%s%s%s'):format(head, marker, id, k, preview ~= '' and (': ' .. preview) or '', label, pin, edit)
     if node.isLeaf then
       text = text .. '  ← leaf'
     end
@@ -90,12 +96,16 @@ function M.render(result, width)
     hls[#hls + 1] = { row, col, -1, group }
     hls[#hls + 1] = { row, col + #marker + 1, col + #marker + 1 + #id, 'PiTreeId' }
     local tail = node.isLeaf and #'  ← leaf' or 0
+    if edit ~= '' then
+      local s = #text - #edit - tail
+      hls[#hls + 1] = { row, s, s + #edit, 'PiTreeEdited' }
+    end
     if pin ~= '' then
-      local s = #text - #pin - tail
+      local s = #text - #pin - #edit - tail
       hls[#hls + 1] = { row, s, s + #pin, 'PiTreePinned' }
     end
     if label ~= '' then
-      local s = #text - #label - #pin - tail
+      local s = #text - #label - #pin - #edit - tail
       hls[#hls + 1] = { row, s, s + #label, 'PiTreeLabel' }
     end
 
@@ -339,6 +349,44 @@ local function label_at_cursor(buf)
   end)
 end
 
+--- Whether a context edit may name the node (Pi's rule): a user, assistant or
+--- toolResult message, or a custom_message, on the current path.
+function M.editable(node)
+  if type(node) ~= 'table' or not node.onPath then
+    return false
+  end
+  return node.type == 'custom_message'
+    or (node.type == 'message' and (node.role == 'user' or node.role == 'assistant' or node.role == 'toolResult'))
+end
+
+--- x / e / u in the tree: hide, replace or restore the message under the cursor.
+local function edit_at_cursor(action)
+  return function(buf)
+    local lnum = vim.api.nvim_win_get_cursor(0)[1]
+    local node = M.node_at(buf, lnum)
+    if not node then
+      return
+    end
+    local b = M.buffers[buf]
+    local function go(text)
+      require('pi_lsp.commands').edit_context({ entryId = node.id, action = action, text = text, session = b.session }, function(err)
+        if not err and vim.api.nvim_buf_is_valid(buf) then
+          M.refresh(buf)
+        end
+      end, b.client_id)
+    end
+    if action ~= 'replace' then
+      return go(nil)
+    end
+    vim.ui.input({ prompt = ('Replace %s in the context with: '):format(node.id), default = one_line(node.preview) }, function(text)
+      if text ~= nil then
+        go(text)
+      end
+    end)
+  end
+end
+M.edit_at_cursor = edit_at_cursor
+
 --- Opens (or refreshes) the tree of the current session.
 ---@param client vim.lsp.Client
 ---@param opts? {layout?: string, session?: string}
@@ -367,6 +415,12 @@ function M.open(client, opts, cb)
       map('<CR>', navigate_at_cursor, 'Pi: navigate to this entry')
       map('l', label_at_cursor, 'Pi: label this entry')
       map('P', pin_at_cursor, 'Pi: pin or unpin this entry')
+      map('x', edit_at_cursor('omit'), 'Pi: hide this message from the context')
+      map('e', edit_at_cursor('replace'), 'Pi: replace this message in the context')
+      map('u', edit_at_cursor('restore'), 'Pi: restore this message to the context')
+      map('s', function(b)
+        require('pi_lsp.context_size').open(M.buffers[b] and M.buffers[b].session)
+      end, 'Pi: the context by size')
       map('r', function(b)
         M.refresh(b)
       end, 'Pi: refresh the tree')

@@ -19,6 +19,8 @@ export const SERVER_COMMANDS: readonly CommandInfo[] = [
   { id: "pi.selectSession", title: "Pi: Select Session" },
   { id: "pi.files", title: "Pi: Show Files" },
   { id: "pi.context", title: "Pi: Show Context" },
+  { id: "pi.editContext", title: "Pi: Edit Context" },
+  { id: "pi.contextBySize", title: "Pi: Context by Size" },
 ];
 
 /** Extension-side command ids: all in the piLsp. namespace so they never clash with the server's. */
@@ -29,6 +31,9 @@ export const EXTENSION_COMMANDS = {
   treeUndoCompaction: "piLsp.tree.undoCompaction",
   treePin: "piLsp.tree.pin",
   treeUnpin: "piLsp.tree.unpin",
+  treeHideFromContext: "piLsp.tree.hideFromContext",
+  treeReplaceInContext: "piLsp.tree.replaceInContext",
+  treeRestoreToContext: "piLsp.tree.restoreToContext",
   treeCompact: "piLsp.tree.compact",
   treeSelectSession: "piLsp.tree.selectSession",
   filesOpen: "piLsp.files.open",

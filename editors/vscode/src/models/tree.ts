@@ -21,7 +21,8 @@ export type IconId =
   | "info"
   | "comment"
   | "circle-outline"
-  | "pinned";
+  | "pinned"
+  | "eye-closed";
 
 export interface ViewNode {
   /** Unique within the view (branch items get a "branch:" prefix). */
@@ -39,7 +40,7 @@ export interface ViewNode {
   isLeaf: boolean;
   /** Pinned entries (pi.pin) show the pin icon and "pinned" in the description. */
   pinned: boolean;
-  /** piEntry[.leaf][.compaction].pinned|.unpinned or piBranch: drives the context menu (`viewItem`). */
+  /** piEntry[.leaf][.compaction].pinned|.unpinned[.editable.ctx-none|.ctx-omitted|.ctx-replaced] or piBranch: drives the context menu (`viewItem`). */
   contextValue: string;
   children: ViewNode[];
 }
@@ -147,6 +148,11 @@ export function formatTime(timestamp: string | undefined): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+/** Entries a context edit may name (Pi's rule): user, assistant and toolResult messages, custom messages. */
+export function isContextEditable(n: { type: string; role?: string }): boolean {
+  return n.type === "custom_message" || (n.type === "message" && (n.role === "user" || n.role === "assistant" || n.role === "toolResult"));
+}
+
 function entryView(n: TreeNode): ViewNode {
   const kind = kindName(n.type, n.role);
   const preview = oneLine(n.preview);
@@ -155,12 +161,16 @@ function entryView(n: TreeNode): ViewNode {
   if (n.isLeaf) desc.push("● current");
   if (n.pinned) desc.push("pinned");
   if (n.label) desc.push(`[${n.label}]`);
+  if (n.contextEdit === "omitted") desc.push("hidden from context");
+  if (n.contextEdit === "replaced") desc.push("replaced in context");
   const time = formatTime(n.timestamp);
   if (time) desc.push(time);
   const tip: string[] = [`${kind} · ${n.id}`];
   if (n.label) tip.push(`label: ${n.label}`);
   if (n.pinned) tip.push("pinned: quoted verbatim in every later summary");
   if (n.timestamp) tip.push(n.timestamp);
+  if (n.contextEdit === "omitted") tip.push("hidden from the LLM context (Restore to Context brings it back)");
+  if (n.contextEdit === "replaced") tip.push("its content is replaced in the LLM context (Restore to Context brings the original back)");
   if (n.isLeaf) tip.push("current leaf: the next prompt continues from here");
   else if (!n.onPath) tip.push("not on the current path");
   if (n.preview) tip.push("", n.preview);
@@ -168,6 +178,7 @@ function entryView(n: TreeNode): ViewNode {
   if (n.isLeaf) contextValue += ".leaf";
   if (n.type === "compaction") contextValue += ".compaction";
   contextValue += n.pinned ? ".pinned" : ".unpinned";
+  if (n.onPath && isContextEditable(n)) contextValue += `.editable.ctx-${n.contextEdit ?? "none"}`;
   return {
     key: n.id,
     kind: "entry",
@@ -177,7 +188,7 @@ function entryView(n: TreeNode): ViewNode {
     label,
     description: desc.join(" · "),
     tooltip: tip.join("\n"),
-    icon: n.pinned ? "pinned" : iconFor(n.type, n.role),
+    icon: n.pinned ? "pinned" : n.contextEdit === "omitted" ? "eye-closed" : iconFor(n.type, n.role),
     onPath: n.onPath,
     isLeaf: n.isLeaf,
     pinned: n.pinned === true,

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import type { FlatTreeResult, TreeNode, TreeResult } from "../protocol";
 import { buildTreeModel, findEntry, flattenEntries, iconFor, mainChild, nestTree, oneLine, parentMap } from "../models/tree";
+import type { ViewNode } from "../models/tree";
 
 function node(id: string, type: string, extra: Partial<TreeNode> = {}, children: TreeNode[] = []): TreeNode {
   return { id, type, onPath: false, isLeaf: false, children, timestamp: "2026-11-29T10:00:00.000Z", ...extra };
@@ -55,7 +56,7 @@ test("labels, icons, leaf marker and context values", () => {
   assert.equal(byId("c1").label, "Compaction: Summary of the work");
   assert.equal(byId("c1").contextValue, "piEntry.compaction.unpinned");
   const leaf = byId("a4");
-  assert.equal(leaf.contextValue, "piEntry.leaf.pinned");
+  assert.equal(leaf.contextValue, "piEntry.leaf.pinned.editable.ctx-none");
   assert.match(leaf.description, /^● current · pinned · \[good\] · /);
   assert.match(leaf.tooltip, /pinned: quoted verbatim/);
   assert.match(leaf.tooltip, /current leaf/);
@@ -138,11 +139,11 @@ test("pinned entries: pin icon, 'pinned' description, toggle state and context v
   const leaf = findEntry(m.items, "a4")!;
   assert.equal(leaf.pinned, true);
   assert.equal(leaf.icon, "pinned");
-  assert.match(leaf.contextValue, /\.pinned$/);
+  assert.match(leaf.contextValue, /\.pinned(\.|$)/);
   const u3 = findEntry(m.items, "u3")!;
   assert.equal(u3.pinned, false);
   assert.equal(u3.icon, "account");
-  assert.match(u3.contextValue, /\.unpinned$/);
+  assert.match(u3.contextValue, /\.unpinned(\.|$)/);
   assert.doesNotMatch(u3.description, /pinned/);
   // pinned: false (unpinned again) is the same as absent
   const r = sample();
@@ -152,7 +153,7 @@ test("pinned entries: pin icon, 'pinned' description, toggle state and context v
   const again = findEntry(buildTreeModel(r).items, "a4")!;
   assert.equal(again.pinned, false);
   assert.equal(again.icon, "hubot");
-  assert.equal(again.contextValue, "piEntry.leaf.unpinned");
+  assert.equal(again.contextValue, "piEntry.leaf.unpinned.editable.ctx-none");
   // branch wrappers are never pinned (their context menu has no Pin)
   const br = m.items[3]!.children[0]!;
   assert.equal(br.pinned, false);
@@ -183,3 +184,29 @@ test("a long linear session nests without recursion", () => {
   assert.equal(m.entryCount, 50000);
   assert.equal(m.leaf?.entryId, "e49999");
 });
+
+test("context edits: hidden and replaced messages shown as such, menu values by state", () => {
+  const r = sample();
+  const a4 = r.roots[0]!.children[0]!.children[0]!.children[0]!.children[1]!.children[0]!.children[0]!;
+  a4.contextEdit = "omitted";
+  const m = buildTreeModel(r);
+  const leaf = findEntry(m.items, "a4")!;
+  assert.equal(leaf.contextValue, "piEntry.leaf.pinned.editable.ctx-omitted");
+  assert.match(leaf.description, /hidden from context/);
+  assert.match(leaf.tooltip, /hidden from the LLM context/);
+  a4.contextEdit = "replaced";
+  a4.pinned = false;
+  const again = findEntry(buildTreeModel(r).items, "a4")!;
+  assert.equal(again.contextValue, "piEntry.leaf.unpinned.editable.ctx-replaced");
+  assert.match(again.description, /replaced in context/);
+  a4.contextEdit = "omitted";
+  assert.equal(findEntry(buildTreeModel(r).items, "a4")!.icon, "eye-closed");
+  // A compaction is never editable; nor is an entry off the current path.
+  assert.doesNotMatch(findEntry(m.items, "c1")!.contextValue, /editable/);
+  const off = flatten(m.items).find((n) => n.kind === "entry" && !n.onPath && n.role === "user");
+  if (off) assert.doesNotMatch(off.contextValue, /editable/);
+});
+
+function flatten(items: ViewNode[]): ViewNode[] {
+  return items.flatMap((n) => [n, ...flatten(n.children)]);
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+)
+
+// runEditContext hides, replaces or restores one message of the context:
+//
+//	pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--json]
+func runEditContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("edit-context", stderr)
+	omit := fs.Bool("omit", false, "hide the entry from the context")
+	var replace optString
+	fs.Var(&replace, "replace", "replace the entry's content in the context with TEXT")
+	restore := fs.Bool("restore", false, "restore the entry's original content")
+	asJSON := fs.Bool("json", false, `print {"entry", "tokensBefore", "tokensAfter"}`)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return exitError{2}
+	}
+	n := 0
+	for _, b := range []bool{*omit, replace.set, *restore} {
+		if b {
+			n++
+		}
+	}
+	if len(pos) != 2 || n != 1 {
+		fmt.Fprintln(stderr, "usage: pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--json]")
+		return exitError{2}
+	}
+	e := contextedit.Edit{TargetID: pos[1], Action: contextedit.Omit}
+	switch {
+	case replace.set:
+		e.Action, e.Text = contextedit.Replace, replace.v
+	case *restore:
+		e.Action = contextedit.Restore
+	}
+	res, err := contextedit.Apply(ctx, pos[0], e)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, struct {
+			Entry        json.RawMessage `json:"entry"`
+			TokensBefore float64         `json:"tokensBefore"`
+			TokensAfter  float64         `json:"tokensAfter"`
+		}{json.RawMessage(res.Entry.Raw()), res.TokensBefore, res.TokensAfter})
+	}
+	verb := map[contextedit.Action]string{contextedit.Omit: "hidden from", contextedit.Replace: "replaced in", contextedit.Restore: "restored to"}[e.Action]
+	fmt.Fprintf(stdout, "%s %s the context (entry %s); context ~%d -> ~%d tokens\n", pos[1], verb, res.Entry.ID, int(res.TokensBefore), int(res.TokensAfter))
+	return nil
+}
+
+// optString is a string flag that remembers whether it was given (an empty
+// replacement is a replacement).
+type optString struct {
+	v   string
+	set bool
+}
+
+func (o *optString) String() string     { return o.v }
+func (o *optString) Set(s string) error { o.v, o.set = s, true; return nil }
+
+// runContextSize lists the context by estimated size, largest first:
+//
+//	pi-lsp context-size FILE [--leaf ID] [--limit N] [--json]
+func runContextSize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("context-size", stderr)
+	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
+	limit := fs.Int("limit", 0, "show only the N largest (0: all)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return exitError{2}
+	}
+	if len(pos) != 1 || *limit < 0 {
+		fmt.Fprintln(stderr, "usage: pi-lsp context-size FILE [--leaf ID] [--limit N] [--json]")
+		return exitError{2}
+	}
+	ix, leafID, err := loadAtLeaf(pos[0], *leaf, stderr)
+	if err != nil {
+		return err
+	}
+	sizes, err := contextedit.BySize(ctx, ix.Path(leafID), *limit)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, map[string]any{"leafId": nullable(sizes.LeafID), "tokens": sizes.Tokens, "messages": sizes.Items})
+	}
+	fmt.Fprintf(stdout, "leaf %s, context ~%d tokens\n\n", sizes.LeafID, int(sizes.Tokens))
+	for _, it := range sizes.Items {
+		kind := it.Role
+		if it.ToolName != "" {
+			kind += " " + it.ToolName
+		}
+		mark := ""
+		switch it.ContextEdit {
+		case contextedit.Omitted:
+			mark = " [hidden]"
+		case contextedit.Replaced:
+			mark = " [replaced]"
+		}
+		if !it.Editable {
+			mark += " (not editable)"
+		}
+		fmt.Fprintf(stdout, "%7d  %-8s  %-22s %s%s\n", it.Tokens, it.EntryID, oneLinePreview(kind, 22), oneLinePreview(it.Preview, 60), mark)
+	}
+	return nil
+}

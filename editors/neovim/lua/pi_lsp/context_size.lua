@@ -1,0 +1,221 @@
+--- :PiContextBySize: the messages of the current LLM context by estimated tokens,
+--- largest first, in a buffer. x hides the message under the cursor from the
+--- context, e replaces its content there, u restores it, <CR> shows it in
+--- :PiTree, r refreshes, q closes.
+local M = {}
+
+local ui = require('pi_lsp.ui')
+
+local BUF_NAME = 'pi://context-size'
+local HEADER_LINES = 3
+
+--- Per buffer: client id, session, items by line, the last result.
+---@type table<integer, {client_id: integer, session?: string, items: table<integer, table>, result?: table}>
+M.buffers = {}
+
+local MARKS = { omitted = '⊘ hidden', replaced = '✎ replaced' }
+
+local function one_line(s, max)
+  s = tostring(s or ''):gsub('[\r\n\t]+', ' '):gsub('%s+', ' ')
+  s = vim.trim(s)
+  if max and vim.fn.strchars(s) > max then
+    s = vim.fn.strcharpart(s, 0, max - 1) .. '…'
+  end
+  return s
+end
+
+--- The lines of a pi.contextBySize result, and the items by line.
+---@return string[] lines, table<integer, table> items
+function M.render(result, width)
+  width = width or 100
+  local total = result.tokens
+  if type(total) ~= 'number' then
+    total = result.projectedTokens
+  end
+  local lines = {
+    ('Pi context by size: %s tokens in %d messages'):format(ui.human(total), #(result.messages or {})),
+    'x hide   e replace   u restore   <CR> show in tree   r refresh   q close',
+    '',
+  }
+  local items = {}
+  for _, m in ipairs(result.messages or {}) do
+    local kind = tostring(m.role or m.type or '?')
+    if type(m.toolName) == 'string' and m.toolName ~= '' then
+      kind = kind .. ' ' .. m.toolName
+    end
+    local tokens = m.tokens
+    if m.contextEdit == 'omitted' and type(m.originalTokens) == 'number' then
+      tokens = m.originalTokens
+    end
+    local mark = MARKS[m.contextEdit] and ('  ' .. MARKS[m.contextEdit]) or ''
+    local head = ('%7s  %s  %-20s '):format(ui.human(tokens), tostring(m.entryId), one_line(kind, 20))
+    local text = head .. one_line(m.preview, math.max(10, width - vim.fn.strdisplaywidth(head) - #mark - 2)) .. mark
+    if not m.editable then
+      text = text .. '  (not editable)'
+    end
+    lines[#lines + 1] = text
+    items[#lines] = m
+  end
+  if #lines == HEADER_LINES then
+    lines[#lines + 1] = '(empty context)'
+  end
+  return lines, items
+end
+
+local function paint(buf, result)
+  local win = ui.buf_win(buf)
+  local width = win and vim.api.nvim_win_get_width(win) or vim.o.columns
+  local lines, items = M.render(result, width)
+  local b = M.buffers[buf]
+  b.items, b.result, b.session = items, result, result.session or b.session
+  local cursor = win and vim.api.nvim_win_get_cursor(win) or nil
+  ui.set_lines(buf, lines)
+  if win then
+    pcall(vim.api.nvim_win_set_cursor, win, { cursor and math.max(cursor[1], HEADER_LINES + 1) or HEADER_LINES + 1, 0 })
+  end
+end
+
+--- The line of entry `id` in a context-size buffer.
+function M.line_of(buf, id)
+  local b = M.buffers[buf]
+  for lnum, it in pairs(b and b.items or {}) do
+    if it.entryId == id then
+      return lnum
+    end
+  end
+end
+
+--- Re-reads the listing shown in `buf`.
+function M.refresh(buf, cb)
+  local b = M.buffers[buf]
+  if not b then
+    return
+  end
+  local client = vim.lsp.get_client_by_id(b.client_id)
+  if not client then
+    return
+  end
+  local c = require('pi_lsp.client')
+  c.exec(client, 'pi.contextBySize', { session = b.session }, function(err, result)
+    if err or type(result) ~= 'table' then
+      ui.notify('context by size: ' .. c.format_error(err or 'no result'), vim.log.levels.ERROR)
+    elseif vim.api.nvim_buf_is_valid(buf) then
+      paint(buf, result)
+    end
+    if cb then
+      cb(err, result)
+    end
+  end)
+end
+
+local function at_cursor(buf)
+  local b = M.buffers[buf]
+  return b and b.items[vim.api.nvim_win_get_cursor(0)[1]] or nil
+end
+
+local function edit(action)
+  return function(buf)
+    local it = at_cursor(buf)
+    if not it then
+      return
+    end
+    local b = M.buffers[buf]
+    local function go(text)
+      require('pi_lsp.commands').edit_context({ entryId = it.entryId, action = action, text = text, session = b.session }, function(err)
+        if not err and vim.api.nvim_buf_is_valid(buf) then
+          M.refresh(buf)
+        end
+      end, b.client_id)
+    end
+    if action ~= 'replace' then
+      return go(nil)
+    end
+    vim.ui.input({ prompt = ('Replace %s in the context with: '):format(it.entryId), default = one_line(it.preview) }, function(text)
+      if text ~= nil then
+        go(text)
+      end
+    end)
+  end
+end
+
+--- Opens the context of `session` (nil: the current one) by size.
+---@param cb? fun(err?: any, buf?: integer, result?: table)
+function M.open(session, cb)
+  local c = require('pi_lsp.client')
+  c.ensure(0, function(client, msg)
+    local function done(err, buf, result)
+      pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'PiCommandDone', modeline = false,
+        data = { command = 'pi.contextBySize', result = result, error = err, client_id = client and client.id, bufnr = buf } })
+      if cb then
+        cb(err, buf, result)
+      end
+    end
+    if not client then
+      ui.notify(msg, vim.log.levels.ERROR)
+      return done({ code = -32803, message = msg, data = { kind = 'client' } })
+    end
+    c.exec(client, 'pi.contextBySize', { session = session }, function(err, result)
+      if err or type(result) ~= 'table' then
+        ui.notify('context by size: ' .. c.format_error(err or 'no result'), vim.log.levels.ERROR)
+        return done(err or 'no result')
+      end
+      local copts = require('pi_lsp.config').options.context
+      local buf = ui.scratch(BUF_NAME, {}, {
+        layout = copts.layout,
+        title = 'Pi context by size',
+        filetype = 'pi_lsp_context_size',
+        split_height = 15,
+      })
+      local existing = M.buffers[buf]
+      M.buffers[buf] = { client_id = client.id, session = result.session or session, items = {} }
+      if not existing then
+        local map = function(lhs, fn, desc)
+          vim.keymap.set('n', lhs, function()
+            fn(buf)
+          end, { buffer = buf, nowait = true, silent = true, desc = desc })
+        end
+        map('x', edit('omit'), 'Pi: hide this message from the context')
+        map('e', edit('replace'), 'Pi: replace this message in the context')
+        map('u', edit('restore'), 'Pi: restore this message to the context')
+        map('r', M.refresh, 'Pi: refresh')
+        map('<CR>', function(b)
+          local it = at_cursor(b)
+          if not it then
+            return
+          end
+          require('pi_lsp.commands').tree(nil, function(terr, tbuf)
+            local lnum = not terr and tbuf and require('pi_lsp.tree').line_of(tbuf, it.entryId)
+            local win = lnum and ui.buf_win(tbuf)
+            if win then
+              pcall(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
+            end
+          end)
+        end, 'Pi: show this message in the tree')
+        vim.api.nvim_create_autocmd('BufWipeout', {
+          buffer = buf,
+          once = true,
+          callback = function()
+            M.buffers[buf] = nil
+          end,
+        })
+      end
+      paint(buf, result)
+      done(nil, buf, result)
+    end)
+  end)
+end
+
+--- Refreshes open listings of a client when its session changes.
+function M.on_session_changed(client_id, params)
+  for buf, b in pairs(M.buffers) do
+    if b.client_id == client_id and (not params or not b.session or params.session == b.session) then
+      vim.defer_fn(function()
+        if vim.api.nvim_buf_is_valid(buf) then
+          M.refresh(buf)
+        end
+      end, 100)
+    end
+  end
+end
+
+return M

@@ -1,0 +1,122 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// editContextParams are pi/editContext's params.
+type editContextParams struct {
+	Session string `json:"session"`
+	EntryID string `json:"entryId"`
+	// Action is "omit", "replace" (with text) or "restore".
+	Action string  `json:"action"`
+	Text   *string `json:"text"`
+	Force  bool    `json:"force"`
+}
+
+// handleEditContext hides, replaces or restores one message of the context, with the
+// write sequence of pi/label: owner check, the session's job lock, the append, then the
+// index refreshed and pi/sessionChanged, pi/fileOps and pi/contextUsage scheduled.
+func (s *Server) handleEditContext(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p editContextParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.EntryID == "" {
+		return nil, invalidParams("entryId is required")
+	}
+	e := contextedit.Edit{TargetID: p.EntryID}
+	switch p.Action {
+	case "omit":
+		e.Action = contextedit.Omit
+	case "replace":
+		if p.Text == nil {
+			return nil, invalidParams(`action "replace" needs text`)
+		}
+		e.Action, e.Text = contextedit.Replace, *p.Text
+	case "restore":
+		e.Action = contextedit.Restore
+	default:
+		return nil, invalidParams(`action must be "omit", "replace" or "restore"`)
+	}
+	if p.Text != nil && e.Action != contextedit.Replace {
+		return nil, invalidParams(`text is only for action "replace"`)
+	}
+	path, cwd, err := s.sessionWithEntry(p.Session, p.EntryID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkOwner(path, cwd, p.Force); err != nil {
+		return nil, err
+	}
+	mu := s.jobLock(path)
+	mu.Lock()
+	defer mu.Unlock()
+	res, err := contextedit.Apply(ctx, path, e)
+	if err != nil {
+		return nil, editError(err)
+	}
+	if err := s.host.refresh(path); err == nil {
+		s.host.scheduleNotify(path)
+	}
+	return map[string]any{"session": path, "entry": json.RawMessage(res.Entry.Raw()),
+		"tokensBefore": res.TokensBefore, "tokensAfter": res.TokensAfter}, nil
+}
+
+// editError gives a refused edit its code and kind: a target the edit cannot name is
+// invalid params; a file changed under the edit is ContentModified (by wireError).
+func editError(err error) error {
+	kind := ""
+	switch {
+	case errors.Is(err, contextedit.ErrNotFound):
+		return &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: err.Error(), Err: err}
+	case errors.Is(err, contextedit.ErrNotOnBranch):
+		kind = KindNotOnBranch
+	case errors.Is(err, contextedit.ErrNotEditable), errors.Is(err, contextedit.ErrBadReplacement):
+		kind = KindNotEditable
+	case errors.Is(err, contextedit.ErrSummarized):
+		kind = KindSummarized
+	case errors.Is(err, contextedit.ErrNotEdited):
+		kind = KindNotEdited
+	case errors.Is(err, contextedit.ErrOldFormat):
+		return &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
+	case errors.Is(err, session.ErrChanged):
+		return &Error{Code: CodeContentModified, Kind: KindSessionChanged, Msg: err.Error(), Err: err}
+	default:
+		return err
+	}
+	return &Error{Code: CodeInvalidParams, Kind: kind, Msg: err.Error(), Err: err}
+}
+
+// handleContextBySize lists the messages of the current context by estimated tokens,
+// largest first.
+func (s *Server) handleContextBySize(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Session string `json:"session"`
+		Limit   int    `json:"limit"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Limit < 0 {
+		return nil, invalidParams("limit must not be negative")
+	}
+	var out map[string]any
+	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
+		leafPath := ix.LeafPath()
+		sizes, err := contextedit.BySize(ctx, leafPath, p.Limit)
+		if err != nil {
+			return err
+		}
+		tokens, window, pct := s.host.usage(leafPath)
+		out = map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "tokens": tokens,
+			"contextWindow": window, "percent": pct, "projectedTokens": sizes.Tokens, "messages": sizes.Items}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,258 @@
+package rpc_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+const (
+	g16Tools   = "../genuine-1.6/system-tools"
+	g16Tree    = "../genuine-1.6/tree-nav"
+	g16Compact = "../genuine-1.6/compact-twice"
+)
+
+type contextItem struct {
+	EntryID     string `json:"entryId"`
+	Role        string `json:"role"`
+	ToolName    string `json:"toolName"`
+	Tokens      int    `json:"tokens"`
+	Editable    bool   `json:"editable"`
+	ContextEdit string `json:"contextEdit"`
+}
+
+type bySize struct {
+	Tokens          *float64      `json:"tokens"`
+	ProjectedTokens float64       `json:"projectedTokens"`
+	Messages        []contextItem `json:"messages"`
+}
+
+// treeEdit is the contextEdit of an entry in pi/tree (nested and flat forms agree).
+func treeEdit(t *testing.T, e *Env, session, id string) string {
+	t.Helper()
+	raw, err := e.Call("pi/tree", map[string]any{"session": session, "flat": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flat struct {
+		Nodes []struct {
+			ID          string `json:"id"`
+			ContextEdit string `json:"contextEdit"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(raw, &flat); err != nil {
+		t.Fatal(err)
+	}
+	raw, err = e.Call("pi/tree", map[string]any{"session": session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type node struct {
+		ID          string  `json:"id"`
+		ContextEdit string  `json:"contextEdit"`
+		Children    []*node `json:"children"`
+	}
+	var nested struct {
+		Roots []*node `json:"roots"`
+	}
+	if err := json.Unmarshal(raw, &nested); err != nil {
+		t.Fatal(err)
+	}
+	inNested := "?"
+	stack := nested.Roots
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.ID == id {
+			inNested = n.ContextEdit
+		}
+		stack = append(stack, n.Children...)
+	}
+	for _, n := range flat.Nodes {
+		if n.ID == id {
+			if n.ContextEdit != inNested {
+				t.Errorf("%s: flat tree says %q, nested %q", id, n.ContextEdit, inNested)
+			}
+			return n.ContextEdit
+		}
+	}
+	t.Fatalf("%s not in the tree", id)
+	return ""
+}
+
+// pi/editContext (and the command pi.editContext) appends Pi's context_edit entry, then
+// pi/sessionChanged and pi/contextUsage follow with the new figure, which pi/context,
+// pi/contextBySize and the answer's tokensAfter agree on; pi/tree marks the entry
+// omitted, then replaced, then (restored) not at all.
+func TestEditContextWritesAndNotifies(t *testing.T) {
+	e := NewEnv(t, Config{Corpus: []string{g16Tools}})
+	path := e.Sessions[g16Tools]
+	var sizes bySize
+	raw, err := e.Call("pi/contextBySize", map[string]any{"session": path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &sizes); err != nil {
+		t.Fatal(err)
+	}
+	target := ""
+	for _, m := range sizes.Messages {
+		if m.Role == session.RoleToolResult && m.Editable {
+			target = m.EntryID
+			break
+		}
+	}
+	if target == "" {
+		t.Fatalf("no toolResult in %s", raw)
+	}
+	steps := []struct {
+		call   func() (json.RawMessage, error)
+		repl   string
+		state  string
+		action string
+	}{
+		{func() (json.RawMessage, error) {
+			return e.Call("workspace/executeCommand", map[string]any{"command": "pi.editContext",
+				"arguments": []any{map[string]any{"session": path, "entryId": target, "action": "omit"}}})
+		}, "null", "omitted", "omit"},
+		{func() (json.RawMessage, error) {
+			return e.Call("pi/editContext", map[string]any{"session": path, "entryId": target, "action": "replace", "text": "trimmed"})
+		}, `{"content":[{"type":"text","text":"trimmed"}]}`, "replaced", "replace"},
+		{func() (json.RawMessage, error) {
+			return e.Call("pi/editContext", map[string]any{"session": path, "entryId": target, "action": "restore"})
+		}, "", "", "restore"},
+	}
+	for _, st := range steps {
+		before := mustRead(t, path)
+		f, err := session.Parse(before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaf := f.Entries[len(f.Entries)-1].ID
+		wantBefore := session.ProjectedContextTokens(session.NewIndex(f).LeafPath()).Tokens
+		mark := e.Mark()
+		res, err := st.call()
+		if err != nil {
+			t.Fatalf("%s: %v", st.action, err)
+		}
+		var ans struct {
+			Entry        json.RawMessage `json:"entry"`
+			TokensBefore float64         `json:"tokensBefore"`
+			TokensAfter  float64         `json:"tokensAfter"`
+		}
+		if err := json.Unmarshal(res, &ans); err != nil {
+			t.Fatal(err)
+		}
+		now := mustRead(t, path)
+		if !bytes.HasPrefix(now, before) || !bytes.Equal(now[len(before):], append(append([]byte(nil), ans.Entry...), '\n')) {
+			t.Fatalf("%s: appended %q, answered entry %s", st.action, now[len(before):], ans.Entry)
+		}
+		entry := fields(ans.Entry)
+		if entry["type"] != "context_edit" || entry["parentId"] != leaf || entry["targetId"] != target {
+			t.Errorf("%s: entry %s", st.action, ans.Entry)
+		}
+		if st.repl != "" {
+			var m map[string]json.RawMessage
+			_ = json.Unmarshal(ans.Entry, &m)
+			if string(m["replacement"]) != st.repl {
+				t.Errorf("%s: replacement %s, want %s", st.action, m["replacement"], st.repl)
+			}
+		}
+		if ans.TokensBefore != wantBefore {
+			t.Errorf("%s: tokensBefore %v, want %v", st.action, ans.TokensBefore, wantBefore)
+		}
+		e.Await(5*time.Second,
+			Since(mark, NotificationMatching("pi/sessionChanged", "the edit is the leaf", has(map[string]any{"leafId": entry["id"], "entries": float64(len(f.Entries) + 1)}))),
+			Since(mark, NotificationMatching("pi/contextUsage", "the new figure", has(map[string]any{"tokens": ans.TokensAfter}))))
+		ctxRaw, err := e.Call("pi/context", map[string]any{"session": path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fields(ctxRaw)["tokens"]; got != ans.TokensAfter {
+			t.Errorf("%s: pi/context tokens %v, tokensAfter %v", st.action, got, ans.TokensAfter)
+		}
+		raw, err := e.Call("pi/contextBySize", map[string]any{"session": path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var now2 bySize
+		_ = json.Unmarshal(raw, &now2)
+		if now2.ProjectedTokens != ans.TokensAfter {
+			t.Errorf("%s: pi/contextBySize figure %v, tokensAfter %v", st.action, now2.ProjectedTokens, ans.TokensAfter)
+		}
+		for _, m := range now2.Messages {
+			if m.EntryID == target && m.ContextEdit != st.state {
+				t.Errorf("%s: pi/contextBySize says %q", st.action, m.ContextEdit)
+			}
+		}
+		if got := treeEdit(t, e, path, target); got != st.state {
+			t.Errorf("%s: pi/tree contextEdit %q, want %q", st.action, got, st.state)
+		}
+	}
+}
+
+// Refused edits answer with a real code and kind and leave the file byte-identical.
+func TestEditContextRefusals(t *testing.T) {
+	e := NewEnv(t, Config{Corpus: []string{g16Tools, g16Tree, g16Compact}})
+	pick := func(name string, onPath bool, keep func(*session.Entry) bool) string {
+		f, err := session.Load(e.Sessions[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix := session.NewIndex(f)
+		in := map[string]bool{}
+		for _, x := range ix.LeafPath() {
+			in[x.ID] = true
+		}
+		for _, x := range ix.Entries() {
+			if in[x.ID] == onPath && keep(x) {
+				return x.ID
+			}
+		}
+		t.Fatalf("nothing to pick in %s", name)
+		return ""
+	}
+	isRole := func(r string) func(*session.Entry) bool {
+		return func(x *session.Entry) bool { return x.Type == session.TypeMessage && x.Role() == r }
+	}
+	lastOf := func(name string) string {
+		f, _ := session.Load(e.Sessions[name])
+		return f.Entries[len(f.Entries)-1].ID
+	}
+	cases := []struct {
+		name   string
+		sess   string
+		params map[string]any
+		code   int64
+		kind   string
+	}{
+		{"no entryId", g16Tools, map[string]any{"action": "omit"}, rpc.CodeInvalidParams, rpc.KindInvalidParams},
+		{"bad action", g16Tools, map[string]any{"entryId": lastOf(g16Tools), "action": "delete"}, rpc.CodeInvalidParams, rpc.KindInvalidParams},
+		{"replace without text", g16Tools, map[string]any{"entryId": lastOf(g16Tools), "action": "replace"}, rpc.CodeInvalidParams, rpc.KindInvalidParams},
+		{"text with omit", g16Tools, map[string]any{"entryId": lastOf(g16Tools), "action": "omit", "text": "x"}, rpc.CodeInvalidParams, rpc.KindInvalidParams},
+		{"not found", g16Tools, map[string]any{"entryId": "deadbeef", "action": "omit"}, rpc.CodeRequestFailed, rpc.KindNotFound},
+		{"system message", g16Tools, map[string]any{"entryId": pick(g16Tools, true, isRole(session.RoleSystem)), "action": "omit"}, rpc.CodeInvalidParams, rpc.KindNotEditable},
+		{"restore unedited", g16Tools, map[string]any{"entryId": lastOf(g16Tools), "action": "restore"}, rpc.CodeInvalidParams, rpc.KindNotEdited},
+		{"off the branch", g16Tree, map[string]any{"entryId": pick(g16Tree, false, isRole(session.RoleUser)), "action": "omit"}, rpc.CodeInvalidParams, rpc.KindNotOnBranch},
+		{"summarized", g16Compact, map[string]any{"entryId": pick(g16Compact, true, isRole(session.RoleUser)), "action": "replace", "text": "x"}, rpc.CodeInvalidParams, rpc.KindSummarized},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := e.Sessions[c.sess]
+			before := mustRead(t, path)
+			c.params["session"] = path
+			_, err := e.Call("pi/editContext", c.params)
+			ce := wantCode(t, err, c.code)
+			if ce.Kind() != c.kind {
+				t.Errorf("kind %s, want %s (%s)", ce.Kind(), c.kind, ce.Message)
+			}
+			if !bytes.Equal(mustRead(t, path), before) {
+				t.Fatal("a refused edit changed the file")
+			}
+		})
+	}
+}
