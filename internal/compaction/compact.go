@@ -56,6 +56,9 @@ type Outcome struct {
 	Usage            *session.Usage
 	Audit            Audit
 	FromHook         bool
+	// RetainNone keeps nothing before the compaction: its firstKeptEntryId is its own id
+	// (Pi 1.6.0 writes that when a hook answers firstKeptEntryId null).
+	RetainNone bool
 	// SystemMessage is the checkpoint Pi 1.6.0 stores on a compaction: the system
 	// messages of the context replayed into one (session.CurrentSystemMessage), nil for a
 	// session that has none. Written with the entry's own time as its timestamp.
@@ -283,9 +286,13 @@ func (o *Outcome) EntryFields() []session.Field {
 	if o.SystemMessage != nil {
 		checkpoint = session.AtEntryTime(o.SystemMessage.Raw())
 	}
+	var firstKept any = o.FirstKeptEntryID
+	if o.RetainNone {
+		firstKept = session.OwnID
+	}
 	return []session.Field{
 		{Key: "summary", Value: o.Summary},
-		{Key: "firstKeptEntryId", Value: o.FirstKeptEntryID},
+		{Key: "firstKeptEntryId", Value: firstKept},
 		{Key: "tokensBefore", Value: o.TokensBefore},
 		{Key: "details", Value: o.Details},
 		{Key: "usage", Value: usage},

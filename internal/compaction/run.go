@@ -166,7 +166,7 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 func hookOutcome(o *Outcome, p *Preparation, pinned []string) *Outcome {
 	out := *o
 	out.FromHook = true
-	if out.FirstKeptEntryID == "" {
+	if out.FirstKeptEntryID == "" && !out.RetainNone {
 		out.FirstKeptEntryID = p.FirstKeptEntryID
 	}
 	readFiles, modifiedFiles := p.FileOps.Lists()
@@ -181,6 +181,11 @@ func hookOutcome(o *Outcome, p *Preparation, pinned []string) *Outcome {
 	}
 	if out.TokensAfter == 0 {
 		out.TokensAfter = TokensAfter(out.Summary, p)
+		if out.RetainNone {
+			// Nothing kept: the checkpoint and the summary are the whole context.
+			out.TokensAfter = float64(session.EstimateTokens(session.NewSummaryMessage(session.RoleCompactionSummary, out.Summary))) +
+				float64(session.EstimateTokens(Checkpoint(p.Path)))
+		}
 	}
 	out.Audit = AuditSummary(out.Summary, modifiedFiles, pinned)
 	return &out

@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -19,16 +19,6 @@ type appendParams struct {
 	Create bool `json:"create"`
 	Force  bool `json:"force"`
 }
-
-// overflowRe matches the provider messages Pi's isContextOverflow recognises, minus rate
-// limits.
-var (
-	overflowRe  = regexp.MustCompile(`(?i)(prompt is too long|exceeds the context window|context[_ ]length[_ ]exceeded|too many tokens|token limit exceeded|maximum context length is \d+ tokens|input is too long|exceeds the available context|context window exceeded|request too large)`)
-	rateLimitRe = regexp.MustCompile(`(?i)(rate limit|too many requests|throttl)`)
-)
-
-// OverflowRecoveryFailed is Pi's message when a second overflow follows a recovery.
-const OverflowRecoveryFailed = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model."
 
 // MaxAppendMessages is the most messages one pi/append takes (a turn is a few; a
 // longer conversation is appended in several requests). Each becomes an entry, which
@@ -151,116 +141,112 @@ func (s *Server) createSession() (string, error) {
 	return path, nil
 }
 
-// autoCompact applies Pi's _checkCompaction to the last appended assistant message and
-// starts the compaction in the background. It returns the reason, or "".
+// autoCompact applies Pi 1.6.0's _checkCompaction (compaction.DecideAuto) to the last
+// appended assistant message and starts the compaction in the background: for an
+// overflow or a cut-off answer it first hides the failed attempt and its tool results
+// with context_edit omissions on the same branch, then compacts after them and tells the
+// editor to retry once. It returns the reason, or "".
 func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	var last *session.Entry
-	var msg *session.Message
 	for _, e := range written {
 		m, err := e.Message()
 		if err != nil {
 			continue
 		}
-		if m.Role == session.RoleUser {
-			s.host.mu.Lock()
-			delete(s.host.overflowTried, path) // a new user turn resets the recovery
-			s.host.mu.Unlock()
-		}
-		if m.Role == session.RoleAssistant {
-			last, msg = e, m
+		switch {
+		case m.Role == session.RoleUser:
+			s.setRecoveryTried(path, false) // a new user turn may recover again
+		case m.Role == session.RoleAssistant:
+			last = e
+			if m.StopReason != "error" && m.StopReason != "length" {
+				s.setRecoveryTried(path, false)
+			}
 		}
 	}
-	if msg == nil {
+	if last == nil {
 		return ""
 	}
 	_, settings, err := s.summarizerFor(path)
-	if err != nil || !settings.Enabled {
+	if err != nil {
 		return ""
 	}
-	var msgTime float64
-	_ = json.Unmarshal(msg.Timestamp, &msgTime)
+	s.host.mu.Lock()
+	maxTokens := s.host.cfg.SummarizerConfig.MaxTokens
+	tried := s.host.overflowTried[path]
+	s.host.mu.Unlock()
+	if maxTokens <= 0 {
+		maxTokens = compaction.DefaultMaxTokens
+	}
 	var cwd string
-	stale := false
-	var estimate *float64 // the context estimate, for an error message
+	var d compaction.AutoDecision
 	err = s.host.withIndex(path, func(ix *session.Index) error {
 		cwd = ix.File.Header.Cwd
-		// Stale: a message from before the latest compaction on the path never triggers.
-		path0 := ix.Path(last.ID)
-		for i := len(path0) - 1; i >= 0; i-- {
-			if path0[i].Type == session.TypeCompaction {
-				if ct, ok := path0[i].TimeMillis(); ok && msgTime <= ct {
-					stale = true
-				}
-				break
-			}
-		}
-		if msg.StopReason == "error" {
-			est := session.EstimateContextTokens(session.ContextOfPath(path0).Messages)
-			if est.LastUsageIndex != nil {
-				estimate = &est.Tokens
-			}
-		}
+		d = compaction.DecideAuto(compaction.AutoInput{Path: ix.LeafPath(), Assistant: last, Settings: settings,
+			Window: s.host.window(), MaxTokens: maxTokens, RecoveryTried: tried})
 		return nil
 	})
-	if err != nil || stale {
+	if err != nil || d.Reason == "" {
 		return ""
 	}
 	if pid := ownerPID(path, cwd); pid > 0 {
 		return "" // never compact what another process is writing
 	}
-	window := s.host.window()
-	if msg.StopReason != "error" {
-		s.host.mu.Lock()
-		delete(s.host.overflowTried, path)
-		s.host.mu.Unlock()
+	if d.Failed != "" {
+		end := map[string]any{"session": path, "reason": d.Reason, "aborted": false, "willRetry": false, "errorMessage": d.Failed}
+		s.notify("pi/compactionEnd", end)
+		s.notify("pi/compactionFailed", end)
+		return ""
 	}
-	overflow := false
-	switch {
-	case msg.StopReason == "error" && overflowRe.MatchString(msg.ErrorMessage) && !rateLimitRe.MatchString(msg.ErrorMessage):
-		overflow = true
-	case msg.StopReason == "stop" && msg.Usage != nil && msg.Usage.Input+msg.Usage.CacheRead > float64(window):
-		overflow = true
-	case msg.StopReason == "length" && msg.Usage != nil && msg.Usage.Output == 0 && msg.Usage.Input+msg.Usage.CacheRead >= 0.99*float64(window):
-		overflow = true
+	if d.WillRetry {
+		s.setRecoveryTried(path, true)
+		if err := s.omitAttempt(path, d.Omit); err != nil {
+			s.log.Warn("overflow recovery: omitting the failed attempt", "session", path, "err", err)
+			return ""
+		}
 	}
-	if overflow {
-		s.host.mu.Lock()
-		tried := s.host.overflowTried[path]
+	if !s.autoStart(path, compactJob{reason: d.Reason, willRetry: d.WillRetry}) {
+		return ""
+	}
+	return d.Reason
+}
+
+func (s *Server) setRecoveryTried(path string, tried bool) {
+	s.host.mu.Lock()
+	defer s.host.mu.Unlock()
+	if tried {
 		s.host.overflowTried[path] = true
-		s.host.mu.Unlock()
-		if tried {
-			s.notify("pi/compactionEnd", map[string]any{"session": path, "reason": "overflow", "aborted": false, "willRetry": false, "errorMessage": OverflowRecoveryFailed})
-			return ""
-		}
-		// The failed assistant message stays in the file, but the compaction continues
-		// from its parent so the error is left out of the context.
-		leaf := last.ParentID
-		if msg.StopReason != "error" {
-			leaf = last.ID
-		}
-		if !s.autoStart(path, compactJob{reason: "overflow", leaf: leaf, willRetry: true}) {
-			return ""
-		}
-		return "overflow"
-	}
-	var tokens float64
-	if msg.StopReason == "error" {
-		if estimate == nil {
-			return ""
-		}
-		tokens = *estimate
-	} else if u := session.AssistantUsage(msg); u != nil {
-		tokens = session.CalculateContextTokens(*u)
 	} else {
-		return ""
+		delete(s.host.overflowTried, path)
 	}
-	if !session.ShouldCompact(tokens, window, settings) {
-		return ""
+}
+
+// omitAttempt appends one context_edit omission per target at the session's leaf, as
+// Pi's _omitRecoveryAttempt does before a recovery compaction.
+func (s *Server) omitAttempt(path string, targets []string) error {
+	mu := s.jobLock(path)
+	mu.Lock()
+	defer mu.Unlock()
+	err := s.host.withIndex(path, func(ix *session.Index) error {
+		news := make([]session.NewEntry, len(targets))
+		for i, t := range targets {
+			parent := session.ChainToPrevious
+			if i == 0 {
+				parent = ix.LeafID()
+			}
+			news[i] = session.NewEntry{Type: session.TypeContextEdit, ParentID: parent,
+				Fields: []session.Field{{Key: "targetId", Value: t}, {Key: "replacement", Value: json.RawMessage("null")}}}
+		}
+		ids := map[string]*session.Entry{}
+		for _, e := range ix.Entries() {
+			ids[e.ID] = e
+		}
+		_, err := session.Append(path, ids, news)
+		return err
+	})
+	if err == nil {
+		s.host.scheduleNotify(path)
 	}
-	if !s.autoStart(path, compactJob{reason: "threshold", leaf: last.ID}) {
-		return ""
-	}
-	return "threshold"
+	return err
 }
 
 // autoStart starts an automatic compaction unless one is already pending or running for

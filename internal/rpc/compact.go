@@ -107,6 +107,13 @@ func lockCtx(ctx context.Context, mu *sync.Mutex) error {
 
 // compact runs one compaction with progress and Pi's start/end events.
 func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[string]any, error) {
+	if job.reason != "manual" {
+		// Pi 1.6.0 prepares an automatic compaction before it emits anything: with
+		// nothing to compact there is no start, no end and no progress.
+		if err := s.autoPreparable(path, job.leaf); err != nil {
+			return nil, err
+		}
+	}
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wd := job.wd
@@ -126,6 +133,14 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[
 			end["errorMessage"] = prefix + err.Error()
 		}
 		s.notify("pi/compactionEnd", end)
+		if !(quiet && job.reason != "manual") {
+			// Pi's session_compact_failed: every failed or cancelled compaction.
+			failed := map[string]any{"session": path, "reason": job.reason, "aborted": aborted, "willRetry": false}
+			if msg, ok := end["errorMessage"]; ok {
+				failed["errorMessage"] = msg
+			}
+			s.notify("pi/compactionFailed", failed)
+		}
 		if aborted {
 			wd.End("Cancelled; nothing was written")
 			if !errors.Is(err, context.Canceled) {
@@ -137,7 +152,16 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[
 		return nil, err
 	}
 	o := res.Outcome
-	end["result"] = map[string]any{"summary": o.Summary, "firstKeptEntryId": o.FirstKeptEntryID, "tokensBefore": o.TokensBefore, "details": o.Details}
+	firstKept := o.FirstKeptEntryID
+	if o.RetainNone {
+		firstKept = res.Entry.ID
+	}
+	result := map[string]any{"summary": o.Summary, "firstKeptEntryId": firstKept, "tokensBefore": o.TokensBefore,
+		"estimatedTokensAfter": o.TokensAfter, "details": o.Details}
+	if o.Usage != nil {
+		result["usage"] = o.Usage
+	}
+	end["result"] = result
 	end["willRetry"] = job.willRetry
 	s.notify("pi/compactionEnd", end)
 	wd.End(fmt.Sprintf("Compacted: %d → ~%d tokens", int(o.TokensBefore), int(o.TokensAfter)))
@@ -145,6 +169,27 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[
 		s.host.scheduleNotify(path)
 	}
 	return map[string]any{"entry": json.RawMessage(res.Entry.Raw()), "tokensBefore": o.TokensBefore, "tokensAfter": o.TokensAfter, "audit": o.Audit}, nil
+}
+
+// autoPreparable reports why an automatic compaction of the session at leaf ("" for
+// the leaf) has nothing to do, or nil when Pi's prepareCompaction would prepare one.
+func (s *Server) autoPreparable(path, leaf string) error {
+	_, settings, err := s.summarizerFor(path)
+	if err != nil {
+		return err
+	}
+	_, err = s.withSession(path, func(_ string, ix *session.Index) error {
+		from := leaf
+		if from == "" {
+			from = ix.LeafID()
+		}
+		p, err := compaction.Prepare(ix.Path(from), settings)
+		if err == nil && p.NothingToSummarize() {
+			err = compaction.ErrNothingToCompact
+		}
+		return err
+	})
+	return err
 }
 
 func (s *Server) compactLocked(ctx context.Context, path string, job compactJob, wd *WorkDone) (*compaction.RunResult, error) {
@@ -181,7 +226,7 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 		LeafID:     job.leaf,
 		Settings:   settings,
 		Summarizer: summarizer,
-		Hook:       s.compactHook(path, job.reason, job.instructions),
+		Hook:       s.compactHook(path, job.reason, job.instructions, job.willRetry),
 		Phase: func(phase string) {
 			pct := map[string]uint32{"preparing": 5, "summarizing": 10, "writing": 95}[phase]
 			wd.Report(phase, pct)

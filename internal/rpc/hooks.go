@@ -4,19 +4,25 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 // beforeCompactAnswer is the client's answer to pi/beforeCompact (Pi's
 // session_before_compact result).
 type beforeCompactAnswer struct {
-	Cancel           bool                `json:"cancel"`
-	Summary          *string             `json:"summary"`
-	FirstKeptEntryID *string             `json:"firstKeptEntryId"`
+	Cancel  bool    `json:"cancel"`
+	Summary *string `json:"summary"`
+	// FirstKeptEntryID: absent keeps the preparation's; null keeps nothing (Pi 1.6.0's
+	// retain-none compaction, whose firstKeptEntryId is its own id).
+	FirstKeptEntryID json.RawMessage     `json:"firstKeptEntryId"`
 	TokensBefore     *float64            `json:"tokensBefore"`
 	Details          *compaction.Details `json:"details"`
+	// Usage is the hook's own summary call, stored on the entry as Pi stores it.
+	Usage *session.Usage `json:"usage"`
 }
 
 // askClient sends a hook request bounded by the hook timeout. A client that does not
@@ -37,14 +43,14 @@ func (s *Server) askClient(ctx context.Context, method string, params, answer an
 	return false
 }
 
-func (s *Server) compactHook(path, reason, instructions string) compaction.Hook {
+func (s *Server) compactHook(path, reason, instructions string, willRetry bool) compaction.Hook {
 	if !s.clientHooks() {
 		return nil
 	}
 	return func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
 		read, mod := p.FileOps.Lists()
 		params := map[string]any{
-			"session": path, "reason": reason, "customInstructions": instructions,
+			"session": path, "reason": reason, "willRetry": willRetry, "customInstructions": instructions,
 			"preparation": map[string]any{
 				"firstKeptEntryId": p.FirstKeptEntryID, "tokensBefore": p.TokensBefore, "isSplitTurn": p.IsSplitTurn,
 				"messagesToSummarize": len(p.MessagesToSummarize), "turnPrefixMessages": len(p.TurnPrefixMessages),
@@ -65,9 +71,15 @@ func (s *Server) compactHook(path, reason, instructions string) compaction.Hook 
 		// What the client leaves out (first kept entry, file lists) and the derived
 		// figures are completed by compaction.Run, as for any hook outcome.
 		out := &compaction.Outcome{Summary: *ans.Summary, TokensBefore: p.TokensBefore}
-		if ans.FirstKeptEntryID != nil {
-			out.FirstKeptEntryID = *ans.FirstKeptEntryID
+		switch id := ans.FirstKeptEntryID; {
+		case string(id) == "null":
+			out.RetainNone = true
+		case len(id) > 0:
+			if err := json.Unmarshal(id, &out.FirstKeptEntryID); err != nil {
+				return compaction.HookDecision{}, fmt.Errorf("pi/beforeCompact answer: firstKeptEntryId must be a string or null: %s", id)
+			}
 		}
+		out.Usage = ans.Usage
 		if ans.TokensBefore != nil {
 			out.TokensBefore = *ans.TokensBefore
 		}

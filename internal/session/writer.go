@@ -152,6 +152,12 @@ func resolvePreviousID(fields []Field, prev string) []Field {
 	return out
 }
 
+// OwnID as a Field value is replaced by the id of the entry being written (Pi 1.6.0's
+// retain-none compaction: firstKeptEntryId is the compaction's own id).
+var OwnID = ownID{}
+
+type ownID struct{}
+
 // AtEntryTime as a Field value writes a JSON object with its timestamp member set to the
 // time of the entry being written, in milliseconds (as Pi stamps a compaction's
 // systemMessage checkpoint: new Date(entry.timestamp).getTime()).
@@ -184,7 +190,10 @@ func encodeEntry(typ, id, parent, ts string, fields []Field) ([]byte, error) {
 			continue
 		}
 		var raw []byte
-		if r, ok := f.Value.(json.RawMessage); ok {
+		if _, ok := f.Value.(ownID); ok {
+			b, _ := json.Marshal(id)
+			raw = b
+		} else if r, ok := f.Value.(json.RawMessage); ok {
 			raw = r
 		} else if a, ok := f.Value.(atEntryTime); ok {
 			r, err := a.encode(ts)
