@@ -39,6 +39,11 @@ func (s *Server) handleCompact(ctx context.Context, raw json.RawMessage) (any, e
 		wd.End("Not compacted: " + err.Error())
 		return nil, err
 	}
+	if !p.Force {
+		if reg := s.liveBridge(ctx, path); reg != nil {
+			return s.compactViaPi(hctx, path, reg, p.Instructions, wd)
+		}
+	}
 	if err := s.checkOwner(path, cwd, p.Force); err != nil {
 		wd.End("Not compacted: " + err.Error())
 		return nil, err
@@ -60,7 +65,7 @@ func (s *Server) checkOwner(path, cwd string, force bool) error {
 	}
 	if pid := ownerPID(path, cwd); pid > 0 {
 		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
-			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d); close it or pass force to write anyway", pid)}
+			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d) without pi-lsp's bridge; %s", pid, loadBridgeHint)}
 	}
 	return nil
 }

@@ -47,6 +47,9 @@ const (
 	KindBadSession       = "badSession"
 	KindInternal         = "internal"
 	KindShutdown         = "shutdown"
+	KindPiBusy           = "piBusy"       // the live pi's agent (or another bridged write) is running
+	KindPiGone           = "piGone"       // the live pi went away during a bridged request
+	KindBridgeFailed     = "bridgeFailed" // the live pi refused or failed a bridged request
 )
 
 // Error is a typed error a handler returns to choose the wire code and kind.

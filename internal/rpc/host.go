@@ -259,8 +259,10 @@ func (h *host) notifyState(path string) {
 	if err != nil {
 		return
 	}
-	if pid := ownerPID(path, cwd); pid > 0 {
-		changed["owner"] = map[string]int{"pid": pid}
+	if reg := h.s.liveBridge(context.Background(), path); reg != nil {
+		changed["owner"] = map[string]any{"pid": reg.PID, "bridge": true, "piVersion": reg.PiVersion}
+	} else if pid := ownerPID(path, cwd); pid > 0 {
+		changed["owner"] = map[string]any{"pid": pid, "bridge": false}
 	}
 	h.mu.Lock()
 	current := path == h.current
