@@ -169,12 +169,16 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 	_ = json.Unmarshal(res.Result, &r)
 	s.afterBridgeWrite(path)
 	out := map[string]any{"entry": res.Entry, "tokensBefore": r.TokensBefore, "via": "pi", "pid": reg.PID}
+	msg := fmt.Sprintf("Compacted by pi (%d tokens before)", int(r.TokensBefore))
 	_ = s.host.withIndex(path, func(ix *session.Index) error {
-		tokens, _, _ := s.host.usage(ix.LeafPath())
-		out["tokensAfter"] = tokens
+		// Pi's estimate after a compaction is unknown until the next answer (null).
+		if tokens, _, _ := s.host.usage(ix.LeafPath()); tokens != nil {
+			out["tokensAfter"] = tokens
+			msg = fmt.Sprintf("Compacted by pi: %d → ~%v tokens", int(r.TokensBefore), tokens)
+		}
 		return nil
 	})
-	wd.End(fmt.Sprintf("Compacted by pi: %d → ~%v tokens", int(r.TokensBefore), out["tokensAfter"]))
+	wd.End(msg)
 	return out, nil
 }
 
