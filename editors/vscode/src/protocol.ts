@@ -172,7 +172,8 @@ export interface SessionChanged {
   current?: boolean;
   leafId: string | null;
   entries: number;
-  owner?: { pid: number };
+  /** The running pi that holds the file; bridge: it loaded pi-lsp's Pi extension, so writes go through it ("live"). */
+  owner?: { pid: number; bridge?: boolean; piVersion?: string };
 }
 
 export interface ContextUsage {
