@@ -119,6 +119,18 @@ func TestLivePiBridge(t *testing.T) {
 		if l.reg.PiVersion != "1.6.0" || l.reg.Protocol != bridge.Protocol {
 			t.Errorf("registry says pi %q protocol %d", l.reg.PiVersion, l.reg.Protocol)
 		}
+		// The editor learns that the session is live (its status bar says so) without a
+		// change of the file.
+		e.Await(15*time.Second, NotificationMatching("pi/sessionChanged", "owner with the bridge", func(raw json.RawMessage) bool {
+			var p struct {
+				Session string `json:"session"`
+				Owner   *struct {
+					PID    int  `json:"pid"`
+					Bridge bool `json:"bridge"`
+				} `json:"owner"`
+			}
+			return json.Unmarshal(raw, &p) == nil && p.Session == path && p.Owner != nil && p.Owner.Bridge && p.Owner.PID == pi.PID
+		}))
 		for p, want := range map[string]os.FileMode{l.dir: 0o700, l.reg.Socket: 0o600, l.reg.File: 0o600} {
 			st, err := os.Stat(p)
 			if err != nil {
