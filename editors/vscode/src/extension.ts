@@ -618,7 +618,8 @@ class PiExtension implements vscode.Disposable {
     if ("nothingToCompact" in result && result.nothingToCompact) {
       void this.showMessage({ severity: "info", text: `Nothing to compact: ${result.reason}`, actions: [] });
     } else if ("entry" in result) {
-      const text = `Compacted the session: ${formatTokens(result.tokensBefore)} → ${formatTokens(result.tokensAfter)} tokens.`;
+      const by = result.via === "pi" ? ` (by the live pi ${result.pid ?? ""})`.replace(" )", ")") : "";
+      const text = `Compacted the session${by}: ${formatTokens(result.tokensBefore)} → ${formatTokens(result.tokensAfter ?? NaN)} tokens.`;
       testLog("message", { severity: "info", text });
       void vscode.window.showInformationMessage(text, "Show Summary").then((pick) => {
         if (pick === "Show Summary") void this.openSummary(result.entry.summary, result.entry.id, result.tokensBefore);

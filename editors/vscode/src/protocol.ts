@@ -129,7 +129,8 @@ export interface CompactionEntry {
 }
 
 export type CompactResult =
-  | { entry: CompactionEntry; tokensBefore: number; tokensAfter: number }
+  /** via "pi": a live pi with pi-lsp's bridge compacted (tokensAfter unknown until its next reply). */
+  | { entry: CompactionEntry; tokensBefore: number; tokensAfter: number; via?: "pi"; pid?: number }
   | { nothingToCompact: true; reason: string };
 
 export interface NavigateParams {
