@@ -321,7 +321,10 @@ export default function (pi: any) {
     socketPath = "";
   }
 
+  const onExit = () => cleanup();
+
   async function stop() {
+    process.off("exit", onExit);
     for (const c of conns) c.socket.destroy();
     conns.clear();
     const s = server;
@@ -367,9 +370,8 @@ export default function (pi: any) {
     fs.writeFileSync(tmp, JSON.stringify(registry) + "\n", { mode: 0o600 });
     fs.renameSync(tmp, file);
     registryPath = file;
+    process.on("exit", onExit);
   }
-
-  process.on("exit", cleanup);
 
   pi.registerCommand(COMMAND, {
     description: "Internal: runs a pi-lsp request that needs a command context",

@@ -12,6 +12,7 @@ package bridge
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -81,12 +82,21 @@ func Alive(pid int) bool {
 		return false
 	}
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	// A zombie (exited, not yet reaped) is gone for our purposes.
+	if stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat")); err == nil {
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // Discover lists the live registrations in dir, newest first. A missing dir is no
 // registration; a dir or file not owned by this user (or open to others) is refused
-// or skipped; files whose pid is gone are removed with their socket.
+// or skipped; files whose pid is gone (or whose socket is) are removed with their socket.
 func Discover(ctx context.Context, dir string) ([]Registration, error) {
 	st, err := os.Lstat(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -111,7 +121,8 @@ func Discover(ctx context.Context, dir string) ([]Registration, error) {
 		if err != nil {
 			continue // unreadable, foreign or half-written: not ours to use
 		}
-		if !Alive(r.PID) {
+		_, serr := os.Lstat(r.Socket)
+		if !Alive(r.PID) || errors.Is(serr, os.ErrNotExist) {
 			_ = os.Remove(name)
 			if r.Socket != "" && filepath.Dir(r.Socket) == filepath.Dir(name) {
 				_ = os.Remove(r.Socket)

@@ -60,7 +60,12 @@ func TestDiscoverIgnoresAndRemovesStaleRegistrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale := writeReg(t, dir, "dead", Registration{Protocol: 1, PID: dead, SessionFile: session, Socket: sock, Token: "x"}, 0o600)
+	if err := os.WriteFile(filepath.Join(dir, "live.sock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	live := writeReg(t, dir, "live", Registration{Protocol: 1, PID: os.Getpid(), SessionFile: session, Socket: filepath.Join(dir, "live.sock"), Token: "y"}, 0o600)
+	// A live pid whose socket is gone (a reused pid) is stale too.
+	noSock := writeReg(t, dir, "nosock", Registration{Protocol: 1, PID: os.Getpid(), SessionFile: session, Socket: filepath.Join(dir, "gone.sock"), Token: "z"}, 0o600)
 	regs, err := Discover(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +73,7 @@ func TestDiscoverIgnoresAndRemovesStaleRegistrations(t *testing.T) {
 	if len(regs) != 1 || regs[0].File != live {
 		t.Fatalf("Discover = %+v, want only the live registration", regs)
 	}
-	for _, p := range []string{stale, sock} {
+	for _, p := range []string{stale, sock, noSock} {
 		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("stale %s was not removed (%v)", p, err)
 		}
@@ -86,6 +91,9 @@ func TestDiscoverRefusesWhatOthersCanTouch(t *testing.T) {
 	session := filepath.Join(t.TempDir(), "s.jsonl")
 	// A registry file others may write is not used (someone could point pi-lsp at
 	// their own socket).
+	if err := os.WriteFile(filepath.Join(dir, "o.sock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	writeReg(t, dir, "open", Registration{Protocol: 1, PID: os.Getpid(), SessionFile: session, Socket: filepath.Join(dir, "o.sock"), Token: "t"}, 0o644)
 	if _, err := Find(context.Background(), dir, session); !errors.Is(err, ErrNoBridge) {
 		t.Errorf("a 0644 registry file was used: %v", err)
