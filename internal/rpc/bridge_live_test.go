@@ -348,6 +348,17 @@ func TestLivePiBridge(t *testing.T) {
 		}
 	})
 
+	t.Run("unsupported writes stay refused", func(t *testing.T) {
+		before, _ := os.ReadFile(path)
+		_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.undoCompaction", "arguments": []any{map[string]any{"session": path}}})
+		if ce, ok := err.(*CallError); !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "bridge cannot do this") {
+			t.Errorf("pi.undoCompaction on a live pi: %v, want ownedByPi saying the bridge cannot do it", err)
+		}
+		if after, _ := os.ReadFile(path); string(after) != string(before) {
+			t.Error("the refusal changed the file")
+		}
+	})
+
 	t.Run("busy", func(t *testing.T) {
 		// While pi's agent runs, a write is refused at once and nothing is written.
 		mark := pi.Mark()
