@@ -1061,10 +1061,11 @@ async function livePiSection(page, session) {
     await page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Compact Session" }).waitFor({ state: "visible", timeout: 10_000 }).catch(() => {});
     await page.locator(".quick-input-widget input").fill(instructions);
     await page.keyboard.press("Enter");
-    const done = await waitFor(() => events().filter((e) => e.event === "commandResult" && e.command === "pi.compact" && e.result?.via === "pi").pop(), 60_000, 250);
-    check("Compact Session is done by the live pi (result via pi)", !!done, j(lastEvent("commandResult") ?? lastEvent("commandError")));
-    const toast = await page.locator(".notification-toast", { hasText: "by the live pi" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false);
-    check("the notification says the live pi compacted", toast);
+    const toastP = page.locator(".notification-toast", { hasText: "by the live pi" }).first().waitFor({ state: "visible", timeout: 60_000 }).then(() => true, () => false);
+    const done = await waitFor(() => events().filter((e) => (e.event === "jobDone" || e.event === "commandResult") && e.command === "pi.compact" && e.result?.via === "pi").pop(), 60_000, 250);
+    check("Compact Session is done by the live pi (result via pi)", !!done, j(lastEvent("jobDone") ?? lastEvent("jobError")));
+    const msg = events().filter((e) => e.event === "message" && /by the live pi/.test(e.text ?? "")).pop();
+    check("the notification says the live pi compacted", (await toastP) && !!msg, j(msg ?? lastEvent("message")));
     await shot(page, "live-compacted");
     const after = readEntries(session);
     const last = after[after.length - 1];
