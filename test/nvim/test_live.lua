@@ -3,8 +3,9 @@
 -- against test/pi/fake-openai.mjs. The statusline says "live", :checkhealth
 -- says the bridge is attached, and :PiCompact makes that pi compact: its own
 -- event stream shows compaction_start/compaction_end (manual), the answer says
--- via "pi", and Neovim gets the usual progress and PiCompactionEnd. (The runner
--- then loads the file in real Pi.)
+-- via "pi", and Neovim gets the usual progress and PiCompactionEnd; pi.navigate
+-- with a summary moves pi's leaf (its next prompt continues from the summary).
+-- (The runner then loads the file in real Pi.)
 local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 
 T.run('live', function()
@@ -130,11 +131,72 @@ T.run('live', function()
   local after = T.read_session(session)
   T.eq(result.entry.id, after[#after].id, "the file's last entry is pi's compaction")
 
+  -- :PiNavigate's request with a summary: pi moves its leaf and writes its branch summary,
+  -- and pi's next prompt continues from there.
+  local entries = T.read_session(session)
+  local last_user
+  for i = #entries, 2, -1 do
+    local e = entries[i]
+    if e.type == 'message' and e.message and e.message.role == 'user' then
+      last_user = e
+      break
+    end
+  end
+  local target = assert(last_user and last_user.parentId, 'no user message to navigate above')
+  local nav
+  require('pi_lsp').exec('pi.navigate', { targetId = target, summarize = true, instructions = 'the abandoned end' }, function(err, res)
+    nav = { err = err, res = res }
+  end)
+  T.wait(60000, function()
+    return nav
+  end, 'the answer to pi.navigate')
+  T.ok(nav.err == nil, 'pi.navigate failed: %s', vim.inspect(nav.err))
+  T.eq('pi', nav.res.via, 'pi.navigate was done by pi')
+  local sum = nav.res.summaryEntry or {}
+  T.eq({ 'branch_summary', target }, { sum.type, sum.parentId }, "pi's branch summary under the target")
+  T.eq(sum.id, nav.res.leafId, "pi's new leaf")
+
+  local settled = #pi_events
+  pi:write(vim.json.encode({ id = 'n1', type = 'prompt', message = 'SCRIPT:chat after the navigation' }) .. '\n')
+  T.wait(60000, function()
+    for i = settled + 1, #pi_events do
+      if pi_events[i].type == 'agent_settled' then
+        return true
+      end
+    end
+  end, "pi's prompt after the navigation to settle")
+  local by_id, prompt_entry = {}, nil
+  for _, e in ipairs(T.read_session(session)) do
+    if e.id then
+      by_id[e.id] = e
+    end
+    if e.type == 'message' and e.message and e.message.role == 'user'
+      and vim.json.encode(e.message.content):find('after the navigation', 1, true) then
+      prompt_entry = e
+    end
+  end
+  T.ok(prompt_entry, "pi wrote the prompt after the navigation")
+  local cur, reached = by_id[prompt_entry.parentId], false
+  for _ = 1, 4 do
+    if not cur then
+      break
+    end
+    if cur.id == sum.id then
+      reached = true
+      break
+    end
+    T.ok(cur.type == 'message' and cur.message.role == 'system', 'only a system message may come between: %s', vim.inspect(cur))
+    cur = by_id[cur.parentId]
+  end
+  T.ok(reached, "pi's next prompt continues from the branch summary %s", sum.id)
+
   pi:kill(9)
   fake:kill(9)
   pcall(function()
     pi:wait(5000)
     fake:wait(5000)
   end)
-  T.data.pi_check = { file = session, at = 'first', role = 'compactionSummary', summary = result.entry.summary }
+  -- After the navigation the context starts with the branch's own history (the compaction
+  -- is on the branch left behind); the runner checks that real Pi loads every entry.
+  T.data.pi_check = { file = session, at = 'last', role = 'assistant' }
 end)
