@@ -167,7 +167,7 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 		TokensBefore float64 `json:"tokensBefore"`
 	}
 	_ = json.Unmarshal(res.Result, &r)
-	s.afterBridgeWrite(path)
+	s.afterBridgeWrite(path) // before the figure below (the deferred one is then a no-op refresh)
 	out := map[string]any{"entry": res.Entry, "tokensBefore": r.TokensBefore, "via": "pi", "pid": reg.PID}
 	msg := fmt.Sprintf("Compacted by pi (%d tokens before)", int(r.TokensBefore))
 	_ = s.host.withIndex(path, func(ix *session.Index) error {

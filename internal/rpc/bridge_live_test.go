@@ -354,6 +354,11 @@ func TestLivePiBridge(t *testing.T) {
 		if ce, ok := err.(*CallError); !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "bridge cannot do this") {
 			t.Errorf("pi.undoCompaction on a live pi: %v, want ownedByPi saying the bridge cannot do it", err)
 		}
+		// pi compacts at its own leaf only.
+		_, err = e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path, "leafId": "9c870cd6"}}})
+		if ce, ok := err.(*CallError); !ok || ce.Code != rpc.CodeInvalidParams || !strings.Contains(ce.Message, "its own leaf") {
+			t.Errorf("pi.compact at another leaf of a live pi: %v, want invalid params", err)
+		}
 		if after, _ := os.ReadFile(path); string(after) != string(before) {
 			t.Error("the refusal changed the file")
 		}

@@ -41,6 +41,15 @@ func (s *Server) handleCompact(ctx context.Context, raw json.RawMessage) (any, e
 	}
 	if !p.Force {
 		if reg := s.liveBridge(ctx, path); reg != nil {
+			if p.LeafID != "" {
+				var leaf string
+				_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
+				if p.LeafID != leaf {
+					err := invalidParams(fmt.Sprintf("a live pi (pid %d) holds this session: it compacts at its own leaf %s, not %s", reg.PID, leaf, p.LeafID))
+					wd.End("Not compacted: " + err.Error())
+					return nil, err
+				}
+			}
 			return s.compactViaPi(hctx, path, reg, p.Instructions, wd)
 		}
 	}
