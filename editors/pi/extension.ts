@@ -325,7 +325,7 @@ export default function (pi: any) {
 
   async function stop() {
     process.off("exit", onExit);
-    for (const c of conns) c.socket.destroy();
+    for (const c of conns) c.socket.end();
     conns.clear();
     const s = server;
     server = undefined;

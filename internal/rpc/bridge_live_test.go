@@ -471,3 +471,49 @@ func TestLivePiWithoutBridge(t *testing.T) {
 }
 
 func strOf(v any) string { s, _ := v.(string); return s }
+
+// `pi install <repo>/editors/pi` once, and a plain pi (no -e) serves the bridge.
+func TestLivePiInstalledPackage(t *testing.T) {
+	needLivePi(t)
+	runtime := shortTempDir(t)
+	dir := filepath.Join(runtime, "pi-lsp")
+	e := NewEnv(t, Config{Options: rpc.Options{BridgeDir: dir}})
+	root := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	path := installGenuine16(t, "full-main", e.SessionDir, e.Workspace)
+	fake := startFakeOpenAI(t, ctx, root)
+	agentDir := filepath.Join(root, "pi-agent")
+	writePiAgentDir(t, agentDir, fake.Port, 30)
+	install := groupCmd(ctx, oracle.Node(), filepath.Join(oracle.PiDir(), "dist", "bundle", "cli.js"), "install", filepath.Join(oracle.RepoRoot(), "editors", "pi"))
+	install.Env = piEnv(root, runtime, agentDir)
+	install.Dir = e.Workspace
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("pi install editors/pi: %v\n%s", err, out)
+	}
+	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port, Installed: true})
+	reg := pi.WaitBridge(dir, path)
+	if reg.PID != pi.PID {
+		t.Fatalf("registry pid %d, pi is %d", reg.PID, pi.PID)
+	}
+	raw, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.label",
+		"arguments": []any{map[string]any{"session": path, "entryId": "9962224e", "label": "installed"}}})
+	if err != nil {
+		t.Fatalf("pi.label through the installed bridge: %v", err)
+	}
+	if res := fields(raw); res["via"] != "pi" {
+		t.Errorf("pi.label answered %v", res)
+	}
+	// When pi exits, its registry file and socket go with it.
+	_ = pi.stdin.Close()
+	select {
+	case <-pi.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("pi did not exit on the end of its input")
+	}
+	for _, p := range []string{reg.File, reg.Socket} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after pi exited (%v)", p, err)
+		}
+	}
+}

@@ -169,6 +169,8 @@ type livePiConfig struct {
 	Port       int
 	KeepRecent int
 	NoBridge   bool // start pi without the extension
+	// Installed: the extension was installed with `pi install` (no -e; packages load).
+	Installed bool
 }
 
 func startLivePi(t testing.TB, ctx context.Context, c livePiConfig) *livePi {
@@ -177,7 +179,24 @@ func startLivePi(t testing.TB, ctx context.Context, c livePiConfig) *livePi {
 	if c.KeepRecent == 0 {
 		c.KeepRecent = 30
 	}
-	writePiAgentDir(t, agentDir, c.Port, c.KeepRecent)
+	if !c.Installed { // an installed package's agent dir is the caller's
+		writePiAgentDir(t, agentDir, c.Port, c.KeepRecent)
+	}
+	env := piEnv(c.Root, c.RuntimeDir, agentDir)
+	args := []string{filepath.Join(oracle.PiDir(), "dist", "bundle", "cli.js"), "--mode", "rpc", "--provider", "fake", "--model", "fake-model",
+		"--no-skills", "--no-prompt-templates", "--no-themes", "--no-context-files"}
+	if !c.Installed {
+		args = append(args, "--no-extensions")
+	}
+	if !c.NoBridge && !c.Installed {
+		args = append(args, "-e", filepath.Join(oracle.RepoRoot(), "editors", "pi", "extension.ts"))
+	}
+	args = append(args, "--session", c.Session)
+	return runLivePi(t, ctx, c.Workspace, env, args)
+}
+
+// piEnv is pi's environment: HOME, TMPDIR, XDG_* and its agent dir under root.
+func piEnv(root, runtimeDir, agentDir string) []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -187,23 +206,19 @@ func startLivePi(t testing.TB, ctx context.Context, c livePiConfig) *livePi {
 		env = append(env, kv)
 	}
 	for _, d := range []string{"home", "tmp", "xdg/config", "xdg/data", "xdg/cache", "xdg/state"} {
-		if err := os.MkdirAll(filepath.Join(c.Root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		_ = os.MkdirAll(filepath.Join(root, d), 0o755)
 	}
-	env = append(env, "HOME="+filepath.Join(c.Root, "home"), "TMPDIR="+filepath.Join(c.Root, "tmp"),
-		"XDG_CONFIG_HOME="+filepath.Join(c.Root, "xdg/config"), "XDG_DATA_HOME="+filepath.Join(c.Root, "xdg/data"),
-		"XDG_CACHE_HOME="+filepath.Join(c.Root, "xdg/cache"), "XDG_STATE_HOME="+filepath.Join(c.Root, "xdg/state"),
-		"XDG_RUNTIME_DIR="+c.RuntimeDir, "PI_CODING_AGENT_DIR="+agentDir,
+	return append(env, "HOME="+filepath.Join(root, "home"), "TMPDIR="+filepath.Join(root, "tmp"),
+		"XDG_CONFIG_HOME="+filepath.Join(root, "xdg/config"), "XDG_DATA_HOME="+filepath.Join(root, "xdg/data"),
+		"XDG_CACHE_HOME="+filepath.Join(root, "xdg/cache"), "XDG_STATE_HOME="+filepath.Join(root, "xdg/state"),
+		"XDG_RUNTIME_DIR="+runtimeDir, "PI_CODING_AGENT_DIR="+agentDir,
 		"PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0", "NO_COLOR=1")
-	args := []string{filepath.Join(oracle.PiDir(), "dist", "bundle", "cli.js"), "--mode", "rpc", "--provider", "fake", "--model", "fake-model",
-		"--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes", "--no-context-files"}
-	if !c.NoBridge {
-		args = append(args, "-e", filepath.Join(oracle.RepoRoot(), "editors", "pi", "extension.ts"))
-	}
-	args = append(args, "--session", c.Session)
+}
+
+func runLivePi(t testing.TB, ctx context.Context, dir string, env, args []string) *livePi {
+	t.Helper()
 	cmd := groupCmd(ctx, oracle.Node(), args...)
-	cmd.Dir = c.Workspace
+	cmd.Dir = dir
 	cmd.Env = env
 	p := &livePi{t: t, cmd: cmd, stderr: &syncBuffer{}, resp: map[string]map[string]any{}, wake: make(chan struct{}), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
