@@ -215,6 +215,11 @@ func (s *Server) navigateViaPi(ctx context.Context, path string, reg *bridge.Reg
 		}
 		return nil, err
 	}
+	if res.Cancelled && ctx.Err() != nil {
+		// Pi's navigateTree answers {cancelled: true} when it was aborted.
+		end("Cancelled; pi did not move")
+		return nil, fmt.Errorf("%w: pi aborted the navigation", context.Canceled)
+	}
 	end("Done by pi")
 	out := map[string]any{"leafId": nullable(res.LeafID), "via": "pi", "pid": reg.PID}
 	if res.Cancelled {

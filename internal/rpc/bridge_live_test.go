@@ -410,6 +410,51 @@ func TestLivePiBridge(t *testing.T) {
 		}
 	})
 
+	t.Run("cancel navigation", func(t *testing.T) {
+		// Cancelling a navigation with a summary aborts Pi's branch summary: pi stays
+		// where it was and nothing is written.
+		before, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, leaf := pi.Entries()
+		mark := e.Mark()
+		p := l.exec("pi.navigate", map[string]any{"session": path, "targetId": "9962224e", "summarize": true, "instructions": "SLOWSUMMARY branch"}, "nav-cancel")
+		// The summary request is streaming once Pi asked the fake server for it.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			n := 0
+			for _, r := range l.fake.Requests(t) {
+				if r["kind"] == "summarizer" && r["focus"] == "SLOWSUMMARY branch" {
+					n++
+				}
+			}
+			if n > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("pi never asked for the branch summary")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
+		p.Cancel()
+		e.Await(30*time.Second, Since(mark, ResponseTo(p.ID)))
+		if _, cerr := p.Wait(time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
+			t.Errorf("cancelled pi.navigate answered %v, want RequestCancelled", cerr)
+		}
+		if _, now := pi.Entries(); now != leaf {
+			t.Errorf("pi's leaf moved from %s to %s although the navigation was cancelled", leaf, now)
+		}
+		if after, _ := os.ReadFile(path); string(after) != string(before) {
+			t.Error("a cancelled navigation changed the file")
+		}
+		st := pi.Send(map[string]any{"type": "get_state"}, 10*time.Second)["data"].(map[string]any)
+		if st["isCompacting"] == true || st["isStreaming"] == true {
+			t.Errorf("pi is still busy after the cancelled navigation: %v", st)
+		}
+	})
+
 	t.Run("pi exits mid-compaction", func(t *testing.T) {
 		before, err := os.ReadFile(path)
 		if err != nil {
