@@ -19,8 +19,6 @@ import (
 // loadBridgeHint is how a user makes a running pi drivable from the editor.
 const loadBridgeHint = "load pi-lsp's Pi extension in that pi to do this from the editor (pi -e <pi-lsp>/editors/pi/extension.ts, or once: pi install <pi-lsp>/editors/pi), close it, or pass force to write anyway"
 
-type bridgeReg = bridge.Registration
-
 // bridgeDir is where the extension's registry files are.
 func (s *Server) bridgeDir() string {
 	if s.opt.BridgeDir != "" {

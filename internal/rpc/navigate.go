@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
+	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -40,7 +41,7 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	reg := (*bridgeReg)(nil)
+	var reg *bridge.Registration // a live pi that navigates itself
 	if !p.Force {
 		reg = s.liveBridge(ctx, path)
 	}
