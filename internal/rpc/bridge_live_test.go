@@ -15,10 +15,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,8 +44,10 @@ type livePiEnv struct {
 func newLivePiEnv(t *testing.T, corpus string) *livePiEnv {
 	t.Helper()
 	needLivePi(t)
+	// The runtime dir is open to everyone (a real $XDG_RUNTIME_DIR is 0700): only the
+	// extension's own directory and socket modes keep other users out.
 	runtime := shortTempDir(t)
-	if err := os.Chmod(runtime, 0o700); err != nil {
+	if err := os.Chmod(runtime, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(runtime, "pi-lsp")
@@ -140,6 +144,35 @@ func TestLivePiBridge(t *testing.T) {
 				t.Errorf("%s has mode %o, want %o (nothing but this user may connect)", p, got, want)
 			}
 		}
+	})
+
+	t.Run("another user", func(t *testing.T) {
+		// A process of another user cannot even reach the socket (the directory is 0700).
+		if os.Getuid() != 0 {
+			t.Skip("needs root to run a process as another user (the modes are asserted above)")
+		}
+		bin := filepath.Join(shortTempDir(t), "client")
+		data, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
+		defer cancel()
+		cmd := groupCmd(ctx, bin, "-test.run=^TestHelperForeignClient$")
+		cmd.Env = []string{"PI_LSP_FOREIGN_SOCKET=" + l.reg.Socket, "PI_LSP_FOREIGN_TOKEN=" + l.reg.Token}
+		cmd.Dir = "/"
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: 65534, Gid: 65534}
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "FOREIGN refused") {
+			t.Fatalf("a process of uid 65534: %v\n%s", err, out)
+		}
+		t.Logf("%s", strings.TrimSpace(strings.Split(string(out), "\n")[0]))
 	})
 
 	t.Run("refusals", func(t *testing.T) {
@@ -561,4 +594,24 @@ func TestLivePiInstalledPackage(t *testing.T) {
 			t.Errorf("%s is still there after pi exited (%v)", p, err)
 		}
 	}
+}
+
+// TestHelperForeignClient is run by TestLivePiBridge/another_user as another user: it
+// tries to connect to the bridge's socket (even knowing the token) and says whether it
+// was refused.
+func TestHelperForeignClient(t *testing.T) {
+	sock := os.Getenv("PI_LSP_FOREIGN_SOCKET")
+	if sock == "" {
+		t.Skip("helper of TestLivePiBridge")
+	}
+	nc, err := net.DialTimeout("unix", sock, 5*time.Second)
+	if err != nil {
+		fmt.Printf("FOREIGN refused: %v\n", err)
+		return
+	}
+	defer nc.Close()
+	fmt.Fprintf(nc, `{"id":"1","type":"hello","protocol":1,"token":%q}`+"\n", os.Getenv("PI_LSP_FOREIGN_TOKEN"))
+	line, _ := bufio.NewReader(nc).ReadString('\n')
+	fmt.Printf("FOREIGN connected (uid %d): %s\n", os.Getuid(), line)
+	t.Fail()
 }
