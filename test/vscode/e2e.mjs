@@ -1072,6 +1072,30 @@ async function livePiSection(page, session) {
     check("the session file gained pi's compaction entry", after.length === n0 + 1 && last?.type === "compaction" && last.id === done?.result?.entry?.id && last.summary.includes(instructions), j({ n0, n: after.length, last: last?.type }));
     const saw = (t) => live.piEvents.some((e) => e.type === t && e.reason === "manual");
     check("pi's own event stream shows compaction_start and compaction_end (manual)", await waitFor(() => saw("compaction_start") && saw("compaction_end"), 10_000, 200));
+
+    // Navigate Here… with a summary, from the tree: the live pi moves its leaf.
+    const targetText = "Here is a short answer after thinking";
+    const target = readEntries(session).find((e) => e.type === "message" && JSON.stringify(e.message?.content ?? "").includes(targetText));
+    await page.keyboard.press("Escape");
+    await runPalette(page, "Pi: Show Session Tree");
+    const row = pane(page, "Pi Session").locator(".monaco-list-row", { hasText: targetText }).first();
+    const menu = (await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false)) && (await contextMenu(page, row, "Navigate Here"));
+    const picker = menu && (await page.locator(".quick-input-widget .monaco-list-row", { hasText: "No summary" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false));
+    if (check("Navigate Here… on the live session asks how to treat the branch left behind", !!picker && !!target)) {
+      const moved = page.locator(".notification-toast", { hasText: "by the live pi" }).first().waitFor({ state: "visible", timeout: 60_000 }).then(() => true, () => false);
+      await page.keyboard.press("ArrowDown"); // "Summarize"
+      await page.keyboard.press("Enter");
+      const nav = await waitFor(() => events().filter((e) => e.event === "jobDone" && e.command === "pi.navigate" && e.result?.via === "pi").pop(), 60_000, 250);
+      check("Navigate Here is done by the live pi (result via pi) and says so", !!nav && (await moved), j(lastEvent("jobDone") ?? lastEvent("jobError")));
+      const sum = nav?.result?.summaryEntry;
+      const last = readEntries(session).pop();
+      check("pi wrote its branch summary under the target", sum?.type === "branch_summary" && sum.parentId === target.id && last?.id === sum.id, j({ sum: sum && { type: sum.type, parentId: sum.parentId }, last: last?.id }));
+      const from = live.piEvents.length;
+      live.pi.stdin.write(JSON.stringify({ id: "e2e-entries", type: "get_entries" }) + "\n");
+      const resp = await waitFor(() => live.piEvents.slice(from).find((e) => e.type === "response" && e.id === "e2e-entries"), 10_000, 100);
+      check("the live pi's leaf is its branch summary", resp?.data?.leafId === sum?.id, j({ leaf: resp?.data?.leafId, sum: sum?.id }));
+      await shot(page, "live-navigated");
+    }
   } finally {
     live.stop();
   }

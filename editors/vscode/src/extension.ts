@@ -692,7 +692,7 @@ class PiExtension implements vscode.Disposable {
       ? await this.runJob<NavigateResult>("Summarizing branch", "Navigation", "pi.navigate", params)
       : await this.plain<NavigateResult>("Navigation", "pi.navigate", params);
     if (!result) return undefined;
-    const parts = [`Moved the session to ${params.targetId}.`];
+    const parts = [`Moved the session to ${params.targetId}${(result as { via?: string }).via === "pi" ? " (by the live pi)" : ""}.`];
     if (result.summaryEntry) parts.push("A summary of the branch you left was added.");
     const buttons: string[] = [];
     if (result.editorText) {
