@@ -1073,8 +1073,9 @@ async function livePiSection(page, session) {
     const saw = (t) => live.piEvents.some((e) => e.type === t && e.reason === "manual");
     check("pi's own event stream shows compaction_start and compaction_end (manual)", await waitFor(() => saw("compaction_start") && saw("compaction_end"), 10_000, 200));
 
-    // Navigate Here… with a summary, from the tree: the live pi moves its leaf.
-    const targetText = "Here is a short answer after thinking";
+    // Navigate Here… with a summary, from the tree: the live pi moves its leaf (to an entry
+    // of the current path, which the tree shows).
+    const targetText = "Checking with two parallel calls.";
     const target = readEntries(session).find((e) => e.type === "message" && JSON.stringify(e.message?.content ?? "").includes(targetText));
     await page.keyboard.press("Escape");
     await runPalette(page, "Pi: Show Session Tree");
