@@ -52,7 +52,7 @@ if [ "${PI_LSP_UPDATE_DOCS:-0}" = 1 ]; then
   docs_args=(--docs-screenshot "$REPO/docs/img/vscode-views.png")
 fi
 
-setsid timeout -k 10 420 node "$REPO/test/vscode/e2e.mjs" \
+setsid timeout -k 10 460 node "$REPO/test/vscode/e2e.mjs" \
   --vsix "$REPO/editors/vscode/pi-lsp.vsix" --tmp "$T" --artifacts "$ART" "${docs_args[@]}" "$@" &
 PGID=$!
 set +e

@@ -39,6 +39,20 @@ func (s *Server) handleCompact(ctx context.Context, raw json.RawMessage) (any, e
 		wd.End("Not compacted: " + err.Error())
 		return nil, err
 	}
+	if !p.Force {
+		if reg := s.liveBridge(ctx, path); reg != nil {
+			if p.LeafID != "" {
+				var leaf string
+				_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
+				if p.LeafID != leaf {
+					err := invalidParams(fmt.Sprintf("a live pi (pid %d) holds this session: it compacts at its own leaf %s, not %s", reg.PID, leaf, p.LeafID))
+					wd.End("Not compacted: " + err.Error())
+					return nil, err
+				}
+			}
+			return s.compactViaPi(hctx, path, reg, p.Instructions, wd)
+		}
+	}
 	if err := s.checkOwner(path, cwd, p.Force); err != nil {
 		wd.End("Not compacted: " + err.Error())
 		return nil, err
@@ -58,9 +72,13 @@ func (s *Server) checkOwner(path, cwd string, force bool) error {
 	if force {
 		return nil
 	}
+	if reg := s.liveBridge(context.Background(), path); reg != nil {
+		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
+			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d); its pi-lsp bridge cannot do this (Pi's extension API has no call for it): do it in pi, close it, or pass force to write anyway", reg.PID)}
+	}
 	if pid := ownerPID(path, cwd); pid > 0 {
 		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
-			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d); close it or pass force to write anyway", pid)}
+			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d) without pi-lsp's bridge; %s", pid, loadBridgeHint)}
 	}
 	return nil
 }

@@ -49,10 +49,13 @@ const (
 	KindInternal         = "internal"
 	KindShutdown         = "shutdown"
 	// Refused context edits (pi/editContext).
-	KindNotOnBranch = "notOnBranch"
-	KindNotEditable = "notEditable"
-	KindSummarized  = "summarized"
-	KindNotEdited   = "notEdited"
+	KindNotOnBranch  = "notOnBranch"
+	KindNotEditable  = "notEditable"
+	KindSummarized   = "summarized"
+	KindNotEdited    = "notEdited"
+	KindPiBusy       = "piBusy"       // the live pi's agent (or another bridged write) is running
+	KindPiGone       = "piGone"       // the live pi went away during a bridged request
+	KindBridgeFailed = "bridgeFailed" // the live pi refused or failed a bridged request
 )
 
 // Error is a typed error a handler returns to choose the wire code and kind.

@@ -169,6 +169,7 @@ func (h *host) start() {
 	dir := h.dir
 	h.mu.Unlock()
 	go h.s.watchStale(ctx, h.s.opt.WatchInterval)
+	go h.watchBridge(ctx, h.s.opt.WatchInterval)
 	go func() {
 		// The folder may not exist yet (Pi creates it with the first session): wait for it.
 		for {
@@ -188,6 +189,36 @@ func (h *host) start() {
 			h.s.log.Warn("watch failed", "dir", dir, "err", err)
 		}
 	}()
+}
+
+// watchBridge pushes pi/sessionChanged when a live pi's bridge attaches to the current
+// session or goes away (the session file need not change for that), so editors can show
+// "live" at once.
+func (h *host) watchBridge(ctx context.Context, every time.Duration) {
+	last := ""
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(every):
+		}
+		h.mu.Lock()
+		cur := h.current
+		h.mu.Unlock()
+		if cur == "" {
+			continue
+		}
+		state := cur
+		if reg := h.s.liveBridge(ctx, cur); reg != nil {
+			state += "\x00" + strconv.Itoa(reg.PID)
+		}
+		if state != last {
+			if last != "" || state != cur {
+				h.scheduleNotify(cur)
+			}
+			last = state
+		}
+	}
 }
 
 func (h *host) stop() {
@@ -260,8 +291,10 @@ func (h *host) notifyState(path string) {
 	if err != nil {
 		return
 	}
-	if pid := ownerPID(path, cwd); pid > 0 {
-		changed["owner"] = map[string]int{"pid": pid}
+	if reg := h.s.liveBridge(context.Background(), path); reg != nil {
+		changed["owner"] = map[string]any{"pid": reg.PID, "bridge": true, "piVersion": reg.PiVersion}
+	} else if pid := ownerPID(path, cwd); pid > 0 {
+		changed["owner"] = map[string]any{"pid": pid, "bridge": false}
 	}
 	h.mu.Lock()
 	current := path == h.current

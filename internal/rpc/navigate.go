@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
+	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -40,8 +41,14 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
+	var reg *bridge.Registration // a live pi that navigates itself
+	if !p.Force {
+		reg = s.liveBridge(ctx, path)
+	}
+	if reg == nil {
+		if err := s.checkOwner(path, cwd, p.Force); err != nil {
+			return nil, err
+		}
 	}
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -49,6 +56,15 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 	if p.Summarize {
 		wd = s.tracker.Start(ctx, p.WorkDoneToken, "Summarizing branch", "preparing", cancel)
 		defer wd.End("Failed") // safety net; End is idempotent
+	}
+	if reg != nil {
+		if p.Summary != "" || p.ExpectLeafID != "" {
+			if wd != nil {
+				wd.End("Not navigated")
+			}
+			return nil, invalidParams("a previewed summary (summary, expectLeafId) cannot be committed through the live pi: pi summarizes with its own model")
+		}
+		return s.navigateViaPi(jctx, path, reg, p, wd)
 	}
 	mu := s.jobLock(path)
 	if err := lockCtx(jctx, mu); err != nil {
@@ -215,12 +231,17 @@ func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
-	}
 	label := ""
 	if p.Label != nil {
 		label = *p.Label
+	}
+	if !p.Force {
+		if reg := s.liveBridge(ctx, path); reg != nil {
+			return s.labelViaPi(ctx, path, reg, p.EntryID, label)
+		}
+	}
+	if err := s.checkOwner(path, cwd, p.Force); err != nil {
+		return nil, err
 	}
 	mu := s.jobLock(path)
 	mu.Lock()

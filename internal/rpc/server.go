@@ -37,6 +37,9 @@ type Options struct {
 	DraftDelay time.Duration
 	// MaxFrameBytes bounds one incoming message (default MaxFrameBytes).
 	MaxFrameBytes int
+	// BridgeDir is where pi-lsp's Pi extension registers live pi processes (default
+	// bridge.DefaultDir(): $XDG_RUNTIME_DIR/pi-lsp).
+	BridgeDir string
 }
 
 type lifecycle int

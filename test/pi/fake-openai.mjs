@@ -30,6 +30,8 @@
 // * SCRIPT:lengthonce answers finish_reason "length" the first time a given
 //   prompt text is seen and a normal answer afterwards (Pi >= 0.84 recovers
 //   from a cut-off answer below maxTokens by compacting and retrying).
+// * Summarizer calls are logged with the custom instructions they carry ("focus");
+//   "SLOWSUMMARY" in them streams the summary over about 10 s.
 // * A request with max_completion_tokens (or max_tokens) 1 is a prompt-cache
 //   warm (Pi >= 0.86 re-sends the last request capped at one token): one
 //   output token, finish "length", the whole prompt reported as cached.
@@ -364,8 +366,12 @@ async function handleCompletions(req, res, body) {
     const last = messages[messages.length - 1];
     const prompt = last ? textOf(last.content) : "";
     const { kind, text } = summarizerAnswer(prompt);
-    logRequest({ n: reqNo, kind: "summarizer", summary: kind, tools: Array.isArray(payload.tools) });
-    return streamAnswer(res, reqNo, model, { text }, promptTokens);
+    const focusMatch = /Additional focus: ([^\n]*)/.exec(prompt);
+    const focus = focusMatch ? focusMatch[1].trim() : undefined;
+    logRequest({ n: reqNo, kind: "summarizer", summary: kind, tools: Array.isArray(payload.tools), focus });
+    // "SLOWSUMMARY" in the instructions streams the summary over about 10 s.
+    const slow = prompt.includes("SLOWSUMMARY") ? 500 : undefined;
+    return streamAnswer(res, reqNo, model, { text, slow }, promptTokens);
   }
 
   if (payload.max_completion_tokens === 1 || payload.max_tokens === 1) {

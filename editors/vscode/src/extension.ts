@@ -161,6 +161,9 @@ class PiExtension implements vscode.Disposable {
   private usage: ContextUsage | undefined;
   private compacting: string | undefined;
   private lastContext: ContextResult | undefined;
+  /** The live pi (with pi-lsp's bridge) of the current session, and the last owner line written. */
+  private live: { pid: number; piVersion?: string } | undefined;
+  private ownerLine = "";
   private crashes: number[] = [];
   private running = false;
 
@@ -251,6 +254,7 @@ class PiExtension implements vscode.Disposable {
       client.onNotification(Notifications.sessionChanged, (p: SessionChanged) => {
         testLog("sessionChanged", { ...p });
         this.drafts.leafMoved(p.session, p.leafId);
+        if (p.current !== false) this.ownerChanged(p);
         this.renderStatus();
         if (p.current !== false) this.scheduleRefresh();
       }),
@@ -623,7 +627,8 @@ class PiExtension implements vscode.Disposable {
     if ("nothingToCompact" in result && result.nothingToCompact) {
       void this.showMessage({ severity: "info", text: `Nothing to compact: ${result.reason}`, actions: [] });
     } else if ("entry" in result) {
-      const text = `Compacted the session: ${formatTokens(result.tokensBefore)} → ${formatTokens(result.tokensAfter)} tokens.`;
+      const by = result.via === "pi" ? ` (by the live pi ${result.pid ?? ""})`.replace(" )", ")") : "";
+      const text = `Compacted the session${by}: ${formatTokens(result.tokensBefore)} → ${formatTokens(result.tokensAfter ?? NaN)} tokens.`;
       testLog("message", { severity: "info", text });
       void vscode.window.showInformationMessage(text, "Show Summary").then((pick) => {
         if (pick === "Show Summary") void this.openSummary(result.entry.summary, result.entry.id, result.tokensBefore);
@@ -696,7 +701,7 @@ class PiExtension implements vscode.Disposable {
       ? await this.runJob<NavigateResult>("Summarizing branch", "Navigation", "pi.navigate", params)
       : await this.plain<NavigateResult>("Navigation", "pi.navigate", params);
     if (!result) return undefined;
-    const parts = [`Moved the session to ${params.targetId}.`];
+    const parts = [`Moved the session to ${params.targetId}${(result as { via?: string }).via === "pi" ? " (by the live pi)" : ""}.`];
     if (result.summaryEntry) parts.push("A summary of the branch you left was added.");
     const buttons: string[] = [];
     if (result.editorText) {
@@ -1326,6 +1331,25 @@ class PiExtension implements vscode.Disposable {
     testLog("filesRefreshed", { total: model.total, modified: [...model.modified], stale: [...model.stale.keys()] });
   }
 
+  /** Follows the owner of the current session: "live" when a pi with the bridge holds it. */
+  private ownerChanged(p: SessionChanged): void {
+    const o = p.owner;
+    this.live = o && o.bridge ? { pid: o.pid, piVersion: o.piVersion } : undefined;
+    let line: string;
+    if (this.live) {
+      line = `[pi-lsp] live: pi ${o!.pid} (Pi ${o!.piVersion ?? "?"}) holds ${path.basename(p.session)} with the pi-lsp bridge; compact, navigate and label go through it`;
+    } else if (o) {
+      line = `[pi-lsp] pi ${o.pid} holds ${path.basename(p.session)} without the pi-lsp bridge: writes are refused; load it with "pi -e <pi-lsp>/editors/pi/extension.ts" or "pi install <pi-lsp>/editors/pi"`;
+    } else {
+      line = `[pi-lsp] no live pi holds ${path.basename(p.session)} (no bridge attached)`;
+    }
+    if (line !== this.ownerLine) {
+      this.ownerLine = line;
+      this.output.appendLine(line);
+      testLog("owner", { live: !!this.live, pid: o?.pid ?? null });
+    }
+  }
+
   private renderStatus(text?: string, tooltip?: string, level?: "warning" | "error", command?: string): void {
     if (text) {
       this.status.text = text;
@@ -1339,8 +1363,12 @@ class PiExtension implements vscode.Disposable {
     const session = this.usage?.session ?? this.tree.model?.session;
     const draftReady = this.drafts.readyFor(session);
     const view = statusView(this.usage, reserve, draftReady);
-    this.status.text = this.compacting ? `$(sync~spin) Pi compacting (${this.compacting})…` : view.text;
+    const live = this.live ? " $(broadcast) live" : "";
+    this.status.text = (this.compacting ? `$(sync~spin) Pi compacting (${this.compacting})…` : view.text) + live;
     const md = new vscode.MarkdownString(view.tooltip.replace(/\n/g, "  \n"));
+    if (this.live) {
+      md.appendMarkdown(`  \nLive: pi ${this.live.pid} holds this session with the pi-lsp bridge; compaction, navigation and labels are done by that pi.`);
+    }
     md.appendMarkdown(`  \n[Preview and edit the compaction](command:${C.previewCompaction})`);
     if (this.lastContext?.lastCompaction) {
       md.appendMarkdown(`  \n[Show the last compaction summary](command:${C.showLastCompactionSummary})`);
@@ -1351,7 +1379,7 @@ class PiExtension implements vscode.Disposable {
     this.status.backgroundColor =
       view.level === "normal" ? undefined : new vscode.ThemeColor(`statusBarItem.${view.level === "error" ? "error" : "warning"}Background`);
     this.status.show();
-    testLog("status", { text: this.status.text, level: view.level, draftReady });
+    testLog("status", { text: this.status.text, level: view.level, draftReady, live: !!this.live });
   }
 }
 

@@ -184,7 +184,8 @@ export interface CompactionEntry {
 }
 
 export type CompactResult =
-  | { entry: CompactionEntry; tokensBefore: number; tokensAfter: number }
+  /** via "pi": a live pi with pi-lsp's bridge compacted (tokensAfter unknown until its next reply). */
+  | { entry: CompactionEntry; tokensBefore: number; tokensAfter: number; via?: "pi"; pid?: number }
   | { nothingToCompact: true; reason: string };
 
 export interface NavigateParams {
@@ -227,7 +228,8 @@ export interface SessionChanged {
   current?: boolean;
   leafId: string | null;
   entries: number;
-  owner?: { pid: number };
+  /** The running pi that holds the file; bridge: it loaded pi-lsp's Pi extension, so writes go through it ("live"). */
+  owner?: { pid: number; bridge?: boolean; piVersion?: string };
 }
 
 export interface ContextUsage {

@@ -100,7 +100,8 @@ function M.compact(instructions, cb)
       ui.notify('nothing to compact: ' .. tostring(result.reason or ''))
     elseif type(result) == 'table' then
       local entry = result.entry or {}
-      ui.notify(('compacted (entry %s): %s → %s tokens'):format(
+      ui.notify(('compacted%s (entry %s): %s → %s tokens'):format(
+        result.via == 'pi' and ' by the live pi' or '',
         short(entry.id),
         ui.human(result.tokensBefore or entry.tokensBefore),
         ui.human(result.tokensAfter)

@@ -99,6 +99,20 @@ function M.check()
       c.root_dir or '?',
       st.session or '(not reported yet)'
     ))
+    local o = st.owner
+    if type(o) == 'table' and o.bridge == true then
+      health.ok(('live pi %d (Pi %s) holds the session with the pi-lsp bridge: compact, navigate and label go through it'):format(
+        o.pid or 0,
+        o.piVersion or '?'
+      ))
+    elseif type(o) == 'table' and o.pid then
+      health.warn(('pi %d holds the session without the pi-lsp bridge: writes are refused'):format(o.pid), {
+        'Load the extension in that pi: pi -e <pi-lsp>/editors/pi/extension.ts',
+        'or install it once for every pi: pi install <pi-lsp>/editors/pi',
+      })
+    else
+      health.info('no running pi holds the session (no bridge attached); pi-lsp writes it itself')
+    end
   end
 end
 

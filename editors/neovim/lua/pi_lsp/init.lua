@@ -120,7 +120,21 @@ function M.exec(command, args, cb)
   require('pi_lsp.commands').run(command, args, cb)
 end
 
+--- The live pi of the current session when it loaded pi-lsp's Pi extension
+--- (editors/pi): `{pid, bridge = true, piVersion}`; nil otherwise. pi-lsp then
+--- sends :PiCompact, :PiNavigate and :PiLabel to that pi, which writes them.
+---@param bufnr? integer
+function M.live(bufnr)
+  local st = M.state(bufnr)
+  local o = st and st.owner
+  if type(o) == 'table' and o.bridge == true then
+    return vim.deepcopy(o)
+  end
+  return nil
+end
+
 --- Context usage for a statusline, e.g. "Pi 84.2k/200.0k (42%)", followed by
+--- " · live" when a running pi with pi-lsp's bridge holds the session,
 --- " · draft ready" when a background compaction draft is ready and " · 2 stale"
 --- when files the agent read changed on disk since; or the running job
 --- ("Pi: Compacting session 40%"); "" without a client or data.
@@ -165,6 +179,9 @@ function M.statusline(bufnr)
     end
   end
   local marks = {}
+  if M.live(bufnr) then
+    marks[#marks + 1] = 'live'
+  end
   if M.draft(bufnr) then
     marks[#marks + 1] = 'draft ready'
   end

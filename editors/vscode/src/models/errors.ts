@@ -59,6 +59,16 @@ export function describeError(what: string, err: unknown): UserMessage {
         text: `${what} not done: a running pi process is writing this session (${msg}). Wait for Pi to finish, or write anyway.`,
         actions: [],
       };
+    case "piBusy":
+      return {
+        severity: "warning",
+        text: `${what} not done: the live pi is busy (${msg}). Try again when its agent is idle.`,
+        actions: [],
+      };
+    case "piGone":
+      return { severity: "error", text: `${what} failed: ${msg}.`, actions: ["refresh"] };
+    case "bridgeFailed":
+      return { severity: "error", text: `${what} failed in the live pi: ${msg}`, actions: ["showOutput"] };
     case "alreadyCompacted":
       return { severity: "info", text: `Nothing to do: ${msg}`, actions: [] };
     case "contextTooLong":

@@ -63,6 +63,8 @@ test("errors say what to do", () => {
   assert.match(missingServerMessage(undefined, "not on PATH").text, /make build/);
   assert.match(describeError("Compaction", { code: -32801, message: "changed", data: { kind: "sessionChanged" } }).text, /nothing was written/);
   assert.match(describeError("Compaction", { code: -32803, message: "pid 42", data: { kind: "ownedByPi" } }).text, /running pi process/);
+  assert.match(describeError("Compaction", { code: -32803, message: "pi (pid 42): pi is busy", data: { kind: "piBusy" } }).text, /live pi is busy/);
+  assert.match(describeError("Compaction", { code: -32803, message: "pi (pid 42) went away during the request; the session is as pi left it", data: { kind: "piGone" } }).text, /as pi left it/);
   assert.match(describeError("Compaction", { code: -32803, message: "x", data: { kind: "pinnedDropped" } }).text, /pinned/);
   assert.match(missingServerMessage("/nope", "no such file").text, /piLsp\.server\.path "\/nope"/);
 });

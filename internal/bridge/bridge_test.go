@@ -1,0 +1,237 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func privateTemp(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "plbt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	dir := filepath.Join(d, "pi-lsp")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func writeReg(t *testing.T, dir, stem string, r Registration, mode os.FileMode) string {
+	t.Helper()
+	b, _ := json.Marshal(r)
+	p := filepath.Join(dir, stem+".json")
+	if err := os.WriteFile(p, b, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// deadPID is the pid of a process that has exited and been reaped.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no true(1):", err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestDiscoverIgnoresAndRemovesStaleRegistrations(t *testing.T) {
+	dir := privateTemp(t)
+	session := filepath.Join(t.TempDir(), "s.jsonl")
+	dead := deadPID(t)
+	sock := filepath.Join(dir, "dead.sock")
+	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stale := writeReg(t, dir, "dead", Registration{Protocol: 1, PID: dead, SessionFile: session, Socket: sock, Token: "x"}, 0o600)
+	if err := os.WriteFile(filepath.Join(dir, "live.sock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	live := writeReg(t, dir, "live", Registration{Protocol: 1, PID: os.Getpid(), SessionFile: session, Socket: filepath.Join(dir, "live.sock"), Token: "y"}, 0o600)
+	// A live pid whose socket is gone (a reused pid) is stale too.
+	noSock := writeReg(t, dir, "nosock", Registration{Protocol: 1, PID: os.Getpid(), SessionFile: session, Socket: filepath.Join(dir, "gone.sock"), Token: "z"}, 0o600)
+	regs, err := Discover(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(regs) != 1 || regs[0].File != live {
+		t.Fatalf("Discover = %+v, want only the live registration", regs)
+	}
+	for _, p := range []string{stale, sock, noSock} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("stale %s was not removed (%v)", p, err)
+		}
+	}
+	if r, err := Find(context.Background(), dir, session); err != nil || r.PID != os.Getpid() {
+		t.Errorf("Find = %+v, %v", r, err)
+	}
+	if _, err := Find(context.Background(), dir, session+".other"); !errors.Is(err, ErrNoBridge) {
+		t.Errorf("Find of another session: %v, want ErrNoBridge", err)
+	}
+}
+
+func TestDiscoverRefusesWhatOthersCanTouch(t *testing.T) {
+	dir := privateTemp(t)
+	session := filepath.Join(t.TempDir(), "s.jsonl")
+	// A registry file others may write is not used (someone could point pi-lsp at
+	// their own socket).
+	if err := os.WriteFile(filepath.Join(dir, "o.sock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeReg(t, dir, "open", Registration{Protocol: 1, PID: os.Getpid(), SessionFile: session, Socket: filepath.Join(dir, "o.sock"), Token: "t"}, 0o644)
+	if _, err := Find(context.Background(), dir, session); !errors.Is(err, ErrNoBridge) {
+		t.Errorf("a 0644 registry file was used: %v", err)
+	}
+	// A registry directory others may enter is refused as a whole.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Discover(context.Background(), dir); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("Discover of a 0755 dir: %v, want ErrUnsafe", err)
+	}
+	// No directory: no bridge, no error.
+	if regs, err := Discover(context.Background(), filepath.Join(dir, "missing")); err != nil || len(regs) != 0 {
+		t.Errorf("Discover of a missing dir = %v, %v", regs, err)
+	}
+}
+
+// fakeBridge serves one connection with handler, which gets each request and a writer.
+func fakeBridge(t *testing.T, handler func(req map[string]any, send func(any)) bool) Registration {
+	t.Helper()
+	dir := privateTemp(t)
+	sock := filepath.Join(dir, "b.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		sc := bufio.NewScanner(nc)
+		send := func(v any) {
+			b, _ := json.Marshal(v)
+			_, _ = nc.Write(append(b, '\n'))
+		}
+		for sc.Scan() {
+			var req map[string]any
+			if json.Unmarshal(sc.Bytes(), &req) != nil {
+				continue
+			}
+			if req["type"] == "hello" {
+				if req["token"] != "tok" {
+					send(map[string]any{"type": "response", "id": req["id"], "ok": false, "error": map[string]any{"code": "unauthorized", "message": "wrong token"}})
+					return
+				}
+				send(map[string]any{"type": "response", "id": req["id"], "ok": true, "result": map[string]any{"protocol": 1, "pid": os.Getpid(), "idle": true}})
+				continue
+			}
+			if !handler(req, send) {
+				return
+			}
+		}
+	}()
+	return Registration{Protocol: 1, PID: os.Getpid(), Socket: sock, SessionFile: "s", Token: "tok"}
+}
+
+func TestDialNeedsTheToken(t *testing.T) {
+	reg := fakeBridge(t, func(map[string]any, func(any)) bool { return true })
+	reg.Token = "wrong"
+	if _, err := Dial(context.Background(), reg); !IsCode(err, "unauthorized") {
+		t.Fatalf("Dial with a wrong token: %v", err)
+	}
+}
+
+func TestCompactStreamsEventsAndResult(t *testing.T) {
+	reg := fakeBridge(t, func(req map[string]any, send func(any)) bool {
+		id := req["id"]
+		send(map[string]any{"type": "event", "id": id, "event": map[string]any{"type": "compaction_start", "reason": "manual"}})
+		send(map[string]any{"type": "event", "id": id, "event": map[string]any{"type": "compaction_end", "reason": "manual", "aborted": false}})
+		send(map[string]any{"type": "response", "id": id, "ok": true, "result": map[string]any{"result": map[string]any{"tokensBefore": 10}, "entry": map[string]any{"type": "compaction", "id": "c1"}, "leafId": "c1"}})
+		return true
+	})
+	c, err := Dial(context.Background(), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var seen []string
+	res, err := c.Compact(context.Background(), "focus", func(ev Event) { seen = append(seen, ev.Type) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LeafID != "c1" || len(seen) != 2 || seen[0] != "compaction_start" || seen[1] != "compaction_end" {
+		t.Errorf("Compact = %+v, events %v", res, seen)
+	}
+}
+
+func TestRequestFailsClearlyWhenPiGoesAway(t *testing.T) {
+	reg := fakeBridge(t, func(req map[string]any, send func(any)) bool {
+		send(map[string]any{"type": "event", "id": req["id"], "event": map[string]any{"type": "compaction_start"}})
+		return false // the connection closes mid-request, as when pi dies
+	})
+	c, err := Dial(context.Background(), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Compact(context.Background(), "", nil); !errors.Is(err, ErrGone) {
+		t.Fatalf("Compact when pi went away: %v, want ErrGone", err)
+	}
+	if _, err := c.Status(context.Background()); !errors.Is(err, ErrGone) {
+		t.Errorf("a request after that: %v, want ErrGone", err)
+	}
+}
+
+func TestCancelAsksTheBridgeToAbort(t *testing.T) {
+	cancelled := make(chan string, 1)
+	reg := fakeBridge(t, func(req map[string]any, send func(any)) bool {
+		switch req["type"] {
+		case "compact": // runs until cancelled
+		case "cancel":
+			target, _ := req["target"].(string)
+			cancelled <- target
+			send(map[string]any{"type": "response", "id": req["id"], "ok": true, "result": map[string]any{"cancelled": true}})
+			send(map[string]any{"type": "response", "id": target, "ok": false, "error": map[string]any{"code": "aborted", "message": "Compaction cancelled"}})
+		}
+		return true
+	})
+	c, err := Dial(context.Background(), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err = c.Compact(ctx, "", nil)
+	if !errors.Is(err, context.Canceled) || !IsCode(err, "aborted") {
+		t.Fatalf("cancelled Compact: %v, want context.Canceled wrapping the bridge's aborted", err)
+	}
+	select {
+	case target := <-cancelled:
+		if _, err := strconv.Atoi(target); err != nil {
+			t.Errorf("cancel target %q", target)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no cancel reached the bridge")
+	}
+}

@@ -1,0 +1,254 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/bridge"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// Writes to a session a live pi holds go through that pi when it loaded pi-lsp's Pi
+// extension (editors/pi): Pi writes the entries itself, so its in-memory leaf stays
+// right and nothing pi-lsp wrote becomes a dead branch. Answers carry via: "pi".
+
+// loadBridgeHint is how a user makes a running pi drivable from the editor.
+const loadBridgeHint = "load pi-lsp's Pi extension in that pi to do this from the editor (pi -e <pi-lsp>/editors/pi/extension.ts, or once: pi install <pi-lsp>/editors/pi), close it, or pass force to write anyway"
+
+// bridgeDir is where the extension's registry files are.
+func (s *Server) bridgeDir() string {
+	if s.opt.BridgeDir != "" {
+		return s.opt.BridgeDir
+	}
+	return bridge.DefaultDir()
+}
+
+// liveBridge is the registration of a live pi with the bridge that holds path, or nil.
+func (s *Server) liveBridge(ctx context.Context, path string) *bridge.Registration {
+	reg, err := bridge.Find(ctx, s.bridgeDir(), path)
+	if err != nil {
+		if !errors.Is(err, bridge.ErrNoBridge) {
+			s.log.Debug("bridge lookup failed", "session", path, "err", err)
+		}
+		return nil
+	}
+	return reg
+}
+
+// bridgeError maps a bridge failure to the wire.
+func bridgeError(pid int, err error) error {
+	var be *bridge.Error
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &be):
+		msg := fmt.Sprintf("pi (pid %d): %s", pid, be.Message)
+		switch be.Code {
+		case "busy":
+			return &Error{Code: CodeRequestFailed, Kind: KindPiBusy, Msg: msg, Err: err}
+		case "notFound":
+			return &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: msg, Err: err}
+		case "aborted":
+			return &Error{Code: CodeRequestCancelled, Kind: KindCancelled, Msg: msg, Err: err}
+		case "invalidParams":
+			return &Error{Code: CodeInvalidParams, Kind: KindInvalidParams, Msg: msg, Err: err}
+		case "nothingToCompact":
+			return &Error{Code: CodeRequestFailed, Kind: KindNothingToCompact, Msg: msg, Err: err}
+		}
+		return &Error{Code: CodeRequestFailed, Kind: KindBridgeFailed, Msg: msg, Err: err}
+	case errors.Is(err, bridge.ErrGone):
+		return &Error{Code: CodeRequestFailed, Kind: KindPiGone,
+			Msg: fmt.Sprintf("pi (pid %d) went away during the request; the session is as pi left it", pid), Err: err}
+	}
+	return &Error{Code: CodeRequestFailed, Kind: KindBridgeFailed, Msg: fmt.Sprintf("pi (pid %d): %v", pid, err), Err: err}
+}
+
+// dialBridge connects to the bridge of reg.
+func (s *Server) dialBridge(ctx context.Context, reg *bridge.Registration) (*bridge.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := bridge.Dial(dctx, *reg)
+	if err != nil {
+		return nil, bridgeError(reg.PID, err)
+	}
+	return c, nil
+}
+
+// afterBridgeWrite re-reads the session pi wrote and tells the editor.
+func (s *Server) afterBridgeWrite(path string) {
+	if err := s.host.refresh(path); err == nil {
+		s.host.scheduleNotify(path)
+	}
+}
+
+// compactViaPi runs pi.compact in the live pi of reg, with the same progress and
+// pi/compactionStart/End the editor gets for a compaction pi-lsp writes.
+func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Registration, instructions string, wd *WorkDone) (any, error) {
+	conn, err := s.dialBridge(ctx, reg)
+	if err != nil {
+		wd.End("Not compacted: " + err.Error())
+		return nil, err
+	}
+	defer conn.Close()
+	var mu sync.Mutex
+	started, ended := false, false
+	start := func() {
+		if !started {
+			started = true
+			s.notify("pi/compactionStart", map[string]any{"session": path, "reason": "manual", "via": "pi"})
+		}
+	}
+	wd.Report("pi is compacting", 5)
+	res, err := conn.Compact(ctx, instructions, func(ev bridge.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev.Type {
+		case "compaction_start":
+			start()
+		case "session_before_compact":
+			wd.Report("summarizing (pi's model)", 10)
+		case "compaction_end":
+			var e struct {
+				Reason       string          `json:"reason"`
+				Aborted      bool            `json:"aborted"`
+				WillRetry    bool            `json:"willRetry"`
+				Result       json.RawMessage `json:"result"`
+				ErrorMessage string          `json:"errorMessage"`
+			}
+			_ = json.Unmarshal(ev.Raw, &e)
+			start()
+			ended = true
+			end := map[string]any{"session": path, "reason": "manual", "aborted": e.Aborted, "willRetry": e.WillRetry, "via": "pi"}
+			if len(e.Result) > 0 && string(e.Result) != "null" {
+				end["result"] = e.Result
+			}
+			if e.ErrorMessage != "" {
+				end["errorMessage"] = e.ErrorMessage
+			}
+			s.notify("pi/compactionEnd", end)
+		}
+	})
+	mu.Lock()
+	if started && !ended {
+		// pi went away (or the request was cancelled) before it said how it ended.
+		end := map[string]any{"session": path, "reason": "manual", "aborted": ctx.Err() != nil, "willRetry": false, "via": "pi"}
+		if ctx.Err() == nil {
+			end["errorMessage"] = "Compaction failed: " + bridgeError(reg.PID, err).Error()
+		}
+		s.notify("pi/compactionEnd", end)
+	}
+	mu.Unlock()
+	defer s.afterBridgeWrite(path)
+	if bridge.IsCode(err, "nothingToCompact") {
+		var be *bridge.Error
+		errors.As(err, &be)
+		wd.End("Not compacted: " + be.Message)
+		return map[string]any{"nothingToCompact": true, "reason": be.Message, "via": "pi"}, nil
+	}
+	if err != nil {
+		err = bridgeError(reg.PID, err)
+		if errors.Is(err, context.Canceled) || IsKind(err, KindCancelled) {
+			wd.End("Cancelled; pi wrote nothing")
+			if !errors.Is(err, context.Canceled) {
+				err = fmt.Errorf("%w: %w", context.Canceled, err)
+			}
+		} else {
+			wd.End("Not compacted: " + err.Error())
+		}
+		return nil, err
+	}
+	var r struct {
+		TokensBefore float64 `json:"tokensBefore"`
+	}
+	_ = json.Unmarshal(res.Result, &r)
+	s.afterBridgeWrite(path) // before the figure below (the deferred one is then a no-op refresh)
+	out := map[string]any{"entry": res.Entry, "tokensBefore": r.TokensBefore, "via": "pi", "pid": reg.PID}
+	msg := fmt.Sprintf("Compacted by pi (%d tokens before)", int(r.TokensBefore))
+	_ = s.host.withIndex(path, func(ix *session.Index) error {
+		// Pi's estimate after a compaction is unknown until the next answer (null).
+		if tokens, _, _ := s.host.usage(ix.LeafPath()); tokens != nil {
+			out["tokensAfter"] = tokens
+			msg = fmt.Sprintf("Compacted by pi: %d → ~%v tokens", int(r.TokensBefore), tokens)
+		}
+		return nil
+	})
+	wd.End(msg)
+	return out, nil
+}
+
+// navigateViaPi moves the live pi's leaf through ctx.navigateTree.
+func (s *Server) navigateViaPi(ctx context.Context, path string, reg *bridge.Registration, p navigateParams, wd *WorkDone) (any, error) {
+	end := func(msg string) {
+		if wd != nil {
+			wd.End(msg)
+		}
+	}
+	conn, err := s.dialBridge(ctx, reg)
+	if err != nil {
+		end("Failed: " + err.Error())
+		return nil, err
+	}
+	defer conn.Close()
+	defer s.afterBridgeWrite(path)
+	res, err := conn.Navigate(ctx, bridge.NavigateRequest{TargetID: p.TargetID, Summarize: p.Summarize,
+		CustomInstructions: p.Instructions, ReplaceInstructions: p.ReplaceInstructions, Label: p.Label},
+		func(ev bridge.Event) {
+			if wd != nil && ev.Type == "session_before_tree" {
+				wd.Report("summarizing (pi's model)", 10)
+			}
+		})
+	if err != nil {
+		err = bridgeError(reg.PID, err)
+		if errors.Is(err, context.Canceled) || IsKind(err, KindCancelled) {
+			end("Cancelled; pi did not move")
+			if !errors.Is(err, context.Canceled) {
+				err = fmt.Errorf("%w: %w", context.Canceled, err)
+			}
+		} else {
+			end("Failed: " + err.Error())
+		}
+		return nil, err
+	}
+	if res.Cancelled && ctx.Err() != nil {
+		// Pi's navigateTree answers {cancelled: true} when it was aborted.
+		end("Cancelled; pi did not move")
+		return nil, fmt.Errorf("%w: pi aborted the navigation", context.Canceled)
+	}
+	end("Done by pi")
+	out := map[string]any{"leafId": nullable(res.LeafID), "via": "pi", "pid": reg.PID}
+	if res.Cancelled {
+		out["cancelled"] = true
+	}
+	if res.SummaryEntry != nil {
+		out["summaryEntry"] = res.SummaryEntry
+	}
+	return out, nil
+}
+
+// labelViaPi sets a label through pi.setLabel.
+func (s *Server) labelViaPi(ctx context.Context, path string, reg *bridge.Registration, entryID, label string) (any, error) {
+	conn, err := s.dialBridge(ctx, reg)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	defer s.afterBridgeWrite(path)
+	if err := conn.Label(ctx, entryID, label); err != nil {
+		return nil, bridgeError(reg.PID, err)
+	}
+	out := map[string]any{"entryId": entryID, "via": "pi", "pid": reg.PID}
+	if label != "" {
+		out["label"] = label
+	}
+	return out, nil
+}
+
+// IsKind reports whether err is an *Error of this kind.
+func IsKind(err error, kind string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == kind
+}

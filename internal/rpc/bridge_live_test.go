@@ -1,0 +1,617 @@
+package rpc_test
+
+// The editor drives a live pi: a real `pi` 1.6.0 in RPC mode (standing in for the TUI;
+// the extension code runs the same) with pi-lsp's Pi extension, on a genuine 1.6.0
+// session, offline against the scripted fake server; pi-lsp is driven as an editor
+// would. pi.compact, pi.navigate and pi.label are done by that pi through Pi's own API
+// (its event stream shows the compaction, the entries are in its memory), the editor
+// sees the same progress and compaction notifications as for a session pi-lsp writes,
+// and the answers say via: "pi". The bridge's security and faults are tested on the
+// same process: only a connection with the registry's token is served, malformed and
+// unknown requests are refused, a busy pi refuses, a cancel aborts Pi's compaction,
+// and a pi killed mid-compaction leaves a file real Pi opens.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/bridge"
+	"github.com/pi-lsp/pi-lsp/internal/oracle"
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
+)
+
+type livePiEnv struct {
+	e       *Env
+	pi      *livePi
+	fake    *fakeOpenAI
+	path    string
+	dir     string // bridge dir
+	reg     *bridge.Registration
+	ctx     context.Context
+	root    string
+	runtime string
+}
+
+func newLivePiEnv(t *testing.T, corpus string) *livePiEnv {
+	t.Helper()
+	needLivePi(t)
+	// The runtime dir is open to everyone (a real $XDG_RUNTIME_DIR is 0700): only the
+	// extension's own directory and socket modes keep other users out.
+	runtime := shortTempDir(t)
+	if err := os.Chmod(runtime, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(runtime, "pi-lsp")
+	e := NewEnv(t, Config{Options: rpc.Options{BridgeDir: dir}})
+	root := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	path := installGenuine16(t, corpus, e.SessionDir, e.Workspace)
+	fake := startFakeOpenAI(t, ctx, root)
+	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port})
+	reg := pi.WaitBridge(dir, path)
+	return &livePiEnv{e: e, pi: pi, fake: fake, path: path, dir: dir, reg: reg, ctx: ctx, root: root, runtime: runtime}
+}
+
+func (l *livePiEnv) exec(command string, args map[string]any, token string) *Pending {
+	params := map[string]any{"command": command, "arguments": []any{args}}
+	if token != "" {
+		params["workDoneToken"] = token
+	}
+	return l.e.Start("workspace/executeCommand", params, false)
+}
+
+// rawConn is a connection to the bridge socket that speaks lines.
+type rawConn struct {
+	t  *testing.T
+	nc net.Conn
+	r  *bufio.Reader
+}
+
+func dialRaw(t *testing.T, socket string) *rawConn {
+	t.Helper()
+	nc, err := net.DialTimeout("unix", socket, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return &rawConn{t: t, nc: nc, r: bufio.NewReader(nc)}
+}
+
+func (c *rawConn) roundTrip(line string) map[string]any {
+	c.t.Helper()
+	_ = c.nc.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c.nc.Write([]byte(line + "\n")); err != nil {
+		c.t.Fatalf("write %q: %v", line, err)
+	}
+	l, err := c.r.ReadString('\n')
+	if err != nil {
+		c.t.Fatalf("read after %q: %v", line, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(l), &m); err != nil {
+		c.t.Fatalf("answer %q: %v", l, err)
+	}
+	return m
+}
+
+func errCode(m map[string]any) string {
+	if e, ok := m["error"].(map[string]any); ok {
+		s, _ := e["code"].(string)
+		return s
+	}
+	return ""
+}
+
+func TestLivePiBridge(t *testing.T) {
+	l := newLivePiEnv(t, "full-main")
+	e, pi, path := l.e, l.pi, l.path
+
+	t.Run("registry", func(t *testing.T) {
+		if l.reg.PID != pi.PID {
+			t.Errorf("registry pid %d, pi is %d", l.reg.PID, pi.PID)
+		}
+		if l.reg.PiVersion != "1.6.0" || l.reg.Protocol != bridge.Protocol {
+			t.Errorf("registry says pi %q protocol %d", l.reg.PiVersion, l.reg.Protocol)
+		}
+		// The editor learns that the session is live (its status bar says so) without a
+		// change of the file.
+		e.Await(15*time.Second, NotificationMatching("pi/sessionChanged", "owner with the bridge", func(raw json.RawMessage) bool {
+			var p struct {
+				Session string `json:"session"`
+				Owner   *struct {
+					PID    int  `json:"pid"`
+					Bridge bool `json:"bridge"`
+				} `json:"owner"`
+			}
+			return json.Unmarshal(raw, &p) == nil && p.Session == path && p.Owner != nil && p.Owner.Bridge && p.Owner.PID == pi.PID
+		}))
+		for p, want := range map[string]os.FileMode{l.dir: 0o700, l.reg.Socket: 0o600, l.reg.File: 0o600} {
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st.Mode().Perm(); got != want {
+				t.Errorf("%s has mode %o, want %o (nothing but this user may connect)", p, got, want)
+			}
+		}
+	})
+
+	t.Run("another user", func(t *testing.T) {
+		// A process of another user cannot even reach the socket (the directory is 0700).
+		if os.Getuid() != 0 {
+			t.Skip("needs root to run a process as another user (the modes are asserted above)")
+		}
+		bin := filepath.Join(shortTempDir(t), "client")
+		data, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
+		defer cancel()
+		cmd := groupCmd(ctx, bin, "-test.run=^TestHelperForeignClient$")
+		cmd.Env = []string{"PI_LSP_FOREIGN_SOCKET=" + l.reg.Socket, "PI_LSP_FOREIGN_TOKEN=" + l.reg.Token}
+		cmd.Dir = "/"
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: 65534, Gid: 65534}
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "FOREIGN refused") {
+			t.Fatalf("a process of uid 65534: %v\n%s", err, out)
+		}
+		t.Logf("%s", strings.TrimSpace(strings.Split(string(out), "\n")[0]))
+	})
+
+	t.Run("refusals", func(t *testing.T) {
+		// Without the registry's token nothing is served, and the connection is closed.
+		c := dialRaw(t, l.reg.Socket)
+		if m := c.roundTrip(`{"id":"1","type":"compact"}`); errCode(m) != "unauthorized" {
+			t.Errorf("compact before hello: %v", m)
+		}
+		if _, err := c.r.ReadString('\n'); err == nil {
+			t.Error("the connection stayed open after an unauthorized request")
+		}
+		c = dialRaw(t, l.reg.Socket)
+		if m := c.roundTrip(`{"id":"1","type":"hello","protocol":1,"token":"not-the-token"}`); errCode(m) != "unauthorized" {
+			t.Errorf("hello with a wrong token: %v", m)
+		}
+		c = dialRaw(t, l.reg.Socket)
+		if m := c.roundTrip(`{"id":"1","type":"hello","protocol":99,"token":"` + l.reg.Token + `"}`); errCode(m) != "protocol" {
+			t.Errorf("hello with protocol 99: %v", m)
+		}
+		c = dialRaw(t, l.reg.Socket)
+		if m := c.roundTrip(`{"id":"1","type":"hello","protocol":1,"token":"` + l.reg.Token + `"}`); m["ok"] != true {
+			t.Fatalf("hello: %v", m)
+		}
+		for line, want := range map[string]string{
+			`not json at all`:              "malformed",
+			`[1,2]`:                        "malformed",
+			`{"id":"2"}`:                   "malformed",
+			`{"id":"3","type":"rm -rf"}`:   "unknownType",
+			`{"id":"4","type":"navigate"}`: "invalidParams",
+			`{"id":"5","type":"navigate","targetId":7}`:      "invalidParams",
+			`{"id":"6","type":"label","entryId":"nope"}`:     "notFound",
+			`{"id":"7","type":"contextEdit","targetId":"x"}`: "unsupported",
+		} {
+			if m := c.roundTrip(line); errCode(m) != want {
+				t.Errorf("%s: %v, want error %s", line, m, want)
+			}
+		}
+		if m := c.roundTrip(`{"id":"8","type":"ping"}`); m["ok"] != true {
+			t.Errorf("ping after the refusals: %v (pi must keep serving)", m)
+		}
+		if st := pi.Send(map[string]any{"type": "get_state"}, 10*time.Second); st["success"] != true {
+			t.Error("pi is unwell after the refusals")
+		}
+	})
+
+	var compactionID string
+	t.Run("compact", func(t *testing.T) {
+		mark, piMark := e.Mark(), pi.Mark()
+		const instructions = "keep the notes.txt history"
+		p := l.exec("pi.compact", map[string]any{"session": path, "instructions": instructions}, "compact-live")
+		e.Await(90*time.Second,
+			Since(mark, ResponseTo(p.ID)),
+			Since(mark, CompletedProgress(compactTitle)),
+			Since(mark, ProgressBeginAtZero(compactTitle)),
+			Since(mark, NotificationMatching("pi/compactionStart", "manual via pi", has(map[string]any{"session": path, "reason": "manual", "via": "pi"}))),
+			Since(mark, NotificationMatching("pi/compactionEnd", "manual success via pi", has(map[string]any{"session": path, "reason": "manual", "aborted": false, "via": "pi"}))),
+		)
+		raw, cerr := p.Wait(time.Second)
+		if cerr != nil {
+			t.Fatalf("pi.compact: %v", cerr)
+		}
+		res := fields(raw)
+		if res["via"] != "pi" {
+			t.Errorf("answer %v does not say pi did it", res)
+		}
+		entry, _ := res["entry"].(map[string]any)
+		if entry["type"] != "compaction" || entry["systemMessage"] == nil {
+			t.Fatalf("answer's entry %v is not Pi's compaction with its systemMessage", entry)
+		}
+		compactionID, _ = entry["id"].(string)
+		if !strings.Contains(entry["summary"].(string), instructions) {
+			t.Errorf("the summary does not carry the instructions: %q", entry["summary"])
+		}
+		// Pi's own event stream: compaction_start and compaction_end, reason manual.
+		pi.WaitEvent(piMark, 5*time.Second, "compaction_start manual", func(ev map[string]any) bool {
+			return ev["type"] == "compaction_start" && ev["reason"] == "manual"
+		})
+		end := pi.WaitEvent(piMark, 5*time.Second, "compaction_end manual", func(ev map[string]any) bool {
+			return ev["type"] == "compaction_end" && ev["reason"] == "manual"
+		})
+		if end["aborted"] == true || end["errorMessage"] != nil {
+			t.Errorf("pi's compaction_end: %v", end)
+		}
+		// The summary request at the fake server carried the instructions.
+		found := false
+		for _, r := range l.fake.Requests(t) {
+			if r["kind"] == "summarizer" && r["focus"] == instructions {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no summary request carried the instructions: %v", l.fake.Requests(t))
+		}
+		// The entry is in pi's memory and is the file's last entry: pi wrote it.
+		mem, leaf := pi.Entries()
+		if leaf != compactionID {
+			t.Errorf("pi's leaf is %s, want its compaction %s", leaf, compactionID)
+		}
+		file := fileEntries(t, path)
+		if last := file[len(file)-1]; last["id"] != compactionID {
+			t.Errorf("the file's last entry is %v, want the compaction", last["id"])
+		}
+		if len(mem) != len(file) {
+			t.Errorf("pi holds %d entries, the file %d", len(mem), len(file))
+		}
+	})
+
+	t.Run("label", func(t *testing.T) {
+		raw, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.label",
+			"arguments": []any{map[string]any{"session": path, "entryId": "9962224e", "label": "from-editor"}}})
+		if err != nil {
+			t.Fatalf("pi.label: %v", err)
+		}
+		if res := fields(raw); res["via"] != "pi" || res["label"] != "from-editor" {
+			t.Errorf("pi.label answered %v", res)
+		}
+		mem, leaf := pi.Entries()
+		last := mem[len(mem)-1]
+		if last["type"] != "label" || last["targetId"] != "9962224e" || last["label"] != "from-editor" || last["id"] != leaf {
+			t.Errorf("pi's last entry %v is not the label", last)
+		}
+	})
+
+	t.Run("navigate", func(t *testing.T) {
+		mark := e.Mark()
+		const target = "9c870cd6" // "All done: notes.txt now says beta."
+		p := l.exec("pi.navigate", map[string]any{"session": path, "targetId": target, "summarize": true, "instructions": "the abandoned chat", "label": "left"}, "nav-live")
+		e.Await(90*time.Second, Since(mark, ResponseTo(p.ID)), Since(mark, CompletedProgress("Summarizing branch")))
+		raw, cerr := p.Wait(time.Second)
+		if cerr != nil {
+			t.Fatalf("pi.navigate: %v", cerr)
+		}
+		res := fields(raw)
+		if res["via"] != "pi" {
+			t.Errorf("answer %v does not say pi did it", res)
+		}
+		sum, _ := res["summaryEntry"].(map[string]any)
+		if sum["type"] != "branch_summary" || sum["parentId"] != target {
+			t.Fatalf("navigate answered %v", res)
+		}
+		if !strings.Contains(sum["summary"].(string), "the abandoned chat") {
+			t.Errorf("the branch summary does not carry the instructions: %q", sum["summary"])
+		}
+		// Pi labels the summary entry: its leaf is the label on it.
+		mem, leaf := pi.Entries()
+		if leaf != res["leafId"] {
+			t.Fatalf("pi's leaf is %s, the answer says %v", leaf, res["leafId"])
+		}
+		last := mem[len(mem)-1]
+		if last["id"] != leaf || last["type"] != "label" || last["targetId"] != sum["id"] || last["label"] != "left" {
+			t.Errorf("pi's leaf entry %v is not the label on the branch summary", last)
+		}
+		// pi's next prompt continues from the target.
+		pi.Prompt("SCRIPT:chat after the navigation")
+		mem, _ = pi.Entries()
+		var user map[string]any
+		for _, en := range mem {
+			if m, ok := en["message"].(map[string]any); ok && m["role"] == "user" {
+				if c, _ := json.Marshal(m["content"]); strings.Contains(string(c), "after the navigation") {
+					user = en
+				}
+			}
+		}
+		// Its first entry (the prompt, or a system message Pi records before it) hangs
+		// on the leaf navigation left.
+		byID := map[string]map[string]any{}
+		for _, en := range mem {
+			byID[en["id"].(string)] = en
+		}
+		if user == nil {
+			t.Fatal("pi holds no entry of the prompt after the navigation")
+		}
+		chain, reached := []string{}, false
+		for cur := byID[strOf(user["parentId"])]; cur != nil && len(chain) < 4; cur = byID[strOf(cur["parentId"])] {
+			if cur["id"] == leaf {
+				reached = true
+				break
+			}
+			m, _ := cur["message"].(map[string]any)
+			chain = append(chain, strOf(cur["type"])+"/"+strOf(m["role"]))
+			if m["role"] != "system" {
+				break
+			}
+		}
+		if !reached {
+			t.Fatalf("the next prompt %v does not continue from the target's summary (leaf %s): %v", user, leaf, chain)
+		}
+		t.Logf("the prompt after the navigation: %v → leaf %s", chain, leaf)
+	})
+
+	t.Run("file is pi's", func(t *testing.T) {
+		// Every entry in the file is one the live pi holds (none pi-lsp wrote behind its
+		// back), in the same order; the only branches are the navigation's.
+		mem, _ := pi.Entries()
+		file := fileEntries(t, path)
+		if len(mem) != len(file) {
+			t.Fatalf("pi holds %d entries, the file %d", len(mem), len(file))
+		}
+		for i := range file {
+			if file[i]["id"] != mem[i]["id"] {
+				t.Fatalf("entry %d: file %v, pi %v", i, file[i]["id"], mem[i]["id"])
+			}
+		}
+		if compactionID == "" {
+			t.Skip("compact failed")
+		}
+	})
+
+	t.Run("unsupported writes stay refused", func(t *testing.T) {
+		before, _ := os.ReadFile(path)
+		_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.undoCompaction", "arguments": []any{map[string]any{"session": path}}})
+		if ce, ok := err.(*CallError); !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "bridge cannot do this") {
+			t.Errorf("pi.undoCompaction on a live pi: %v, want ownedByPi saying the bridge cannot do it", err)
+		}
+		// pi compacts at its own leaf only.
+		_, err = e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path, "leafId": "9c870cd6"}}})
+		if ce, ok := err.(*CallError); !ok || ce.Code != rpc.CodeInvalidParams || !strings.Contains(ce.Message, "its own leaf") {
+			t.Errorf("pi.compact at another leaf of a live pi: %v, want invalid params", err)
+		}
+		if after, _ := os.ReadFile(path); string(after) != string(before) {
+			t.Error("the refusal changed the file")
+		}
+	})
+
+	t.Run("busy", func(t *testing.T) {
+		// While pi's agent runs, a write is refused at once and nothing is written.
+		mark := pi.Mark()
+		pi.Send(map[string]any{"type": "prompt", "message": "SCRIPT:slow keep streaming"}, 30*time.Second)
+		pi.WaitEvent(mark, 30*time.Second, "agent_start", func(ev map[string]any) bool { return ev["type"] == "agent_start" })
+		_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}})
+		if ce, ok := err.(*CallError); !ok || ce.Kind() != "piBusy" {
+			t.Errorf("pi.compact while pi's agent runs: %v, want kind piBusy", err)
+		}
+		pi.WaitEvent(mark, 60*time.Second, "agent_settled", func(ev map[string]any) bool { return ev["type"] == "agent_settled" })
+		for _, ev := range pi.Events(mark) {
+			if ev["type"] == "compaction_start" {
+				t.Errorf("pi compacted while busy: %v", ev)
+			}
+		}
+	})
+
+	t.Run("cancel", func(t *testing.T) {
+		// Cancelling the editor's request aborts Pi's compaction: nothing is written.
+		before, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mark, piMark := e.Mark(), pi.Mark()
+		p := l.exec("pi.compact", map[string]any{"session": path, "instructions": "SLOWSUMMARY please"}, "compact-cancel")
+		pi.WaitEvent(piMark, 30*time.Second, "compaction_start", func(ev map[string]any) bool { return ev["type"] == "compaction_start" })
+		time.Sleep(500 * time.Millisecond) // the summary request is streaming
+		p.Cancel()
+		e.Await(30*time.Second, Since(mark, ResponseTo(p.ID)),
+			Since(mark, NotificationMatching("pi/compactionEnd", "aborted via pi", has(map[string]any{"aborted": true, "via": "pi"}))))
+		if _, cerr := p.Wait(time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
+			t.Errorf("cancelled pi.compact answered %v, want RequestCancelled", cerr)
+		}
+		end := pi.WaitEvent(piMark, 10*time.Second, "compaction_end", func(ev map[string]any) bool { return ev["type"] == "compaction_end" })
+		if end["aborted"] != true {
+			t.Errorf("pi's compaction_end %v is not aborted", end)
+		}
+		after, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(after) != string(before) {
+			t.Error("an aborted compaction changed the file")
+		}
+	})
+
+	t.Run("cancel navigation", func(t *testing.T) {
+		// Cancelling a navigation with a summary aborts Pi's branch summary: pi stays
+		// where it was and nothing is written.
+		before, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, leaf := pi.Entries()
+		mark := e.Mark()
+		p := l.exec("pi.navigate", map[string]any{"session": path, "targetId": "9962224e", "summarize": true, "instructions": "SLOWSUMMARY branch"}, "nav-cancel")
+		// The summary request is streaming once Pi asked the fake server for it.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			n := 0
+			for _, r := range l.fake.Requests(t) {
+				if r["kind"] == "summarizer" && r["focus"] == "SLOWSUMMARY branch" {
+					n++
+				}
+			}
+			if n > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("pi never asked for the branch summary")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
+		p.Cancel()
+		e.Await(30*time.Second, Since(mark, ResponseTo(p.ID)))
+		if _, cerr := p.Wait(time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
+			t.Errorf("cancelled pi.navigate answered %v, want RequestCancelled", cerr)
+		}
+		if _, now := pi.Entries(); now != leaf {
+			t.Errorf("pi's leaf moved from %s to %s although the navigation was cancelled", leaf, now)
+		}
+		if after, _ := os.ReadFile(path); string(after) != string(before) {
+			t.Error("a cancelled navigation changed the file")
+		}
+		st := pi.Send(map[string]any{"type": "get_state"}, 10*time.Second)["data"].(map[string]any)
+		if st["isCompacting"] == true || st["isStreaming"] == true {
+			t.Errorf("pi is still busy after the cancelled navigation: %v", st)
+		}
+	})
+
+	t.Run("pi exits mid-compaction", func(t *testing.T) {
+		before, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mark, piMark := e.Mark(), pi.Mark()
+		p := l.exec("pi.compact", map[string]any{"session": path, "instructions": "SLOWSUMMARY again"}, "compact-kill")
+		pi.WaitEvent(piMark, 30*time.Second, "compaction_start", func(ev map[string]any) bool { return ev["type"] == "compaction_start" })
+		time.Sleep(500 * time.Millisecond)
+		pi.Kill()
+		e.Await(30*time.Second, Since(mark, ResponseTo(p.ID)), Since(mark, CompletedProgress(compactTitle)),
+			Since(mark, NotificationMatching("pi/compactionEnd", "failed via pi", has(map[string]any{"aborted": false, "via": "pi"}))))
+		_, cerr := p.Wait(time.Second)
+		if cerr == nil || cerr.Kind() != "piGone" || !strings.Contains(cerr.Message, "as pi left it") {
+			t.Fatalf("pi.compact when pi died: %v, want kind piGone with a clear message", cerr)
+		}
+		if after, _ := os.ReadFile(path); string(after) != string(before) {
+			t.Error("the file changed although pi died before its compaction was written")
+		}
+		// The dead pi's registry is stale now: ignored (and cleaned), and the server is
+		// back to its own behaviour for the session.
+		if _, err := bridge.Find(context.Background(), l.dir, path); err != bridge.ErrNoBridge {
+			t.Errorf("after pi died, Find: %v, want ErrNoBridge", err)
+		}
+		if left, _ := filepath.Glob(filepath.Join(l.dir, "*")); len(left) != 0 {
+			t.Errorf("stale bridge files left: %v", left)
+		}
+		// Real Pi opens the file pi left.
+		res := oracle.Inspect(t, path)
+		if res.MessageCount == 0 {
+			t.Errorf("real Pi opened %s with no messages: %+v", path, res)
+		}
+	})
+}
+
+// Without the bridge, the refusal says how to load it.
+func TestLivePiWithoutBridge(t *testing.T) {
+	needLivePi(t)
+	runtime := shortTempDir(t)
+	dir := filepath.Join(runtime, "pi-lsp")
+	e := NewEnv(t, Config{Options: rpc.Options{BridgeDir: dir}})
+	root := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	path := installGenuine16(t, "full-main", e.SessionDir, e.Workspace)
+	fake := startFakeOpenAI(t, ctx, root)
+	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port, NoBridge: true})
+	_ = pi
+	before, _ := os.ReadFile(path)
+	_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}})
+	ce, ok := err.(*CallError)
+	if !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "editors/pi/extension.ts") || !strings.Contains(ce.Message, "pi install") {
+		t.Fatalf("pi.compact on a pi without the bridge: %v, want ownedByPi saying how to load the extension", err)
+	}
+	after, _ := os.ReadFile(path)
+	if string(after) != string(before) {
+		t.Error("the refusal changed the file")
+	}
+}
+
+func strOf(v any) string { s, _ := v.(string); return s }
+
+// `pi install <repo>/editors/pi` once, and a plain pi (no -e) serves the bridge.
+func TestLivePiInstalledPackage(t *testing.T) {
+	needLivePi(t)
+	runtime := shortTempDir(t)
+	dir := filepath.Join(runtime, "pi-lsp")
+	e := NewEnv(t, Config{Options: rpc.Options{BridgeDir: dir}})
+	root := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	path := installGenuine16(t, "full-main", e.SessionDir, e.Workspace)
+	fake := startFakeOpenAI(t, ctx, root)
+	agentDir := filepath.Join(root, "pi-agent")
+	writePiAgentDir(t, agentDir, fake.Port, 30)
+	install := groupCmd(ctx, oracle.Node(), filepath.Join(oracle.PiDir(), "dist", "bundle", "cli.js"), "install", filepath.Join(oracle.RepoRoot(), "editors", "pi"))
+	install.Env = piEnv(root, runtime, agentDir)
+	install.Dir = e.Workspace
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("pi install editors/pi: %v\n%s", err, out)
+	}
+	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port, Installed: true})
+	reg := pi.WaitBridge(dir, path)
+	if reg.PID != pi.PID {
+		t.Fatalf("registry pid %d, pi is %d", reg.PID, pi.PID)
+	}
+	raw, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.label",
+		"arguments": []any{map[string]any{"session": path, "entryId": "9962224e", "label": "installed"}}})
+	if err != nil {
+		t.Fatalf("pi.label through the installed bridge: %v", err)
+	}
+	if res := fields(raw); res["via"] != "pi" {
+		t.Errorf("pi.label answered %v", res)
+	}
+	// When pi exits, its registry file and socket go with it.
+	_ = pi.stdin.Close()
+	select {
+	case <-pi.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("pi did not exit on the end of its input")
+	}
+	for _, p := range []string{reg.File, reg.Socket} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after pi exited (%v)", p, err)
+		}
+	}
+}
+
+// TestHelperForeignClient is run by TestLivePiBridge/another_user as another user: it
+// tries to connect to the bridge's socket (even knowing the token) and says whether it
+// was refused.
+func TestHelperForeignClient(t *testing.T) {
+	sock := os.Getenv("PI_LSP_FOREIGN_SOCKET")
+	if sock == "" {
+		t.Skip("helper of TestLivePiBridge")
+	}
+	nc, err := net.DialTimeout("unix", sock, 5*time.Second)
+	if err != nil {
+		fmt.Printf("FOREIGN refused: %v\n", err)
+		return
+	}
+	defer nc.Close()
+	fmt.Fprintf(nc, `{"id":"1","type":"hello","protocol":1,"token":%q}`+"\n", os.Getenv("PI_LSP_FOREIGN_TOKEN"))
+	line, _ := bufio.NewReader(nc).ReadString('\n')
+	fmt.Printf("FOREIGN connected (uid %d): %s\n", os.Getuid(), line)
+	t.Fail()
+}

@@ -1,0 +1,436 @@
+package rpc_test
+
+// A real `pi` 1.6.0 (the CLI in RPC mode, on Node 22, offline against
+// test/pi/fake-openai.mjs) with pi-lsp's Pi extension (editors/pi/extension.ts) loaded,
+// for the tests that drive a live pi from the editor through the bridge.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/bridge"
+	"github.com/pi-lsp/pi-lsp/internal/oracle"
+)
+
+// needLivePi skips (or, with PI_LSP_REQUIRE_ORACLE=1, fails) without Node 22 and Pi.
+func needLivePi(t testing.TB) {
+	t.Helper()
+	why := ""
+	if _, err := exec.LookPath(oracle.Node()); err != nil {
+		why = "node is not on PATH"
+	} else if _, err := os.Stat(filepath.Join(oracle.PiDir(), "dist", "bundle", "cli.js")); err != nil {
+		why = "Pi 1.6.0 is not installed (run scripts/install-pi.sh)"
+	} else if os.Getenv("PI_LSP_ORACLE_OFFLINE") == "1" {
+		why = "PI_LSP_ORACLE_OFFLINE=1"
+	}
+	if why == "" {
+		return
+	}
+	if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
+		t.Fatalf("this test needs the real pi CLI, but %s (PI_LSP_REQUIRE_ORACLE=1)", why)
+	}
+	t.Skipf("this test needs the real pi CLI, but %s", why)
+}
+
+// groupCmd starts in its own process group, killed as a whole when ctx ends.
+func groupCmd(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+func killGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// shortTempDir is a temp dir with a short path (a Unix socket path has at most 107
+// bytes), removed after the test.
+func shortTempDir(t testing.TB) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "plb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// fakeOpenAI is a running test/pi/fake-openai.mjs.
+type fakeOpenAI struct {
+	Port int
+	Log  string
+}
+
+func startFakeOpenAI(t testing.TB, ctx context.Context, dir string) *fakeOpenAI {
+	t.Helper()
+	log := filepath.Join(dir, "fake-requests.jsonl")
+	cmd := groupCmd(ctx, oracle.Node(), filepath.Join(oracle.RepoRoot(), "test", "pi", "fake-openai.mjs"), "0", log)
+	cmd.Env = append(os.Environ(), "FAKE_OPENAI_MAX_SECONDS=600")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = killGroup(cmd); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("fake server: %v", err)
+	}
+	port, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("fake server port %q: %v", line, err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return &fakeOpenAI{Port: port, Log: log}
+}
+
+// Requests are the fake server's request log records.
+func (f *fakeOpenAI) Requests(t testing.TB) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(f.Log)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		var m map[string]any
+		if json.Unmarshal(l, &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// writePiAgentDir points Pi at the fake server (as test/pi/pi-rpc.mjs writeAgentDir).
+func writePiAgentDir(t testing.TB, agentDir string, port, keepRecent int) {
+	t.Helper()
+	cost := map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+	models := map[string]any{"providers": map[string]any{"fake": map[string]any{
+		"baseUrl": fmt.Sprintf("http://127.0.0.1:%d/v1", port), "api": "openai-completions", "apiKey": "fake-key",
+		"compat": map[string]any{"supportsDeveloperRole": false, "supportsReasoningEffort": false, "supportsStore": false},
+		"models": []any{map[string]any{"id": "fake-model", "name": "Fake Model", "reasoning": false, "input": []string{"text"},
+			"contextWindow": 128000, "maxTokens": 4096, "cost": cost}},
+	}}}
+	settings := map[string]any{"defaultProvider": "fake", "defaultModel": "fake-model", "quietStartup": true,
+		"enableInstallTelemetry": false, "retry": map[string]any{"enabled": false},
+		"compaction": map[string]any{"enabled": true, "reserveTokens": 16384, "keepRecentTokens": keepRecent}}
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range map[string]any{"models.json": models, "settings.json": settings} {
+		b, _ := json.MarshalIndent(v, "", "  ")
+		if err := os.WriteFile(filepath.Join(agentDir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// livePi is one running `pi --mode rpc` with the bridge extension.
+type livePi struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *syncBuffer
+	mu     sync.Mutex
+	events []map[string]any
+	resp   map[string]map[string]any
+	wake   chan struct{}
+	exited chan struct{}
+	next   int
+	PID    int
+}
+
+type livePiConfig struct {
+	Root       string // private dir for HOME, XDG_*, TMPDIR and Pi's agent dir
+	RuntimeDir string // XDG_RUNTIME_DIR (the bridge registers in RuntimeDir/pi-lsp)
+	Workspace  string
+	Session    string
+	Port       int
+	KeepRecent int
+	NoBridge   bool // start pi without the extension
+	// Installed: the extension was installed with `pi install` (no -e; packages load).
+	Installed bool
+}
+
+func startLivePi(t testing.TB, ctx context.Context, c livePiConfig) *livePi {
+	t.Helper()
+	agentDir := filepath.Join(c.Root, "pi-agent")
+	if c.KeepRecent == 0 {
+		c.KeepRecent = 30
+	}
+	if !c.Installed { // an installed package's agent dir is the caller's
+		writePiAgentDir(t, agentDir, c.Port, c.KeepRecent)
+	}
+	env := piEnv(c.Root, c.RuntimeDir, agentDir)
+	args := []string{filepath.Join(oracle.PiDir(), "dist", "bundle", "cli.js"), "--mode", "rpc", "--provider", "fake", "--model", "fake-model",
+		"--no-skills", "--no-prompt-templates", "--no-themes", "--no-context-files"}
+	if !c.Installed {
+		args = append(args, "--no-extensions")
+	}
+	if !c.NoBridge && !c.Installed {
+		args = append(args, "-e", filepath.Join(oracle.RepoRoot(), "editors", "pi", "extension.ts"))
+	}
+	args = append(args, "--session", c.Session)
+	return runLivePi(t, ctx, c.Workspace, env, args)
+}
+
+// piEnv is pi's environment: HOME, TMPDIR, XDG_* and its agent dir under root.
+func piEnv(root, runtimeDir, agentDir string) []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasSuffix(k, "_API_KEY") || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "PI_CODING_AGENT") || k == "HOME" || k == "TMPDIR" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for _, d := range []string{"home", "tmp", "xdg/config", "xdg/data", "xdg/cache", "xdg/state"} {
+		_ = os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	return append(env, "HOME="+filepath.Join(root, "home"), "TMPDIR="+filepath.Join(root, "tmp"),
+		"XDG_CONFIG_HOME="+filepath.Join(root, "xdg/config"), "XDG_DATA_HOME="+filepath.Join(root, "xdg/data"),
+		"XDG_CACHE_HOME="+filepath.Join(root, "xdg/cache"), "XDG_STATE_HOME="+filepath.Join(root, "xdg/state"),
+		"XDG_RUNTIME_DIR="+runtimeDir, "PI_CODING_AGENT_DIR="+agentDir,
+		"PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0", "NO_COLOR=1")
+}
+
+func runLivePi(t testing.TB, ctx context.Context, dir string, env, args []string) *livePi {
+	t.Helper()
+	cmd := groupCmd(ctx, oracle.Node(), args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	p := &livePi{t: t, cmd: cmd, stderr: &syncBuffer{}, resp: map[string]map[string]any{}, wake: make(chan struct{}), exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.PID = cmd.Process.Pid
+	t.Cleanup(p.Kill)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				continue
+			}
+			p.mu.Lock()
+			if m["type"] == "response" {
+				if id, ok := m["id"].(string); ok {
+					p.resp[id] = m
+				}
+			} else {
+				p.events = append(p.events, m)
+			}
+			close(p.wake)
+			p.wake = make(chan struct{})
+			p.mu.Unlock()
+		}
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	p.Send(map[string]any{"type": "get_state"}, 60*time.Second)
+	return p
+}
+
+// Kill ends pi and everything it started.
+func (p *livePi) Kill() {
+	_ = killGroup(p.cmd)
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// Send sends an RPC command and returns its (successful) response.
+func (p *livePi) Send(cmd map[string]any, timeout time.Duration) map[string]any {
+	p.t.Helper()
+	r := p.SendAllowFail(cmd, timeout)
+	if r["success"] != true {
+		p.t.Fatalf("pi: %v failed: %v", cmd["type"], r["error"])
+	}
+	return r
+}
+
+func (p *livePi) SendAllowFail(cmd map[string]any, timeout time.Duration) map[string]any {
+	p.t.Helper()
+	p.mu.Lock()
+	p.next++
+	id := fmt.Sprintf("t%d", p.next)
+	p.mu.Unlock()
+	m := map[string]any{}
+	for k, v := range cmd {
+		m[k] = v
+	}
+	m["id"] = id
+	b, _ := json.Marshal(m)
+	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
+		p.t.Fatalf("pi: writing %v: %v\n%s", cmd["type"], err, p.stderr.String())
+	}
+	deadline := time.After(timeout)
+	for {
+		p.mu.Lock()
+		r, ok := p.resp[id]
+		wake := p.wake
+		p.mu.Unlock()
+		if ok {
+			return r
+		}
+		select {
+		case <-wake:
+		case <-p.exited:
+			p.t.Fatalf("pi exited waiting for %v\n%s", cmd["type"], p.stderr.String())
+		case <-deadline:
+			p.t.Fatalf("pi: no response to %v within %v\n%s", cmd["type"], timeout, p.stderr.String())
+		}
+	}
+}
+
+// Mark is the number of events so far.
+func (p *livePi) Mark() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.events)
+}
+
+// Events are the events from mark on.
+func (p *livePi) Events(mark int) []map[string]any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]map[string]any(nil), p.events[mark:]...)
+}
+
+// WaitEvent waits for an event from mark on.
+func (p *livePi) WaitEvent(mark int, timeout time.Duration, desc string, pred func(map[string]any) bool) map[string]any {
+	p.t.Helper()
+	deadline := time.After(timeout)
+	for {
+		p.mu.Lock()
+		for _, e := range p.events[mark:] {
+			if pred(e) {
+				p.mu.Unlock()
+				return e
+			}
+		}
+		wake := p.wake
+		p.mu.Unlock()
+		select {
+		case <-wake:
+		case <-deadline:
+			p.t.Fatalf("pi: no %s within %v\n%s", desc, timeout, p.stderr.String())
+		}
+	}
+}
+
+// Prompt sends a prompt and waits until pi settled.
+func (p *livePi) Prompt(text string) {
+	p.t.Helper()
+	mark := p.Mark()
+	p.Send(map[string]any{"type": "prompt", "message": text}, 60*time.Second)
+	p.WaitEvent(mark, 60*time.Second, "agent_settled", func(e map[string]any) bool { return e["type"] == "agent_settled" })
+}
+
+// Entries is what pi holds in memory (get_entries) and its leaf.
+func (p *livePi) Entries() ([]map[string]any, string) {
+	p.t.Helper()
+	r := p.Send(map[string]any{"type": "get_entries"}, 30*time.Second)
+	data := r["data"].(map[string]any)
+	var out []map[string]any
+	for _, e := range data["entries"].([]any) {
+		out = append(out, e.(map[string]any))
+	}
+	leaf, _ := data["leafId"].(string)
+	return out, leaf
+}
+
+// WaitBridge waits for the extension's registration of session in dir.
+func (p *livePi) WaitBridge(dir, session string) *bridge.Registration {
+	p.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		reg, err := bridge.Find(context.Background(), dir, session)
+		if err == nil {
+			return reg
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("no bridge registration for %s in %s: %v\n%s", session, dir, err, p.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// installGenuine16 copies a genuine Pi 1.6.0 session into dir under its name, with the
+// header's cwd set to cwd (real pi refuses a session whose cwd does not exist).
+func installGenuine16(t testing.TB, name, dir, cwd string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "genuine-1.6", name+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	var hdr map[string]any
+	if err := json.Unmarshal(first, &hdr); err != nil {
+		t.Fatal(err)
+	}
+	hdr["cwd"] = cwd
+	hb, _ := json.Marshal(hdr)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ts := strings.NewReplacer(":", "-", ".", "-").Replace(hdr["timestamp"].(string))
+	path := filepath.Join(dir, ts+"_"+hdr["id"].(string)+".jsonl")
+	if err := os.WriteFile(path, append(append(hb, '\n'), rest...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// fileEntries reads a session file's entries (not the header).
+func fileEntries(t testing.TB, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for i, l := range bytes.Split(data, []byte("\n")) {
+		if i == 0 || len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(l, &m); err != nil {
+			t.Fatalf("%s line %d: %v", path, i+1, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
