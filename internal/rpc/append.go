@@ -204,6 +204,9 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 			return ""
 		}
 	}
+	if err := s.autoPreparable(path, ""); err != nil {
+		return "" // nothing to compact: Pi's _runAutoCompaction returns without a word
+	}
 	if !s.autoStart(path, compactJob{reason: d.Reason, willRetry: d.WillRetry}) {
 		return ""
 	}

@@ -305,3 +305,30 @@ func TestLiveFileFromAnotherWriter(t *testing.T) {
 		t.Errorf("pi/context leaf %v", fields(res)["leafId"])
 	}
 }
+
+// An automatic run with nothing to compact emits nothing (Pi 1.6.0 prepares first): no
+// progress, no start, no end.
+func TestAutoCompactionNothingToCompactIsSilent(t *testing.T) {
+	llm := NewFakeLLM(t)
+	e, path := compactEnv(t, llm, Config{InitOptions: map[string]any{"contextWindow": 10000, "reserveTokens": 2000, "keepRecentTokens": 100000}})
+	before := mustRead(t, path)
+	mark := e.Mark()
+	now := time.Now().UnixMilli()
+	res, err := e.Call("pi/append", map[string]any{"messages": []any{
+		userMsg("one more", now), assistantMsg("It says beta now.", 9000, "stop", "", now+1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	for _, m := range e.Messages()[mark:] {
+		if m.Method == "pi/compactionStart" || m.Method == "pi/compactionEnd" || m.Method == "$/progress" {
+			t.Errorf("an automatic run with nothing to compact sent %s", m.Method)
+		}
+	}
+	if fields(res)["autoCompaction"] != nil || len(appended(t, before, path)) != 2 {
+		t.Errorf("answer %s, appended %v", res, appended(t, before, path))
+	}
+	if n := llm.Requests.Load(); n != 0 {
+		t.Errorf("summarizer called %d times", n)
+	}
+}

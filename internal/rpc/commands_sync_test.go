@@ -133,7 +133,7 @@ func TestCommandTableInSync(t *testing.T) {
 				t.Errorf("docs/protocol.md does not document request %s", m)
 			}
 		}
-		for _, n := range []string{"pi/sessionChanged", "pi/compactionStart", "pi/compactionEnd", "pi/fileOps", "pi/contextUsage", "pi/beforeCompact", "pi/beforeTree"} {
+		for _, n := range []string{"pi/sessionChanged", "pi/compactionStart", "pi/compactionEnd", "pi/compactionFailed", "pi/fileOps", "pi/contextUsage", "pi/beforeCompact", "pi/beforeTree"} {
 			if !strings.Contains(doc, n) {
 				t.Errorf("docs/protocol.md does not document %s", n)
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 const compactTitle = "Compacting session"
@@ -340,6 +341,38 @@ func TestCompactHooks(t *testing.T) {
 		}
 		if n := llm.Requests.Load(); n != 0 {
 			t.Errorf("summarizer called %d times", n)
+		}
+	})
+	t.Run("retain-none with usage from the hook", func(t *testing.T) {
+		llm := NewFakeLLM(t)
+		const text = "Everything so far, in the editor's words."
+		e, path := compactEnv(t, llm, Config{ClientHooks: true, Hooks: Hooks{
+			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
+				if fields(p)["willRetry"] != false {
+					t.Errorf("pi/beforeCompact without willRetry: %s", trunc(p))
+				}
+				return map[string]any{"summary": text, "firstKeptEntryId": nil,
+					"usage": map[string]any{"input": 50, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 55,
+						"cost": map[string]any{"input": 0.1, "output": 0.2, "cacheRead": 0, "cacheWrite": 0, "total": 0.3}}}, nil
+			}}})
+		before := mustRead(t, path)
+		if _, err := e.Call("pi/compact", nil); err != nil {
+			t.Fatal(err)
+		}
+		lines := appended(t, before, path)
+		if len(lines) != 1 || lines[0]["firstKeptEntryId"] != lines[0]["id"] || lines[0]["fromHook"] != true {
+			t.Fatalf("appended %v, want a retain-none compaction (firstKeptEntryId its own id, as Pi 1.6.0 writes it)", lines)
+		}
+		if u, _ := lines[0]["usage"].(map[string]any); u == nil || u["totalTokens"] != float64(55) {
+			t.Errorf("the hook's usage is not stored: %v", lines[0]["usage"])
+		}
+		f, err := session.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := session.NewIndex(f).BuildContext("").Messages
+		if len(msgs) != 1 || msgs[0].Role != session.RoleCompactionSummary {
+			t.Errorf("the context after a retain-none compaction is %d messages, want the summary alone", len(msgs))
 		}
 	})
 	t.Run("hook that never answers", func(t *testing.T) {
