@@ -42,6 +42,8 @@ try {
   const t5 = process.hrtime.bigint();
   console.log(JSON.stringify({
     tool: "pi",
+    piVersion: pi.VERSION,
+    node: process.version,
     file,
     bytes: fs.statSync(file).size,
     entries: sm.getEntries().length,

@@ -70,7 +70,10 @@ const docsIdx = process.argv.indexOf("--docs");
 if (docsIdx > 0) {
   const docPath = process.argv[docsIdx + 1];
   const begin = "<!-- BEGIN BENCH TABLE -->", end = "<!-- END BENCH TABLE -->";
-  const machine = `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores (${os.cpus()[0].model}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, Linux ${os.release()}.`;
+  // Pi's version and Node are the ones the Pi runs reported (Pi 1.6.0 runs on Node 22).
+  const piRun = rs.find((r) => r.tool === "pi" && r.piVersion);
+  const piOn = piRun ? `Pi ${piRun.piVersion} on Node ${piRun.node}` : `Node ${process.version}`;
+  const machine = `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores (${os.cpus()[0].model}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${piOn}, Linux ${os.release()}.`;
   let doc = fs.existsSync(docPath) ? fs.readFileSync(docPath, "utf8") : `${begin}\n${end}\n`;
   const i = doc.indexOf(begin), j = doc.indexOf(end);
   doc = doc.slice(0, i) + begin + "\n\n" + machine + "\n\n" + table + "\n" + doc.slice(j);
