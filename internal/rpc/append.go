@@ -205,7 +205,9 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 		}
 	}
 	if err := s.autoPreparable(path, ""); err != nil {
-		return "" // nothing to compact: Pi's _runAutoCompaction returns without a word
+		// Pi 1.6.0 prepares an automatic compaction before it emits anything: with
+		// nothing to compact there is no start, no end and no progress.
+		return ""
 	}
 	if !s.autoStart(path, compactJob{reason: d.Reason, willRetry: d.WillRetry}) {
 		return ""

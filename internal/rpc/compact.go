@@ -125,13 +125,6 @@ func lockCtx(ctx context.Context, mu *sync.Mutex) error {
 
 // compact runs one compaction with progress and Pi's start/end events.
 func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[string]any, error) {
-	if job.reason != "manual" {
-		// Pi 1.6.0 prepares an automatic compaction before it emits anything: with
-		// nothing to compact there is no start, no end and no progress.
-		if err := s.autoPreparable(path, job.leaf); err != nil {
-			return nil, err
-		}
-	}
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wd := job.wd
