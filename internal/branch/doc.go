@@ -1,5 +1,5 @@
 // Package branch moves the leaf of a Pi session tree: the common ancestor of two
-// positions, the entries of the branch being left (Pi 0.73.1's
+// positions, the entries of the branch being left (Pi 1.6.0's
 // collectEntriesForBranchSummary), their budgeted preparation (prepareBranchEntries), the
 // branch summary (generateBranchSummary), navigation (AgentSession.navigateTree), undoing
 // a compaction and labels.

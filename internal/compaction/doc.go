@@ -1,4 +1,4 @@
-// Package compaction implements Pi 0.73.1's context compaction: cut points, preparation,
+// Package compaction implements Pi 1.6.0's context compaction: cut points, preparation,
 // the serialized conversation, the summary request, and the compaction entry, with
 // summarizers behind one interface (an embedded extractive one and any
 // OpenAI-compatible endpoint).

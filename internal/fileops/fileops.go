@@ -1,5 +1,5 @@
 // Package fileops tracks which files the agent read and modified through its tool calls
-// (read, write and edit, matched exactly as Pi 0.73.1 matches them), accumulates them
+// (read, write and edit, matched exactly as Pi 1.6.0 matches them), accumulates them
 // across earlier summaries, and formats them as Pi's <read-files>/<modified-files> blocks.
 //
 // Invariant: a file that was modified anywhere in a set of operations is listed as

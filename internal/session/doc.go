@@ -1,5 +1,5 @@
 // Package session reads, indexes and appends to Pi session files (JSONL trees of
-// entries) exactly as Pi 0.73.1 does.
+// entries) exactly as Pi 1.6.0 does (older files as 1.6.0 reads them).
 //
 // Invariants:
 //   - a session file is never rewritten, truncated or edited in place: the only write is
