@@ -11,24 +11,6 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// dryRunLeaves are the leaves the library's differential test of prepareCompaction
-// samples (internal/compaction TestPrepareMatchesPi), so Pi's answers come from the same
-// recorded goldens.
-func dryRunLeaves(n int) []int {
-	if n <= 12 {
-		out := make([]int, n)
-		for i := range out {
-			out[i] = i
-		}
-		return out
-	}
-	var out []int
-	for i := 0; i < n; i += n / 10 {
-		out = append(out, i)
-	}
-	return append(out, n-1)
-}
-
 // `compact --dry-run --json` is Pi 1.6.0's prepareCompaction at every sampled leaf of
 // every corpus file, at keepRecentTokens 20000, 4000, 1000, 200 and 60: the cut, the
 // split, tokensBefore, what would be summarized, the previous summary and the file lists,
@@ -45,7 +27,7 @@ func TestCLICompactDryRunMatchesPi16(t *testing.T) {
 				t.Skip("v1 ids are invented anew at each load: no leaf can be named")
 			}
 			entries := session.NewIndex(f).Entries()
-			for _, li := range dryRunLeaves(len(entries)) {
+			for _, li := range oracle.SampleLeaves(len(entries)) {
 				if !cf.Safe(li) {
 					continue
 				}

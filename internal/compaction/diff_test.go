@@ -50,21 +50,6 @@ func raws(ms []*session.Message) []json.RawMessage {
 // The values issue acceptance names (20000, 4000, 1000, 200, 60) and a few edges.
 var keepValues = []int{1, 60, 150, 200, 1000, 4000, 20000}
 
-func leaves(n int) []int {
-	if n <= 12 {
-		out := make([]int, n)
-		for i := range out {
-			out[i] = i
-		}
-		return out
-	}
-	var out []int
-	for i := 0; i < n; i += n / 10 {
-		out = append(out, i)
-	}
-	return append(out, n-1)
-}
-
 // TestPrepareMatchesPi diffs findCutPoint, prepareCompaction and serializeConversation
 // with real Pi 1.6.0 on the whole corpus, for many leaves and keepRecentTokens values.
 func TestPrepareMatchesPi(t *testing.T) {
@@ -83,7 +68,7 @@ func TestPrepareMatchesPi(t *testing.T) {
 			for i, e := range ix.Entries() {
 				ids[i] = e.ID
 			}
-			for _, li := range leaves(len(ids)) {
+			for _, li := range oracle.SampleLeaves(len(ids)) {
 				if !cf.Safe(li) {
 					continue
 				}

@@ -1,6 +1,7 @@
 package compaction_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -90,6 +91,67 @@ type piSummaryAnswer struct {
 	Error *string `json:"error"`
 }
 
+// withModelDefaults fills what Pi's custom models default to.
+func withModelDefaults(m summaryModel) summaryModel {
+	if m.ContextWindow == 0 {
+		m.ContextWindow = 128000
+	}
+	if m.MaxTokens == 0 {
+		m.MaxTokens = 16384
+	}
+	return m
+}
+
+// summaryConfig is pi-lsp's OpenAI summarizer aimed at srv, for the model Pi was given.
+func summaryConfig(srv *captureServer, m summaryModel) compaction.OpenAIConfig {
+	cfg := fastConfig(srv.URL + "/v1")
+	cfg.Model, cfg.ContextWindow, cfg.MaxTokens, cfg.Reasoning, cfg.MaxRetries = "summary-model", m.ContextWindow, m.MaxTokens, m.Reasoning, -1
+	return cfg
+}
+
+// sameRequests fails unless pi-lsp sent the request bodies Pi sent, in order.
+func sameRequests(t *testing.T, ours []any, pi piSummaryAnswer) {
+	t.Helper()
+	if len(ours) != len(pi.Requests) {
+		t.Fatalf("pi-lsp sent %d requests, Pi %d", len(ours), len(pi.Requests))
+	}
+	for i := range ours {
+		if !reflect.DeepEqual(ours[i], pi.Requests[i].Body) {
+			gb, _ := json.MarshalIndent(ours[i], "", " ")
+			wb, _ := json.MarshalIndent(pi.Requests[i].Body, "", " ")
+			t.Errorf("request %d differs from Pi's\npi-lsp: %.3000s\n    Pi: %.3000s", i+1, gb, wb)
+		}
+	}
+}
+
+// sameFailure checks a failure against Pi's; it reports whether both succeeded.
+func sameFailure(t *testing.T, err error, pi piSummaryAnswer) bool {
+	t.Helper()
+	switch {
+	case pi.Error != nil:
+		if err == nil || err.Error() != *pi.Error {
+			t.Errorf("pi-lsp: %v, Pi fails with %q", err, *pi.Error)
+		}
+		return false
+	case err != nil:
+		t.Fatalf("pi-lsp fails (%v), Pi succeeds", err)
+	}
+	return true
+}
+
+// summaryRequest is the oracle request shared by both kinds.
+func summaryRequest(op, file, finish string, model summaryModel, level, instructions string) map[string]any {
+	req := map[string]any{"op": op, "file": filepath.Join("..", "..", "testdata", "corpus", file),
+		"model": model, "answer": "SUMMARY", "finish": finish}
+	if level != "" {
+		req["thinkingLevel"] = level
+	}
+	if instructions != "" {
+		req["instructions"] = instructions
+	}
+	return req
+}
+
 func withoutFileBlocks(s string) string {
 	for _, tag := range []string{"\n\n<read-files>", "\n\n<modified-files>"} {
 		if i := strings.Index(s, tag); i >= 0 {
@@ -141,54 +203,19 @@ func TestSummaryRequestsMatchPi16(t *testing.T) {
 	for _, tc := range cases {
 		name := fmt.Sprintf("%s/keep=%d/level=%s/finish=%s/window=%d", tc.file, tc.keep, tc.level, tc.finish, tc.model.ContextWindow)
 		t.Run(name, func(t *testing.T) {
-			finish := tc.finish
-			if finish == "" {
-				finish = "stop"
-			}
-			model := tc.model
-			if model.ContextWindow == 0 {
-				model.ContextWindow = 128000
-			}
-			if model.MaxTokens == 0 {
-				model.MaxTokens = 16384
-			}
-			req := map[string]any{"op": "summarize", "file": filepath.Join("..", "..", "testdata", "corpus", tc.file), "keep": tc.keep,
-				"model": model, "answer": "SUMMARY", "finish": finish}
-			if tc.level != "" {
-				req["thinkingLevel"] = tc.level
-			}
-			if tc.instructions != "" {
-				req["instructions"] = tc.instructions
-			}
+			finish := cmp.Or(tc.finish, "stop")
+			model := withModelDefaults(tc.model)
+			req := summaryRequest("summarize", tc.file, finish, model, tc.level, tc.instructions)
+			req["keep"] = tc.keep
 			var pi piSummaryAnswer
 			o.Query(t, req, &pi)
 
 			srv := newCaptureServer(t, "SUMMARY", finish)
-			cfg := fastConfig(srv.URL + "/v1")
-			cfg.Model, cfg.ContextWindow, cfg.MaxTokens, cfg.Reasoning, cfg.MaxRetries = "summary-model", model.ContextWindow, model.MaxTokens, model.Reasoning, -1
 			prep := prepareFile(t, corpusCopy(t, tc.file), settings(tc.keep, 16384))
-			out, err := compaction.Generate(context.Background(), prep, compaction.NewOpenAI(cfg),
+			out, err := compaction.Generate(context.Background(), prep, compaction.NewOpenAI(summaryConfig(srv, model)),
 				compaction.Options{CustomInstructions: tc.instructions, ThinkingLevel: tc.level})
-
-			ours := srv.requests()
-			if len(ours) != len(pi.Requests) {
-				t.Fatalf("pi-lsp sent %d requests, Pi %d", len(ours), len(pi.Requests))
-			}
-			for i := range ours {
-				if !reflect.DeepEqual(ours[i], pi.Requests[i].Body) {
-					gb, _ := json.MarshalIndent(ours[i], "", " ")
-					wb, _ := json.MarshalIndent(pi.Requests[i].Body, "", " ")
-					t.Errorf("request %d differs from Pi's\npi-lsp: %.3000s\n    Pi: %.3000s", i+1, gb, wb)
-				}
-			}
-			switch {
-			case pi.Error != nil:
-				if err == nil || err.Error() != *pi.Error {
-					t.Errorf("pi-lsp: %v, Pi fails with %q", err, *pi.Error)
-				}
-			case err != nil:
-				t.Fatalf("pi-lsp fails (%v), Pi succeeds", err)
-			default:
+			sameRequests(t, srv.requests(), pi)
+			if sameFailure(t, err, pi) {
 				want := pi.Result.Summary
 				if len(prep.MessagesToSummarize) == 0 && prep.HasPrevious {
 					// Design divergence 1: Pi keeps the previous summary verbatim with its
@@ -234,25 +261,10 @@ func TestBranchSummaryRequestsMatchPi16(t *testing.T) {
 		for _, target := range tc.targets {
 			name := fmt.Sprintf("%s/target=%d/level=%s/focus=%q/replace=%v/finish=%s", tc.file, target, tc.level, tc.instructions, tc.replace, tc.finish)
 			t.Run(name, func(t *testing.T) {
-				finish := tc.finish
-				if finish == "" {
-					finish = "stop"
-				}
-				model := tc.model
-				if model.ContextWindow == 0 {
-					model.ContextWindow = 128000
-				}
-				if model.MaxTokens == 0 {
-					model.MaxTokens = 16384
-				}
-				req := map[string]any{"op": "branchsummarize", "file": filepath.Join("..", "..", "testdata", "corpus", tc.file), "targetIndex": target,
-					"model": model, "answer": "SUMMARY", "finish": finish, "replaceInstructions": tc.replace}
-				if tc.level != "" {
-					req["thinkingLevel"] = tc.level
-				}
-				if tc.instructions != "" {
-					req["instructions"] = tc.instructions
-				}
+				finish := cmp.Or(tc.finish, "stop")
+				model := withModelDefaults(tc.model)
+				req := summaryRequest("branchsummarize", tc.file, finish, model, tc.level, tc.instructions)
+				req["targetIndex"], req["replaceInstructions"] = target, tc.replace
 				var pi piSummaryAnswer
 				o.Query(t, req, &pi)
 
@@ -264,31 +276,12 @@ func TestBranchSummaryRequestsMatchPi16(t *testing.T) {
 				targetID := ix.Entries()[target].ID
 				col := branch.Collect(ix, ix.LeafID(), targetID)
 				srv := newCaptureServer(t, "SUMMARY", finish)
-				cfg := fastConfig(srv.URL + "/v1")
-				cfg.Model, cfg.ContextWindow, cfg.MaxTokens, cfg.Reasoning, cfg.MaxRetries = "summary-model", model.ContextWindow, model.MaxTokens, model.Reasoning, -1
-				sum, err := branch.Generate(context.Background(), col.Entries, compaction.NewOpenAI(cfg), branch.SummaryOptions{
+				sum, err := branch.Generate(context.Background(), col.Entries, compaction.NewOpenAI(summaryConfig(srv, model)), branch.SummaryOptions{
 					CustomInstructions: tc.instructions, ReplaceInstructions: tc.replace, ContextWindow: model.ContextWindow,
 					ThinkingLevel: tc.level,
 				})
-				ours := srv.requests()
-				if len(ours) != len(pi.Requests) {
-					t.Fatalf("pi-lsp sent %d requests, Pi %d", len(ours), len(pi.Requests))
-				}
-				for i := range ours {
-					if !reflect.DeepEqual(ours[i], pi.Requests[i].Body) {
-						gb, _ := json.MarshalIndent(ours[i], "", " ")
-						wb, _ := json.MarshalIndent(pi.Requests[i].Body, "", " ")
-						t.Errorf("request %d differs from Pi's\npi-lsp: %.3000s\n    Pi: %.3000s", i+1, gb, wb)
-					}
-				}
-				switch {
-				case pi.Error != nil:
-					if err == nil || err.Error() != *pi.Error {
-						t.Errorf("pi-lsp: %v, Pi fails with %q", err, *pi.Error)
-					}
-				case err != nil:
-					t.Fatalf("pi-lsp fails (%v), Pi succeeds", err)
-				default:
+				sameRequests(t, srv.requests(), pi)
+				if sameFailure(t, err, pi) {
 					if sum.Text != pi.Result.Summary {
 						t.Errorf("summary %q, Pi's %q", sum.Text, pi.Result.Summary)
 					}

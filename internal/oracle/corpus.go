@@ -112,3 +112,21 @@ func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
 }
+
+// SampleLeaves are the leaf indexes the differential tests ask Pi about in a file of n
+// entries: every one of a small file, about ten spread over a larger one and the last.
+// Tests that sample alike share the recorded goldens.
+func SampleLeaves(n int) []int {
+	if n <= 12 {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	var out []int
+	for i := 0; i < n; i += n / 10 {
+		out = append(out, i)
+	}
+	return append(out, n-1)
+}

@@ -128,6 +128,20 @@ func (f *flavor) start(t testing.TB) *Oracle {
 // Live reports whether answers come from the live Pi oracle.
 func (o *Oracle) Live() bool { return o.proc != nil }
 
+// StartLive is the live reference oracle for questions about files made during the test
+// (temp files have no goldens): nil when Node or Pi is missing, and a failure instead
+// when PI_LSP_REQUIRE_ORACLE=1.
+func StartLive(t testing.TB) *Oracle {
+	t.Helper()
+	if o := Start(t); o.Live() {
+		return o
+	}
+	if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
+		t.Fatal("the live Pi 1.6.0 oracle is required (PI_LSP_REQUIRE_ORACLE=1): answers about temp files have no goldens")
+	}
+	return nil
+}
+
 // Main runs the tests and then stops the live oracle. Use it from TestMain:
 //
 //	func TestMain(m *testing.M) { os.Exit(oracle.Main(m)) }

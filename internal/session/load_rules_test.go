@@ -48,12 +48,7 @@ var loadRuleCases = []struct {
 // Pi 1.6.0 opens (SessionManager.open) or refuses exactly the files pi-lsp loads or
 // refuses, with the same entries.
 func TestLoadRulesMatchPi16(t *testing.T) {
-	var o *oracle.Oracle
-	if live := oracle.Start(t); live.Live() {
-		o = live
-	} else if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-		t.Fatal("the live Pi 1.6.0 oracle is required (PI_LSP_REQUIRE_ORACLE=1): answers about temp files have no goldens")
-	}
+	o := oracle.StartLive(t)
 	for _, tc := range loadRuleCases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "s.jsonl")
@@ -98,12 +93,7 @@ func TestLoadRulesMatchPi16(t *testing.T) {
 // first MiB, blank and malformed lines are skipped and the first value must be the
 // header. The newest file (by mtime) with a valid header is the session to continue.
 func TestMostRecentMatchesPi16(t *testing.T) {
-	var o *oracle.Oracle
-	if live := oracle.Start(t); live.Live() {
-		o = live
-	} else if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-		t.Fatal("the live Pi 1.6.0 oracle is required (PI_LSP_REQUIRE_ORACLE=1)")
-	}
+	o := oracle.StartLive(t)
 	big := strings.Repeat(" ", 1<<20) // pushes the header past the scan
 	cases := []struct {
 		name  string

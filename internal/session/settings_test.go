@@ -52,12 +52,7 @@ var settingsCases = []struct {
 }
 
 func TestSettingsMatchPi16(t *testing.T) {
-	var o *oracle.Oracle
-	if live := oracle.Start(t); live.Live() {
-		o = live
-	} else if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-		t.Fatal("the live Pi 1.6.0 oracle is required (PI_LSP_REQUIRE_ORACLE=1): answers about temp files have no goldens")
-	}
+	o := oracle.StartLive(t)
 	for _, tc := range settingsCases {
 		t.Run(tc.name, func(t *testing.T) {
 			root, err := filepath.EvalSymlinks(t.TempDir())
