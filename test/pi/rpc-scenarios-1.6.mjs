@@ -17,6 +17,7 @@
 // files name a neutral temp path, never where Pi is installed.
 import fs from "node:fs";
 import path from "node:path";
+import { TINY_PNG, copyRecorded, parseScenarioArgs, runScenarios } from "./scenario-runner.mjs";
 import { HERE, PiRpc, REPO, piPackageDir } from "./pi-rpc.mjs";
 
 // Without PI_LSP_PI_DIR, the Pi 1.6.0 that scripts/install-pi.sh puts in .tools/pi-current.
@@ -25,27 +26,6 @@ if (!process.env.PI_LSP_PI_DIR) {
 }
 
 const HELPER16 = path.join(HERE, "ext", "pi16-test-helper.ts");
-const TINY_PNG =
-  "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==";
-
-function parseArgs(argv) {
-  const out = { port: 0, out: "", work: "", scenarios: [], concurrency: 3, deadlineSeconds: 280 };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === "--port") out.port = Number(argv[++i]);
-    else if (a === "--out") out.out = argv[++i];
-    else if (a === "--work") out.work = argv[++i];
-    else if (a === "--concurrency") out.concurrency = Number(argv[++i]);
-    else if (a === "--deadline") out.deadlineSeconds = Number(argv[++i]);
-    else if (a.startsWith("--")) throw new Error(`unknown flag ${a}`);
-    else out.scenarios.push(a);
-  }
-  if (!out.port || !out.out || !out.work) {
-    throw new Error("usage: rpc-scenarios-1.6.mjs --port PORT --out OUTDIR --work WORKDIR [scenario ...]");
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------------------
 // Agent dir: models.json and settings.json for Pi 1.6 against the fake server.
 
@@ -520,46 +500,19 @@ async function runScenario(name, opts) {
   } finally {
     await pi.stop();
   }
-  for (const [fileName, src] of Object.entries(c.files)) {
-    fs.copyFileSync(src, path.join(opts.out, `${fileName}.jsonl`));
-  }
-  process.stderr.write(`rpc-scenarios-1.6: ${name} done in ${((Date.now() - started) / 1000).toFixed(1)}s: ${Object.keys(c.files).join(", ")}\n`);
+  copyRecorded("rpc-scenarios-1.6", name, c.files, opts.out, started);
   return c.files;
 }
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = parseScenarioArgs(process.argv.slice(2), { script: "rpc-scenarios-1.6.mjs", deadlineSeconds: 280 });
   const major = Number(process.versions.node.split(".")[0]);
   if (major < 22) throw new Error(`Pi 1.6 needs Node >= 22.19; this is ${process.version}`);
-  fs.mkdirSync(opts.out, { recursive: true });
   fs.mkdirSync(opts.work, { recursive: true });
   opts.packageDir = neutralPackageDir(opts.work);
   const version = JSON.parse(fs.readFileSync(path.join(piPackageDir(), "package.json"), "utf8")).version;
   process.stderr.write(`rpc-scenarios-1.6: Pi ${version} on Node ${process.version}\n`);
-  const names = opts.scenarios.length ? opts.scenarios : Object.keys(SCENARIOS);
-  const deadline = setTimeout(() => {
-    process.stderr.write(`rpc-scenarios-1.6: deadline of ${opts.deadlineSeconds}s exceeded\n`);
-    process.exit(2);
-  }, opts.deadlineSeconds * 1000);
-  deadline.unref();
-  const queue = [...names];
-  const failures = [];
-  const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency, queue.length)) }, async () => {
-    while (queue.length) {
-      const name = queue.shift();
-      try {
-        await runScenario(name, opts);
-      } catch (e) {
-        failures.push(`${name}: ${e.stack ?? e}`);
-      }
-    }
-  });
-  await Promise.all(workers);
-  if (failures.length) {
-    process.stderr.write(`rpc-scenarios-1.6: ${failures.length} scenario(s) failed\n${failures.join("\n\n")}\n`);
-    process.exit(1);
-  }
-  process.exit(0);
+  await runScenarios("rpc-scenarios-1.6", Object.keys(SCENARIOS), opts, (name) => runScenario(name, opts));
 }
 
 main().catch((e) => {

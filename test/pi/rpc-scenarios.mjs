@@ -10,28 +10,8 @@
 // Without scenario names every scenario runs (three at a time).
 import fs from "node:fs";
 import path from "node:path";
+import { TINY_PNG, copyRecorded, parseScenarioArgs, runScenarios } from "./scenario-runner.mjs";
 import { PiRpc, writeAgentDir } from "./pi-rpc.mjs";
-
-const TINY_PNG =
-  "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==";
-
-function parseArgs(argv) {
-  const out = { port: 0, out: "", work: "", scenarios: [], concurrency: 3, deadlineSeconds: 150 };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === "--port") out.port = Number(argv[++i]);
-    else if (a === "--out") out.out = argv[++i];
-    else if (a === "--work") out.work = argv[++i];
-    else if (a === "--concurrency") out.concurrency = Number(argv[++i]);
-    else if (a === "--deadline") out.deadlineSeconds = Number(argv[++i]);
-    else if (a.startsWith("--")) throw new Error(`unknown flag ${a}`);
-    else out.scenarios.push(a);
-  }
-  if (!out.port || !out.out || !out.work) {
-    throw new Error("usage: rpc-scenarios.mjs --port PORT --out OUTDIR --work WORKDIR [scenario ...]");
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------------------
 // Scenario helpers
@@ -261,41 +241,13 @@ async function runScenario(name, opts) {
   } finally {
     await pi.stop();
   }
-  for (const [fileName, src] of Object.entries(c.files)) {
-    fs.copyFileSync(src, path.join(opts.out, `${fileName}.jsonl`));
-  }
-  process.stderr.write(`rpc-scenarios: ${name} done in ${((Date.now() - started) / 1000).toFixed(1)}s: ${Object.keys(c.files).join(", ")}\n`);
+  copyRecorded("rpc-scenarios", name, c.files, opts.out, started);
   return c.files;
 }
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
-  fs.mkdirSync(opts.out, { recursive: true });
-  fs.mkdirSync(opts.work, { recursive: true });
-  const names = opts.scenarios.length ? opts.scenarios : Object.keys(SCENARIOS);
-  const deadline = setTimeout(() => {
-    process.stderr.write(`rpc-scenarios: deadline of ${opts.deadlineSeconds}s exceeded\n`);
-    process.exit(2);
-  }, opts.deadlineSeconds * 1000);
-  deadline.unref();
-  const queue = [...names];
-  const failures = [];
-  const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency, queue.length)) }, async () => {
-    while (queue.length) {
-      const name = queue.shift();
-      try {
-        await runScenario(name, opts);
-      } catch (e) {
-        failures.push(`${name}: ${e.stack ?? e}`);
-      }
-    }
-  });
-  await Promise.all(workers);
-  if (failures.length) {
-    process.stderr.write(`rpc-scenarios: ${failures.length} scenario(s) failed\n${failures.join("\n\n")}\n`);
-    process.exit(1);
-  }
-  process.exit(0);
+  const opts = parseScenarioArgs(process.argv.slice(2), { script: "rpc-scenarios.mjs", deadlineSeconds: 150 });
+  await runScenarios("rpc-scenarios", Object.keys(SCENARIOS), opts, (name) => runScenario(name, opts));
 }
 
 main().catch((e) => {
