@@ -110,6 +110,37 @@ process.on("exit", () => {
 });
 
 /** One `pi --mode rpc` process (its own process group) with a JSONL client. */
+// startFakeOpenAI starts test/pi/fake-openai.mjs on a free port in its own process group
+// (killed when this process exits) and resolves to { port, stop }. logPath, when set,
+// receives the server's request log; logBodies adds the request bodies to it.
+export async function startFakeOpenAI({ logPath, maxSeconds = 120, logBodies = false, stderr = "pipe" } = {}) {
+  const args = [path.join(HERE, "fake-openai.mjs"), "0", ...(logPath ? [logPath] : [])];
+  const env = { ...process.env, FAKE_OPENAI_MAX_SECONDS: String(maxSeconds), ...(logBodies ? { FAKE_OPENAI_LOG_BODIES: "1" } : {}) };
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", stderr], detached: true, env });
+  const port = await new Promise((resolve, reject) => {
+    let buf = "";
+    const timer = setTimeout(() => reject(new Error("fake server did not start")), 10000);
+    child.stdout.on("data", (d) => {
+      buf += d.toString();
+      const nl = buf.indexOf("\n");
+      if (nl !== -1) {
+        clearTimeout(timer);
+        resolve(Number(buf.slice(0, nl)));
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`fake server exited (${code})`)));
+  });
+  const stop = () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  };
+  process.on("exit", stop);
+  return { port, stop };
+}
+
 export class PiRpc {
   constructor(child, label) {
     this.child = child;

@@ -17,10 +17,9 @@
 //   quit               stop Pi and exit (also on stdin EOF)
 // Pi and the fake server run in their own process groups and are killed on exit; the
 // whole script stops after PI_WRITER_TIMEOUT_MS (default 300000).
-import { spawn } from "node:child_process";
 import path from "node:path";
 import readline from "node:readline";
-import { HERE, PiRpc, writeAgentDir } from "./pi-rpc.mjs";
+import { HERE, PiRpc, startFakeOpenAI, writeAgentDir } from "./pi-rpc.mjs";
 
 function arg(name) {
   const i = process.argv.indexOf(`--${name}`);
@@ -32,35 +31,6 @@ function emit(obj) {
   process.stdout.write(JSON.stringify(obj) + "\n");
 }
 
-async function startFakeServer() {
-  const child = spawn(process.execPath, [path.join(HERE, "fake-openai.mjs"), "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-    detached: true,
-    env: { ...process.env, FAKE_OPENAI_MAX_SECONDS: "600" },
-  });
-  const port = await new Promise((resolve, reject) => {
-    let buf = "";
-    const timer = setTimeout(() => reject(new Error("fake server did not start")), 10000);
-    child.stdout.on("data", (d) => {
-      buf += d.toString();
-      const nl = buf.indexOf("\n");
-      if (nl !== -1) {
-        clearTimeout(timer);
-        resolve(Number(buf.slice(0, nl)));
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`fake server exited (${code})`)));
-  });
-  const stop = () => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  };
-  process.on("exit", stop);
-  return { port, stop };
-}
 
 async function main() {
   const cwd = arg("cwd");
@@ -73,7 +43,7 @@ async function main() {
   }, Number(process.env.PI_WRITER_TIMEOUT_MS || 300000));
   deadline.unref();
 
-  const fake = await startFakeServer();
+  const fake = await startFakeOpenAI({ maxSeconds: 600, stderr: "inherit" });
   writeAgentDir(agentDir, { port: fake.port, compactionEnabled: false });
   const pi = PiRpc.start({
     cwd,

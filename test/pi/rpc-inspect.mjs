@@ -16,41 +16,11 @@
 // --prompt sends TEXT as the user's next message once the session is open and adds
 // "request": what Pi sent to the model for it ({system, tools, messages}: the system
 // prompt text, the tool names, the chat messages), as the fake server received it.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { HERE, PiRpc, writeAgentDir } from "./pi-rpc.mjs";
+import { HERE, PiRpc, startFakeOpenAI, writeAgentDir } from "./pi-rpc.mjs";
 
-async function startFakeServer(logPath) {
-  const child = spawn(process.execPath, [path.join(HERE, "fake-openai.mjs"), "0", logPath], {
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-    env: { ...process.env, FAKE_OPENAI_MAX_SECONDS: "120", FAKE_OPENAI_LOG_BODIES: "1" },
-  });
-  const port = await new Promise((resolve, reject) => {
-    let buf = "";
-    const timer = setTimeout(() => reject(new Error("fake server did not start")), 10000);
-    child.stdout.on("data", (d) => {
-      buf += d.toString();
-      const nl = buf.indexOf("\n");
-      if (nl !== -1) {
-        clearTimeout(timer);
-        resolve(Number(buf.slice(0, nl)));
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`fake server exited (${code})`)));
-  });
-  const stop = () => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  };
-  process.on("exit", stop);
-  return { port, stop };
-}
 
 /**
  * Real Pi refuses (in every non-interactive mode) to open a session whose
@@ -120,7 +90,7 @@ async function main() {
   deadline.unref();
   try {
     const requestLog = path.join(tmp, "requests.jsonl");
-    fake = await startFakeServer(requestLog);
+    fake = await startFakeOpenAI({ logPath: requestLog, maxSeconds: 120, logBodies: true });
     const agentDir = path.join(tmp, "agent");
     writeAgentDir(agentDir, { port: fake.port });
     const sessions = path.join(tmp, "sessions");
