@@ -99,7 +99,7 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 	start := func() {
 		if !started {
 			started = true
-			s.notify("pi/compactionStart", map[string]any{"session": path, "reason": "manual", "via": "pi"})
+			s.notify("pi/compactionStart", CompactionStart{Session: path, Reason: "manual", Via: "pi"})
 		}
 	}
 	wd.Report("pi is compacting", 5)
@@ -122,12 +122,9 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 			_ = json.Unmarshal(ev.Raw, &e)
 			start()
 			ended = true
-			end := map[string]any{"session": path, "reason": "manual", "aborted": e.Aborted, "willRetry": e.WillRetry, "via": "pi"}
+			end := CompactionEnd{Session: path, Reason: "manual", Aborted: e.Aborted, WillRetry: e.WillRetry, ErrorMessage: e.ErrorMessage, Via: "pi"}
 			if len(e.Result) > 0 && string(e.Result) != "null" {
-				end["result"] = e.Result
-			}
-			if e.ErrorMessage != "" {
-				end["errorMessage"] = e.ErrorMessage
+				end.Result = e.Result
 			}
 			s.notify("pi/compactionEnd", end)
 		}
@@ -135,9 +132,9 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 	mu.Lock()
 	if started && !ended {
 		// pi went away (or the request was cancelled) before it said how it ended.
-		end := map[string]any{"session": path, "reason": "manual", "aborted": ctx.Err() != nil, "willRetry": false, "via": "pi"}
+		end := CompactionEnd{Session: path, Reason: "manual", Aborted: ctx.Err() != nil, Via: "pi"}
 		if ctx.Err() == nil {
-			end["errorMessage"] = "Compaction failed: " + bridgeError(reg.PID, err).Error()
+			end.ErrorMessage = "Compaction failed: " + bridgeError(reg.PID, err).Error()
 		}
 		s.notify("pi/compactionEnd", end)
 	}
@@ -147,7 +144,7 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 		var be *bridge.Error
 		errors.As(err, &be)
 		wd.End("Not compacted: " + be.Message)
-		return map[string]any{"nothingToCompact": true, "reason": be.Message, "via": "pi"}, nil
+		return NothingToCompact{NothingToCompact: true, Reason: be.Message, Via: "pi"}, nil
 	}
 	if err != nil {
 		err = bridgeError(reg.PID, err)
@@ -166,12 +163,12 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 	}
 	_ = json.Unmarshal(res.Result, &r)
 	s.afterBridgeWrite(path) // before the figure below (the deferred one is then a no-op refresh)
-	out := map[string]any{"entry": res.Entry, "tokensBefore": r.TokensBefore, "via": "pi", "pid": reg.PID}
+	out := CompactedViaPi{Entry: res.Entry, TokensBefore: r.TokensBefore, Via: "pi", PID: reg.PID}
 	msg := fmt.Sprintf("Compacted by pi (%d tokens before)", int(r.TokensBefore))
 	_ = s.host.withIndex(path, func(ix *session.Index) error {
 		// Pi's estimate after a compaction is unknown until the next answer (null).
 		if tokens, _, _ := s.host.usage(ix.LeafPath()); tokens != nil {
-			out["tokensAfter"] = tokens
+			out.TokensAfter = tokens
 			msg = fmt.Sprintf("Compacted by pi: %d → ~%v tokens", int(r.TokensBefore), tokens)
 		}
 		return nil
@@ -219,14 +216,7 @@ func (s *Server) navigateViaPi(ctx context.Context, path string, reg *bridge.Reg
 		return nil, fmt.Errorf("%w: pi aborted the navigation", context.Canceled)
 	}
 	end("Done by pi")
-	out := map[string]any{"leafId": nullable(res.LeafID), "via": "pi", "pid": reg.PID}
-	if res.Cancelled {
-		out["cancelled"] = true
-	}
-	if res.SummaryEntry != nil {
-		out["summaryEntry"] = res.SummaryEntry
-	}
-	return out, nil
+	return NavigatedViaPi{LeafID: nullable(res.LeafID), Cancelled: res.Cancelled, SummaryEntry: res.SummaryEntry, Via: "pi", PID: reg.PID}, nil
 }
 
 // labelViaPi sets a label through pi.setLabel.
@@ -240,11 +230,7 @@ func (s *Server) labelViaPi(ctx context.Context, path string, reg *bridge.Regist
 	if err := conn.Label(ctx, entryID, label); err != nil {
 		return nil, bridgeError(reg.PID, err)
 	}
-	out := map[string]any{"entryId": entryID, "via": "pi", "pid": reg.PID}
-	if label != "" {
-		out["label"] = label
-	}
-	return out, nil
+	return LabelResult{EntryID: entryID, Label: label, Via: "pi", PID: reg.PID}, nil
 }
 
 // IsKind reports whether err is an *Error of this kind.

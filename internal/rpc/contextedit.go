@@ -12,9 +12,9 @@ import (
 // editContextParams are pi/editContext's params.
 type editContextParams struct {
 	Session string `json:"session"`
-	EntryID string `json:"entryId"`
+	EntryID string `json:"entryId" ts:",required"`
 	// Action is "omit", "replace" (with text) or "restore".
-	Action string  `json:"action"`
+	Action string  `json:"action" ts:"\"omit\" | \"replace\" | \"restore\",required"`
 	Text   *string `json:"text"`
 	Force  bool    `json:"force"`
 }
@@ -64,8 +64,8 @@ func (s *Server) handleEditContext(ctx context.Context, raw json.RawMessage) (an
 	if err := s.host.refresh(path); err == nil {
 		s.host.scheduleNotify(path)
 	}
-	return map[string]any{"session": path, "entry": json.RawMessage(res.Entry.Raw()),
-		"tokensBefore": res.TokensBefore, "tokensAfter": res.TokensAfter}, nil
+	return EditContextResult{Session: path, Entry: json.RawMessage(res.Entry.Raw()),
+		TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter}, nil
 }
 
 // editError gives a refused edit its code and kind: a target the edit cannot name is
@@ -96,17 +96,14 @@ func editError(err error) error {
 // handleContextBySize lists the messages of the current context by estimated tokens,
 // largest first.
 func (s *Server) handleContextBySize(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Session string `json:"session"`
-		Limit   int    `json:"limit"`
-	}
+	var p contextBySizeParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
 	if p.Limit < 0 {
 		return nil, invalidParams("limit must not be negative")
 	}
-	var out map[string]any
+	var out *ContextBySizeResult
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		leafPath := ix.LeafPath()
 		sizes, err := contextedit.BySize(ctx, leafPath, p.Limit)
@@ -114,8 +111,8 @@ func (s *Server) handleContextBySize(ctx context.Context, raw json.RawMessage) (
 			return err
 		}
 		tokens, window, pct := s.host.usage(leafPath)
-		out = map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "tokens": tokens,
-			"contextWindow": window, "percent": pct, "projectedTokens": sizes.Tokens, "messages": sizes.Items}
+		out = &ContextBySizeResult{Session: path, LeafID: nullable(ix.LeafID()), Tokens: tokens,
+			ContextWindow: window, Percent: pct, ProjectedTokens: sizes.Tokens, Messages: sizes.Items}
 		return nil
 	})
 	return out, err

@@ -120,21 +120,15 @@ func (s *Server) draft(ctx context.Context, path string) {
 	s.host.mu.Lock()
 	current := path == s.host.current
 	s.host.mu.Unlock()
-	s.notify("pi/draftReady", map[string]any{"session": path, "firstKeptEntryId": dr.Outcome.FirstKeptEntryID,
-		"tokensBefore": prep.TokensBefore, "incremental": dr.Incremental, "current": current})
-}
-
-type previewParams struct {
-	Session       string          `json:"session"`
-	Instructions  string          `json:"instructions"`
-	WorkDoneToken json.RawMessage `json:"workDoneToken"`
+	s.notify("pi/draftReady", DraftReady{Session: path, FirstKeptEntryID: dr.Outcome.FirstKeptEntryID,
+		TokensBefore: prep.TokensBefore, Incremental: dr.Incremental, Current: current})
 }
 
 // handlePreviewCompaction answers what a compaction would do now, with its summary (the
 // draft when one matches, otherwise freshly generated and kept as the draft), without
 // writing anything.
 func (s *Server) handlePreviewCompaction(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p previewParams
+	var p previewCompactionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -155,12 +149,12 @@ func (s *Server) handlePreviewCompaction(ctx context.Context, raw json.RawMessag
 		return err
 	}); err != nil {
 		if errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath) {
-			return map[string]any{"nothingToCompact": true, "reason": err.Error()}, nil
+			return nothingToCompact(err.Error()), nil
 		}
 		return nil, err
 	}
 	if prep.NothingToSummarize() {
-		return map[string]any{"nothingToCompact": true, "reason": compaction.ErrNothingToCompact.Error()}, nil
+		return nothingToCompact(compaction.ErrNothingToCompact.Error()), nil
 	}
 	opt := compaction.Options{CustomInstructions: p.Instructions, Pinned: pinned}
 	out := s.drafts.store.Lookup(path, prep, p.Instructions, pinned)
@@ -183,28 +177,19 @@ func (s *Server) handlePreviewCompaction(ctx context.Context, raw json.RawMessag
 		o := *d.Outcome
 		out = &o
 	}
-	return map[string]any{
-		"session": path, "spanKey": compaction.SpanKey(prep, p.Instructions, pinned),
-		"firstKeptEntryId": prep.FirstKeptEntryID, "isSplitTurn": prep.IsSplitTurn,
-		"messagesToSummarize": len(prep.MessagesToSummarize) + len(prep.TurnPrefixMessages),
-		"keptMessages":        len(prep.KeptMessages()), "tokensBefore": prep.TokensBefore, "tokensAfter": out.TokensAfter,
-		"summary": out.Summary, "audit": out.Audit, "fromDraft": fromDraft, "pinned": pinned,
+	return CompactionPreview{
+		Session: path, SpanKey: compaction.SpanKey(prep, p.Instructions, pinned),
+		FirstKeptEntryID: prep.FirstKeptEntryID, IsSplitTurn: prep.IsSplitTurn,
+		MessagesToSummarize: len(prep.MessagesToSummarize) + len(prep.TurnPrefixMessages),
+		KeptMessages:        len(prep.KeptMessages()), TokensBefore: prep.TokensBefore, TokensAfter: out.TokensAfter,
+		Summary: out.Summary, Audit: out.Audit, FromDraft: fromDraft, Pinned: pinned,
 	}, nil
-}
-
-type commitParams struct {
-	Session           string `json:"session"`
-	Summary           string `json:"summary"`
-	SpanKey           string `json:"spanKey"`
-	Instructions      string `json:"instructions"`
-	AcceptDroppedPins bool   `json:"acceptDroppedPins"`
-	Force             bool   `json:"force"`
 }
 
 // handleCommitCompaction writes a previewed (and possibly edited) summary as the
 // compaction, provided the session still has the previewed span.
 func (s *Server) handleCommitCompaction(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p commitParams
+	var p commitCompactionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -237,17 +222,10 @@ func editedOutcome(text string, p *compaction.Preparation, pinned []string, draf
 	return o
 }
 
-type previewBranchParams struct {
-	Session       string          `json:"session"`
-	TargetID      string          `json:"targetId"`
-	Instructions  string          `json:"instructions"`
-	WorkDoneToken json.RawMessage `json:"workDoneToken"`
-}
-
 // handlePreviewBranchSummary generates the summary of the branch a navigation to
 // targetId would leave, without writing; pi/navigate with `summary` commits it.
 func (s *Server) handlePreviewBranchSummary(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p previewBranchParams
+	var p previewBranchSummaryParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -289,15 +267,8 @@ func (s *Server) handlePreviewBranchSummary(ctx context.Context, raw json.RawMes
 		return nil, err
 	}
 	wd.End("Summary ready")
-	return map[string]any{"session": path, "targetId": p.TargetID, "leafId": nullable(leaf), "commonAncestorId": nullable(col.CommonAncestorID),
-		"entries": len(col.Entries), "summary": sum.Text}, nil
-}
-
-type pinParams struct {
-	Session string `json:"session"`
-	EntryID string `json:"entryId"`
-	Pinned  *bool  `json:"pinned"`
-	Force   bool   `json:"force"`
+	return BranchSummaryPreview{Session: path, TargetID: p.TargetID, LeafID: nullable(leaf), CommonAncestorID: nullable(col.CommonAncestorID),
+		Entries: len(col.Entries), Summary: sum.Text}, nil
 }
 
 // handlePin pins (or, with pinned: false, unpins) an entry.
@@ -331,7 +302,7 @@ func (s *Server) handlePin(ctx context.Context, raw json.RawMessage) (any, error
 		return nil, err
 	}
 	s.afterWrite(path)
-	return map[string]any{"entryId": p.EntryID, "pinned": pinned}, nil
+	return PinResult{EntryID: p.EntryID, Pinned: pinned}, nil
 }
 
 // afterWrite refreshes the session and schedules its notifications.
@@ -355,7 +326,7 @@ func (s *Server) watchStale(ctx context.Context, interval time.Duration) {
 		if err != nil {
 			continue
 		}
-		var ops map[string]any
+		var ops *FileOps
 		var key string
 		var leafPath []*session.Entry
 		var cwd, state string
@@ -368,7 +339,7 @@ func (s *Server) watchStale(ctx context.Context, interval time.Duration) {
 			b, _ := json.Marshal(stale)
 			key = string(b)
 			read, mod := fileops.ForPath(leafPath)
-			ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod, "stale": stale, "current": true}
+			ops = &FileOps{Session: path, ReadFiles: read, ModifiedFiles: mod, Stale: stale, Current: true}
 		}
 		if ops == nil {
 			continue

@@ -281,32 +281,33 @@ func (h *host) notifyState(path string) {
 	defer h.notifyMu.Unlock()
 	// pi/sessionChanged first: it is cheap, and what editors refresh their views on; the
 	// file lists and the context figure, which walk the whole path, follow.
-	var changed, ops, usage map[string]any
+	var changed SessionChanged
+	var usage ContextUsage
 	var cwd string
 	err := h.withIndex(path, func(ix *session.Index) error {
 		cwd = ix.File.Header.Cwd
-		changed = map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "entries": len(ix.Entries())}
+		changed = SessionChanged{Session: path, LeafID: nullable(ix.LeafID()), Entries: len(ix.Entries())}
 		return nil
 	})
 	if err != nil {
 		return
 	}
 	if reg := h.s.liveBridge(context.Background(), path); reg != nil {
-		changed["owner"] = map[string]any{"pid": reg.PID, "bridge": true, "piVersion": reg.PiVersion}
+		changed.Owner = &SessionOwner{PID: reg.PID, Bridge: true, PiVersion: &reg.PiVersion}
 	} else if pid := ownerPID(path, cwd); pid > 0 {
-		changed["owner"] = map[string]any{"pid": pid, "bridge": false}
+		changed.Owner = &SessionOwner{PID: pid}
 	}
 	h.mu.Lock()
 	current := path == h.current
 	h.mu.Unlock()
-	changed["current"] = current
+	changed.Current = current
 	h.s.notify("pi/sessionChanged", changed)
 	var leafPath []*session.Entry
 	var key string
 	err = h.withIndex(path, func(ix *session.Index) error {
 		leafPath, key = ix.LeafPath(), stateKey(ix)
 		tokens, window, pct := h.usage(leafPath)
-		usage = map[string]any{"session": path, "tokens": tokens, "contextWindow": window, "percent": pct, "current": current}
+		usage = ContextUsage{Session: path, Tokens: tokens, ContextWindow: window, Percent: pct, Current: current}
 		return nil
 	})
 	if err != nil {
@@ -316,8 +317,8 @@ func (h *host) notifyState(path string) {
 	// the path's entries (which never change) without holding the session, so requests
 	// are not kept waiting.
 	read, mod := fileops.ForPath(leafPath)
-	ops = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod,
-		"stale": staleFiles(cwd, h.readRecords(path, key, leafPath)), "current": current}
+	ops := FileOps{Session: path, ReadFiles: read, ModifiedFiles: mod,
+		Stale: staleFiles(cwd, h.readRecords(path, key, leafPath)), Current: current}
 	h.s.notify("pi/fileOps", ops)
 	h.s.notify("pi/contextUsage", usage)
 	h.s.maybeDraft(path)
@@ -334,26 +335,19 @@ func staleFiles(cwd string, recs []fileops.ReadRecord) []fileops.StaleFile {
 
 // usage is Pi 1.6.0's getContextUsage (session.ContextUsage) for the configured window:
 // nil tokens and percent after a compaction until a projected reply reports usage again.
-func (h *host) usage(path []*session.Entry) (any, int, any) {
-	window := h.window()
-	tokens, percent := session.ContextUsage(path, window)
+func (h *host) usage(path []*session.Entry) (tokens *float64, window int, percent *float64) {
+	window = h.window()
+	tokens, percent = session.ContextUsage(path, window)
 	if tokens == nil {
 		return nil, window, nil
 	}
-	return *tokens, window, *percent
+	return tokens, window, percent
 }
 
 func (h *host) window() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.cfg.SummarizerConfig.Window()
-}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // withIndex runs fn on the session's followed index, first brought up to date with

@@ -14,13 +14,13 @@ import (
 
 type navigateParams struct {
 	Session             string          `json:"session"`
-	TargetID            string          `json:"targetId"`
+	TargetID            string          `json:"targetId" ts:",required"`
 	Summarize           bool            `json:"summarize"`
 	Instructions        string          `json:"instructions"`
 	ReplaceInstructions bool            `json:"replaceInstructions"`
 	Label               string          `json:"label"`
 	Force               bool            `json:"force"`
-	WorkDoneToken       json.RawMessage `json:"workDoneToken"`
+	WorkDoneToken       json.RawMessage `json:"workDoneToken" ts:"ProgressToken"`
 	// Summary, with summarize, commits this (previewed, possibly edited) text instead of
 	// generating one.
 	Summary string `json:"summary"`
@@ -116,7 +116,7 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 		wd.End("Cancelled by the editor; nothing was written")
 		leaf := ""
 		_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
-		return map[string]any{"leafId": nullable(leaf), "cancelled": true}, nil
+		return NavigateCancelled{LeafID: nullable(leaf), Cancelled: true}, nil
 	}
 	if err != nil {
 		if jctx.Err() != nil && !errors.Is(err, context.Canceled) {
@@ -137,15 +137,12 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 	if err := s.host.refresh(path); err == nil {
 		s.host.scheduleNotify(path)
 	}
-	out := map[string]any{"leafId": nullable(res.LeafID), "position": nullable(res.Position)}
-	if res.AlreadyThere {
-		out["alreadyThere"] = true
-	}
+	out := Navigated{LeafID: nullable(res.LeafID), Position: nullable(res.Position), AlreadyThere: res.AlreadyThere}
 	if res.SummaryEntry != nil {
-		out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw())
+		out.SummaryEntry = json.RawMessage(res.SummaryEntry.Raw())
 	}
 	if res.HasEditorText {
-		out["editorText"] = res.EditorText
+		out.EditorText = &res.EditorText
 	}
 	return out, nil
 }
@@ -162,11 +159,11 @@ func (s *Server) treeHook(path string) branch.Hook {
 		return nil
 	}
 	return func(ctx context.Context, p *branch.Preparation) (branch.HookDecision, error) {
-		params := map[string]any{
-			"session": path, "targetId": p.TargetID, "oldLeafId": nullable(p.OldLeafID),
-			"commonAncestorId": nullable(p.CommonAncestorID), "entries": len(p.Entries),
-			"userWantsSummary": p.UserWantsSummary, "customInstructions": p.CustomInstructions,
-			"replaceInstructions": p.ReplaceInstructions, "label": p.Label,
+		params := BeforeTree{
+			Session: path, TargetID: p.TargetID, OldLeafID: nullable(p.OldLeafID),
+			CommonAncestorID: nullable(p.CommonAncestorID), Entries: len(p.Entries),
+			UserWantsSummary: p.UserWantsSummary, CustomInstructions: p.CustomInstructions,
+			ReplaceInstructions: p.ReplaceInstructions, Label: p.Label,
 		}
 		var ans *beforeTreeAnswer
 		if !s.askClient(ctx, "pi/beforeTree", params, &ans) || ans == nil {
@@ -185,10 +182,7 @@ func (s *Server) treeHook(path string) branch.Hook {
 }
 
 func (s *Server) handleUndoCompaction(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Session string `json:"session"`
-		Force   bool   `json:"force"`
-	}
+	var p undoCompactionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -211,16 +205,11 @@ func (s *Server) handleUndoCompaction(ctx context.Context, raw json.RawMessage) 
 	if err := s.host.refresh(path); err == nil {
 		s.host.scheduleNotify(path)
 	}
-	return map[string]any{"leafId": nullable(res.LeafID), "compactionId": res.UndoneCompactionID}, nil
+	return UndoCompactionResult{LeafID: nullable(res.LeafID), CompactionID: res.UndoneCompactionID}, nil
 }
 
 func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Session string  `json:"session"`
-		EntryID string  `json:"entryId"`
-		Label   *string `json:"label"`
-		Force   bool    `json:"force"`
-	}
+	var p labelParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -252,11 +241,7 @@ func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, err
 	if err := s.host.refresh(path); err == nil {
 		s.host.scheduleNotify(path)
 	}
-	out := map[string]any{"entryId": p.EntryID}
-	if label != "" {
-		out["label"] = label
-	}
-	return out, nil
+	return LabelResult{EntryID: p.EntryID, Label: label}, nil
 }
 
 // sessionWithEntry resolves a session, checks that entryID (when not "") exists in it,
