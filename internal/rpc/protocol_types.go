@@ -90,7 +90,7 @@ type CompactionPreview struct {
 	Summary             string           `json:"summary"`
 	Audit               compaction.Audit `json:"audit"`
 	// FromDraft: the summary is the background draft (answered at once).
-	FromDraft bool     `json:"fromDraft"`
+	FromDraft bool `json:"fromDraft"`
 	// Pinned are the texts of the pinned messages the summary must quote.
 	Pinned []string `json:"pinned" ts:"string[] | null"`
 }
