@@ -218,3 +218,74 @@ func (s *shaper) union(ts []reflect.Type, r role) string {
 	}
 	return strings.Join(parts, " | ")
 }
+
+// MatchShape reports how raw JSON differs from every one of types (nil when it has the
+// shape of one of them): a key the type does not declare, or a member it declares
+// present that is missing. It reads what the server sends (role sent), so tests can
+// hold every answer and notification to its documented shape.
+func MatchShape(raw json.RawMessage, types ...reflect.Type) error {
+	var errs []string
+	for _, t := range types {
+		err := matchStruct(raw, t, "")
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, tsName(t)+": "+err.Error())
+	}
+	return fmt.Errorf("%s", strings.Join(errs, "; "))
+}
+
+func matchStruct(raw json.RawMessage, t reflect.Type, at string) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return fmt.Errorf("%s: not an object: %s", at, raw)
+	}
+	declared := map[string]bool{}
+	for _, f := range fieldsOf(t) {
+		declared[f.name] = true
+		v, ok := obj[f.name]
+		if !ok {
+			if !f.omit {
+				return fmt.Errorf("%s.%s missing", at, f.name)
+			}
+			continue
+		}
+		if err := matchValue(v, f.typ, at+"."+f.name); err != nil {
+			return err
+		}
+	}
+	for k := range obj {
+		if !declared[k] {
+			return fmt.Errorf("%s.%s not declared", at, k)
+		}
+	}
+	return nil
+}
+
+// matchValue follows nested structs (and slices of them); raw JSON and scalars are
+// taken as they come.
+func matchValue(v json.RawMessage, t reflect.Type, at string) error {
+	if string(v) == "null" {
+		return nil
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == rawType || t == timeType:
+		return nil
+	case t.Kind() == reflect.Struct:
+		return matchStruct(v, t, at)
+	case t.Kind() == reflect.Slice && t.Elem() != rawType:
+		var items []json.RawMessage
+		if err := json.Unmarshal(v, &items); err != nil {
+			return fmt.Errorf("%s: not an array", at)
+		}
+		for i, it := range items {
+			if err := matchValue(it, t.Elem(), fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
