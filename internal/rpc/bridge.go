@@ -78,13 +78,6 @@ func (s *Server) dialBridge(ctx context.Context, reg *bridge.Registration) (*bri
 	return c, nil
 }
 
-// afterBridgeWrite re-reads the session pi wrote and tells the editor.
-func (s *Server) afterBridgeWrite(path string) {
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
-}
-
 // compactViaPi runs pi.compact in the live pi of reg, with the same progress and
 // pi/compactionStart/End the editor gets for a compaction pi-lsp writes.
 func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Registration, instructions string, wd *WorkDone) (any, error) {
@@ -139,7 +132,7 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 		s.notify("pi/compactionEnd", end)
 	}
 	mu.Unlock()
-	defer s.afterBridgeWrite(path)
+	defer s.afterWrite(path)
 	if bridge.IsCode(err, "nothingToCompact") {
 		var be *bridge.Error
 		errors.As(err, &be)
@@ -162,7 +155,7 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 		TokensBefore float64 `json:"tokensBefore"`
 	}
 	_ = json.Unmarshal(res.Result, &r)
-	s.afterBridgeWrite(path) // before the figure below (the deferred one is then a no-op refresh)
+	s.afterWrite(path) // before the figure below (the deferred one is then a no-op refresh)
 	out := CompactedViaPi{Entry: res.Entry, TokensBefore: r.TokensBefore, Via: "pi", PID: reg.PID}
 	msg := fmt.Sprintf("Compacted by pi (%d tokens before)", int(r.TokensBefore))
 	_ = s.host.withIndex(path, func(ix *session.Index) error {
@@ -190,7 +183,7 @@ func (s *Server) navigateViaPi(ctx context.Context, path string, reg *bridge.Reg
 		return nil, err
 	}
 	defer conn.Close()
-	defer s.afterBridgeWrite(path)
+	defer s.afterWrite(path)
 	res, err := conn.Navigate(ctx, bridge.NavigateRequest{TargetID: p.TargetID, Summarize: p.Summarize,
 		CustomInstructions: p.Instructions, ReplaceInstructions: p.ReplaceInstructions, Label: p.Label},
 		func(ev bridge.Event) {
@@ -226,7 +219,7 @@ func (s *Server) labelViaPi(ctx context.Context, path string, reg *bridge.Regist
 		return nil, err
 	}
 	defer conn.Close()
-	defer s.afterBridgeWrite(path)
+	defer s.afterWrite(path)
 	if err := conn.Label(ctx, entryID, label); err != nil {
 		return nil, bridgeError(reg.PID, err)
 	}

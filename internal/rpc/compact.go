@@ -180,9 +180,7 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (*Com
 	end.WillRetry = job.willRetry
 	s.notify("pi/compactionEnd", end)
 	wd.End(fmt.Sprintf("Compacted: %d → ~%d tokens", int(o.TokensBefore), int(o.TokensAfter)))
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
+	s.afterWrite(path)
 	return &Compacted{Entry: json.RawMessage(res.Entry.Raw()), TokensBefore: o.TokensBefore, TokensAfter: o.TokensAfter, Audit: o.Audit}, nil
 }
 

@@ -19,9 +19,8 @@ type editContextParams struct {
 	Force  bool    `json:"force"`
 }
 
-// handleEditContext hides, replaces or restores one message of the context, with the
-// write sequence of pi/label: owner check, the session's job lock, the append, then the
-// index refreshed and pi/sessionChanged, pi/fileOps and pi/contextUsage scheduled.
+// handleEditContext hides, replaces or restores one message of the context, through the
+// write sequence of every command that writes (s.write).
 func (s *Server) handleEditContext(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p editContextParams
 	if err := decodeParams(raw, &p); err != nil {
@@ -47,25 +46,14 @@ func (s *Server) handleEditContext(ctx context.Context, raw json.RawMessage) (an
 	if p.Text != nil && e.Action != contextedit.Replace {
 		return nil, invalidParams(`text is only for action "replace"`)
 	}
-	path, cwd, err := s.sessionWithEntry(p.Session, p.EntryID)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
-	}
-	mu := s.jobLock(path)
-	mu.Lock()
-	defer mu.Unlock()
-	res, err := contextedit.Apply(ctx, path, e)
-	if err != nil {
-		return nil, editError(err)
-	}
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
-	return EditContextResult{Session: path, Entry: json.RawMessage(res.Entry.Raw()),
-		TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter}, nil
+	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force}, func(path string) (any, error) {
+		res, err := contextedit.Apply(ctx, path, e)
+		if err != nil {
+			return nil, editError(err)
+		}
+		return EditContextResult{Session: path, Entry: json.RawMessage(res.Entry.Raw()),
+			TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter}, nil
+	})
 }
 
 // editError gives a refused edit its code and kind: a target the edit cannot name is

@@ -281,34 +281,12 @@ func (s *Server) handlePin(ctx context.Context, raw json.RawMessage) (any, error
 		return nil, invalidParams("entryId is required")
 	}
 	pinned := p.Pinned == nil || *p.Pinned
-	var cwd string
-	path, err := s.withSession(p.Session, func(_ string, ix *session.Index) error {
-		cwd = ix.File.Header.Cwd
-		if ix.Entry(p.EntryID) == nil {
-			return &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", p.EntryID)}
+	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force}, func(path string) (any, error) {
+		if _, err := branch.SetPin(path, p.EntryID, pinned); err != nil {
+			return nil, err
 		}
-		return nil
+		return PinResult{EntryID: p.EntryID, Pinned: pinned}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
-	}
-	mu := s.jobLock(path)
-	mu.Lock()
-	defer mu.Unlock()
-	if _, err := branch.SetPin(path, p.EntryID, pinned); err != nil {
-		return nil, err
-	}
-	s.afterWrite(path)
-	return PinResult{EntryID: p.EntryID, Pinned: pinned}, nil
-}
-
-// afterWrite refreshes the session and schedules its notifications.
-func (s *Server) afterWrite(path string) {
-	_ = s.host.withIndex(path, func(*session.Index) error { return nil })
-	s.host.scheduleNotify(path)
 }
 
 // watchStale pushes pi/fileOps when files the agent read change on disk (the session

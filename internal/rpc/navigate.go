@@ -134,9 +134,7 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 	if wd != nil {
 		wd.End("Done")
 	}
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
+	s.afterWrite(path)
 	out := Navigated{LeafID: nullable(res.LeafID), Position: nullable(res.Position), AlreadyThere: res.AlreadyThere}
 	if res.SummaryEntry != nil {
 		out.SummaryEntry = json.RawMessage(res.SummaryEntry.Raw())
@@ -186,26 +184,15 @@ func (s *Server) handleUndoCompaction(ctx context.Context, raw json.RawMessage) 
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	path, cwd, err := s.sessionWithEntry(p.Session, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
-	}
-	mu := s.jobLock(path)
-	mu.Lock()
-	defer mu.Unlock()
-	res, err := branch.UndoCompaction(ctx, path, "")
-	if err != nil {
-		// Mapped by wireError: no compaction is notFound, a concurrent write is
-		// ContentModified, a cancel is RequestCancelled.
-		return nil, err
-	}
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
-	return UndoCompactionResult{LeafID: nullable(res.LeafID), CompactionID: res.UndoneCompactionID}, nil
+	return s.write(ctx, writeJob{session: p.Session, force: p.Force}, func(path string) (any, error) {
+		res, err := branch.UndoCompaction(ctx, path, "")
+		if err != nil {
+			// Mapped by wireError: no compaction is notFound, a concurrent write is
+			// ContentModified, a cancel is RequestCancelled.
+			return nil, err
+		}
+		return UndoCompactionResult{LeafID: nullable(res.LeafID), CompactionID: res.UndoneCompactionID}, nil
+	})
 }
 
 func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -216,32 +203,19 @@ func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, err
 	if p.EntryID == "" {
 		return nil, invalidParams("entryId is required")
 	}
-	path, cwd, err := s.sessionWithEntry(p.Session, p.EntryID)
-	if err != nil {
-		return nil, err
-	}
 	label := ""
 	if p.Label != nil {
 		label = *p.Label
 	}
-	if !p.Force {
-		if reg := s.liveBridge(ctx, path); reg != nil {
-			return s.labelViaPi(ctx, path, reg, p.EntryID, label)
+	viaPi := func(ctx context.Context, path string, reg *bridge.Registration) (any, error) {
+		return s.labelViaPi(ctx, path, reg, p.EntryID, label)
+	}
+	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force, viaPi: viaPi}, func(path string) (any, error) {
+		if _, err := branch.SetLabel(path, p.EntryID, label); err != nil {
+			return nil, err
 		}
-	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
-	}
-	mu := s.jobLock(path)
-	mu.Lock()
-	defer mu.Unlock()
-	if _, err := branch.SetLabel(path, p.EntryID, label); err != nil {
-		return nil, err
-	}
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
-	return LabelResult{EntryID: p.EntryID, Label: label}, nil
+		return LabelResult{EntryID: p.EntryID, Label: label}, nil
+	})
 }
 
 // sessionWithEntry resolves a session, checks that entryID (when not "") exists in it,
