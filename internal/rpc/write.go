@@ -3,7 +3,11 @@ package rpc
 import (
 	"context"
 
+	"fmt"
+
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
+
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 // writeJob names the session a command writes and how.
@@ -52,4 +56,18 @@ func (s *Server) afterWrite(path string) {
 	if err := s.host.refresh(path); err == nil {
 		s.host.scheduleNotify(path)
 	}
+}
+
+// sessionWithEntry resolves a session, checks that entryID (when not "") exists in it,
+// and returns the session's path and header cwd.
+func (s *Server) sessionWithEntry(param, entryID string) (string, string, error) {
+	var cwd string
+	path, err := s.withSession(param, func(_ string, ix *session.Index) error {
+		if entryID != "" && ix.Entry(entryID) == nil {
+			return &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", entryID)}
+		}
+		cwd = ix.File.Header.Cwd
+		return nil
+	})
+	return path, cwd, err
 }
