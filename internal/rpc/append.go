@@ -12,8 +12,9 @@ import (
 
 type appendParams struct {
 	Session string `json:"session"`
-	// Messages is decoded one message at a time (see decodeAppendMessages).
-	Messages json.RawMessage `json:"messages"`
+	// Messages are Pi AgentMessages, each written as it was sent (decoded one at a
+	// time, see decodeAppendMessages, so a long request is not held twice).
+	Messages json.RawMessage `json:"messages" ts:"AgentMessage[],required"`
 	// Create starts a new session for the workspace when there is none (or when true
 	// and no session is named).
 	Create bool `json:"create"`
@@ -120,10 +121,8 @@ func (s *Server) handleAppend(ctx context.Context, raw json.RawMessage) (any, er
 	for i, e := range written {
 		ids[i] = e.ID
 	}
-	out := map[string]any{"session": path, "entryIds": ids, "leafId": ids[len(ids)-1]}
-	if reason := s.autoCompact(path, written); reason != "" {
-		out["autoCompaction"] = reason
-	}
+	out := AppendResult{Session: path, EntryIDs: ids, LeafID: ids[len(ids)-1]}
+	out.AutoCompaction = s.autoCompact(path, written)
 	return out, nil
 }
 
@@ -192,9 +191,8 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 		return "" // never compact what another process is writing
 	}
 	if d.Failed != "" {
-		end := map[string]any{"session": path, "reason": d.Reason, "aborted": false, "willRetry": false, "errorMessage": d.Failed}
-		s.notify("pi/compactionEnd", end)
-		s.notify("pi/compactionFailed", end)
+		s.notify("pi/compactionEnd", CompactionEnd{Session: path, Reason: d.Reason, ErrorMessage: d.Failed})
+		s.notify("pi/compactionFailed", CompactionFailed{Session: path, Reason: d.Reason, ErrorMessage: d.Failed})
 		return ""
 	}
 	if d.WillRetry {

@@ -78,13 +78,6 @@ func (s *Server) dialBridge(ctx context.Context, reg *bridge.Registration) (*bri
 	return c, nil
 }
 
-// afterBridgeWrite re-reads the session pi wrote and tells the editor.
-func (s *Server) afterBridgeWrite(path string) {
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
-}
-
 // compactViaPi runs pi.compact in the live pi of reg, with the same progress and
 // pi/compactionStart/End the editor gets for a compaction pi-lsp writes.
 func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Registration, instructions string, wd *WorkDone) (any, error) {
@@ -99,7 +92,7 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 	start := func() {
 		if !started {
 			started = true
-			s.notify("pi/compactionStart", map[string]any{"session": path, "reason": "manual", "via": "pi"})
+			s.notify("pi/compactionStart", CompactionStart{Session: path, Reason: "manual", Via: "pi"})
 		}
 	}
 	wd.Report("pi is compacting", 5)
@@ -122,12 +115,9 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 			_ = json.Unmarshal(ev.Raw, &e)
 			start()
 			ended = true
-			end := map[string]any{"session": path, "reason": "manual", "aborted": e.Aborted, "willRetry": e.WillRetry, "via": "pi"}
+			end := CompactionEnd{Session: path, Reason: "manual", Aborted: e.Aborted, WillRetry: e.WillRetry, ErrorMessage: e.ErrorMessage, Via: "pi"}
 			if len(e.Result) > 0 && string(e.Result) != "null" {
-				end["result"] = e.Result
-			}
-			if e.ErrorMessage != "" {
-				end["errorMessage"] = e.ErrorMessage
+				end.Result = e.Result
 			}
 			s.notify("pi/compactionEnd", end)
 		}
@@ -135,19 +125,19 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 	mu.Lock()
 	if started && !ended {
 		// pi went away (or the request was cancelled) before it said how it ended.
-		end := map[string]any{"session": path, "reason": "manual", "aborted": ctx.Err() != nil, "willRetry": false, "via": "pi"}
+		end := CompactionEnd{Session: path, Reason: "manual", Aborted: ctx.Err() != nil, Via: "pi"}
 		if ctx.Err() == nil {
-			end["errorMessage"] = "Compaction failed: " + bridgeError(reg.PID, err).Error()
+			end.ErrorMessage = "Compaction failed: " + bridgeError(reg.PID, err).Error()
 		}
 		s.notify("pi/compactionEnd", end)
 	}
 	mu.Unlock()
-	defer s.afterBridgeWrite(path)
+	defer s.afterWrite(path)
 	if bridge.IsCode(err, "nothingToCompact") {
 		var be *bridge.Error
 		errors.As(err, &be)
 		wd.End("Not compacted: " + be.Message)
-		return map[string]any{"nothingToCompact": true, "reason": be.Message, "via": "pi"}, nil
+		return NothingToCompact{NothingToCompact: true, Reason: be.Message, Via: "pi"}, nil
 	}
 	if err != nil {
 		err = bridgeError(reg.PID, err)
@@ -165,13 +155,13 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 		TokensBefore float64 `json:"tokensBefore"`
 	}
 	_ = json.Unmarshal(res.Result, &r)
-	s.afterBridgeWrite(path) // before the figure below (the deferred one is then a no-op refresh)
-	out := map[string]any{"entry": res.Entry, "tokensBefore": r.TokensBefore, "via": "pi", "pid": reg.PID}
+	s.afterWrite(path) // before the figure below (the deferred one is then a no-op refresh)
+	out := CompactedViaPi{Entry: res.Entry, TokensBefore: r.TokensBefore, Via: "pi", PID: reg.PID}
 	msg := fmt.Sprintf("Compacted by pi (%d tokens before)", int(r.TokensBefore))
 	_ = s.host.withIndex(path, func(ix *session.Index) error {
 		// Pi's estimate after a compaction is unknown until the next answer (null).
 		if tokens, _, _ := s.host.usage(ix.LeafPath()); tokens != nil {
-			out["tokensAfter"] = tokens
+			out.TokensAfter = tokens
 			msg = fmt.Sprintf("Compacted by pi: %d → ~%v tokens", int(r.TokensBefore), tokens)
 		}
 		return nil
@@ -193,7 +183,7 @@ func (s *Server) navigateViaPi(ctx context.Context, path string, reg *bridge.Reg
 		return nil, err
 	}
 	defer conn.Close()
-	defer s.afterBridgeWrite(path)
+	defer s.afterWrite(path)
 	res, err := conn.Navigate(ctx, bridge.NavigateRequest{TargetID: p.TargetID, Summarize: p.Summarize,
 		CustomInstructions: p.Instructions, ReplaceInstructions: p.ReplaceInstructions, Label: p.Label},
 		func(ev bridge.Event) {
@@ -219,14 +209,7 @@ func (s *Server) navigateViaPi(ctx context.Context, path string, reg *bridge.Reg
 		return nil, fmt.Errorf("%w: pi aborted the navigation", context.Canceled)
 	}
 	end("Done by pi")
-	out := map[string]any{"leafId": nullable(res.LeafID), "via": "pi", "pid": reg.PID}
-	if res.Cancelled {
-		out["cancelled"] = true
-	}
-	if res.SummaryEntry != nil {
-		out["summaryEntry"] = res.SummaryEntry
-	}
-	return out, nil
+	return NavigatedViaPi{LeafID: nullable(res.LeafID), Cancelled: res.Cancelled, SummaryEntry: res.SummaryEntry, Via: "pi", PID: reg.PID}, nil
 }
 
 // labelViaPi sets a label through pi.setLabel.
@@ -236,15 +219,11 @@ func (s *Server) labelViaPi(ctx context.Context, path string, reg *bridge.Regist
 		return nil, err
 	}
 	defer conn.Close()
-	defer s.afterBridgeWrite(path)
+	defer s.afterWrite(path)
 	if err := conn.Label(ctx, entryID, label); err != nil {
 		return nil, bridgeError(reg.PID, err)
 	}
-	out := map[string]any{"entryId": entryID, "via": "pi", "pid": reg.PID}
-	if label != "" {
-		out["label"] = label
-	}
-	return out, nil
+	return LabelResult{EntryID: entryID, Label: label, Via: "pi", PID: reg.PID}, nil
 }
 
 // IsKind reports whether err is an *Error of this kind.

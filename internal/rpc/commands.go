@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"sort"
 )
 
@@ -13,87 +14,172 @@ type handlerFunc func(ctx context.Context, params json.RawMessage) (any, error)
 // the custom pi/* methods, docs/protocol.md, the VS Code palette titles and the Neovim
 // user commands; a test keeps them in agreement.
 type Command struct {
-	ID      string // workspace/executeCommand id
-	Method  string // the equivalent custom request
-	Title   string // VS Code palette title
-	Neovim  string // Neovim user command
-	Summary string // one line for docs
-	// Params and Result are TypeScript-style shapes for docs/protocol.md.
-	Params string
-	Result string
+	ID     string // workspace/executeCommand id ("" for a request without a command)
+	Method string // the equivalent custom request
+	Title  string // VS Code palette title
+	Neovim string // Neovim user command
+	// NeovimUsage is how the README shows the Neovim command when it takes arguments
+	// or has keys in :PiTree ("" for just the command).
+	NeovimUsage string
+	Summary     string // one line for docs
+	// Params and Result are the Go types of the wire (protocol_types.go); the docs and
+	// the editors' types are generated from them. A Result of several types is a union,
+	// named ResultName in TypeScript.
+	Params     reflect.Type
+	Result     []reflect.Type
+	ResultName string
 	// Long marks jobs that report $/progress.
 	Long    bool
 	handler func(s *Server) handlerFunc
 }
 
+// Notification is a pi/* notification the server sends.
+type Notification struct {
+	Method  string
+	Summary string
+	Params  reflect.Type
+}
+
+// Hook is a request the server sends the client before a job, when the client declared
+// capabilities.experimental.pi.hooks (Pi's extension events).
+type Hook struct {
+	Method  string
+	Summary string
+	Params  reflect.Type
+	// Result is the answer; null (or no answer in time) runs the default.
+	Result reflect.Type
+}
+
+func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+func typesOf(ts ...reflect.Type) []reflect.Type { return ts }
+
 var commandTable = []Command{
-	{ID: "pi.compact", Method: "pi/compact", Title: "Pi: Compact Session", Neovim: "PiCompact", Long: true,
+	{ID: "pi.compact", Method: "pi/compact", Title: "Pi: Compact Session", Neovim: "PiCompact", NeovimUsage: ":PiCompact [instructions]", Long: true,
 		Summary: "Summarize older history into a compaction entry; the recent suffix is kept verbatim. For a session a live pi with pi-lsp's bridge holds, that pi compacts (with its model and hooks) and the answer says `via: \"pi\"`.",
-		Params:  "{ session?: string; instructions?: string; leafId?: string; force?: boolean; workDoneToken?: ProgressToken }",
-		Result:  "{ entry: CompactionEntry; tokensBefore: number; tokensAfter: number; audit: Audit } | { entry: CompactionEntry; tokensBefore: number; tokensAfter?: number; via: \"pi\"; pid: number } | { nothingToCompact: true; reason: string; via?: \"pi\" }",
+		Params:  typeOf[compactParams](), Result: typesOf(typeOf[Compacted](), typeOf[CompactedViaPi](), typeOf[NothingToCompact]()), ResultName: "CompactResult",
 		handler: func(s *Server) handlerFunc { return s.handleCompact }},
-	{ID: "pi.navigate", Method: "pi/navigate", Title: "Pi: Navigate Session Tree", Neovim: "PiNavigate", Long: true,
+	{ID: "pi.navigate", Method: "pi/navigate", Title: "Pi: Navigate Session Tree", Neovim: "PiNavigate", NeovimUsage: ":PiNavigate {id}`, `<CR>` in `:PiTree", Long: true,
 		Summary: "Move the leaf to another entry, optionally summarizing the branch left behind. For a session a live pi with pi-lsp's bridge holds, that pi navigates (`via: \"pi\"`); a previewed `summary` cannot be committed that way.",
-		Params:  "{ session?: string; targetId: string; summarize?: boolean; instructions?: string; label?: string; summary?: string; expectLeafId?: string; force?: boolean; workDoneToken?: ProgressToken }",
-		Result:  "{ leafId: string | null; summaryEntry?: BranchSummaryEntry; editorText?: string; cancelled?: boolean; via?: \"pi\"; pid?: number }",
+		Params:  typeOf[navigateParams](), Result: typesOf(typeOf[Navigated](), typeOf[NavigateCancelled](), typeOf[NavigatedViaPi]()), ResultName: "NavigateResult",
 		handler: func(s *Server) handlerFunc { return s.handleNavigate }},
 	{ID: "pi.undoCompaction", Method: "pi/undoCompaction", Title: "Pi: Undo Compaction", Neovim: "PiUndoCompaction",
 		Summary: "Make the full pre-compaction context active again (navigates to the parent of the newest compaction; nothing is deleted).",
-		Params:  "{ session?: string; force?: boolean }",
-		Result:  "{ leafId: string | null; compactionId: string }",
+		Params:  typeOf[undoCompactionParams](), Result: typesOf(typeOf[UndoCompactionResult]()),
 		handler: func(s *Server) handlerFunc { return s.handleUndoCompaction }},
 	{ID: "pi.label", Method: "pi/label", Title: "Pi: Label Entry", Neovim: "PiLabel",
 		Summary: "Set, or clear with an empty label, the label of an entry (through `pi.setLabel` in a live pi with pi-lsp's bridge: `via: \"pi\"`).",
-		Params:  "{ session?: string; entryId: string; label?: string; force?: boolean }",
-		Result:  "{ entryId: string; label?: string; via?: \"pi\"; pid?: number }",
+		Params:  typeOf[labelParams](), Result: typesOf(typeOf[LabelResult]()),
 		handler: func(s *Server) handlerFunc { return s.handleLabel }},
 	{ID: "pi.pin", Method: "pi/pin", Title: "Pi: Pin Entry", Neovim: "PiPin",
 		Summary: "Pin an entry (or unpin it with pinned: false): a pinned user message is quoted verbatim in every later summary, and a summary that drops it is refused unless accepted.",
-		Params:  "{ session?: string; entryId: string; pinned?: boolean; force?: boolean }",
-		Result:  "{ entryId: string; pinned: boolean }",
+		Params:  typeOf[pinParams](), Result: typesOf(typeOf[PinResult]()),
 		handler: func(s *Server) handlerFunc { return s.handlePin }},
-	{ID: "pi.editContext", Method: "pi/editContext", Title: "Pi: Edit Context", Neovim: "PiEditContext",
+	{ID: "pi.editContext", Method: "pi/editContext", Title: "Pi: Edit Context", Neovim: "PiEditContext", NeovimUsage: ":PiEditContext {id} omit|replace {text}|restore`, `x` / `e` / `u` in `:PiTree",
 		Summary: "Hide (omit), replace the content of, or restore one user, assistant, toolResult or custom message in the LLM context without touching history: appends the context_edit entry Pi 1.6.0 writes. Refused (nothing written) for a target that is not found, not on the active branch, not editable, summarized away by compaction, or (restore) not edited.",
-		Params:  "{ session?: string; entryId: string; action: \"omit\" | \"replace\" | \"restore\"; text?: string; force?: boolean }",
-		Result:  "{ session: string; entry: ContextEditEntry; tokensBefore: number; tokensAfter: number }",
+		Params:  typeOf[editContextParams](), Result: typesOf(typeOf[EditContextResult]()),
 		handler: func(s *Server) handlerFunc { return s.handleEditContext }},
-	{ID: "pi.contextBySize", Method: "pi/contextBySize", Title: "Pi: Context by Size", Neovim: "PiContextBySize",
+	{ID: "pi.contextBySize", Method: "pi/contextBySize", Title: "Pi: Context by Size", Neovim: "PiContextBySize", NeovimUsage: ":PiContextBySize`, `s` in `:PiTree",
 		Summary: "The messages of the current context by estimated tokens, largest first, with their edit state (what to hide or trim).",
-		Params:  "{ session?: string; limit?: number }",
-		Result:  "{ session: string; leafId: string | null; tokens: number | null; contextWindow: number; percent: number | null; projectedTokens: number; messages: ContextItem[] }",
+		Params:  typeOf[contextBySizeParams](), Result: typesOf(typeOf[ContextBySizeResult]()),
 		handler: func(s *Server) handlerFunc { return s.handleContextBySize }},
 	{ID: "pi.tree", Method: "pi/tree", Title: "Pi: Show Session Tree", Neovim: "PiTree",
 		Summary: "The entry tree of the session with the leaf and its path marked; `flat: true` gives the nodes in depth-first order with their parent and depth instead of nested children (no nesting depth for long sessions), pageable with offset and limit.",
-		Params:  "{ session?: string; flat?: boolean; offset?: number; limit?: number }",
-		Result:  "{ session: string; leafId: string | null; roots: TreeNode[] } | { session: string; leafId: string | null; total: number; offset: number; nodes: FlatNode[] }",
+		Params:  typeOf[treeParams](), Result: typesOf(typeOf[TreeResult](), typeOf[FlatTreeResult]()), ResultName: "TreeAnswer",
 		handler: func(s *Server) handlerFunc { return s.handleTree }},
 	{ID: "pi.sessions", Method: "pi/sessions", Title: "Pi: List Sessions", Neovim: "PiSessions",
 		Summary: "The sessions of the workspace, newest first.",
-		Params:  "{ cwd?: string }",
-		Result:  "{ current?: string; dir: string; sessions: SessionInfo[] }",
+		Params:  typeOf[sessionsParams](), Result: typesOf(typeOf[SessionsResult]()),
 		handler: func(s *Server) handlerFunc { return s.handleSessions }},
-	{ID: "pi.selectSession", Method: "pi/selectSession", Title: "Pi: Select Session", Neovim: "PiSessions",
+	{ID: "pi.selectSession", Method: "pi/selectSession", Title: "Pi: Select Session", Neovim: "PiSelectSession", NeovimUsage: ":PiSelectSession [path]",
 		Summary: "Make a session file the current one.",
-		Params:  "{ path: string }",
-		Result:  "{ session: string }",
+		Params:  typeOf[selectSessionParams](), Result: typesOf(typeOf[SelectSessionResult]()),
 		handler: func(s *Server) handlerFunc { return s.handleSelectSession }},
 	{ID: "pi.files", Method: "pi/files", Title: "Pi: Show Files", Neovim: "PiFiles",
 		Summary: "Files read and modified by the agent on the current path.",
-		Params:  "{ session?: string }",
-		Result:  "{ session: string; readFiles: string[]; modifiedFiles: string[] }",
+		Params:  typeOf[sessionParams](), Result: typesOf(typeOf[FilesResult]()),
 		handler: func(s *Server) handlerFunc { return s.handleFiles }},
 	{ID: "pi.context", Method: "pi/context", Title: "Pi: Show Context", Neovim: "PiContext",
 		Summary: "What the LLM would be sent now: message count, token usage and the last compaction.",
-		Params:  "{ session?: string }",
-		Result:  "{ session: string; leafId: string | null; messageCount: number; tokens: number | null; contextWindow: number; percent: number | null; lastCompaction?: { id: string; summary: string; tokensBefore: number } }",
+		Params:  typeOf[sessionParams](), Result: typesOf(typeOf[ContextResult]()),
 		handler: func(s *Server) handlerFunc { return s.handleContext }},
 }
 
-// customMethods are pi/* requests that have no command.
-var customMethods = []string{"pi/append", "pi/previewCompaction", "pi/commitCompaction", "pi/previewBranchSummary"}
+// requestTable holds the pi/* requests that have no command (editors call them in
+// their own flows: previews, an editor-side agent's appends). Their sections in
+// docs/protocol.md are prose around a generated shape.
+var requestTable = []Command{
+	{Method: "pi/append", Params: typeOf[appendParams](), Result: typesOf(typeOf[AppendResult]()),
+		handler: func(s *Server) handlerFunc { return s.handleAppend }},
+	{Method: "pi/previewCompaction", Params: typeOf[previewCompactionParams](), Result: typesOf(typeOf[CompactionPreview](), typeOf[NothingToCompact]()), ResultName: "PreviewCompactionResult",
+		handler: func(s *Server) handlerFunc { return s.handlePreviewCompaction }},
+	{Method: "pi/commitCompaction", Params: typeOf[commitCompactionParams](), Result: typesOf(typeOf[Compacted]()), ResultName: "CommitCompactionResult",
+		handler: func(s *Server) handlerFunc { return s.handleCommitCompaction }},
+	{Method: "pi/previewBranchSummary", Params: typeOf[previewBranchSummaryParams](), Result: typesOf(typeOf[BranchSummaryPreview]()),
+		handler: func(s *Server) handlerFunc { return s.handlePreviewBranchSummary }},
+}
 
-// serverNotifications are the custom notifications the server sends.
-var serverNotifications = []string{"pi/sessionChanged", "pi/compactionStart", "pi/compactionEnd", "pi/fileOps", "pi/contextUsage", "pi/draftReady"}
+// notificationTable lists the custom notifications the server sends.
+var notificationTable = []Notification{
+	{Method: "pi/sessionChanged", Params: typeOf[SessionChanged](),
+		Summary: "Sent when the session file changed, by anyone: at once, and at most once per 100 ms (changes within that interval come together at its end)."},
+	{Method: "pi/compactionStart", Params: typeOf[CompactionStart](),
+		Summary: "A compaction began (`via: \"pi\"` on both compaction notifications when a live pi compacts through the bridge)."},
+	{Method: "pi/compactionEnd", Params: typeOf[CompactionEnd](),
+		Summary: "A compaction ended, with Pi 1.6.0's field names (Pi's `compaction_end`)."},
+	{Method: "pi/compactionFailed", Params: typeOf[CompactionFailed](),
+		Summary: "After every failed or cancelled compaction, the refused second recovery included (Pi's `session_compact_failed`)."},
+	{Method: "pi/fileOps", Params: typeOf[FileOps](),
+		Summary: "The file lists of the session's path; `stale` lists the files changed on disk since the agent last read them (checked when the session changes and every few seconds)."},
+	{Method: "pi/contextUsage", Params: typeOf[ContextUsage](),
+		Summary: "Pi 1.6.0's `getContextUsage`: the projected figure of \"The context and its figure\" below."},
+	{Method: "pi/draftReady", Params: typeOf[DraftReady](),
+		Summary: "A background draft is ready: the next compaction of this span is instant."},
+}
+
+// hookTable lists the requests the server sends to a client that declared hooks.
+var hookTable = []Hook{
+	{Method: "pi/beforeCompact", Params: typeOf[BeforeCompact](), Result: typeOf[beforeCompactAnswer](),
+		Summary: "Before a compaction (Pi's `session_before_compact`)."},
+	{Method: "pi/beforeTree", Params: typeOf[BeforeTree](), Result: typeOf[beforeTreeAnswer](),
+		Summary: "Before a navigation (Pi's `session_before_tree`)."},
+}
+
+// methods maps every custom request to its handler.
+var methods = func() map[string]func(s *Server) handlerFunc {
+	m := map[string]func(s *Server) handlerFunc{}
+	for _, c := range append(append([]Command(nil), commandTable...), requestTable...) {
+		m[c.Method] = c.handler
+	}
+	return m
+}()
+
+// Requests returns the pi/* requests that have no command (for docs).
+func Requests() []Command { return append([]Command(nil), requestTable...) }
+
+// Notifications returns the custom notifications (for docs).
+func Notifications() []Notification { return append([]Notification(nil), notificationTable...) }
+
+// Hooks returns the hook requests (for docs).
+func Hooks() []Hook { return append([]Hook(nil), hookTable...) }
+
+// NotificationNames lists the custom notifications, in table order.
+func NotificationNames() []string {
+	out := make([]string, len(notificationTable))
+	for i, n := range notificationTable {
+		out[i] = n.Method
+	}
+	return out
+}
+
+// HookNames lists the hook requests, in table order.
+func HookNames() []string {
+	out := make([]string, len(hookTable))
+	for i, h := range hookTable {
+		out[i] = h.Method
+	}
+	return out
+}
 
 // Commands returns the command table (for docs and the CLI).
 func Commands() []Command { return append([]Command(nil), commandTable...) }
@@ -113,7 +199,9 @@ func MethodNames() []string {
 	for _, c := range commandTable {
 		out = append(out, c.Method)
 	}
-	out = append(out, customMethods...)
+	for _, c := range requestTable {
+		out = append(out, c.Method)
+	}
 	sort.Strings(out)
 	return out
 }
@@ -123,20 +211,8 @@ func (s *Server) method(name string) handlerFunc {
 	if name == "workspace/executeCommand" {
 		return s.handleExecuteCommand
 	}
-	for _, c := range commandTable {
-		if c.Method == name {
-			return c.handler(s)
-		}
-	}
-	switch name {
-	case "pi/append":
-		return s.handleAppend
-	case "pi/previewCompaction":
-		return s.handlePreviewCompaction
-	case "pi/commitCompaction":
-		return s.handleCommitCompaction
-	case "pi/previewBranchSummary":
-		return s.handlePreviewBranchSummary
+	if h := methods[name]; h != nil {
+		return h(s)
 	}
 	return nil
 }

@@ -13,11 +13,12 @@ import (
 )
 
 type compactParams struct {
-	Session       string          `json:"session"`
-	Instructions  string          `json:"instructions"`
+	Session      string `json:"session"`
+	Instructions string `json:"instructions"`
+	// LeafID compacts the path to this entry instead of the leaf's.
 	LeafID        string          `json:"leafId"`
 	Force         bool            `json:"force"`
-	WorkDoneToken json.RawMessage `json:"workDoneToken"`
+	WorkDoneToken json.RawMessage `json:"workDoneToken" ts:"ProgressToken"`
 }
 
 func (s *Server) handleCompact(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -59,7 +60,7 @@ func (s *Server) handleCompact(ctx context.Context, raw json.RawMessage) (any, e
 	}
 	res, err := s.compact(hctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, token: p.WorkDoneToken, wd: wd})
 	if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath) {
-		return map[string]any{"nothingToCompact": true, "reason": err.Error()}, nil
+		return nothingToCompact(err.Error()), nil
 	}
 	if err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func lockCtx(ctx context.Context, mu *sync.Mutex) error {
 }
 
 // compact runs one compaction with progress and Pi's start/end events.
-func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[string]any, error) {
+func (s *Server) compact(ctx context.Context, path string, job compactJob) (*Compacted, error) {
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wd := job.wd
@@ -132,25 +133,21 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[
 		wd = s.tracker.Start(ctx, job.token, "Compacting session", job.reason, cancel)
 	}
 	defer wd.End("Failed") // a safety net: End is idempotent, and every path below ends it
-	s.notify("pi/compactionStart", map[string]any{"session": path, "reason": job.reason})
+	s.notify("pi/compactionStart", CompactionStart{Session: path, Reason: job.reason})
 	res, err := s.compactLocked(jctx, path, job, wd)
-	end := map[string]any{"session": path, "reason": job.reason, "aborted": false, "willRetry": false}
+	end := CompactionEnd{Session: path, Reason: job.reason}
 	if err != nil {
 		aborted := errors.Is(err, context.Canceled) || errors.Is(err, compaction.ErrCancelled) || jctx.Err() != nil
-		end["aborted"] = aborted
+		end.Aborted = aborted
 		quiet := errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath)
 		if !aborted && !(quiet && job.reason != "manual") {
 			prefix := map[string]string{"manual": "Compaction failed: ", "threshold": "Auto-compaction failed: ", "overflow": "Context overflow recovery failed: "}[job.reason]
-			end["errorMessage"] = prefix + err.Error()
+			end.ErrorMessage = prefix + err.Error()
 		}
 		s.notify("pi/compactionEnd", end)
 		if !(quiet && job.reason != "manual") {
 			// Pi's session_compact_failed: every failed or cancelled compaction.
-			failed := map[string]any{"session": path, "reason": job.reason, "aborted": aborted, "willRetry": false}
-			if msg, ok := end["errorMessage"]; ok {
-				failed["errorMessage"] = msg
-			}
-			s.notify("pi/compactionFailed", failed)
+			s.notify("pi/compactionFailed", CompactionFailed{Session: path, Reason: job.reason, Aborted: aborted, ErrorMessage: end.ErrorMessage})
 		}
 		if aborted {
 			wd.End("Cancelled; nothing was written")
@@ -167,19 +164,17 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (map[
 	if o.RetainNone {
 		firstKept = res.Entry.ID
 	}
-	result := map[string]any{"summary": o.Summary, "firstKeptEntryId": firstKept, "tokensBefore": o.TokensBefore,
-		"estimatedTokensAfter": o.TokensAfter, "details": o.Details}
-	if o.Usage != nil {
-		result["usage"] = o.Usage
+	result, err := json.Marshal(CompactionEndResult{Summary: o.Summary, FirstKeptEntryID: firstKept, TokensBefore: o.TokensBefore,
+		EstimatedTokensAfter: o.TokensAfter, Details: o.Details, Usage: o.Usage})
+	if err != nil {
+		return nil, err
 	}
-	end["result"] = result
-	end["willRetry"] = job.willRetry
+	end.Result = result
+	end.WillRetry = job.willRetry
 	s.notify("pi/compactionEnd", end)
 	wd.End(fmt.Sprintf("Compacted: %d → ~%d tokens", int(o.TokensBefore), int(o.TokensAfter)))
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
-	return map[string]any{"entry": json.RawMessage(res.Entry.Raw()), "tokensBefore": o.TokensBefore, "tokensAfter": o.TokensAfter, "audit": o.Audit}, nil
+	s.afterWrite(path)
+	return &Compacted{Entry: json.RawMessage(res.Entry.Raw()), TokensBefore: o.TokensBefore, TokensAfter: o.TokensAfter, Audit: o.Audit}, nil
 }
 
 // autoPreparable reports why an automatic compaction of the session at leaf ("" for

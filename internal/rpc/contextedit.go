@@ -12,16 +12,15 @@ import (
 // editContextParams are pi/editContext's params.
 type editContextParams struct {
 	Session string `json:"session"`
-	EntryID string `json:"entryId"`
+	EntryID string `json:"entryId" ts:",required"`
 	// Action is "omit", "replace" (with text) or "restore".
-	Action string  `json:"action"`
+	Action string  `json:"action" ts:"\"omit\" | \"replace\" | \"restore\",required"`
 	Text   *string `json:"text"`
 	Force  bool    `json:"force"`
 }
 
-// handleEditContext hides, replaces or restores one message of the context, with the
-// write sequence of pi/label: owner check, the session's job lock, the append, then the
-// index refreshed and pi/sessionChanged, pi/fileOps and pi/contextUsage scheduled.
+// handleEditContext hides, replaces or restores one message of the context, through the
+// write sequence of every command that writes (s.write).
 func (s *Server) handleEditContext(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p editContextParams
 	if err := decodeParams(raw, &p); err != nil {
@@ -47,25 +46,14 @@ func (s *Server) handleEditContext(ctx context.Context, raw json.RawMessage) (an
 	if p.Text != nil && e.Action != contextedit.Replace {
 		return nil, invalidParams(`text is only for action "replace"`)
 	}
-	path, cwd, err := s.sessionWithEntry(p.Session, p.EntryID)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
-	}
-	mu := s.jobLock(path)
-	mu.Lock()
-	defer mu.Unlock()
-	res, err := contextedit.Apply(ctx, path, e)
-	if err != nil {
-		return nil, editError(err)
-	}
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
-	return map[string]any{"session": path, "entry": json.RawMessage(res.Entry.Raw()),
-		"tokensBefore": res.TokensBefore, "tokensAfter": res.TokensAfter}, nil
+	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force}, func(path string) (any, error) {
+		res, err := contextedit.Apply(ctx, path, e)
+		if err != nil {
+			return nil, editError(err)
+		}
+		return EditContextResult{Session: path, Entry: json.RawMessage(res.Entry.Raw()),
+			TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter}, nil
+	})
 }
 
 // editError gives a refused edit its code and kind: a target the edit cannot name is
@@ -96,17 +84,14 @@ func editError(err error) error {
 // handleContextBySize lists the messages of the current context by estimated tokens,
 // largest first.
 func (s *Server) handleContextBySize(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Session string `json:"session"`
-		Limit   int    `json:"limit"`
-	}
+	var p contextBySizeParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
 	if p.Limit < 0 {
 		return nil, invalidParams("limit must not be negative")
 	}
-	var out map[string]any
+	var out *ContextBySizeResult
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		leafPath := ix.LeafPath()
 		sizes, err := contextedit.BySize(ctx, leafPath, p.Limit)
@@ -114,8 +99,8 @@ func (s *Server) handleContextBySize(ctx context.Context, raw json.RawMessage) (
 			return err
 		}
 		tokens, window, pct := s.host.usage(leafPath)
-		out = map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "tokens": tokens,
-			"contextWindow": window, "percent": pct, "projectedTokens": sizes.Tokens, "messages": sizes.Items}
+		out = &ContextBySizeResult{Session: path, LeafID: nullable(ix.LeafID()), Tokens: tokens,
+			ContextWindow: window, Percent: pct, ProjectedTokens: sizes.Tokens, Messages: sizes.Items}
 		return nil
 	})
 	return out, err

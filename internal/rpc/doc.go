@@ -11,5 +11,9 @@
 //     window/logMessage.
 //
 // The domain packages (session, fileops, compaction, branch) are called with plain Go
-// values; this package converts at the boundary.
+// values; this package converts at the boundary. What crosses the wire is typed once:
+// the command table (commands.go) names the Go type of every request's params and
+// result, every notification and every hook (protocol_types.go), and
+// `go generate ./internal/rpc` derives docs/protocol.md, the README table and the
+// editors' protocol files from them (generate.go, tsshape.go).
 package rpc

@@ -12,9 +12,11 @@ const (
 )
 
 // CommandsMarkdown renders the command table as the commands section of
-// docs/protocol.md, between its markers.
+// docs/protocol.md, between its markers: the shapes are those of the Go types (the
+// types they name are declared in the section between the TYPES markers).
 func CommandsMarkdown() string {
 	var b strings.Builder
+	s := newShaper()
 	b.WriteString(DocsBegin + "\n\n")
 	b.WriteString("| command | request | VS Code title | Neovim | progress |\n|---|---|---|---|---|\n")
 	for _, c := range commandTable {
@@ -26,7 +28,7 @@ func CommandsMarkdown() string {
 	}
 	for _, c := range commandTable {
 		fmt.Fprintf(&b, "\n### `%s` / `%s`\n\n%s\n\n", c.ID, c.Method, c.Summary)
-		fmt.Fprintf(&b, "```ts\nparams: %s\nresult: %s\n```\n", c.Params, c.Result)
+		fmt.Fprintf(&b, "```ts\nparams: %s\nresult: %s\n```\n", s.object(c.Params, read), s.union(c.Result, sent))
 	}
 	b.WriteString("\n" + DocsEnd + "\n")
 	return b.String()

@@ -7,25 +7,27 @@ import (
 	"testing"
 )
 
-// TestProtocolDocMatchesCommandTable fails when docs/protocol.md's generated command
-// section is not what the command table renders (regenerate it with
-// `pi-lsp commands --markdown`).
-func TestProtocolDocMatchesCommandTable(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "protocol.md"))
+// TestGeneratedFilesAreCurrent fails when a file generated from the command table and
+// the wire types (docs/protocol.md, README.md, the VS Code protocol.ts, the Neovim
+// protocol.lua) differs from what the Go types render now.
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	root := filepath.Join("..", "..")
+	files, err := Generate(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := string(data)
-	i, j := strings.Index(doc, DocsBegin), strings.Index(doc, DocsEnd)
-	if i < 0 || j < i {
-		t.Fatal("docs/protocol.md has no generated command section")
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+		if err != nil {
+			t.Errorf("%s: %v; run `go generate ./internal/rpc`", name, err)
+			continue
+		}
+		if string(got) != want {
+			t.Errorf("%s is stale: run `go generate ./internal/rpc`", name)
+		}
 	}
-	got := doc[i : j+len(DocsEnd)]
-	want := strings.TrimSuffix(CommandsMarkdown(), "\n")
-	if got != want {
-		t.Errorf("docs/protocol.md is out of date with the command table; regenerate the section with `pi-lsp commands --markdown`")
-	}
-	for _, m := range append(MethodNames(), serverNotifications...) {
+	doc := files[ProtocolDoc]
+	for _, m := range append(append(MethodNames(), NotificationNames()...), HookNames()...) {
 		if !strings.Contains(doc, "`"+m+"`") {
 			t.Errorf("docs/protocol.md does not document %s", m)
 		}

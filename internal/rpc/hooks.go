@@ -18,7 +18,7 @@ type beforeCompactAnswer struct {
 	Summary *string `json:"summary"`
 	// FirstKeptEntryID: absent keeps the preparation's; null keeps nothing (Pi 1.6.0's
 	// retain-none compaction, whose firstKeptEntryId is its own id).
-	FirstKeptEntryID json.RawMessage     `json:"firstKeptEntryId"`
+	FirstKeptEntryID json.RawMessage     `json:"firstKeptEntryId" ts:"string | null"`
 	TokensBefore     *float64            `json:"tokensBefore"`
 	Details          *compaction.Details `json:"details"`
 	// Usage is the hook's own summary call, stored on the entry as Pi stores it.
@@ -49,13 +49,13 @@ func (s *Server) compactHook(path, reason, instructions string, willRetry bool) 
 	}
 	return func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
 		read, mod := p.FileOps.Lists()
-		params := map[string]any{
-			"session": path, "reason": reason, "willRetry": willRetry, "customInstructions": instructions,
-			"preparation": map[string]any{
-				"firstKeptEntryId": p.FirstKeptEntryID, "tokensBefore": p.TokensBefore, "isSplitTurn": p.IsSplitTurn,
-				"messagesToSummarize": len(p.MessagesToSummarize), "turnPrefixMessages": len(p.TurnPrefixMessages),
-				"previousSummary": nullable(p.PreviousSummary), "readFiles": read, "modifiedFiles": mod,
-				"conversation": compaction.SerializeAgentMessages(p.MessagesToSummarize),
+		params := BeforeCompact{
+			Session: path, Reason: reason, WillRetry: willRetry, CustomInstructions: instructions,
+			Preparation: BeforeCompactPrepared{
+				FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: p.TokensBefore, IsSplitTurn: p.IsSplitTurn,
+				MessagesToSummarize: len(p.MessagesToSummarize), TurnPrefixMessages: len(p.TurnPrefixMessages),
+				PreviousSummary: nullable(p.PreviousSummary), ReadFiles: read, ModifiedFiles: mod,
+				Conversation: compaction.SerializeAgentMessages(p.MessagesToSummarize),
 			},
 		}
 		var ans *beforeCompactAnswer
@@ -94,8 +94,8 @@ func (s *Server) compactHook(path, reason, instructions string, willRetry bool) 
 type beforeTreeAnswer struct {
 	Cancel  bool `json:"cancel"`
 	Summary *struct {
-		Summary string          `json:"summary"`
-		Details json.RawMessage `json:"details"`
+		Summary string          `json:"summary" ts:",required"`
+		Details json.RawMessage `json:"details" ts:"unknown"`
 	} `json:"summary"`
 	CustomInstructions  *string `json:"customInstructions"`
 	ReplaceInstructions *bool   `json:"replaceInstructions"`

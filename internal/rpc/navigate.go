@@ -14,13 +14,13 @@ import (
 
 type navigateParams struct {
 	Session             string          `json:"session"`
-	TargetID            string          `json:"targetId"`
+	TargetID            string          `json:"targetId" ts:",required"`
 	Summarize           bool            `json:"summarize"`
 	Instructions        string          `json:"instructions"`
 	ReplaceInstructions bool            `json:"replaceInstructions"`
 	Label               string          `json:"label"`
 	Force               bool            `json:"force"`
-	WorkDoneToken       json.RawMessage `json:"workDoneToken"`
+	WorkDoneToken       json.RawMessage `json:"workDoneToken" ts:"ProgressToken"`
 	// Summary, with summarize, commits this (previewed, possibly edited) text instead of
 	// generating one.
 	Summary string `json:"summary"`
@@ -116,7 +116,7 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 		wd.End("Cancelled by the editor; nothing was written")
 		leaf := ""
 		_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
-		return map[string]any{"leafId": nullable(leaf), "cancelled": true}, nil
+		return NavigateCancelled{LeafID: nullable(leaf), Cancelled: true}, nil
 	}
 	if err != nil {
 		if jctx.Err() != nil && !errors.Is(err, context.Canceled) {
@@ -134,18 +134,13 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 	if wd != nil {
 		wd.End("Done")
 	}
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
-	out := map[string]any{"leafId": nullable(res.LeafID), "position": nullable(res.Position)}
-	if res.AlreadyThere {
-		out["alreadyThere"] = true
-	}
+	s.afterWrite(path)
+	out := Navigated{LeafID: nullable(res.LeafID), Position: nullable(res.Position), AlreadyThere: res.AlreadyThere}
 	if res.SummaryEntry != nil {
-		out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw())
+		out.SummaryEntry = json.RawMessage(res.SummaryEntry.Raw())
 	}
 	if res.HasEditorText {
-		out["editorText"] = res.EditorText
+		out.EditorText = &res.EditorText
 	}
 	return out, nil
 }
@@ -162,11 +157,11 @@ func (s *Server) treeHook(path string) branch.Hook {
 		return nil
 	}
 	return func(ctx context.Context, p *branch.Preparation) (branch.HookDecision, error) {
-		params := map[string]any{
-			"session": path, "targetId": p.TargetID, "oldLeafId": nullable(p.OldLeafID),
-			"commonAncestorId": nullable(p.CommonAncestorID), "entries": len(p.Entries),
-			"userWantsSummary": p.UserWantsSummary, "customInstructions": p.CustomInstructions,
-			"replaceInstructions": p.ReplaceInstructions, "label": p.Label,
+		params := BeforeTree{
+			Session: path, TargetID: p.TargetID, OldLeafID: nullable(p.OldLeafID),
+			CommonAncestorID: nullable(p.CommonAncestorID), Entries: len(p.Entries),
+			UserWantsSummary: p.UserWantsSummary, CustomInstructions: p.CustomInstructions,
+			ReplaceInstructions: p.ReplaceInstructions, Label: p.Label,
 		}
 		var ans *beforeTreeAnswer
 		if !s.askClient(ctx, "pi/beforeTree", params, &ans) || ans == nil {
@@ -185,90 +180,17 @@ func (s *Server) treeHook(path string) branch.Hook {
 }
 
 func (s *Server) handleUndoCompaction(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Session string `json:"session"`
-		Force   bool   `json:"force"`
-	}
+	var p undoCompactionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	path, cwd, err := s.sessionWithEntry(p.Session, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
-	}
-	mu := s.jobLock(path)
-	mu.Lock()
-	defer mu.Unlock()
-	res, err := branch.UndoCompaction(ctx, path, "")
-	if err != nil {
-		// Mapped by wireError: no compaction is notFound, a concurrent write is
-		// ContentModified, a cancel is RequestCancelled.
-		return nil, err
-	}
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
-	return map[string]any{"leafId": nullable(res.LeafID), "compactionId": res.UndoneCompactionID}, nil
-}
-
-func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Session string  `json:"session"`
-		EntryID string  `json:"entryId"`
-		Label   *string `json:"label"`
-		Force   bool    `json:"force"`
-	}
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if p.EntryID == "" {
-		return nil, invalidParams("entryId is required")
-	}
-	path, cwd, err := s.sessionWithEntry(p.Session, p.EntryID)
-	if err != nil {
-		return nil, err
-	}
-	label := ""
-	if p.Label != nil {
-		label = *p.Label
-	}
-	if !p.Force {
-		if reg := s.liveBridge(ctx, path); reg != nil {
-			return s.labelViaPi(ctx, path, reg, p.EntryID, label)
+	return s.write(ctx, writeJob{session: p.Session, force: p.Force}, func(path string) (any, error) {
+		res, err := branch.UndoCompaction(ctx, path, "")
+		if err != nil {
+			// Mapped by wireError: no compaction is notFound, a concurrent write is
+			// ContentModified, a cancel is RequestCancelled.
+			return nil, err
 		}
-	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
-	}
-	mu := s.jobLock(path)
-	mu.Lock()
-	defer mu.Unlock()
-	if _, err := branch.SetLabel(path, p.EntryID, label); err != nil {
-		return nil, err
-	}
-	if err := s.host.refresh(path); err == nil {
-		s.host.scheduleNotify(path)
-	}
-	out := map[string]any{"entryId": p.EntryID}
-	if label != "" {
-		out["label"] = label
-	}
-	return out, nil
-}
-
-// sessionWithEntry resolves a session, checks that entryID (when not "") exists in it,
-// and returns the session's path and header cwd.
-func (s *Server) sessionWithEntry(param, entryID string) (string, string, error) {
-	var cwd string
-	path, err := s.withSession(param, func(_ string, ix *session.Index) error {
-		if entryID != "" && ix.Entry(entryID) == nil {
-			return &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", entryID)}
-		}
-		cwd = ix.File.Header.Cwd
-		return nil
+		return UndoCompactionResult{LeafID: nullable(res.LeafID), CompactionID: res.UndoneCompactionID}, nil
 	})
-	return path, cwd, err
 }

@@ -50,8 +50,19 @@ type executeCommandOptions struct {
 }
 
 type serverCapabilities struct {
-	ExecuteCommandProvider executeCommandOptions `json:"executeCommandProvider"`
-	Experimental           map[string]any        `json:"experimental"`
+	ExecuteCommandProvider executeCommandOptions    `json:"executeCommandProvider"`
+	Experimental           experimentalCapabilities `json:"experimental"`
+}
+
+// experimentalCapabilities announces pi-lsp's own surface (from the command table).
+type experimentalCapabilities struct {
+	Pi piCapabilities `json:"pi"`
+}
+
+type piCapabilities struct {
+	Methods       []string `json:"methods"`
+	Notifications []string `json:"notifications"`
+	Hooks         []string `json:"hooks"`
 }
 
 type initializeResult struct {

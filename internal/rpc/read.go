@@ -17,8 +17,8 @@ type sessionParams struct {
 // TreeNode is one node of pi/tree's answer.
 type TreeNode struct {
 	ID        string `json:"id"`
-	Type      string `json:"type"`
-	Role      string `json:"role,omitempty"`
+	Type      string `json:"type" ts:"EntryType"`
+	Role      string `json:"role,omitempty" ts:"MessageRole"`
 	Label     string `json:"label,omitempty"`
 	Preview   string `json:"preview,omitempty"`
 	Timestamp string `json:"timestamp"`
@@ -26,19 +26,13 @@ type TreeNode struct {
 	Pinned    bool   `json:"pinned,omitempty"`
 	// ContextEdit is "omitted" or "replaced" for an entry of the active branch whose
 	// context content the latest context_edit changes.
-	ContextEdit string      `json:"contextEdit,omitempty"`
+	ContextEdit string      `json:"contextEdit,omitempty" ts:"ContextEditState"`
 	IsLeaf      bool        `json:"isLeaf"`
 	Children    []*TreeNode `json:"children"`
 }
 
 func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Session string `json:"session"`
-		Flat    bool   `json:"flat"`
-		// Offset and Limit page the flat form (a limit of 0 means all).
-		Offset int `json:"offset"`
-		Limit  int `json:"limit"`
-	}
+	var p treeParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -54,7 +48,7 @@ func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, erro
 				if err != nil {
 					return nil, err
 				}
-				return map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "total": total, "offset": min(p.Offset, total), "nodes": nodes}, nil
+				return FlatTreeResult{Session: path, LeafID: nullable(ix.LeafID()), Total: total, Offset: min(p.Offset, total), Nodes: nodes}, nil
 			})
 			return err
 		}
@@ -63,7 +57,7 @@ func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, erro
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"session": path, "leafId": nullable(ix.LeafID()), "roots": roots}, nil
+			return TreeResult{Session: path, LeafID: nullable(ix.LeafID()), Roots: roots}, nil
 		})
 		return err
 	})
@@ -192,12 +186,12 @@ func (s *Server) handleFiles(ctx context.Context, raw json.RawMessage) (any, err
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	var out map[string]any
+	var out *FilesResult
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		leafPath := ix.LeafPath()
 		read, mod := fileops.ForPath(leafPath)
-		out = map[string]any{"session": path, "readFiles": read, "modifiedFiles": mod,
-			"stale": staleFiles(ix.File.Header.Cwd, s.host.readRecords(path, stateKey(ix), leafPath))}
+		out = &FilesResult{Session: path, ReadFiles: read, ModifiedFiles: mod,
+			Stale: staleFiles(ix.File.Header.Cwd, s.host.readRecords(path, stateKey(ix), leafPath))}
 		return nil
 	})
 	return out, err
@@ -215,14 +209,14 @@ func (s *Server) handleContext(ctx context.Context, raw json.RawMessage) (any, e
 		out, err = s.host.memo(path, fmt.Sprintf("context/%d", s.host.window()), ix, func() (any, error) {
 			c := ix.BuildContext("")
 			tokens, window, pct := s.host.usage(c.Path)
-			res := map[string]any{
-				"session": path, "leafId": nullable(ix.LeafID()), "messageCount": len(c.Messages),
-				"tokens": tokens, "contextWindow": window, "percent": pct,
+			res := ContextResult{
+				Session: path, LeafID: nullable(ix.LeafID()), MessageCount: len(c.Messages),
+				Tokens: tokens, ContextWindow: window, Percent: pct,
 			}
 			if c.CompactionIndex >= 0 {
 				e := c.Path[c.CompactionIndex]
 				comp := e.Compaction()
-				res["lastCompaction"] = map[string]any{"id": e.ID, "summary": comp.Summary, "tokensBefore": comp.TokensBefore, "firstKeptEntryId": comp.FirstKeptEntryID}
+				res.LastCompaction = &LastCompaction{ID: e.ID, Summary: comp.Summary, TokensBefore: comp.TokensBefore, FirstKeptEntryID: comp.FirstKeptEntryID}
 			}
 			return res, nil
 		})
@@ -232,9 +226,7 @@ func (s *Server) handleContext(ctx context.Context, raw json.RawMessage) (any, e
 }
 
 func (s *Server) handleSessions(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Cwd string `json:"cwd"`
-	}
+	var p sessionsParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -248,22 +240,16 @@ func (s *Server) handleSessions(ctx context.Context, raw json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]map[string]any, 0, len(list))
+	out := make([]SessionInfo, 0, len(list))
 	for _, in := range list {
-		m := map[string]any{"path": in.Path, "id": in.ID, "created": in.Created, "modified": in.Modified,
-			"messageCount": in.MessageCount, "firstMessage": in.FirstMessage}
-		if in.Name != "" {
-			m["name"] = in.Name
-		}
-		out = append(out, m)
+		out = append(out, SessionInfo{Path: in.Path, ID: in.ID, Name: in.Name, Created: in.Created, Modified: in.Modified,
+			MessageCount: in.MessageCount, FirstMessage: in.FirstMessage})
 	}
-	return map[string]any{"current": nullable(current), "dir": dir, "sessions": out}, nil
+	return SessionsResult{Current: nullable(current), Dir: dir, Sessions: out}, nil
 }
 
 func (s *Server) handleSelectSession(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Path string `json:"path"`
-	}
+	var p selectSessionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -275,7 +261,7 @@ func (s *Server) handleSelectSession(ctx context.Context, raw json.RawMessage) (
 		return nil, err
 	}
 	s.host.scheduleNotify(path)
-	return map[string]any{"session": path}, nil
+	return SelectSessionResult{Session: path}, nil
 }
 
 // pinOf reads a pin entry's target and direction.

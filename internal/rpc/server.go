@@ -366,18 +366,13 @@ func (s *Server) initialize(req *jsonrpc2.Request) any {
 	s.state = stateInitialized
 	s.mu.Unlock()
 	s.host.initialize(p)
-	methods := make([]string, 0, len(commandTable))
-	for _, c := range commandTable {
-		methods = append(methods, c.Method)
-	}
-	methods = append(methods, customMethods...)
 	return initializeResult{
 		Capabilities: serverCapabilities{
 			ExecuteCommandProvider: executeCommandOptions{Commands: CommandIDs(), WorkDoneProgress: true},
-			Experimental: map[string]any{"pi": map[string]any{
-				"methods":       methods,
-				"notifications": serverNotifications,
-				"hooks":         []string{"pi/beforeCompact", "pi/beforeTree"},
+			Experimental: experimentalCapabilities{Pi: piCapabilities{
+				Methods:       MethodNames(),
+				Notifications: NotificationNames(),
+				Hooks:         HookNames(),
 			}},
 		},
 		ServerInfo: serverInfo{Name: "pi-lsp", Version: s.opt.Version},

@@ -1299,14 +1299,14 @@ class PiExtension implements vscode.Disposable {
     }
     if (ctx.status === "fulfilled" && ctx.value) {
       this.lastContext = ctx.value;
-      this.usage = { session: ctx.value.session, tokens: ctx.value.tokens, contextWindow: ctx.value.contextWindow, percent: ctx.value.percent };
+      this.usage = { session: ctx.value.session, tokens: ctx.value.tokens, contextWindow: ctx.value.contextWindow, percent: ctx.value.percent, current: true };
     } else {
       this.lastContext = undefined;
       this.usage = undefined;
     }
     this.renderStatus();
     if (files.status === "fulfilled" && files.value) {
-      this.updateFiles({ session: this.tree.model?.session ?? "", ...files.value });
+      this.updateFiles({ ...files.value, current: true });
     } else {
       this.updateFiles(undefined);
     }

@@ -1,33 +1,9 @@
 // Shapes of the pi-lsp protocol (docs/protocol.md of the server). Pure types: no vscode import,
 // so the view models and their unit tests can use them outside VS Code.
-
-/** The custom request behind every command: `pi/<name>` mirrors `pi.<name>`. */
-export const Methods = {
-  compact: "pi/compact",
-  navigate: "pi/navigate",
-  undoCompaction: "pi/undoCompaction",
-  label: "pi/label",
-  tree: "pi/tree",
-  sessions: "pi/sessions",
-  selectSession: "pi/selectSession",
-  files: "pi/files",
-  context: "pi/context",
-  pin: "pi/pin",
-  previewCompaction: "pi/previewCompaction",
-  commitCompaction: "pi/commitCompaction",
-  previewBranchSummary: "pi/previewBranchSummary",
-  editContext: "pi/editContext",
-  contextBySize: "pi/contextBySize",
-} as const;
-
-export const Notifications = {
-  sessionChanged: "pi/sessionChanged",
-  compactionStart: "pi/compactionStart",
-  compactionEnd: "pi/compactionEnd",
-  fileOps: "pi/fileOps",
-  contextUsage: "pi/contextUsage",
-  draftReady: "pi/draftReady",
-} as const;
+//
+// The part below the GENERATED marker is written by `go generate ./internal/rpc` from the
+// server's Go types; the types above it are the ones the server passes through as Pi
+// writes them (session entries) or reads from the editor (its options).
 
 export type EntryType =
   | "message"
@@ -43,32 +19,7 @@ export type EntryType =
 
 export type MessageRole = "user" | "assistant" | "toolResult" | "bashExecution" | "custom" | string;
 
-export interface TreeNode {
-  id: string;
-  type: EntryType;
-  role?: MessageRole;
-  label?: string;
-  preview?: string;
-  timestamp?: string;
-  onPath: boolean;
-  /** Pinned entries are quoted verbatim in every later summary (pi.pin). */
-  pinned?: boolean;
-  isLeaf: boolean;
-  /** On the active branch: the latest context_edit hides the entry from the LLM context or replaces its content. */
-  contextEdit?: ContextEditState;
-  children: TreeNode[];
-}
-
 export type ContextEditState = "omitted" | "replaced";
-
-/** pi.editContext / pi/editContext params. */
-export interface EditContextParams {
-  session?: string;
-  entryId: string;
-  action: "omit" | "replace" | "restore";
-  text?: string;
-  force?: boolean;
-}
 
 /** The context_edit entry Pi 1.6.0 writes (keys in Pi's order). */
 export interface ContextEditEntry {
@@ -78,98 +29,6 @@ export interface ContextEditEntry {
   timestamp: string;
   targetId: string;
   replacement: null | { content: unknown };
-}
-
-export interface EditContextResult {
-  session: string;
-  entry: ContextEditEntry;
-  tokensBefore: number;
-  tokensAfter: number;
-}
-
-/** One message of pi/contextBySize. */
-export interface ContextItem {
-  entryId: string;
-  type: string;
-  role: string;
-  toolName?: string;
-  tokens: number;
-  originalTokens?: number;
-  preview: string;
-  editable: boolean;
-  contextEdit?: ContextEditState;
-}
-
-export interface ContextBySizeResult {
-  session: string;
-  leafId: string | null;
-  tokens: number | null;
-  contextWindow: number;
-  percent: number | null;
-  projectedTokens: number;
-  messages: ContextItem[];
-}
-
-export interface TreeResult {
-  session: string;
-  leafId: string | null;
-  roots: TreeNode[];
-}
-
-/** A node of pi.tree's flat form: a TreeNode with its parent instead of its children. */
-export interface FlatTreeNode extends Omit<TreeNode, "children"> {
-  parentId?: string;
-  depth: number;
-  childCount: number;
-}
-
-/** pi.tree with `flat: true`: nodes in depth-first order, children in the tree's order. */
-export interface FlatTreeResult {
-  session: string;
-  leafId: string | null;
-  total: number;
-  offset: number;
-  nodes: FlatTreeNode[];
-}
-
-/** A file the agent read that changed on disk since (pi/fileOps, pi.files). */
-export interface StaleFile {
-  /** The path as the session records it (relative paths are relative to the session's cwd). */
-  path: string;
-  readAt: string;
-  modifiedAt?: string;
-  reason: "modified" | "deleted" | string;
-}
-
-export interface FilesResult {
-  readFiles: string[];
-  modifiedFiles: string[];
-  stale?: StaleFile[] | null;
-}
-
-export interface ContextResult {
-  session: string;
-  leafId: string | null;
-  messageCount: number;
-  tokens: number | null;
-  contextWindow: number;
-  percent: number | null;
-  lastCompaction?: { id: string; summary: string; tokensBefore: number } | null;
-}
-
-export interface SessionInfo {
-  path: string;
-  id: string;
-  name?: string;
-  created: string;
-  modified: string;
-  messageCount: number;
-  firstMessage: string;
-}
-
-export interface SessionsResult {
-  current?: string;
-  sessions: SessionInfo[];
 }
 
 export interface CompactionEntry {
@@ -183,153 +42,26 @@ export interface CompactionEntry {
   details?: { readFiles?: string[]; modifiedFiles?: string[]; edited?: boolean };
 }
 
-export type CompactResult =
-  /** via "pi": a live pi with pi-lsp's bridge compacted (tokensAfter unknown until its next reply). */
-  | { entry: CompactionEntry; tokensBefore: number; tokensAfter: number; via?: "pi"; pid?: number }
-  | { nothingToCompact: true; reason: string };
-
-export interface NavigateParams {
-  session?: string;
-  targetId: string;
-  summarize?: boolean;
-  instructions?: string;
-  label?: string;
-  /** With summarize: commit this (previewed, possibly edited) text instead of generating one. */
-  summary?: string;
-  /** Fail with sessionChanged (-32801) when the leaf is no longer this one (the previewed branch changed). */
-  expectLeafId?: string;
-  force?: boolean;
-}
-
-export interface NavigateResult {
-  leafId: string | null;
-  summaryEntry?: { id: string; summary?: string } | null;
-  editorText?: string | null;
-}
-
-export interface UndoCompactionResult {
-  leafId: string | null;
-  compactionId: string;
-}
-
-export interface PinResult {
-  entryId: string;
-  pinned: boolean;
-}
-
-export interface LabelResult {
-  entryId: string;
-  label?: string | null;
-}
-
-export interface SessionChanged {
-  session: string;
-  /** Whether this is the server's current session (also on fileOps, contextUsage and draftReady). */
-  current?: boolean;
-  leafId: string | null;
-  entries: number;
-  /** The running pi that holds the file; bridge: it loaded pi-lsp's Pi extension, so writes go through it ("live"). */
-  owner?: { pid: number; bridge?: boolean; piVersion?: string };
-}
-
-export interface ContextUsage {
-  session: string;
-  current?: boolean;
-  /** null: unknown (Pi after a compaction, until the next assistant reply reports usage). */
-  tokens: number | null;
-  contextWindow: number;
-  percent: number | null;
-}
-
-export interface FileOps {
-  session: string;
-  current?: boolean;
-  readFiles: string[];
-  modifiedFiles: string[];
-  stale?: StaleFile[] | null;
-}
-
-export interface DraftReady {
-  session: string;
-  current?: boolean;
-  firstKeptEntryId: string;
-  tokensBefore: number;
-  incremental: boolean;
-}
-
-export interface Audit {
-  missingModifiedFiles?: string[] | null;
-  fileBlocksIntact: boolean;
-  missingPinned?: string[] | null;
-}
-
-export interface PreviewCompactionParams {
-  session?: string;
-  instructions?: string;
-}
-
-export interface CompactionPreview {
-  session: string;
-  spanKey: string;
-  firstKeptEntryId: string;
-  isSplitTurn: boolean;
-  messagesToSummarize: number;
-  keptMessages: number;
-  tokensBefore: number;
-  tokensAfter: number;
+/** The branch_summary entry Pi writes (pi/navigate with summarize). */
+export interface BranchSummaryEntry {
+  type: "branch_summary";
+  id: string;
+  parentId: string | null;
+  timestamp: string;
+  fromId: string;
   summary: string;
-  audit: Audit;
-  fromDraft: boolean;
-  pinned: string[] | null;
+  details?: unknown;
 }
 
-export type PreviewCompactionResult = CompactionPreview | { nothingToCompact: true; reason: string };
+/** One of Pi's AgentMessages (user, assistant, toolResult, custom ...), as Pi stores it. */
+export type AgentMessage = { role: string; [key: string]: unknown };
 
-export interface CommitCompactionParams {
-  session?: string;
-  summary: string;
-  spanKey: string;
-  instructions?: string;
-  acceptDroppedPins?: boolean;
-  force?: boolean;
-}
+/** LSP's work-done progress token. */
+export type ProgressToken = number | string;
 
-export interface CommitCompactionResult {
-  entry: CompactionEntry;
-  tokensBefore: number;
-  tokensAfter: number;
-  audit?: Audit;
-}
-
-export interface PreviewBranchSummaryParams {
-  session?: string;
-  targetId: string;
-  instructions?: string;
-}
-
-export interface BranchSummaryPreview {
-  session: string;
-  targetId: string;
-  /** The leaf the preview was made from (pass it back as pi/navigate's expectLeafId). */
-  leafId?: string | null;
-  commonAncestorId: string | null;
-  entries: number;
-  summary: string;
-}
-
-export interface CompactionStart {
-  session: string;
-  reason: "manual" | "threshold" | "overflow" | string;
-}
-
-export interface CompactionEnd {
-  session: string;
-  reason: string;
-  result?: unknown;
-  aborted: boolean;
-  willRetry: boolean;
-  errorMessage?: string;
-}
+/** A union whose members read the keys of the other members as undefined. */
+type KeysOf<T> = T extends unknown ? keyof T : never;
+export type Exclusive<U, T = U> = T extends unknown ? T & { [K in Exclude<KeysOf<U>, keyof T>]?: undefined } : never;
 
 /** initializationOptions, and the object under `settings.piLsp` of didChangeConfiguration. */
 export interface InitializationOptions {
@@ -342,3 +74,639 @@ export interface InitializationOptions {
   reserveTokens?: number;
   keepRecentTokens?: number;
 }
+
+// BEGIN GENERATED (go generate ./internal/rpc): edit internal/rpc, not below
+
+/** The server's commands (workspace/executeCommand ids). */
+export const Commands = {
+  compact: "pi.compact",
+  navigate: "pi.navigate",
+  undoCompaction: "pi.undoCompaction",
+  label: "pi.label",
+  pin: "pi.pin",
+  editContext: "pi.editContext",
+  contextBySize: "pi.contextBySize",
+  tree: "pi.tree",
+  sessions: "pi.sessions",
+  selectSession: "pi.selectSession",
+  files: "pi.files",
+  context: "pi.context",
+} as const;
+
+export type CommandId = (typeof Commands)[keyof typeof Commands];
+
+/** The custom requests: `pi/<name>` mirrors the command `pi.<name>`. */
+export const Methods = {
+  compact: "pi/compact",
+  navigate: "pi/navigate",
+  undoCompaction: "pi/undoCompaction",
+  label: "pi/label",
+  pin: "pi/pin",
+  editContext: "pi/editContext",
+  contextBySize: "pi/contextBySize",
+  tree: "pi/tree",
+  sessions: "pi/sessions",
+  selectSession: "pi/selectSession",
+  files: "pi/files",
+  context: "pi/context",
+  append: "pi/append",
+  previewCompaction: "pi/previewCompaction",
+  commitCompaction: "pi/commitCompaction",
+  previewBranchSummary: "pi/previewBranchSummary",
+} as const;
+
+/** The custom notifications the server sends. */
+export const Notifications = {
+  sessionChanged: "pi/sessionChanged",
+  compactionStart: "pi/compactionStart",
+  compactionEnd: "pi/compactionEnd",
+  compactionFailed: "pi/compactionFailed",
+  fileOps: "pi/fileOps",
+  contextUsage: "pi/contextUsage",
+  draftReady: "pi/draftReady",
+} as const;
+
+/** The requests the server sends a client that declared hooks. */
+export const Hooks = {
+  beforeCompact: "pi/beforeCompact",
+  beforeTree: "pi/beforeTree",
+} as const;
+
+export interface CompactParams {
+  session?: string;
+  instructions?: string;
+  /** leafId compacts the path to this entry instead of the leaf's. */
+  leafId?: string;
+  force?: boolean;
+  workDoneToken?: ProgressToken;
+}
+
+/** Compacted is a compaction pi-lsp wrote. */
+export interface Compacted {
+  entry: CompactionEntry;
+  tokensBefore: number;
+  tokensAfter: number;
+  audit: Audit;
+}
+
+/** Audit is what a check of the summary against the span found. */
+export interface Audit {
+  missingModifiedFiles?: string[];
+  fileBlocksIntact: boolean;
+  missingPinned?: string[];
+}
+
+/** CompactedViaPi is a compaction a live pi made through the bridge. */
+export interface CompactedViaPi {
+  entry: CompactionEntry;
+  tokensBefore: number;
+  /** tokensAfter is absent while Pi's figure after a compaction is unknown (until its next answer). */
+  tokensAfter?: number;
+  via: "pi";
+  pid: number;
+}
+
+/** NothingToCompact answers a compaction (or its preview) that had nothing to do. */
+export interface NothingToCompact {
+  nothingToCompact: true;
+  reason: string;
+  /** via is "pi" when a live pi with pi-lsp's bridge was asked. */
+  via?: "pi";
+}
+
+export interface NavigateParams {
+  session?: string;
+  targetId: string;
+  summarize?: boolean;
+  instructions?: string;
+  replaceInstructions?: boolean;
+  label?: string;
+  force?: boolean;
+  workDoneToken?: ProgressToken;
+  /** summary, with summarize, commits this (previewed, possibly edited) text instead of generating one. */
+  summary?: string;
+  /** expectLeafId, when set, refuses the navigation if the session's leaf is no longer this one (the leaf a previewed summary was made from). */
+  expectLeafId?: string;
+}
+
+/** Navigated is a navigation pi-lsp wrote (or found already done). */
+export interface Navigated {
+  /** leafId is the session's leaf afterwards: the last entry appended (label, summary or marker), or the position when nothing was written. */
+  leafId: string | null;
+  /** position is where the active branch now continues from, before the entries the navigation appended: the target, or its parent for a user or custom message (null for the root). */
+  position: string | null;
+  /** alreadyThere: the target was the leaf already, nothing was written. */
+  alreadyThere?: boolean;
+  /** summaryEntry is the branch_summary entry written, as Pi writes it. */
+  summaryEntry?: BranchSummaryEntry;
+  /** editorText is the text of a user message navigated to, for the editor's input. */
+  editorText?: string;
+}
+
+/** NavigateCancelled answers a navigation the client's pi/beforeTree hook cancelled (Pi's navigateTree answers {cancelled: true}). */
+export interface NavigateCancelled {
+  leafId: string | null;
+  cancelled: true;
+}
+
+/** NavigatedViaPi is a navigation a live pi made through the bridge. */
+export interface NavigatedViaPi {
+  leafId: string | null;
+  cancelled?: boolean;
+  summaryEntry?: BranchSummaryEntry;
+  via: "pi";
+  pid: number;
+}
+
+export interface UndoCompactionParams {
+  session?: string;
+  force?: boolean;
+}
+
+/** UndoCompactionResult names the compaction made inactive and the new leaf. */
+export interface UndoCompactionResult {
+  leafId: string | null;
+  compactionId: string;
+}
+
+export interface LabelParams {
+  session?: string;
+  entryId: string;
+  /** label is the new label; empty or absent clears it. */
+  label?: string;
+  force?: boolean;
+}
+
+/** LabelResult is the label now set (absent when cleared). */
+export interface LabelResult {
+  entryId: string;
+  label?: string;
+  via?: "pi";
+  pid?: number;
+}
+
+export interface PinParams {
+  session?: string;
+  entryId: string;
+  /** pinned false unpins; absent pins. */
+  pinned?: boolean;
+  force?: boolean;
+}
+
+/** PinResult is the pin state now recorded. */
+export interface PinResult {
+  entryId: string;
+  pinned: boolean;
+}
+
+/** EditContextParams are pi/editContext's params. */
+export interface EditContextParams {
+  session?: string;
+  entryId: string;
+  /** action is "omit", "replace" (with text) or "restore". */
+  action: "omit" | "replace" | "restore";
+  text?: string;
+  force?: boolean;
+}
+
+/** EditContextResult is the context_edit entry written and the context figure around it. */
+export interface EditContextResult {
+  session: string;
+  entry: ContextEditEntry;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+export interface ContextBySizeParams {
+  session?: string;
+  /** limit keeps the largest so many messages (0: all). */
+  limit?: number;
+}
+
+/** ContextBySizeResult lists what the context is made of, largest first. */
+export interface ContextBySizeResult {
+  session: string;
+  leafId: string | null;
+  /** tokens and Percent are pi/contextUsage's figure (null after a compaction until the next answer gives usage). */
+  tokens: number | null;
+  contextWindow: number;
+  percent: number | null;
+  projectedTokens: number;
+  messages: ContextItem[];
+}
+
+/** ContextItem is one entry of the projected context, with what it costs. */
+export interface ContextItem {
+  entryId: string;
+  /** type is the entry type; Role the role of its (first) message, "custom" for a custom_message, compactionSummary for a compaction. */
+  type: string;
+  role: string;
+  /** toolName is the tool of a toolResult, or the tools an assistant message calls (comma-separated). */
+  toolName?: string;
+  /** tokens is Pi's estimateTokens of the messages the entry contributes now (0 for an omitted one); OriginalTokens the same for its untouched messages, when edited. */
+  tokens: number;
+  originalTokens?: number;
+  preview: string;
+  /** editable: an edit may name the entry (user/assistant/toolResult/custom). */
+  editable: boolean;
+  /** contextEdit is "omitted" or "replaced" when the latest edit changes the entry. */
+  contextEdit?: string;
+}
+
+export interface TreeParams {
+  session?: string;
+  /** flat gives the nodes in depth-first order with parent and depth. */
+  flat?: boolean;
+  /** offset and Limit page the flat form (a limit of 0 means all). */
+  offset?: number;
+  limit?: number;
+}
+
+/** TreeResult is the nested entry tree. */
+export interface TreeResult {
+  session: string;
+  leafId: string | null;
+  roots: TreeNode[];
+}
+
+/** TreeNode is one node of pi/tree's answer. */
+export interface TreeNode {
+  id: string;
+  type: EntryType;
+  role?: MessageRole;
+  label?: string;
+  preview?: string;
+  timestamp: string;
+  onPath: boolean;
+  pinned?: boolean;
+  /** contextEdit is "omitted" or "replaced" for an entry of the active branch whose context content the latest context_edit changes. */
+  contextEdit?: ContextEditState;
+  isLeaf: boolean;
+  children: TreeNode[];
+}
+
+/** FlatTreeResult is one page of the tree in depth-first order. */
+export interface FlatTreeResult {
+  session: string;
+  leafId: string | null;
+  total: number;
+  offset: number;
+  nodes: FlatTreeNode[];
+}
+
+/** FlatTreeNode is one node of pi/tree's flat answer: the same fields as TreeNode with the parent instead of the children, in depth-first order (children sorted as in the tree). Long linear sessions nest thousands of levels deep in the nested form, past what some JSON decoders accept; the flat form has no depth. */
+export interface FlatTreeNode {
+  id: string;
+  type: EntryType;
+  role?: MessageRole;
+  label?: string;
+  preview?: string;
+  timestamp: string;
+  onPath: boolean;
+  pinned?: boolean;
+  /** contextEdit is "omitted" or "replaced" for an entry of the active branch whose context content the latest context_edit changes. */
+  contextEdit?: ContextEditState;
+  isLeaf: boolean;
+  parentId?: string;
+  depth: number;
+  childCount: number;
+}
+
+export interface SessionsParams {
+  /** cwd lists the sessions of another working directory. */
+  cwd?: string;
+}
+
+/** SessionsResult lists the sessions of the workspace, newest first. */
+export interface SessionsResult {
+  /** current is the server's current session, null when none is chosen yet. */
+  current: string | null;
+  dir: string;
+  sessions: SessionInfo[];
+}
+
+/** SessionInfo is one session file of a listing. */
+export interface SessionInfo {
+  path: string;
+  id: string;
+  name?: string;
+  created: string;
+  modified: string;
+  messageCount: number;
+  firstMessage: string;
+}
+
+export interface SelectSessionParams {
+  path: string;
+}
+
+/** SelectSessionResult is the session now current. */
+export interface SelectSessionResult {
+  session: string;
+}
+
+export interface SessionParams {
+  session?: string;
+}
+
+/** FilesResult is the files read and modified on the current path. */
+export interface FilesResult {
+  session: string;
+  readFiles: string[];
+  modifiedFiles: string[];
+  /** stale lists the files changed on disk since the agent last read them. */
+  stale: StaleFile[];
+}
+
+/** StaleFile is a file that changed on disk after the agent last read it. */
+export interface StaleFile {
+  path: string;
+  readAt: string;
+  /** absent for a deleted file */
+  modifiedAt?: string;
+  /** "modified" or "deleted" */
+  reason: string;
+}
+
+/** ContextResult is what the LLM would be sent now. */
+export interface ContextResult {
+  session: string;
+  leafId: string | null;
+  messageCount: number;
+  tokens: number | null;
+  contextWindow: number;
+  percent: number | null;
+  lastCompaction?: LastCompaction;
+}
+
+/** LastCompaction is the newest compaction of the context. */
+export interface LastCompaction {
+  id: string;
+  summary: string;
+  tokensBefore: number;
+  firstKeptEntryId: string;
+}
+
+export interface AppendParams {
+  session?: string;
+  /** messages are Pi AgentMessages, each written as it was sent (decoded one at a time, see decodeAppendMessages, so a long request is not held twice). */
+  messages: AgentMessage[];
+  /** create starts a new session for the workspace when there is none (or when true and no session is named). */
+  create?: boolean;
+  force?: boolean;
+}
+
+/** AppendResult names the entries written. */
+export interface AppendResult {
+  session: string;
+  entryIds: string[];
+  leafId: string;
+  /** autoCompaction is the reason of the automatic compaction the append started. */
+  autoCompaction?: "threshold" | "overflow";
+}
+
+export interface PreviewCompactionParams {
+  session?: string;
+  instructions?: string;
+  workDoneToken?: ProgressToken;
+}
+
+/** CompactionPreview is what a compaction would do now, written nowhere. */
+export interface CompactionPreview {
+  session: string;
+  /** spanKey names the previewed span: pass it back to pi/commitCompaction. */
+  spanKey: string;
+  firstKeptEntryId: string;
+  isSplitTurn: boolean;
+  messagesToSummarize: number;
+  keptMessages: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  summary: string;
+  audit: Audit;
+  /** fromDraft: the summary is the background draft (answered at once). */
+  fromDraft: boolean;
+  /** pinned are the texts of the pinned messages the summary must quote. */
+  pinned: string[] | null;
+}
+
+export interface CommitCompactionParams {
+  session?: string;
+  summary: string;
+  spanKey: string;
+  instructions?: string;
+  acceptDroppedPins?: boolean;
+  force?: boolean;
+}
+
+export interface PreviewBranchSummaryParams {
+  session?: string;
+  targetId: string;
+  instructions?: string;
+  workDoneToken?: ProgressToken;
+}
+
+/** BranchSummaryPreview is the summary of the branch a navigation would leave. */
+export interface BranchSummaryPreview {
+  session: string;
+  targetId: string;
+  /** leafId is the leaf the preview was made from: pass it back as pi/navigate's expectLeafId. */
+  leafId: string | null;
+  commonAncestorId: string | null;
+  entries: number;
+  summary: string;
+}
+
+/** SessionChanged is sent when a session file changed, by anyone. */
+export interface SessionChanged {
+  session: string;
+  leafId: string | null;
+  entries: number;
+  /** owner is the running pi that holds the file. */
+  owner?: SessionOwner;
+  /** current: the server's current session (also on fileOps, contextUsage and draftReady). */
+  current: boolean;
+}
+
+/** SessionOwner is a running pi that writes a session. */
+export interface SessionOwner {
+  pid: number;
+  /** bridge: it loaded pi-lsp's Pi extension, so writes go through it (editors show "live"). */
+  bridge: boolean;
+  piVersion?: string;
+}
+
+/** CompactionStart is sent when a compaction begins. */
+export interface CompactionStart {
+  session: string;
+  reason: "manual" | "threshold" | "overflow";
+  via?: "pi";
+}
+
+/** CompactionEnd is Pi's compaction_end event. */
+export interface CompactionEnd {
+  session: string;
+  reason: "manual" | "threshold" | "overflow";
+  /** result is Pi's compaction result (the live pi's own when via is "pi"). */
+  result?: CompactionEndResult;
+  aborted: boolean;
+  willRetry: boolean;
+  /** errorMessage is prefixed as Pi prefixes it: "Compaction failed: ", "Auto-compaction failed: " or "Context overflow recovery failed: ". */
+  errorMessage?: string;
+  via?: "pi";
+}
+
+/** CompactionEndResult is the result of a compaction pi-lsp made, in Pi 1.6.0's names. */
+export interface CompactionEndResult {
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  /** estimatedTokensAfter is the estimate of the context after the compaction. */
+  estimatedTokensAfter: number;
+  details: unknown;
+  /** usage is the summary calls' usage. */
+  usage?: Usage;
+}
+
+/** Usage is an assistant message's token usage. */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** reasoning counts the output tokens spent on reasoning (pi-ai 1.6.0 writes it, 0 when the provider reports none; older usage has no such key). */
+  reasoning?: number;
+  totalTokens: number;
+  /** cost in dollars, when known (it is not read from files: nothing pi-lsp computes needs it). */
+  cost?: UsageCost;
+}
+
+/** UsageCost is the cost part of Pi's Usage. */
+export interface UsageCost {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  total: number;
+  /** totalFromProvider says the total is the provider's own figure (pi-ai 1.6.0 writes false for a cost it computed). */
+  totalFromProvider?: boolean;
+}
+
+/** CompactionFailed is Pi's session_compact_failed: after every failed or cancelled compaction. */
+export interface CompactionFailed {
+  session: string;
+  reason: "manual" | "threshold" | "overflow";
+  aborted: boolean;
+  willRetry: false;
+  errorMessage?: string;
+}
+
+/** FileOps is sent with the file lists of the session's path. */
+export interface FileOps {
+  session: string;
+  readFiles: string[];
+  modifiedFiles: string[];
+  stale: StaleFile[];
+  current: boolean;
+}
+
+/** ContextUsage is Pi 1.6.0's getContextUsage (percent unrounded). */
+export interface ContextUsage {
+  session: string;
+  /** tokens is null, as Pi reports it, after a compaction until an answer gives usage again. */
+  tokens: number | null;
+  contextWindow: number;
+  percent: number | null;
+  current: boolean;
+}
+
+/** DraftReady says a background draft is ready: the next compaction of this span is instant. */
+export interface DraftReady {
+  session: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  incremental: boolean;
+  current: boolean;
+}
+
+/** BeforeCompact is Pi's session_before_compact event. */
+export interface BeforeCompact {
+  session: string;
+  reason: "manual" | "threshold" | "overflow";
+  willRetry: boolean;
+  customInstructions: string;
+  preparation: BeforeCompactPrepared;
+}
+
+/** BeforeCompactPrepared is the preparation a hook may replace the summary of. */
+export interface BeforeCompactPrepared {
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  isSplitTurn: boolean;
+  messagesToSummarize: number;
+  turnPrefixMessages: number;
+  previousSummary: string | null;
+  readFiles: string[];
+  modifiedFiles: string[];
+  /** conversation is the summarized messages serialized as Pi serializes them. */
+  conversation: string;
+}
+
+/** BeforeCompactAnswer is the client's answer to pi/beforeCompact (Pi's session_before_compact result). */
+export interface BeforeCompactAnswer {
+  cancel?: boolean;
+  summary?: string;
+  /** firstKeptEntryId: absent keeps the preparation's; null keeps nothing (Pi 1.6.0's retain-none compaction, whose firstKeptEntryId is its own id). */
+  firstKeptEntryId?: string | null;
+  tokensBefore?: number;
+  details?: Details;
+  /** usage is the hook's own summary call, stored on the entry as Pi stores it. */
+  usage?: Usage;
+}
+
+/** Details are stored in the compaction entry. */
+export interface Details {
+  readFiles?: string[];
+  modifiedFiles?: string[];
+  /** edited marks a summary the user edited before it was committed. */
+  edited?: boolean;
+}
+
+/** BeforeTree is Pi's session_before_tree event. */
+export interface BeforeTree {
+  session: string;
+  targetId: string;
+  oldLeafId: string | null;
+  commonAncestorId: string | null;
+  entries: number;
+  userWantsSummary: boolean;
+  customInstructions: string;
+  replaceInstructions: boolean;
+  label: string;
+}
+
+/** BeforeTreeAnswer is the client's answer to pi/beforeTree (Pi's session_before_tree). */
+export interface BeforeTreeAnswer {
+  cancel?: boolean;
+  summary?: { summary: string; details?: unknown };
+  customInstructions?: string;
+  replaceInstructions?: boolean;
+  label?: string;
+}
+
+/** pi/compact result. */
+export type CompactResult = Exclusive<Compacted | CompactedViaPi | NothingToCompact>;
+
+/** pi/navigate result. */
+export type NavigateResult = Exclusive<Navigated | NavigateCancelled | NavigatedViaPi>;
+
+/** pi/tree result. */
+export type TreeAnswer = Exclusive<TreeResult | FlatTreeResult>;
+
+/** pi/previewCompaction result. */
+export type PreviewCompactionResult = Exclusive<CompactionPreview | NothingToCompact>;
+
+/** pi/commitCompaction result. */
+export type CommitCompactionResult = Compacted;
+
+// END GENERATED

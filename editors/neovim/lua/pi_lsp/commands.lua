@@ -7,22 +7,12 @@ local M = {}
 
 local ui = require('pi_lsp.ui')
 
---- Server command id -> Neovim user command. Every command of the server's
---- command table must appear here (test/nvim/test_commands.lua checks it).
-M.server_commands = {
-  ['pi.compact'] = 'PiCompact',
-  ['pi.navigate'] = 'PiNavigate',
-  ['pi.undoCompaction'] = 'PiUndoCompaction',
-  ['pi.label'] = 'PiLabel',
-  ['pi.pin'] = 'PiPin',
-  ['pi.tree'] = 'PiTree',
-  ['pi.sessions'] = 'PiSessions',
-  ['pi.selectSession'] = 'PiSelectSession',
-  ['pi.files'] = 'PiFiles',
-  ['pi.context'] = 'PiContext',
-  ['pi.editContext'] = 'PiEditContext',
-  ['pi.contextBySize'] = 'PiContextBySize',
-}
+--- Server command id -> Neovim user command, from the server's command table
+--- (pi_lsp/protocol.lua is generated from it; test/nvim/test_commands.lua checks it).
+M.server_commands = {}
+for _, c in ipairs(require('pi_lsp.protocol').commands) do
+  M.server_commands[c.id] = c.neovim
+end
 
 local function emit_done(data)
   pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'PiCommandDone', modeline = false, data = data })

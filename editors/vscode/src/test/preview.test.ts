@@ -50,7 +50,8 @@ function branch(extra: Partial<BranchSummaryPreview> = {}): BranchDraft {
   return {
     kind: "branch",
     leafId: "leaf1",
-    preview: { session: SESSION, targetId: "abf5b989", commonAncestorId: "x", entries: 4, summary: "The user explored…", ...extra },
+    // No leafId: a preview from a server that did not send one.
+    preview: { session: SESSION, targetId: "abf5b989", commonAncestorId: "x", entries: 4, summary: "The user explored…", ...extra } as BranchSummaryPreview,
   };
 }
 
@@ -113,7 +114,7 @@ test("empty summaries are not committed; pinned texts a summary drops", () => {
 
 test("messages", () => {
   assert.equal(
-    committedMessage({ entry: { type: "compaction", id: "c", parentId: null, timestamp: "", summary: "s", firstKeptEntryId: "k", tokensBefore: 1401 }, tokensBefore: 1401, tokensAfter: 320 }, true),
+    committedMessage({ entry: { type: "compaction", id: "c", parentId: null, timestamp: "", summary: "s", firstKeptEntryId: "k", tokensBefore: 1401 }, tokensBefore: 1401, tokensAfter: 320, audit: { fileBlocksIntact: true } }, true),
     "Compacted the session with your edited summary: 1.4k → 320 tokens.",
   );
   assert.match(previewOpenedMessage(compaction({ fromDraft: true })), /from the background draft.*12 messages summarized, 3 kept, 1.4k → 320 tokens.*save \(Ctrl\+S\)/);

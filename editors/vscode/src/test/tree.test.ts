@@ -176,7 +176,7 @@ test("the flat answer nests back into the same tree, children in order", () => {
 
 test("a long linear session nests without recursion", () => {
   const nodes = Array.from({ length: 50000 }, (_, i) => ({
-    id: `e${i}`, type: "message", onPath: true, isLeaf: i === 49999, depth: i, childCount: i < 49999 ? 1 : 0,
+    id: `e${i}`, type: "message", timestamp: "", onPath: true, isLeaf: i === 49999, depth: i, childCount: i < 49999 ? 1 : 0,
     ...(i > 0 ? { parentId: `e${i - 1}` } : {}),
   }));
   const tree = nestTree({ session: "/s.jsonl", leafId: "e49999", total: nodes.length, offset: 0, nodes });

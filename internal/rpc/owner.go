@@ -1,0 +1,58 @@
+package rpc
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ownerPID finds a running Pi process that writes this session: a pi process with the
+// file open or whose working directory is the session's cwd. It returns 0 when there is none (or /proc is unavailable).
+func ownerPID(path, cwd string) int {
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	self := os.Getpid()
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		base := filepath.Join("/proc", p.Name())
+		// Only a pi process counts: other readers (another pi-lsp, an editor) keep
+		// session files open to read entries again, and they append safely.
+		cmd, err := os.ReadFile(filepath.Join(base, "cmdline"))
+		if err != nil || !isPiCmdline(string(cmd)) {
+			continue
+		}
+		if fds, err := os.ReadDir(filepath.Join(base, "fd")); err == nil {
+			for _, fd := range fds {
+				if target, err := os.Readlink(filepath.Join(base, "fd", fd.Name())); err == nil && target == path {
+					return pid
+				}
+			}
+		}
+		if cwd == "" {
+			continue
+		}
+		if pcwd, err := os.Readlink(filepath.Join(base, "cwd")); err == nil && pcwd == cwd {
+			return pid
+		}
+	}
+	return 0
+}
+
+func isPiCmdline(cmd string) bool {
+	args := strings.Split(cmd, "\x00")
+	for i, a := range args {
+		if i > 2 {
+			break
+		}
+		if filepath.Base(a) == "pi" || strings.Contains(a, "pi-coding-agent") {
+			return true
+		}
+	}
+	return false
+}

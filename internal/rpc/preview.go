@@ -1,0 +1,159 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/pi-lsp/pi-lsp/internal/branch"
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// handlePreviewCompaction answers what a compaction would do now, with its summary (the
+// draft when one matches, otherwise freshly generated and kept as the draft), without
+// writing anything.
+func (s *Server) handlePreviewCompaction(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p previewCompactionParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	path, err := s.host.sessionFor(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	summarizer, settings, err := s.summarizerFor(path)
+	if err != nil {
+		return nil, err
+	}
+	var prep *compaction.Preparation
+	var pinned []string
+	if _, err := s.withSession(path, func(_ string, ix *session.Index) error {
+		leafPath := ix.Path(ix.LeafID())
+		pp, err := compaction.Prepare(leafPath, settings)
+		prep, pinned = pp, ix.PinnedTexts(leafPath)
+		return err
+	}); err != nil {
+		if errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath) {
+			return nothingToCompact(err.Error()), nil
+		}
+		return nil, err
+	}
+	if prep.NothingToSummarize() {
+		return nothingToCompact(compaction.ErrNothingToCompact.Error()), nil
+	}
+	opt := compaction.Options{CustomInstructions: p.Instructions, Pinned: pinned}
+	out := s.drafts.store.Lookup(path, prep, p.Instructions, pinned)
+	fromDraft := out != nil
+	if out == nil {
+		done := s.drafts.userJob()
+		defer done()
+		jctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		wd := s.tracker.Start(ctx, p.WorkDoneToken, "Previewing compaction", "summarizing", cancel)
+		opt.Progress = func(pr compaction.Progress) {
+			wd.Report(pr.Message(), 10+uint32(min(80, pr.Tokens*80/400)))
+		}
+		d, err := s.drafts.store.Refresh(jctx, path, prep, summarizer, opt)
+		if err != nil {
+			wd.End("Failed: " + err.Error())
+			return nil, err
+		}
+		wd.End("Summary ready")
+		o := *d.Outcome
+		out = &o
+	}
+	return CompactionPreview{
+		Session: path, SpanKey: compaction.SpanKey(prep, p.Instructions, pinned),
+		FirstKeptEntryID: prep.FirstKeptEntryID, IsSplitTurn: prep.IsSplitTurn,
+		MessagesToSummarize: len(prep.MessagesToSummarize) + len(prep.TurnPrefixMessages),
+		KeptMessages:        len(prep.KeptMessages()), TokensBefore: prep.TokensBefore, TokensAfter: out.TokensAfter,
+		Summary: out.Summary, Audit: out.Audit, FromDraft: fromDraft, Pinned: pinned,
+	}, nil
+}
+
+// handleCommitCompaction writes a previewed (and possibly edited) summary as the
+// compaction, provided the session still has the previewed span.
+func (s *Server) handleCommitCompaction(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p commitCompactionParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Summary == "" || p.SpanKey == "" {
+		return nil, invalidParams("summary and spanKey (from pi/previewCompaction) are required")
+	}
+	var cwd string
+	path, err := s.withSession(p.Session, func(_ string, ix *session.Index) error { cwd = ix.File.Header.Cwd; return nil })
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkOwner(path, cwd, p.Force); err != nil {
+		return nil, err
+	}
+	return s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, editedSummary: p.Summary,
+		spanKey: p.SpanKey, acceptDroppedPins: p.AcceptDroppedPins})
+}
+
+// editedOutcome builds the outcome of a user-written summary for a preparation.
+func editedOutcome(text string, p *compaction.Preparation, pinned []string, draft *compaction.Outcome) *compaction.Outcome {
+	read, mod := p.FileOps.Lists()
+	o := &compaction.Outcome{Summary: text, FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: p.TokensBefore,
+		Details: compaction.Details{ReadFiles: read, ModifiedFiles: mod}}
+	o.Details.Edited = draft == nil || draft.Summary != text
+	if draft != nil {
+		o.Usage = draft.Usage
+	}
+	o.TokensAfter = compaction.TokensAfter(text, p)
+	o.Audit = compaction.AuditSummary(text, mod, pinned)
+	return o
+}
+
+// handlePreviewBranchSummary generates the summary of the branch a navigation to
+// targetId would leave, without writing; pi/navigate with `summary` commits it.
+func (s *Server) handlePreviewBranchSummary(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p previewBranchSummaryParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.TargetID == "" {
+		return nil, invalidParams("targetId is required")
+	}
+	path, err := s.host.sessionFor(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	summarizer, _, err := s.summarizerFor(path)
+	if err != nil {
+		return nil, err
+	}
+	var col branch.Collected
+	var leaf, level string
+	if _, err := s.withSession(path, func(_ string, ix *session.Index) error {
+		if ix.Entry(p.TargetID) == nil {
+			return &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", p.TargetID)}
+		}
+		leaf = ix.LeafID()
+		level = session.ContextOfPath(ix.Path(leaf)).Level()
+		col = branch.Collect(ix, leaf, p.TargetID)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	done := s.drafts.userJob()
+	defer done()
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wd := s.tracker.Start(ctx, p.WorkDoneToken, "Previewing branch summary", "summarizing", cancel)
+	sum, err := branch.Generate(jctx, col.Entries, summarizer, branch.SummaryOptions{
+		CustomInstructions: p.Instructions, ReserveTokens: s.branchReserve(path), ContextWindow: s.host.window(),
+		ThinkingLevel: level,
+	})
+	if err != nil {
+		wd.End("Failed: " + err.Error())
+		return nil, err
+	}
+	wd.End("Summary ready")
+	return BranchSummaryPreview{Session: path, TargetID: p.TargetID, LeafID: nullable(leaf), CommonAncestorID: nullable(col.CommonAncestorID),
+		Entries: len(col.Entries), Summary: sum.Text}, nil
+}

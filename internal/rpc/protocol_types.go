@@ -1,0 +1,466 @@
+package rpc
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// The shapes of the pi/* requests, notifications and hooks, as the server sends and
+// reads them. These types are the one source of the wire: the command table refers to
+// them, and `go generate ./internal/rpc` derives docs/protocol.md, the VS Code
+// extension's protocol.ts, the Neovim command list and the README table from them (a
+// test fails when those are stale).
+//
+// The generator reads the json tags and a `ts` tag:
+//   - `ts:"Name"` names the TypeScript type of a field whose Go type says too little
+//     (raw JSON: a session entry as Pi writes it, a progress token);
+//   - `ts:",required"` marks a params field the handler refuses to go without (every
+//     other params field is optional: absent means its zero value);
+//   - in results, a field is optional exactly when it has omitempty, and a pointer
+//     without omitempty is `T | null`, so the docs say what the encoder does.
+//
+// Field comments become the documentation of the field.
+
+// --- shared pieces -----------------------------------------------------------------
+
+// nullable is a string that is sent as null when empty (Pi's null leaf, no current
+// session).
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// NothingToCompact answers a compaction (or its preview) that had nothing to do.
+type NothingToCompact struct {
+	NothingToCompact bool   `json:"nothingToCompact" ts:"true"`
+	Reason           string `json:"reason"`
+	// Via is "pi" when a live pi with pi-lsp's bridge was asked.
+	Via string `json:"via,omitempty" ts:"\"pi\""`
+}
+
+func nothingToCompact(reason string) NothingToCompact {
+	return NothingToCompact{NothingToCompact: true, Reason: reason}
+}
+
+// --- pi/compact, pi/commitCompaction, pi/previewCompaction -------------------------
+
+// Compacted is a compaction pi-lsp wrote.
+type Compacted struct {
+	Entry        json.RawMessage  `json:"entry" ts:"CompactionEntry"`
+	TokensBefore float64          `json:"tokensBefore"`
+	TokensAfter  float64          `json:"tokensAfter"`
+	Audit        compaction.Audit `json:"audit"`
+}
+
+// CompactedViaPi is a compaction a live pi made through the bridge.
+type CompactedViaPi struct {
+	Entry        json.RawMessage `json:"entry" ts:"CompactionEntry"`
+	TokensBefore float64         `json:"tokensBefore"`
+	// TokensAfter is absent while Pi's figure after a compaction is unknown (until its
+	// next answer).
+	TokensAfter *float64 `json:"tokensAfter,omitempty"`
+	Via         string   `json:"via" ts:"\"pi\""`
+	PID         int      `json:"pid"`
+}
+
+type previewCompactionParams struct {
+	Session       string          `json:"session"`
+	Instructions  string          `json:"instructions"`
+	WorkDoneToken json.RawMessage `json:"workDoneToken" ts:"ProgressToken"`
+}
+
+// CompactionPreview is what a compaction would do now, written nowhere.
+type CompactionPreview struct {
+	Session string `json:"session"`
+	// SpanKey names the previewed span: pass it back to pi/commitCompaction.
+	SpanKey             string           `json:"spanKey"`
+	FirstKeptEntryID    string           `json:"firstKeptEntryId"`
+	IsSplitTurn         bool             `json:"isSplitTurn"`
+	MessagesToSummarize int              `json:"messagesToSummarize"`
+	KeptMessages        int              `json:"keptMessages"`
+	TokensBefore        float64          `json:"tokensBefore"`
+	TokensAfter         float64          `json:"tokensAfter"`
+	Summary             string           `json:"summary"`
+	Audit               compaction.Audit `json:"audit"`
+	// FromDraft: the summary is the background draft (answered at once).
+	FromDraft bool `json:"fromDraft"`
+	// Pinned are the texts of the pinned messages the summary must quote.
+	Pinned []string `json:"pinned" ts:"string[] | null"`
+}
+
+type commitCompactionParams struct {
+	Session           string `json:"session"`
+	Summary           string `json:"summary" ts:",required"`
+	SpanKey           string `json:"spanKey" ts:",required"`
+	Instructions      string `json:"instructions"`
+	AcceptDroppedPins bool   `json:"acceptDroppedPins"`
+	Force             bool   `json:"force"`
+}
+
+// --- pi/navigate, pi/previewBranchSummary, pi/undoCompaction -----------------------
+
+// Navigated is a navigation pi-lsp wrote (or found already done).
+type Navigated struct {
+	// LeafID is the session's leaf afterwards: the last entry appended (label,
+	// summary or marker), or the position when nothing was written.
+	LeafID *string `json:"leafId"`
+	// Position is where the active branch now continues from, before the entries the
+	// navigation appended: the target, or its parent for a user or custom message
+	// (null for the root).
+	Position *string `json:"position"`
+	// AlreadyThere: the target was the leaf already, nothing was written.
+	AlreadyThere bool `json:"alreadyThere,omitempty"`
+	// SummaryEntry is the branch_summary entry written, as Pi writes it.
+	SummaryEntry json.RawMessage `json:"summaryEntry,omitempty" ts:"BranchSummaryEntry"`
+	// EditorText is the text of a user message navigated to, for the editor's input.
+	EditorText *string `json:"editorText,omitempty"`
+}
+
+// NavigateCancelled answers a navigation the client's pi/beforeTree hook cancelled
+// (Pi's navigateTree answers {cancelled: true}).
+type NavigateCancelled struct {
+	LeafID    *string `json:"leafId"`
+	Cancelled bool    `json:"cancelled" ts:"true"`
+}
+
+// NavigatedViaPi is a navigation a live pi made through the bridge.
+type NavigatedViaPi struct {
+	LeafID       *string         `json:"leafId"`
+	Cancelled    bool            `json:"cancelled,omitempty"`
+	SummaryEntry json.RawMessage `json:"summaryEntry,omitempty" ts:"BranchSummaryEntry"`
+	Via          string          `json:"via" ts:"\"pi\""`
+	PID          int             `json:"pid"`
+}
+
+// BranchSummaryPreview is the summary of the branch a navigation would leave.
+type BranchSummaryPreview struct {
+	Session  string `json:"session"`
+	TargetID string `json:"targetId"`
+	// LeafID is the leaf the preview was made from: pass it back as pi/navigate's
+	// expectLeafId.
+	LeafID           *string `json:"leafId"`
+	CommonAncestorID *string `json:"commonAncestorId"`
+	Entries          int     `json:"entries"`
+	Summary          string  `json:"summary"`
+}
+
+type previewBranchSummaryParams struct {
+	Session       string          `json:"session"`
+	TargetID      string          `json:"targetId" ts:",required"`
+	Instructions  string          `json:"instructions"`
+	WorkDoneToken json.RawMessage `json:"workDoneToken" ts:"ProgressToken"`
+}
+
+type undoCompactionParams struct {
+	Session string `json:"session"`
+	Force   bool   `json:"force"`
+}
+
+// UndoCompactionResult names the compaction made inactive and the new leaf.
+type UndoCompactionResult struct {
+	LeafID       *string `json:"leafId"`
+	CompactionID string  `json:"compactionId"`
+}
+
+// --- pi/label, pi/pin --------------------------------------------------------------
+
+type labelParams struct {
+	Session string `json:"session"`
+	EntryID string `json:"entryId" ts:",required"`
+	// Label is the new label; empty or absent clears it.
+	Label *string `json:"label"`
+	Force bool    `json:"force"`
+}
+
+// LabelResult is the label now set (absent when cleared).
+type LabelResult struct {
+	EntryID string `json:"entryId"`
+	Label   string `json:"label,omitempty"`
+	Via     string `json:"via,omitempty" ts:"\"pi\""`
+	PID     int    `json:"pid,omitempty"`
+}
+
+type pinParams struct {
+	Session string `json:"session"`
+	EntryID string `json:"entryId" ts:",required"`
+	// Pinned false unpins; absent pins.
+	Pinned *bool `json:"pinned"`
+	Force  bool  `json:"force"`
+}
+
+// PinResult is the pin state now recorded.
+type PinResult struct {
+	EntryID string `json:"entryId"`
+	Pinned  bool   `json:"pinned"`
+}
+
+// --- pi/editContext, pi/contextBySize, pi/context ----------------------------------
+
+// EditContextResult is the context_edit entry written and the context figure around it.
+type EditContextResult struct {
+	Session      string          `json:"session"`
+	Entry        json.RawMessage `json:"entry" ts:"ContextEditEntry"`
+	TokensBefore float64         `json:"tokensBefore"`
+	TokensAfter  float64         `json:"tokensAfter"`
+}
+
+type contextBySizeParams struct {
+	Session string `json:"session"`
+	// Limit keeps the largest so many messages (0: all).
+	Limit int `json:"limit"`
+}
+
+// ContextBySizeResult lists what the context is made of, largest first.
+type ContextBySizeResult struct {
+	Session string  `json:"session"`
+	LeafID  *string `json:"leafId"`
+	// Tokens and Percent are pi/contextUsage's figure (null after a compaction until
+	// the next answer gives usage).
+	Tokens          *float64           `json:"tokens"`
+	ContextWindow   int                `json:"contextWindow"`
+	Percent         *float64           `json:"percent"`
+	ProjectedTokens float64            `json:"projectedTokens"`
+	Messages        []contextedit.Item `json:"messages"`
+}
+
+// ContextResult is what the LLM would be sent now.
+type ContextResult struct {
+	Session        string          `json:"session"`
+	LeafID         *string         `json:"leafId"`
+	MessageCount   int             `json:"messageCount"`
+	Tokens         *float64        `json:"tokens"`
+	ContextWindow  int             `json:"contextWindow"`
+	Percent        *float64        `json:"percent"`
+	LastCompaction *LastCompaction `json:"lastCompaction,omitempty"`
+}
+
+// LastCompaction is the newest compaction of the context.
+type LastCompaction struct {
+	ID               string  `json:"id"`
+	Summary          string  `json:"summary"`
+	TokensBefore     float64 `json:"tokensBefore"`
+	FirstKeptEntryID string  `json:"firstKeptEntryId"`
+}
+
+// --- pi/tree -----------------------------------------------------------------------
+
+type treeParams struct {
+	Session string `json:"session"`
+	// Flat gives the nodes in depth-first order with parent and depth.
+	Flat bool `json:"flat"`
+	// Offset and Limit page the flat form (a limit of 0 means all).
+	Offset int `json:"offset"`
+	Limit  int `json:"limit"`
+}
+
+// TreeResult is the nested entry tree.
+type TreeResult struct {
+	Session string      `json:"session"`
+	LeafID  *string     `json:"leafId"`
+	Roots   []*TreeNode `json:"roots"`
+}
+
+// FlatTreeResult is one page of the tree in depth-first order.
+type FlatTreeResult struct {
+	Session string     `json:"session"`
+	LeafID  *string    `json:"leafId"`
+	Total   int        `json:"total"`
+	Offset  int        `json:"offset"`
+	Nodes   []FlatNode `json:"nodes"`
+}
+
+// --- pi/sessions, pi/selectSession, pi/files ---------------------------------------
+
+type sessionsParams struct {
+	// Cwd lists the sessions of another working directory.
+	Cwd string `json:"cwd"`
+}
+
+// SessionsResult lists the sessions of the workspace, newest first.
+type SessionsResult struct {
+	// Current is the server's current session, null when none is chosen yet.
+	Current  *string       `json:"current"`
+	Dir      string        `json:"dir"`
+	Sessions []SessionInfo `json:"sessions"`
+}
+
+// SessionInfo is one session file of a listing.
+type SessionInfo struct {
+	Path         string    `json:"path"`
+	ID           string    `json:"id"`
+	Name         string    `json:"name,omitempty"`
+	Created      time.Time `json:"created"`
+	Modified     time.Time `json:"modified"`
+	MessageCount int       `json:"messageCount"`
+	FirstMessage string    `json:"firstMessage"`
+}
+
+type selectSessionParams struct {
+	Path string `json:"path" ts:",required"`
+}
+
+// SelectSessionResult is the session now current.
+type SelectSessionResult struct {
+	Session string `json:"session"`
+}
+
+// FilesResult is the files read and modified on the current path.
+type FilesResult struct {
+	Session       string   `json:"session"`
+	ReadFiles     []string `json:"readFiles"`
+	ModifiedFiles []string `json:"modifiedFiles"`
+	// Stale lists the files changed on disk since the agent last read them.
+	Stale []fileops.StaleFile `json:"stale"`
+}
+
+// --- pi/append ---------------------------------------------------------------------
+
+// AppendResult names the entries written.
+type AppendResult struct {
+	Session  string   `json:"session"`
+	EntryIDs []string `json:"entryIds"`
+	LeafID   string   `json:"leafId"`
+	// AutoCompaction is the reason of the automatic compaction the append started.
+	AutoCompaction string `json:"autoCompaction,omitempty" ts:"\"threshold\" | \"overflow\""`
+}
+
+// --- notifications -----------------------------------------------------------------
+
+// SessionChanged is sent when a session file changed, by anyone.
+type SessionChanged struct {
+	Session string  `json:"session"`
+	LeafID  *string `json:"leafId"`
+	Entries int     `json:"entries"`
+	// Owner is the running pi that holds the file.
+	Owner *SessionOwner `json:"owner,omitempty"`
+	// Current: the server's current session (also on fileOps, contextUsage and
+	// draftReady).
+	Current bool `json:"current"`
+}
+
+// SessionOwner is a running pi that writes a session.
+type SessionOwner struct {
+	PID int `json:"pid"`
+	// Bridge: it loaded pi-lsp's Pi extension, so writes go through it (editors show
+	// "live").
+	Bridge    bool    `json:"bridge"`
+	PiVersion *string `json:"piVersion,omitempty"`
+}
+
+// CompactionStart is sent when a compaction begins.
+type CompactionStart struct {
+	Session string `json:"session"`
+	Reason  string `json:"reason" ts:"\"manual\" | \"threshold\" | \"overflow\""`
+	Via     string `json:"via,omitempty" ts:"\"pi\""`
+}
+
+// CompactionEnd is Pi's compaction_end event.
+type CompactionEnd struct {
+	Session string `json:"session"`
+	Reason  string `json:"reason" ts:"\"manual\" | \"threshold\" | \"overflow\""`
+	// Result is Pi's compaction result (the live pi's own when via is "pi").
+	Result    json.RawMessage `json:"result,omitempty" ts:"CompactionEndResult"`
+	Aborted   bool            `json:"aborted"`
+	WillRetry bool            `json:"willRetry"`
+	// ErrorMessage is prefixed as Pi prefixes it: "Compaction failed: ",
+	// "Auto-compaction failed: " or "Context overflow recovery failed: ".
+	ErrorMessage string `json:"errorMessage,omitempty"`
+	Via          string `json:"via,omitempty" ts:"\"pi\""`
+}
+
+// CompactionEndResult is the result of a compaction pi-lsp made, in Pi 1.6.0's names.
+type CompactionEndResult struct {
+	Summary          string  `json:"summary"`
+	FirstKeptEntryID string  `json:"firstKeptEntryId"`
+	TokensBefore     float64 `json:"tokensBefore"`
+	// EstimatedTokensAfter is the estimate of the context after the compaction.
+	EstimatedTokensAfter float64 `json:"estimatedTokensAfter"`
+	Details              any     `json:"details" ts:"unknown"`
+	// Usage is the summary calls' usage.
+	Usage *session.Usage `json:"usage,omitempty"`
+}
+
+// CompactionFailed is Pi's session_compact_failed: after every failed or cancelled
+// compaction.
+type CompactionFailed struct {
+	Session      string `json:"session"`
+	Reason       string `json:"reason" ts:"\"manual\" | \"threshold\" | \"overflow\""`
+	Aborted      bool   `json:"aborted"`
+	WillRetry    bool   `json:"willRetry" ts:"false"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
+}
+
+// FileOps is sent with the file lists of the session's path.
+type FileOps struct {
+	Session       string              `json:"session"`
+	ReadFiles     []string            `json:"readFiles"`
+	ModifiedFiles []string            `json:"modifiedFiles"`
+	Stale         []fileops.StaleFile `json:"stale"`
+	Current       bool                `json:"current"`
+}
+
+// ContextUsage is Pi 1.6.0's getContextUsage (percent unrounded).
+type ContextUsage struct {
+	Session string `json:"session"`
+	// Tokens is null, as Pi reports it, after a compaction until an answer gives
+	// usage again.
+	Tokens        *float64 `json:"tokens"`
+	ContextWindow int      `json:"contextWindow"`
+	Percent       *float64 `json:"percent"`
+	Current       bool     `json:"current"`
+}
+
+// DraftReady says a background draft is ready: the next compaction of this span is
+// instant.
+type DraftReady struct {
+	Session          string  `json:"session"`
+	FirstKeptEntryID string  `json:"firstKeptEntryId"`
+	TokensBefore     float64 `json:"tokensBefore"`
+	Incremental      bool    `json:"incremental"`
+	Current          bool    `json:"current"`
+}
+
+// --- hooks (server -> client requests) ---------------------------------------------
+
+// BeforeCompact is Pi's session_before_compact event.
+type BeforeCompact struct {
+	Session            string                `json:"session"`
+	Reason             string                `json:"reason" ts:"\"manual\" | \"threshold\" | \"overflow\""`
+	WillRetry          bool                  `json:"willRetry"`
+	CustomInstructions string                `json:"customInstructions"`
+	Preparation        BeforeCompactPrepared `json:"preparation"`
+}
+
+// BeforeCompactPrepared is the preparation a hook may replace the summary of.
+type BeforeCompactPrepared struct {
+	FirstKeptEntryID    string   `json:"firstKeptEntryId"`
+	TokensBefore        float64  `json:"tokensBefore"`
+	IsSplitTurn         bool     `json:"isSplitTurn"`
+	MessagesToSummarize int      `json:"messagesToSummarize"`
+	TurnPrefixMessages  int      `json:"turnPrefixMessages"`
+	PreviousSummary     *string  `json:"previousSummary"`
+	ReadFiles           []string `json:"readFiles"`
+	ModifiedFiles       []string `json:"modifiedFiles"`
+	// Conversation is the summarized messages serialized as Pi serializes them.
+	Conversation string `json:"conversation"`
+}
+
+// BeforeTree is Pi's session_before_tree event.
+type BeforeTree struct {
+	Session             string  `json:"session"`
+	TargetID            string  `json:"targetId"`
+	OldLeafID           *string `json:"oldLeafId"`
+	CommonAncestorID    *string `json:"commonAncestorId"`
+	Entries             int     `json:"entries"`
+	UserWantsSummary    bool    `json:"userWantsSummary"`
+	CustomInstructions  string  `json:"customInstructions"`
+	ReplaceInstructions bool    `json:"replaceInstructions"`
+	Label               string  `json:"label"`
+}
