@@ -81,12 +81,13 @@ func (s *Server) draft(ctx context.Context, path string) {
 	var tokens float64
 	err = s.host.withIndex(path, func(ix *session.Index) error {
 		leafPath := ix.Path(ix.LeafID())
-		tokens = session.ContextTokensOfPath(leafPath)
 		p, err := compaction.Prepare(leafPath, settings)
 		if err != nil {
 			return err
 		}
-		prep, pinned = p, ix.PinnedTexts(leafPath)
+		// tokensBefore is the context figure (ContextTokensOfPath), from the projection
+		// the preparation already made.
+		prep, pinned, tokens = p, ix.PinnedTexts(leafPath), p.TokensBefore
 		return nil
 	})
 	if err != nil || prep == nil || prep.NothingToSummarize() {

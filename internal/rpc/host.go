@@ -303,6 +303,17 @@ func staleFiles(cwd string, recs []fileops.ReadRecord) []fileops.StaleFile {
 func (h *host) usage(path []*session.Entry) (any, int, any) {
 	window := h.window()
 	tokens, percent := session.ContextUsage(path, window)
+	return figures(tokens, percent, window)
+}
+
+// contextUsage is usage for a built context, from the projection it holds.
+func (h *host) contextUsage(c *session.Context) (any, int, any) {
+	window := h.window()
+	tokens, percent := c.Usage(window)
+	return figures(tokens, percent, window)
+}
+
+func figures(tokens, percent *float64, window int) (any, int, any) {
 	if tokens == nil {
 		return nil, window, nil
 	}

@@ -207,7 +207,7 @@ func (s *Server) handleContext(ctx context.Context, raw json.RawMessage) (any, e
 		// The window is configuration: it is part of the answer's name.
 		out, err = s.host.memo(path, fmt.Sprintf("context/%d", s.host.window()), ix, func() (any, error) {
 			c := ix.BuildContext("")
-			tokens, window, pct := s.host.usage(c.Path)
+			tokens, window, pct := s.host.contextUsage(c)
 			res := map[string]any{
 				"session": path, "leafId": nullable(ix.LeafID()), "messageCount": len(c.Messages),
 				"tokens": tokens, "contextWindow": window, "percent": pct,
