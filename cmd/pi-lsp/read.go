@@ -321,7 +321,7 @@ func runContext(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	c := ix.BuildContext(leafID)
 	// The figure Pi 1.6.0 reports and compacts on: usage recorded before the newest
 	// compaction or context edit is not trusted.
-	tokens := session.ProjectedContextTokens(c.Path)
+	tokens := c.Tokens()
 	if *asJSON {
 		msgs := make([]json.RawMessage, len(c.Messages))
 		for i, m := range c.Messages {

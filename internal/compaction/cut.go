@@ -85,16 +85,23 @@ func FindCutPoint(path []*session.Entry, start, end, keepRecentTokens int) CutPo
 // cut made only of an omitted failed attempt and its edits moves the cut past it
 // (Pi's findProjectedCutPoint).
 func findCut(units []session.ProjectedEntry, start, end, keepRecentTokens int, projected bool) CutPoint {
-	var cutPoints []int
+	// Pi lists every cut point first; only the first one, the first one at or after the
+	// entry that crosses the budget and the last one before it are used, and each is
+	// found where it lies, so that a long path is not walked whole.
+	isCut := func(u session.ProjectedEntry) bool {
+		return u.Entry.Type != session.TypeCompaction && anyMessage(u.Messages, isCutPointMessage)
+	}
+	cut := -1
 	for i := start; i < end; i++ {
-		if units[i].Entry.Type != session.TypeCompaction && anyMessage(units[i].Messages, isCutPointMessage) {
-			cutPoints = append(cutPoints, i)
+		if isCut(units[i]) {
+			cut = i
+			break
 		}
 	}
-	if len(cutPoints) == 0 {
+	if cut < 0 {
 		return CutPoint{FirstKeptIndex: start, TurnStartIndex: -1}
 	}
-	cut, exceeded, acc := cutPoints[0], false, 0
+	exceeded, acc := false, 0
 	for i := end - 1; i >= start; i-- {
 		tokens := 0
 		for _, m := range units[i].Messages {
@@ -106,13 +113,22 @@ func findCut(units []session.ProjectedEntry, start, end, keepRecentTokens int, p
 		acc += tokens
 		if acc >= keepRecentTokens {
 			exceeded = true
-			cut = cutPoints[len(cutPoints)-1]
-			for _, c := range cutPoints {
-				if c >= i {
-					cut = c
+			next := -1
+			for c := i; c < end; c++ {
+				if isCut(units[c]) {
+					next = c
 					break
 				}
 			}
+			if next < 0 { // none at or after i: the last one, before i
+				for c := i - 1; c >= start; c-- {
+					if isCut(units[c]) {
+						next = c
+						break
+					}
+				}
+			}
+			cut = next
 			break
 		}
 	}

@@ -194,7 +194,7 @@ func deltaPreparation(old *Draft, p *Preparation, ids []string, opt Options) *Pr
 	}
 	delta := *p
 	delta.MessagesToSummarize = nil
-	delta.MessagesToSummarize = messagesOf(p.SpanEntries()[len(old.SpanIDs):])
+	delta.MessagesToSummarize = messagesOf(p.SpanEntries()[len(old.SpanIDs):], nil)
 	if len(delta.MessagesToSummarize) == 0 {
 		return nil
 	}

@@ -36,26 +36,27 @@ type Preparation struct {
 	Settings            session.CompactionSettings
 }
 
-// messagesForCompaction: what a projected entry gives the summary: its messages but
+// messagesOf is what projected entries give the summary, in order: their messages but
 // system messages (prompt state, which the compaction carries as its checkpoint), and
-// nothing from a compaction.
-func messagesForCompaction(u session.ProjectedEntry) []*session.Message {
-	if u.Entry.Type == session.TypeCompaction {
-		return nil
-	}
-	var out []*session.Message
-	for _, m := range u.Messages {
-		if m.Role != session.RoleSystem {
-			out = append(out, m)
+// nothing from a compaction. Each message is added to ops as it is listed (one visit
+// of each message record), when ops is not nil.
+func messagesOf(units []session.ProjectedEntry, ops *fileops.Ops) []*session.Message {
+	out := make([]*session.Message, 0, len(units)) // most entries give one message
+	for _, u := range units {
+		if u.Entry.Type == session.TypeCompaction {
+			continue
+		}
+		for _, m := range u.Messages {
+			if m.Role != session.RoleSystem {
+				out = append(out, m)
+				if ops != nil {
+					ops.AddMessage(m)
+				}
+			}
 		}
 	}
-	return out
-}
-
-func messagesOf(units []session.ProjectedEntry) []*session.Message {
-	var out []*session.Message
-	for _, u := range units {
-		out = append(out, messagesForCompaction(u)...)
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }
@@ -72,19 +73,19 @@ func Prepare(path []*session.Entry, settings session.CompactionSettings) (*Prepa
 	if path[len(path)-1].Type == session.TypeCompaction {
 		return nil, ErrAlreadyCompacted
 	}
-	units := session.Project(path)
+	proj := session.ProjectPath(path)
+	units := proj.Entries
 	p := &Preparation{Path: path, Projected: units, PreviousIndex: -1, Settings: settings}
-	for i, u := range units {
-		if u.Entry.Type == session.TypeCompaction && len(u.Messages) > 0 {
-			p.PreviousIndex = i
-			break
-		}
+	// Only the first context entry, the compaction in effect, can be a compaction with
+	// messages (an older one in the kept range contributes none).
+	if proj.LastCompaction >= 0 && len(units) > 0 && units[0].Entry.Type == session.TypeCompaction && len(units[0].Messages) > 0 {
+		p.PreviousIndex = 0
 	}
 	if p.PreviousIndex >= 0 {
 		p.PreviousSummary, p.HasPrevious = units[p.PreviousIndex].Entry.Compaction().Summary, true
 		p.BoundaryStart = p.PreviousIndex + 1 // the projection starts the kept tail there
 	}
-	p.TokensBefore = session.ContextTokensOfPath(path)
+	p.TokensBefore = session.ProjectedTokens(path, proj).Tokens
 	p.Cut = findCut(units, p.BoundaryStart, len(units), settings.KeepRecentTokens, true)
 	if p.Cut.FirstKeptIndex >= len(units) || units[p.Cut.FirstKeptIndex].Entry.ID == "" {
 		return nil, ErrNeedsMigration
@@ -95,24 +96,18 @@ func Prepare(path []*session.Entry, settings session.CompactionSettings) (*Prepa
 	if p.IsSplitTurn {
 		historyEnd = p.Cut.TurnStartIndex
 	}
-	p.MessagesToSummarize = messagesOf(units[p.BoundaryStart:historyEnd])
-	if p.IsSplitTurn {
-		p.TurnPrefixMessages = messagesOf(units[p.Cut.TurnStartIndex:p.Cut.FirstKeptIndex])
-	}
-	if len(p.MessagesToSummarize) == 0 && len(p.TurnPrefixMessages) == 0 {
-		return nil, ErrNothingToCompact
-	}
 	p.FileOps = fileops.New()
 	if p.PreviousIndex >= 0 {
 		if c := units[p.PreviousIndex].Entry.Compaction(); !c.FromHook && c.Details.Present {
 			p.FileOps.AddDetails(c.Details)
 		}
 	}
-	for _, m := range p.MessagesToSummarize {
-		p.FileOps.AddMessage(m)
+	p.MessagesToSummarize = messagesOf(units[p.BoundaryStart:historyEnd], p.FileOps)
+	if p.IsSplitTurn {
+		p.TurnPrefixMessages = messagesOf(units[p.Cut.TurnStartIndex:p.Cut.FirstKeptIndex], p.FileOps)
 	}
-	for _, m := range p.TurnPrefixMessages {
-		p.FileOps.AddMessage(m)
+	if len(p.MessagesToSummarize) == 0 && len(p.TurnPrefixMessages) == 0 {
+		return nil, ErrNothingToCompact
 	}
 	return p, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -113,13 +114,14 @@ type scanner struct {
 }
 
 func (s *scanner) ws() {
+	// Pi writes compact JSON: the next byte is almost never whitespace, which one
+	// comparison tells for every byte above the space.
 	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
+		c := s.data[s.i]
+		if c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return
 		}
+		s.i++
 	}
 }
 
@@ -178,6 +180,21 @@ func (s *scanner) str() (esc, ok bool) {
 func (s *scanner) strNoCtl() (esc, ok bool) {
 	d := s.data
 	i := s.i + 1
+	// Most strings are short (keys, ids, timestamps, roles): their first bytes are
+	// looked at 8 at a time, since a call to the vectorised search costs more than a
+	// short string. The lowest flagged byte of a word is always a real quote or
+	// backslash (the borrow artefacts of the test lie above a hit).
+	for k := 0; k < shortWords && i+8 <= len(d); k++ {
+		if m := quoteOrBackslash(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+			j := i + bits.TrailingZeros64(m)/8
+			if d[j] == '"' {
+				s.i = j + 1
+				return false, true
+			}
+			break // an escape: the search below takes it from this word on
+		}
+		i += 8
+	}
 	for {
 		q := bytes.IndexByte(d[i:], '"')
 		if q < 0 {
@@ -211,8 +228,19 @@ func (s *scanner) strNoCtl() (esc, ok bool) {
 	}
 }
 
-// hasControl reports whether data holds a byte below 0x20.
-func hasControl(data []byte) bool {
+// shortWords is how many words of a string strNoCtl looks at before it searches.
+const shortWords = 4
+
+// quoteOrBackslash has a high bit set in each byte lane of w that is '"' or '\\' (and
+// possibly in lanes above such a one).
+func quoteOrBackslash(w uint64) uint64 {
+	q := w ^ quot
+	b := w ^ bsl
+	return ((q-lo7)&^q | (b-lo7)&^b) & hi7
+}
+
+// hasControlWords reports whether data holds a byte below 0x20, 32 bytes at a time.
+func hasControlWords(data []byte) bool {
 	const k = 0x2020202020202020
 	i := 0
 	for ; i+32 <= len(data); i += 32 {
@@ -484,18 +512,40 @@ func StringView(raw []byte) (string, bool) {
 		return "", false
 	}
 	inner := raw[1 : len(raw)-1]
+	if len(inner) == 0 {
+		return "", true
+	}
+	if plainPrintable(inner) {
+		return unsafe.String(&inner[0], len(inner)), true // ASCII: valid UTF-8 as it is
+	}
 	for _, c := range inner {
 		if c == '\\' || c < 0x20 {
 			return StringValue(raw)
 		}
 	}
-	if len(inner) == 0 {
-		return "", true
-	}
 	if !utf8.Valid(inner) {
 		return StringValue(raw)
 	}
 	return unsafe.String(&inner[0], len(inner)), true
+}
+
+// plainPrintable reports ASCII without a backslash or a control byte, 8 bytes at a time:
+// what most strings of a session line (ids, types, timestamps, roles, paths) are.
+func plainPrintable(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		x := w ^ bsl
+		if (w|(x-lo7)&^x|(w-0x2020202020202020)&^w)&hi7 != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 0x80 || c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
 }
 
 // EntryScan is what ScanEntry reports of a session line. Values are sub-slices of the

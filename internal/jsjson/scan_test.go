@@ -93,15 +93,28 @@ func TestScanEntryStrings(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for n := 0; n < 20000; n++ {
 		var b strings.Builder
+		// A plain run first, so that escapes and ends fall on every offset of the
+		// words the scanner reads a string's start in.
+		b.WriteString(strings.Repeat("a", r.Intn(48)))
 		for k := r.Intn(8); k >= 0; k-- {
 			b.WriteString(atoms[r.Intn(len(atoms))])
 		}
 		data := []byte(`{"message":{"content":[{"type":"text","text":"` + b.String() + `"}]},"id":"x"}`)
 		var es EntryScan
-		es.Block = func(int, []Field, []Field) {}
+		var text []byte
+		es.Block = func(_ int, block, _ []Field) {
+			for _, f := range block {
+				if f.Key == "text" {
+					text = f.Value
+				}
+			}
+		}
 		err := ScanEntry(data, &es)
 		if want := json.Valid(data); (err == nil) != want {
 			t.Fatalf("ScanEntry(%q) err=%v, encoding/json valid=%v", data, err, want)
+		}
+		if err == nil && string(text) != `"`+b.String()+`"` {
+			t.Fatalf("ScanEntry(%q): text %s", data, text)
 		}
 	}
 }
@@ -119,6 +132,50 @@ func TestSliceHead16KeepsPairsWhole(t *testing.T) {
 		}
 		if got := Slice16(s, c.n); got != c.cut {
 			t.Errorf("Slice16(%q, %d) = %q, want %q", s, c.n, got, c.cut)
+		}
+	}
+}
+
+// hasControl finds a control byte wherever it lies (in a vectorised block or in the
+// tail after the blocks), and finds none in text without one, high bytes included.
+func TestHasControl(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for n := 0; n < 300; n++ {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(0x20 + r.Intn(0xe0))
+		}
+		if hasControl(b) || hasControlWords(b) {
+			t.Fatalf("control found in %q", b)
+		}
+		for i := range b {
+			for _, c := range []byte{0, 0x09, 0x1f} {
+				old := b[i]
+				b[i] = c
+				if !hasControl(b) || !hasControlWords(b) {
+					t.Fatalf("len %d: byte %#x at %d not found", n, c, i)
+				}
+				b[i] = old
+			}
+		}
+	}
+}
+
+// StringView decodes as StringValue does, whichever path it takes.
+func TestStringViewAgreesWithStringValue(t *testing.T) {
+	atoms := []string{`a`, `Z`, `~`, ` `, `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `"`, `\`, "\t", "\x01", "\x1f", "\x7f", `é`, "\xff", `\/`}
+	r := rand.New(rand.NewSource(3))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		b.WriteString(strings.Repeat("p", r.Intn(20)))
+		for k := r.Intn(6); k > 0; k-- {
+			b.WriteString(atoms[r.Intn(len(atoms))])
+		}
+		raw := []byte(`"` + b.String() + `"`)
+		got, gotOK := StringView(raw)
+		want, wantOK := StringValue(raw)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("StringView(%q) = %q %v, StringValue %q %v", raw, got, gotOK, want, wantOK)
 		}
 	}
 }

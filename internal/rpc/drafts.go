@@ -76,19 +76,23 @@ func (s *Server) draft(ctx context.Context, path string) {
 	var prep *compaction.Preparation
 	var pinned []string
 	var tokens float64
+	var leafPath []*session.Entry
 	err = s.host.withIndex(path, func(ix *session.Index) error {
-		leafPath := ix.Path(ix.LeafID())
-		tokens = session.ContextTokensOfPath(leafPath)
-		p, err := compaction.Prepare(leafPath, settings)
-		if err != nil {
-			return err
-		}
-		prep, pinned = p, ix.PinnedTexts(leafPath)
+		leafPath = ix.Path(ix.LeafID())
+		pinned = ix.PinnedTexts(leafPath)
 		return nil
 	})
+	if err != nil {
+		return
+	}
+	// The preparation projects the whole path: made from the path's entries outside the
+	// session's lock (as the file lists and the context figure of a notification are),
+	// so that requests do not wait for a background draft.
+	prep, err = compaction.Prepare(leafPath, settings)
 	if err != nil || prep == nil || prep.NothingToSummarize() {
 		return
 	}
+	tokens = prep.TokensBefore // the context figure, from the preparation's projection
 	trigger := float64(s.host.window() - settings.ReserveTokens)
 	if tokens < s.opt.SoftThreshold*trigger {
 		return

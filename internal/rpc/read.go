@@ -208,7 +208,7 @@ func (s *Server) handleContext(ctx context.Context, raw json.RawMessage) (any, e
 		// The window is configuration: it is part of the answer's name.
 		out, err = s.host.memo(path, fmt.Sprintf("context/%d", s.host.window()), ix, func() (any, error) {
 			c := ix.BuildContext("")
-			tokens, window, pct := s.host.usage(c.Path)
+			tokens, window, pct := s.host.contextUsage(c)
 			res := ContextResult{
 				Session: path, LeafID: nullable(ix.LeafID()), MessageCount: len(c.Messages),
 				Tokens: tokens, ContextWindow: window, Percent: pct,

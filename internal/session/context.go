@@ -27,6 +27,7 @@ type Context struct {
 	// CompactionIndex is the index in Path of the compaction in effect, or -1.
 	CompactionIndex int
 	Path            []*Entry
+	lastEdit        int // index in Path of the last context_edit, -1 for none
 }
 
 // ModelKey is the provider and model id of the context's model ("" when none is set):
@@ -60,7 +61,7 @@ func (ix *Index) BuildContext(leafID string) *Context {
 		leaf = ix.Leaf()
 	}
 	if leaf == nil {
-		return &Context{ThinkingLevel: offLevel, CompactionIndex: -1}
+		return &Context{ThinkingLevel: offLevel, CompactionIndex: -1, lastEdit: -1}
 	}
 	return ContextOfPath(ix.pathFrom(leaf))
 }
@@ -89,10 +90,12 @@ func ModelOfPath(path []*Entry) (provider, model string) {
 // ContextOfPath builds the context of a root-first path (Pi's
 // buildSessionContext(pathEntries), whose leaf is the path's last entry).
 func ContextOfPath(path []*Entry) *Context {
-	c := &Context{ThinkingLevel: offLevel, CompactionIndex: -1, Path: path}
+	p := ProjectPath(path)
+	c := &Context{ThinkingLevel: offLevel, CompactionIndex: p.LastCompaction, Path: path,
+		Entries: p.Entries, Messages: p.Messages, lastEdit: p.LastEdit}
 	// What is in effect is what was set last: found from the end of the path.
 	thinkingFound, modelFound := false, false
-	for i := len(path) - 1; i >= 0; i-- {
+	for i := len(path) - 1; i >= 0 && !(thinkingFound && modelFound); i-- {
 		e := path[i]
 		switch e.Type {
 		case TypeThinkingLevelChange:
@@ -109,14 +112,8 @@ func ContextOfPath(path []*Entry) *Context {
 					c.Model, modelFound = &ModelRef{Provider: m.ProviderJSON(), ModelID: m.ModelJSON()}, true
 				}
 			}
-		case TypeCompaction:
-			if c.CompactionIndex < 0 {
-				c.CompactionIndex = i
-			}
 		}
 	}
-	c.Entries = Project(path)
-	c.Messages = ProjectedMessages(c.Entries)
 	return c
 }
 
@@ -167,42 +164,15 @@ func ContextTokensOfPath(path []*Entry) float64 {
 // otherwise (usage stale or absent) the estimate of every message, the system messages
 // counted once as their replay.
 func ProjectedContextTokens(path []*Entry) ContextTokens {
-	return projectedTokens(path, Project(path))
+	return ProjectedTokens(path, ProjectPath(path))
 }
 
-// projectedTokens is ProjectedContextTokens for a path and its projection.
-func projectedTokens(path []*Entry, proj []ProjectedEntry) ContextTokens {
-	msgs := ProjectedMessages(proj)
+// ProjectedTokens is ProjectedContextTokens for a path and its projection.
+func ProjectedTokens(path []*Entry, p Projection) ContextTokens {
+	msgs := p.Messages
 	est := EstimateContextTokens(msgs)
-	if est.LastUsageIndex != nil {
-		var usageEntry *Entry
-		at := 0
-		for _, pe := range proj {
-			if *est.LastUsageIndex < at+len(pe.Messages) {
-				usageEntry = pe.Entry
-				break
-			}
-			at += len(pe.Messages)
-		}
-		usageAt := -1
-		if usageEntry != nil {
-			for i, e := range path {
-				if e.ID == usageEntry.ID {
-					usageAt = i
-					break
-				}
-			}
-		}
-		latest := -1
-		for i := len(path) - 1; i >= 0; i-- {
-			if path[i].Type == TypeContextEdit || path[i].Type == TypeCompaction {
-				latest = i
-				break
-			}
-		}
-		if usageAt > latest {
-			return est
-		}
+	if est.LastUsageIndex != nil && usageAfter(path, p, *est.LastUsageIndex) {
+		return est
 	}
 	var tokens float64
 	if sys := CurrentSystemMessage(msgs); sys != nil {
@@ -214,6 +184,43 @@ func projectedTokens(path []*Entry, proj []ProjectedEntry) ContextTokens {
 		}
 	}
 	return ContextTokens{Tokens: tokens, TrailingTokens: tokens}
+}
+
+// usageAfter reports whether the entry of projected message usage comes, on the path,
+// after the latest context edit and compaction (Pi places that entry by its id: the
+// first entry with it). The usage is near the end: its entry is found from the end of
+// the projection and of the path, and ids are compared only before the latest edit or
+// compaction, when there is one.
+func usageAfter(path []*Entry, p Projection, usage int) bool {
+	var usageEntry *Entry
+	end := len(p.Messages)
+	for i := len(p.Entries) - 1; i >= 0 && usageEntry == nil; i-- {
+		start := end - len(p.Entries[i].Messages)
+		if usage >= start && usage < end {
+			usageEntry = p.Entries[i].Entry
+		}
+		end = start
+	}
+	if usageEntry == nil {
+		return false
+	}
+	latest := max(p.LastEdit, p.LastCompaction)
+	at := -1 // an index of the entry on the path
+	for i := len(path) - 1; i > latest; i-- {
+		if path[i] == usageEntry {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return false // at or before the latest edit or compaction, or not on the path
+	}
+	for _, e := range path[:latest+1] {
+		if e.ID == usageEntry.ID {
+			return false // an earlier entry with its id is where Pi places it
+		}
+	}
+	return true
 }
 
 // LastCompactionIndex is the index of the last compaction on a path (the one in
@@ -232,9 +239,24 @@ func LastCompactionIndex(path []*Entry) int {
 // compaction until a projected assistant reply with usage follows it (the last usage then
 // describes the context before the compaction).
 func ContextUsage(path []*Entry, window int) (tokens, percent *float64) {
-	proj := Project(path) // once: the usage rule and the figure both read it
-	latest := LastCompactionIndex(path)
-	if latest >= 0 {
+	return contextUsage(path, ProjectPath(path), window) // one projection: the usage rule and the figure both read it
+}
+
+// projection is the projection the context was built from.
+func (c *Context) projection() Projection {
+	return Projection{Entries: c.Entries, Messages: c.Messages, LastCompaction: c.CompactionIndex, LastEdit: c.lastEdit}
+}
+
+// Tokens is ProjectedContextTokens of the context's path, from its projection.
+func (c *Context) Tokens() ContextTokens { return ProjectedTokens(c.Path, c.projection()) }
+
+// Usage is ContextUsage of the context's path, from the projection the context holds.
+func (c *Context) Usage(window int) (tokens, percent *float64) {
+	return contextUsage(c.Path, c.projection(), window)
+}
+
+func contextUsage(path []*Entry, proj Projection, window int) (tokens, percent *float64) {
+	if latest := proj.LastCompaction; latest >= 0 {
 		at := latest
 		for i, e := range path {
 			if e.ID == path[latest].ID {
@@ -243,7 +265,7 @@ func ContextUsage(path []*Entry, window int) (tokens, percent *float64) {
 			}
 		}
 		withUsage := map[string]bool{}
-		for _, pe := range proj {
+		for _, pe := range proj.Entries {
 			for _, m := range pe.Messages {
 				if AssistantUsage(m) != nil {
 					withUsage[pe.Entry.ID] = true
@@ -261,7 +283,7 @@ func ContextUsage(path []*Entry, window int) (tokens, percent *float64) {
 			return nil, nil
 		}
 	}
-	t := projectedTokens(path, proj).Tokens
+	t := ProjectedTokens(path, proj).Tokens
 	p := t / float64(window) * 100
 	return &t, &p
 }

@@ -39,6 +39,12 @@ const gcPauseFloor = 4 << 20
 
 func heapBytes() int64 { return readMetric("/memory/classes/heap/objects:bytes") }
 
+// limitedBytes is the memory the runtime holds against its memory limit: all it has
+// mapped but what it returned to the system.
+func limitedBytes() int64 {
+	return readMetric("/memory/classes/total:bytes") - readMetric("/memory/classes/heap/released:bytes")
+}
+
 func readMetric(name string) int64 {
 	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
@@ -67,8 +73,12 @@ func pauseGC() (resume func()) {
 		if gcPause.n--; gcPause.n > 0 {
 			return
 		}
+		// The limit counts all the runtime's memory, not only the heap's objects (a few
+		// megabytes of stacks and metadata even in a small process): the growth is
+		// added to that, or a small session's first collection would come after a
+		// fraction of the growth intended, in the middle of what the caller does next.
 		heap := heapBytes()
-		debug.SetMemoryLimit(min(gcPause.limit, max(gcPause.goal, heap+max(heap-gcPause.start, gcPauseFloor))))
+		debug.SetMemoryLimit(min(gcPause.limit, max(gcPause.goal, limitedBytes()+max(heap-gcPause.start, gcPauseFloor))))
 		gcPause.deferred = true
 		sentinel := new([64]byte) // not a tiny allocation, which could be kept alive by a neighbour
 		runtime.AddCleanup(sentinel, func(struct{}) { restoreGC() }, struct{}{})

@@ -273,21 +273,24 @@ func (ix *Index) LeafPath() []*Entry {
 
 func (ix *Index) pathFrom(e *Entry) []*Entry {
 	// A path is at most as long as the file; a longer walk is a cycle, cut before the
-	// first entry it repeats. The walk is counted first, so the path is one allocation
-	// of its length, filled from its end.
+	// first entry it repeats. The walk is latency-bound (each step waits for the parent
+	// pointer it follows), so it is made once: leaf first into a slice sized for the
+	// usual case (parents earlier in the file, so at most the entry's position plus
+	// one), then reversed in place.
 	limit := len(ix.File.Entries) + 1
-	n := 0
-	for cur := e; cur != nil && n <= limit; cur = cur.parent {
-		n++
+	path := make([]*Entry, 0, min(limit, int(e.pos)+1))
+	for cur := e; cur != nil && len(path) <= limit; cur = cur.parent {
+		path = append(path, cur)
 	}
-	if n > limit {
-		n = distinctWalk(e)
+	if len(path) > limit {
+		n := distinctWalk(e)
+		path = path[:n]
 	}
-	path := make([]*Entry, n)
-	cur := e
-	for i := n - 1; i >= 0; i-- {
-		path[i] = cur
-		cur = cur.parent
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	if cap(path) > 2*len(path)+64 {
+		path = append([]*Entry(nil), path...) // a short branch of a long file: not the file's length held
 	}
 	return path
 }

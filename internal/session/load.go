@@ -216,7 +216,13 @@ func parse(in lineSource) (*File, error) {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				results[i] = parseRange(in, ranges[i], pos, !f.EndsWithNewline, budget)
+				// The first range knows the lines before it (the header's); the others'
+				// entries are renumbered once the ranges before them are counted.
+				lineBase := 0
+				if i == 0 {
+					lineBase = lineNo
+				}
+				results[i] = parseRange(in, ranges[i], pos, lineBase, !f.EndsWithNewline, budget)
 			}(i)
 		}
 		wg.Wait()
@@ -232,13 +238,19 @@ func parse(in lineSource) (*File, error) {
 			n += len(r.entries)
 		}
 		f.Entries = make([]*Entry, 0, n)
-		base := lineNo
-		for _, r := range results {
-			for _, e := range r.entries {
-				e.Line += base
+		base := lineNo // the lines before a range
+		for i, r := range results {
+			shift := base
+			if i == 0 {
+				shift = 0 // numbered as it was parsed
+			}
+			if shift != 0 {
+				for _, e := range r.entries {
+					e.Line += shift
+				}
 			}
 			for _, s := range r.skipped {
-				s.Line += base
+				s.Line += shift
 				f.skip(s)
 			}
 			f.SkippedLines += r.skippedLines - len(r.skipped) // f.skip counted the records
@@ -386,10 +398,10 @@ func splitRanges(pos, size int64) []byteRange {
 	return out
 }
 
-// parseRange parses the lines that start in r. Line numbers are relative to the range
-// (the caller adds the lines before it). It stops early once the load's entries exceed
-// budget.
-func parseRange(in lineSource, r byteRange, first int64, unterminated bool, budget *entryBudget) chunkResult {
+// parseRange parses the lines that start in r. Line numbers are lineBase plus the line's
+// number in the range (the caller adds the lines before a range it could not know). It
+// stops early once the load's entries exceed budget.
+func parseRange(in lineSource, r byteRange, first int64, lineBase int, unterminated bool, budget *entryBudget) chunkResult {
 	var res chunkResult
 	lr := newLineReader(in, r.start, in.size, r.start > first)
 	d := &decoder{inMemory: in.src == nil}
@@ -430,7 +442,7 @@ func parseRange(in lineSource, r byteRange, first int64, unterminated bool, budg
 			}
 			res.skippedLines++
 			if len(res.skipped) < MaxReported {
-				res.skipped = append(res.skipped, Skipped{Line: res.lines, Reason: reason})
+				res.skipped = append(res.skipped, Skipped{Line: lineBase + res.lines, Reason: reason})
 			}
 			continue
 		}
@@ -444,7 +456,7 @@ func parseRange(in lineSource, r byteRange, first int64, unterminated bool, budg
 				e.raw = bytes.Clone(t) // a line of 2 GB or more: too long to locate, kept
 			}
 		}
-		e.Line = res.lines
+		e.Line = lineBase + res.lines
 		res.entries = append(res.entries, e)
 	}
 	budget.take(len(res.entries) - taken)

@@ -36,32 +36,73 @@ func contextEntries(path []*Entry, compactionIndex int) []*Entry {
 	return append(out, path[sp.after:]...)
 }
 
-// Project is Pi 1.6.0's buildSessionProjection entries for a root-first path: each
-// context entry with its messages, the latest context_edit among the context entries
-// applied to its target.
-func Project(path []*Entry) []ProjectedEntry {
-	entries := contextEntries(path, LastCompactionIndex(path))
+// Projection is a projected path: its entries with their messages, all the messages in
+// order, and where the path's last compaction and last context edit are.
+type Projection struct {
+	Entries  []ProjectedEntry
+	Messages []*Message // the messages of Entries, in order; each entry's are a part of it
+	// LastCompaction and LastEdit are indices in the path (-1: none).
+	LastCompaction, LastEdit int
+}
+
+// ProjectPath is Project with the whole projection. Its entries' message lists are
+// parts of one array (Messages), so that a path of many entries costs two allocations,
+// not one per entry; the path's entries are read once to find the compaction and the
+// edits, and once to project them.
+func ProjectPath(path []*Entry) Projection {
+	p := Projection{LastCompaction: -1, LastEdit: -1}
+	nEdits := 0
+	for i, e := range path {
+		switch e.Type {
+		case TypeCompaction:
+			p.LastCompaction = i
+		case TypeContextEdit:
+			p.LastEdit = i
+			nEdits++
+		}
+	}
+	entries := contextEntries(path, p.LastCompaction)
 	var edits map[string]*Entry
-	for _, e := range entries {
-		if e.Type == TypeContextEdit {
-			if edits == nil {
-				edits = map[string]*Entry{}
-			}
-			if target, ok := e.ContextEditTarget(); ok {
-				edits[target] = e
+	if nEdits > 0 {
+		for _, e := range entries {
+			if e.Type == TypeContextEdit {
+				if edits == nil {
+					edits = make(map[string]*Entry, nEdits)
+				}
+				if target, ok := e.ContextEditTarget(); ok {
+					edits[target] = e
+				}
 			}
 		}
 	}
+	// An entry contributes at most one message but the first (a compaction: its
+	// checkpoint and its summary), so the array is never grown; were it grown, the
+	// parts already handed out would keep the old array, which holds the same messages.
+	msgs := make([]*Message, 0, len(entries)+1)
 	out := make([]ProjectedEntry, len(entries))
 	for i, e := range entries {
 		out[i].Entry = e
 		if e.Type == TypeCompaction && i > 0 {
 			continue // an older compaction whose id lies in the kept range
 		}
-		out[i].Messages = ProjectEntry(e, edits[e.ID])
+		at := len(msgs)
+		if edit := edits[e.ID]; edit != nil {
+			msgs = append(msgs, ProjectEntry(e, edit)...)
+		} else {
+			msgs = appendEntryMessages(msgs, e)
+		}
+		if len(msgs) > at {
+			out[i].Messages = msgs[at:len(msgs):len(msgs)]
+		}
 	}
-	return out
+	p.Entries, p.Messages = out, msgs
+	return p
 }
+
+// Project is Pi 1.6.0's buildSessionProjection entries for a root-first path: each
+// context entry with its messages, the latest context_edit among the context entries
+// applied to its target.
+func Project(path []*Entry) []ProjectedEntry { return ProjectPath(path).Entries }
 
 // ProjectedMessages is the messages of a projection, in order.
 func ProjectedMessages(p []ProjectedEntry) []*Message {
@@ -78,39 +119,42 @@ func ProjectedMessages(p []ProjectedEntry) []*Message {
 
 // EntryMessages is Pi 1.6.0's sessionEntryToContextMessages: what an entry puts in the
 // context before any edit.
-func EntryMessages(e *Entry) []*Message {
+func EntryMessages(e *Entry) []*Message { return appendEntryMessages(nil, e) }
+
+// appendEntryMessages appends EntryMessages(e) to dst.
+func appendEntryMessages(dst []*Message, e *Entry) []*Message {
 	switch e.Type {
 	case TypeMessage:
 		m, err := e.Message()
 		if err != nil {
-			return nil
+			return dst
 		}
 		if m.NoContent {
 			// Files are read without validation: a missing or null content is empty.
 			switch m.Role {
 			case RoleSystem:
-				return []*Message{withContent(m, json.RawMessage(`""`))}
+				return append(dst, withContent(m, json.RawMessage(`""`)))
 			case RoleUser, RoleAssistant, RoleToolResult:
-				return []*Message{withContent(m, json.RawMessage(`[]`))}
+				return append(dst, withContent(m, json.RawMessage(`[]`)))
 			}
 		}
-		return []*Message{m}
+		return append(dst, m)
 	case TypeCustomMessage:
-		return []*Message{CustomMessage(e)}
+		return append(dst, CustomMessage(e))
 	case TypeBranchSummary:
 		if truthyRaw(e.RawField("summary")) {
-			return []*Message{BranchSummaryMessage(e)}
+			return append(dst, BranchSummaryMessage(e))
 		}
 	case TypeCompaction:
 		summary := CompactionSummaryMessage(e)
 		if sys := e.RawField("systemMessage"); truthyRaw(sys) {
 			if m, err := DecodeMessage(sys); err == nil {
-				return []*Message{m, summary}
+				return append(dst, m, summary)
 			}
 		}
-		return []*Message{summary}
+		return append(dst, summary)
 	}
-	return nil
+	return dst
 }
 
 // ProjectEntry is Pi's projectContextEntry: an entry's messages under its latest edit.
