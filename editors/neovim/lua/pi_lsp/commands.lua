@@ -76,19 +76,155 @@ local function short(id)
   return type(id) == 'string' and id or '?'
 end
 
--- :PiCompact [instructions] ---------------------------------------------------
-
-function M.compact(instructions, cb)
-  local args = {}
-  if instructions and vim.trim(instructions) ~= '' then
-    args.instructions = vim.trim(instructions)
+--- Builds the function behind one server command. Every command has the same
+--- shape: run it on the buffer's client, report an error as "<what>: <message>",
+--- show a table result, then hand the caller what the server answered. A spec
+--- holds only what differs:
+---   id       the server command
+---   what     the prefix of its error message
+---   params   maps the function's first argument to the command's arguments;
+---            without it the function takes only (cb)
+---   done     shows a table result: done(result, client, args)
+---   owns_cb  done(result, client, args, cb) is called for every answer without
+---            an error and calls cb itself (a picker answers later)
+---@param spec {id: string, what: string, params?: fun(x: any): table?, done: function, owns_cb?: boolean}
+local function command(spec)
+  local function send(args, cb, client_id)
+    M.run(spec.id, args, function(err, result, client)
+      if err then
+        report_error(spec.what, err)
+      elseif spec.owns_cb then
+        return spec.done(result, client, args, cb)
+      elseif type(result) == 'table' then
+        spec.done(result, client, args)
+      end
+      if cb then
+        cb(err, result, client)
+      end
+    end, client_id)
   end
-  M.run('pi.compact', args, function(err, result, client)
-    if err then
-      report_error('compact', err)
-    elseif type(result) == 'table' and result.nothingToCompact then
-      ui.notify('nothing to compact: ' .. tostring(result.reason or ''))
-    elseif type(result) == 'table' then
+  if spec.params then
+    return function(x, cb, client_id)
+      send(spec.params(x), cb, client_id)
+    end
+  end
+  return function(cb)
+    send(nil, cb)
+  end
+end
+
+--- Commands whose first argument is already the command's arguments table.
+local function as_is(args)
+  return args
+end
+
+local function refresh_session(client, session)
+  local st = require('pi_lsp.handlers').get_state(client.id)
+  st.session = session
+  st.selected = st.session
+  st.usage = nil
+  require('pi_lsp.handlers').refresh_usage(client)
+  for buf, b in pairs(require('pi_lsp.tree').buffers) do
+    if b.client_id == client.id then
+      b.session = st.session
+      require('pi_lsp.tree').refresh(buf)
+    end
+  end
+end
+
+local function show_files(result, client)
+  local root = client and client.root_dir or vim.fn.getcwd()
+  if client and result.session then
+    require('pi_lsp.handlers').set_stale(client.id, result.session, result.stale)
+  end
+  local items, nstale = M.files_items(result, root)
+  local title = ('Pi files: %d modified, %d read'):format(#(result.modifiedFiles or {}), #(result.readFiles or {}))
+  if nstale > 0 then
+    title = title .. (', %d stale'):format(nstale)
+  end
+  vim.fn.setqflist({}, ' ', { title = title, items = items })
+  if #items == 0 then
+    ui.notify('no files read or modified on this branch')
+    return
+  end
+  if nstale > 0 then
+    local names = {}
+    for _, it in ipairs(items) do
+      if it.type == 'W' then
+        names[#names + 1] = vim.fn.fnamemodify(it.filename, ':~:.')
+      end
+    end
+    ui.notify(('%d file(s) changed on disk since the agent read them: %s'):format(nstale, table.concat(names, ', ')),
+      vim.log.levels.WARN)
+  end
+  if require('pi_lsp.config').options.files.open then
+    vim.cmd('botright copen')
+  end
+end
+
+local function show_context(result, client)
+  if client and result.tokens then
+    local st = require('pi_lsp.handlers').get_state(client.id)
+    st.usage = { tokens = result.tokens, contextWindow = result.contextWindow, percent = result.percent }
+    st.session = result.session or st.session
+  end
+  local copts = require('pi_lsp.config').options.context
+  ui.scratch('pi://context', M.context_lines(result), {
+    layout = copts.layout,
+    filetype = 'markdown',
+    title = 'Pi context',
+    split_height = 15,
+  })
+end
+
+local function pick_session(result, client, _, cb)
+  local list = type(result) == 'table' and result.sessions or {}
+  if #list == 0 then
+    ui.notify('no Pi sessions for this workspace')
+    if cb then
+      cb(nil, nil, client)
+    end
+    return
+  end
+  vim.ui.select(list, {
+    prompt = 'Pi session:',
+    kind = 'pi_lsp.session',
+    format_item = function(s)
+      return M.format_session(s, result.current)
+    end,
+  }, function(choice)
+    if not choice then
+      if cb then
+        cb(nil, nil, client)
+      end
+      return
+    end
+    M.select_session(choice.path, cb)
+  end)
+end
+
+M.EDIT_ACTIONS = { 'omit', 'replace', 'restore' }
+
+local EDIT_VERBS = { omit = 'hidden from', replace = 'replaced in', restore = 'restored to' }
+
+--- The server commands, one entry each (see command() for the fields).
+local specs = {
+  -- :PiCompact [instructions]
+  compact = {
+    id = 'pi.compact',
+    what = 'compact',
+    params = function(instructions)
+      local args = {}
+      if instructions and vim.trim(instructions) ~= '' then
+        args.instructions = vim.trim(instructions)
+      end
+      return args
+    end,
+    done = function(result)
+      if result.nothingToCompact then
+        ui.notify('nothing to compact: ' .. tostring(result.reason or ''))
+        return
+      end
       local entry = result.entry or {}
       ui.notify(('compacted%s (entry %s): %s → %s tokens'):format(
         result.via == 'pi' and ' by the live pi' or '',
@@ -96,28 +232,16 @@ function M.compact(instructions, cb)
         ui.human(result.tokensBefore or entry.tokensBefore),
         ui.human(result.tokensAfter)
       ))
-    end
-    if cb then
-      cb(err, result, client)
-    end
-  end)
-end
+    end,
+  },
 
--- :PiPreview [instructions], :PiCompact! [instructions] ---------------------------
-
---- Previews a compaction and opens its summary for editing (`:w` commits).
-function M.preview(instructions, cb)
-  require('pi_lsp.edit').preview_compaction(instructions, cb)
-end
-
--- :PiNavigate {id} [none|summarize [instructions]|edit [instructions]] ---------------
-
----@param args {targetId: string, summarize?: boolean, instructions?: string, label?: string, session?: string}
-function M.navigate(args, cb, client_id)
-  M.run('pi.navigate', args, function(err, result, client)
-    if err then
-      report_error('navigate', err)
-    elseif type(result) == 'table' then
+  -- :PiNavigate {id} [none|summarize [instructions]|edit [instructions]];
+  -- args {targetId, summarize?, instructions?, label?, session?}
+  navigate = {
+    id = 'pi.navigate',
+    what = 'navigate',
+    params = as_is,
+    done = function(result)
       local msg = ('now at %s'):format(short(result.leafId))
       if type(result.summaryEntry) == 'table' then
         msg = msg .. (' (branch summary %s)'):format(short(result.summaryEntry.id))
@@ -126,85 +250,93 @@ function M.navigate(args, cb, client_id)
         msg = msg .. '; message to edit: ' .. result.editorText:gsub('\n', ' ')
       end
       ui.notify(msg)
-    end
-    if cb then
-      cb(err, result, client)
-    end
-  end, client_id)
-end
+    end,
+  },
 
--- :PiUndoCompaction -------------------------------------------------------------
-
-function M.undo_compaction(cb)
-  M.run('pi.undoCompaction', nil, function(err, result, client)
-    if err then
-      report_error('undo compaction', err)
-    elseif type(result) == 'table' then
+  -- :PiUndoCompaction
+  undo_compaction = {
+    id = 'pi.undoCompaction',
+    what = 'undo compaction',
+    done = function(result)
       ui.notify(('compaction %s undone; now at %s'):format(short(result.compactionId), short(result.leafId)))
-    end
-    if cb then
-      cb(err, result, client)
-    end
-  end)
-end
+    end,
+  },
 
--- :PiLabel {id} [text] -------------------------------------------------------------
-
----@param args {entryId: string, label?: string, session?: string}
-function M.label(args, cb, client_id)
-  if args.label == '' then
-    args.label = nil
-  end
-  M.run('pi.label', args, function(err, result, client)
-    if err then
-      report_error('label', err)
-    elseif type(result) == 'table' then
+  -- :PiLabel {id} [text]; args {entryId, label?, session?}
+  label = {
+    id = 'pi.label',
+    what = 'label',
+    params = function(args)
+      if args.label == '' then
+        args.label = nil
+      end
+      return args
+    end,
+    done = function(result)
       if result.label and result.label ~= '' then
         ui.notify(('labelled %s "%s"'):format(short(result.entryId), result.label))
       else
         ui.notify(('label of %s cleared'):format(short(result.entryId)))
       end
-    end
-    if cb then
-      cb(err, result, client)
-    end
-  end, client_id)
-end
+    end,
+  },
 
--- :PiPin {id} [off] -----------------------------------------------------------------
-
----@param args {entryId: string, pinned?: boolean, session?: string}
-function M.pin(args, cb, client_id)
-  M.run('pi.pin', args, function(err, result, client)
-    if err then
-      report_error('pin', err)
-    elseif type(result) == 'table' then
+  -- :PiPin {id} [off]; args {entryId, pinned?, session?}
+  pin = {
+    id = 'pi.pin',
+    what = 'pin',
+    params = as_is,
+    done = function(result)
       ui.notify(('%s %s'):format(result.pinned and 'pinned' or 'unpinned', short(result.entryId)))
-    end
-    if cb then
-      cb(err, result, client)
-    end
-  end, client_id)
-end
+    end,
+  },
 
--- :PiEditContext {id} omit|replace {text}|restore ------------------------------------
-
-M.EDIT_ACTIONS = { 'omit', 'replace', 'restore' }
-
----@param args {entryId: string, action: 'omit'|'replace'|'restore', text?: string, session?: string}
-function M.edit_context(args, cb, client_id)
-  M.run('pi.editContext', args, function(err, result, client)
-    if err then
-      report_error('edit context', err)
-    elseif type(result) == 'table' then
-      local verb = ({ omit = 'hidden from', replace = 'replaced in', restore = 'restored to' })[args.action] or 'edited in'
+  -- :PiEditContext {id} omit|replace {text}|restore; args {entryId, action, text?, session?}
+  edit_context = {
+    id = 'pi.editContext',
+    what = 'edit context',
+    params = as_is,
+    done = function(result, _, args)
+      local verb = EDIT_VERBS[args.action] or 'edited in'
       ui.notify(('%s %s the context: %s → %s tokens'):format(
         short(args.entryId), verb, ui.human(result.tokensBefore), ui.human(result.tokensAfter)))
-    end
-    if cb then
-      cb(err, result, client)
-    end
-  end, client_id)
+    end,
+  },
+
+  -- :PiFiles
+  files = { id = 'pi.files', what = 'files', done = show_files },
+
+  -- :PiContext
+  context = { id = 'pi.context', what = 'context', done = show_context },
+
+  -- :PiSelectSession [path]
+  select_session = {
+    id = 'pi.selectSession',
+    what = 'select session',
+    params = function(path)
+      return { path = vim.fs.normalize(vim.fn.fnamemodify(path, ':p')) }
+    end,
+    done = function(result, client, args)
+      if client then
+        refresh_session(client, result.session or args.path)
+      end
+      ui.notify('session ' .. vim.fn.fnamemodify(result.session or args.path, ':t'))
+    end,
+  },
+
+  -- :PiSessions
+  sessions = { id = 'pi.sessions', what = 'sessions', owns_cb = true, done = pick_session },
+}
+
+for name, spec in pairs(specs) do
+  M[name] = command(spec)
+end
+
+-- :PiPreview [instructions], :PiCompact! [instructions] ---------------------------
+
+--- Previews a compaction and opens its summary for editing (`:w` commits).
+function M.preview(instructions, cb)
+  require('pi_lsp.edit').preview_compaction(instructions, cb)
 end
 
 -- :PiContextBySize --------------------------------------------------------------------
@@ -235,7 +367,7 @@ function M.tree(layout, cb)
   end)
 end
 
--- :PiFiles ------------------------------------------------------------------------------
+-- Pure helpers of :PiFiles, :PiContext and :PiSessions (test/nvim/test_unit.lua) ----------
 
 --- "modified since read" / "deleted" for a stale file's reason.
 function M.stale_reason(reason)
@@ -297,47 +429,6 @@ function M.files_items(result, root)
   return items, nstale
 end
 
-function M.files(cb)
-  M.run('pi.files', nil, function(err, result, client)
-    if err then
-      report_error('files', err)
-    elseif type(result) == 'table' then
-      local root = client and client.root_dir or vim.fn.getcwd()
-      if client and result.session then
-        require('pi_lsp.handlers').set_stale(client.id, result.session, result.stale)
-      end
-      local items, nstale = M.files_items(result, root)
-      local title = ('Pi files: %d modified, %d read'):format(#(result.modifiedFiles or {}), #(result.readFiles or {}))
-      if nstale > 0 then
-        title = title .. (', %d stale'):format(nstale)
-      end
-      vim.fn.setqflist({}, ' ', { title = title, items = items })
-      if #items == 0 then
-        ui.notify('no files read or modified on this branch')
-      else
-        if nstale > 0 then
-          local names = {}
-          for _, it in ipairs(items) do
-            if it.type == 'W' then
-              names[#names + 1] = vim.fn.fnamemodify(it.filename, ':~:.')
-            end
-          end
-          ui.notify(('%d file(s) changed on disk since the agent read them: %s'):format(nstale, table.concat(names, ', ')),
-            vim.log.levels.WARN)
-        end
-        if require('pi_lsp.config').options.files.open then
-          vim.cmd('botright copen')
-        end
-      end
-    end
-    if cb then
-      cb(err, result, client)
-    end
-  end)
-end
-
--- :PiContext --------------------------------------------------------------------------------
-
 --- The lines :PiContext shows for a pi.context result.
 function M.context_lines(result)
   local lines = { '# Pi context', '' }
@@ -367,59 +458,6 @@ function M.context_lines(result)
   return lines
 end
 
-function M.context(cb)
-  M.run('pi.context', nil, function(err, result, client)
-    if err then
-      report_error('context', err)
-    elseif type(result) == 'table' then
-      if client and result.tokens then
-        local st = require('pi_lsp.handlers').get_state(client.id)
-        st.usage = { tokens = result.tokens, contextWindow = result.contextWindow, percent = result.percent }
-        st.session = result.session or st.session
-      end
-      local copts = require('pi_lsp.config').options.context
-      ui.scratch('pi://context', M.context_lines(result), {
-        layout = copts.layout,
-        filetype = 'markdown',
-        title = 'Pi context',
-        split_height = 15,
-      })
-    end
-    if cb then
-      cb(err, result, client)
-    end
-  end)
-end
-
--- :PiSessions, :PiSelectSession [path] -------------------------------------------------------
-
-function M.select_session(path, cb)
-  path = vim.fs.normalize(vim.fn.fnamemodify(path, ':p'))
-  M.run('pi.selectSession', { path = path }, function(err, result, client)
-    if err then
-      report_error('select session', err)
-    elseif type(result) == 'table' then
-      if client then
-        local st = require('pi_lsp.handlers').get_state(client.id)
-        st.session = result.session or path
-        st.selected = st.session
-        st.usage = nil
-        require('pi_lsp.handlers').refresh_usage(client)
-        for buf, b in pairs(require('pi_lsp.tree').buffers) do
-          if b.client_id == client.id then
-            b.session = st.session
-            require('pi_lsp.tree').refresh(buf)
-          end
-        end
-      end
-      ui.notify('session ' .. vim.fn.fnamemodify(result.session or path, ':t'))
-    end
-    if cb then
-      cb(err, result, client)
-    end
-  end)
-end
-
 --- One line for a session in the picker.
 function M.format_session(s, current)
   local title = (type(s.name) == 'string' and s.name ~= '') and s.name or (s.firstMessage or '')
@@ -434,41 +472,6 @@ function M.format_session(s, current)
     when,
     tostring(s.messageCount or '?')
   )
-end
-
-function M.sessions(cb)
-  M.run('pi.sessions', nil, function(err, result, client)
-    if err then
-      report_error('sessions', err)
-      if cb then
-        cb(err, nil, client)
-      end
-      return
-    end
-    local list = type(result) == 'table' and result.sessions or {}
-    if #list == 0 then
-      ui.notify('no Pi sessions for this workspace')
-      if cb then
-        cb(nil, nil, client)
-      end
-      return
-    end
-    vim.ui.select(list, {
-      prompt = 'Pi session:',
-      kind = 'pi_lsp.session',
-      format_item = function(s)
-        return M.format_session(s, result.current)
-      end,
-    }, function(choice)
-      if not choice then
-        if cb then
-          cb(nil, nil, client)
-        end
-        return
-      end
-      M.select_session(choice.path, cb)
-    end)
-  end)
 end
 
 -- :PiCancel -------------------------------------------------------------------------------------

@@ -41,14 +41,6 @@ function M.text(buf)
   return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
 end
 
-local function find_buf(name)
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_get_name(b) == name then
-      return b
-    end
-  end
-end
-
 local function client_of(b)
   return b and vim.lsp.get_client_by_id(b.client_id) or nil
 end
@@ -86,7 +78,7 @@ local write -- forward
 
 --- Opens (or reuses) the edit buffer `name` with `text`, focused.
 local function open_buffer(name, text, state, info)
-  local buf = find_buf(name)
+  local buf = ui.find_buf(name)
   if not buf then
     buf = vim.api.nvim_create_buf(true, false)
     vim.api.nvim_buf_set_name(buf, name)

@@ -283,69 +283,64 @@ local function navigate_choice(id, cb)
 end
 M.navigate_choice = navigate_choice
 
-local function navigate_at_cursor(buf)
-  local lnum = vim.api.nvim_win_get_cursor(0)[1]
-  local node = M.node_at(buf, lnum)
-  if not node then
-    return
+--- The tree actions act on the node under the cursor: fn(node, b) with the
+--- tree buffer's state, nothing on a line without a node.
+local function with_node_at_cursor(buf, fn)
+  local node = M.node_at(buf, vim.api.nvim_win_get_cursor(0)[1])
+  if node then
+    fn(node, M.buffers[buf])
   end
-  local b = M.buffers[buf]
-  navigate_choice(node.id, function(choice)
-    if choice.edit then
-      require('pi_lsp.edit').preview_branch({ targetId = node.id, session = b.session, instructions = choice.instructions },
-        function(err, ebuf)
-          -- The floating tree would cover the summary buffer.
-          if not err and ebuf then
-            for _, w in ipairs(vim.api.nvim_list_wins()) do
-              if vim.api.nvim_win_is_valid(w) and vim.api.nvim_win_get_buf(w) == buf
-                and vim.api.nvim_win_get_config(w).relative ~= '' then
-                pcall(vim.api.nvim_win_close, w, true)
+end
+
+--- A command callback that redraws the tree once the write succeeded.
+local function refresh_on_success(buf)
+  return function(err)
+    if not err and vim.api.nvim_buf_is_valid(buf) then
+      M.refresh(buf)
+    end
+  end
+end
+
+local function navigate_at_cursor(buf)
+  with_node_at_cursor(buf, function(node, b)
+    navigate_choice(node.id, function(choice)
+      if choice.edit then
+        require('pi_lsp.edit').preview_branch({ targetId = node.id, session = b.session, instructions = choice.instructions },
+          function(err, ebuf)
+            -- The floating tree would cover the summary buffer.
+            if not err and ebuf then
+              for _, w in ipairs(vim.api.nvim_list_wins()) do
+                if vim.api.nvim_win_is_valid(w) and vim.api.nvim_win_get_buf(w) == buf
+                  and vim.api.nvim_win_get_config(w).relative ~= '' then
+                  pcall(vim.api.nvim_win_close, w, true)
+                end
               end
             end
-          end
-        end, b.client_id)
-      return
-    end
-    local args = vim.tbl_extend('force', { targetId = node.id, session = b.session }, choice)
-    require('pi_lsp.commands').navigate(args, function(err)
-      if not err and vim.api.nvim_buf_is_valid(buf) then
-        M.refresh(buf)
+          end, b.client_id)
+        return
       end
-    end, b.client_id)
+      local args = vim.tbl_extend('force', { targetId = node.id, session = b.session }, choice)
+      require('pi_lsp.commands').navigate(args, refresh_on_success(buf), b.client_id)
+    end)
   end)
 end
 
 local function pin_at_cursor(buf)
-  local lnum = vim.api.nvim_win_get_cursor(0)[1]
-  local node = M.node_at(buf, lnum)
-  if not node then
-    return
-  end
-  local b = M.buffers[buf]
-  local pinned = node.pinned ~= true
-  require('pi_lsp.commands').pin({ entryId = node.id, pinned = pinned, session = b.session }, function(err)
-    if not err and vim.api.nvim_buf_is_valid(buf) then
-      M.refresh(buf)
-    end
-  end, b.client_id)
+  with_node_at_cursor(buf, function(node, b)
+    require('pi_lsp.commands').pin({ entryId = node.id, pinned = node.pinned ~= true, session = b.session },
+      refresh_on_success(buf), b.client_id)
+  end)
 end
 
 local function label_at_cursor(buf)
-  local lnum = vim.api.nvim_win_get_cursor(0)[1]
-  local node = M.node_at(buf, lnum)
-  if not node then
-    return
-  end
-  local b = M.buffers[buf]
-  vim.ui.input({ prompt = ('Label for %s (empty clears): '):format(node.id), default = node.label or '' }, function(text)
-    if text == nil then
-      return
-    end
-    require('pi_lsp.commands').label({ entryId = node.id, label = text, session = b.session }, function(err)
-      if not err and vim.api.nvim_buf_is_valid(buf) then
-        M.refresh(buf)
+  with_node_at_cursor(buf, function(node, b)
+    vim.ui.input({ prompt = ('Label for %s (empty clears): '):format(node.id), default = node.label or '' }, function(text)
+      if text == nil then
+        return
       end
-    end, b.client_id)
+      require('pi_lsp.commands').label({ entryId = node.id, label = text, session = b.session },
+        refresh_on_success(buf), b.client_id)
+    end)
   end)
 end
 
@@ -362,26 +357,19 @@ end
 --- x / e / u in the tree: hide, replace or restore the message under the cursor.
 local function edit_at_cursor(action)
   return function(buf)
-    local lnum = vim.api.nvim_win_get_cursor(0)[1]
-    local node = M.node_at(buf, lnum)
-    if not node then
-      return
-    end
-    local b = M.buffers[buf]
-    local function go(text)
-      require('pi_lsp.commands').edit_context({ entryId = node.id, action = action, text = text, session = b.session }, function(err)
-        if not err and vim.api.nvim_buf_is_valid(buf) then
-          M.refresh(buf)
-        end
-      end, b.client_id)
-    end
-    if action ~= 'replace' then
-      return go(nil)
-    end
-    vim.ui.input({ prompt = ('Replace %s in the context with: '):format(node.id), default = one_line(node.preview) }, function(text)
-      if text ~= nil then
-        go(text)
+    with_node_at_cursor(buf, function(node, b)
+      local function go(text)
+        require('pi_lsp.commands').edit_context({ entryId = node.id, action = action, text = text, session = b.session },
+          refresh_on_success(buf), b.client_id)
       end
+      if action ~= 'replace' then
+        return go(nil)
+      end
+      vim.ui.input({ prompt = ('Replace %s in the context with: '):format(node.id), default = one_line(node.preview) }, function(text)
+        if text ~= nil then
+          go(text)
+        end
+      end)
     end)
   end
 end

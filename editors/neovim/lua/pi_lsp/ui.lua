@@ -15,7 +15,8 @@ function M.set_lines(buf, lines)
   vim.bo[buf].modified = false
 end
 
-local function find_buf(name)
+--- The loaded buffer named `name`, if any.
+function M.find_buf(name)
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_get_name(b) == name then
       return b
@@ -87,7 +88,7 @@ M.open_window = open_window
 ---@return integer buf, integer win
 function M.scratch(name, lines, opts)
   opts = opts or {}
-  local buf = find_buf(name)
+  local buf = M.find_buf(name)
   if not buf then
     buf = vim.api.nvim_create_buf(false, true)
     vim.bo[buf].buftype = 'nofile'

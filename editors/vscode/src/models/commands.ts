@@ -8,7 +8,7 @@ export interface CommandInfo {
   title: string;
 }
 
-export const SERVER_COMMANDS: readonly CommandInfo[] = [
+export const SERVER_COMMANDS = [
   { id: "pi.compact", title: "Pi: Compact Session" },
   { id: "pi.navigate", title: "Pi: Navigate Session Tree" },
   { id: "pi.undoCompaction", title: "Pi: Undo Compaction" },
@@ -21,7 +21,10 @@ export const SERVER_COMMANDS: readonly CommandInfo[] = [
   { id: "pi.context", title: "Pi: Show Context" },
   { id: "pi.editContext", title: "Pi: Edit Context" },
   { id: "pi.contextBySize", title: "Pi: Context by Size" },
-];
+] as const satisfies readonly CommandInfo[];
+
+/** A server command id; commands/index.ts has one handler per id, so a new one fails to compile until handled. */
+export type ServerCommandId = (typeof SERVER_COMMANDS)[number]["id"];
 
 /** Extension-side command ids: all in the piLsp. namespace so they never clash with the server's. */
 export const EXTENSION_COMMANDS = {

@@ -1,0 +1,96 @@
+// Compaction: pi.compact with its instructions box, "Pi: Preview Compaction" (the summary in an
+// editor; saving it compacts, commands/preview.ts) and the summary of the last compaction.
+
+import * as vscode from "vscode";
+import type { PiContext } from "../context";
+import { describeError } from "../models/errors";
+import { CompactionDraft } from "../models/preview";
+import { formatTokens } from "../models/status";
+import { info, showMessage } from "../notifications";
+import { runJob } from "../progress";
+import { CompactionPreview, CompactResult, ContextResult, Methods, PreviewCompactionParams, PreviewCompactionResult } from "../protocol";
+import { testLog } from "../testLog";
+import { openPreview } from "./preview";
+
+/** pi.compact's arguments as the server takes them (instructions optional). */
+type CompactParams = { instructions?: string } & Record<string, unknown>;
+
+export async function compact(pi: PiContext, params: CompactParams | undefined): Promise<CompactResult | undefined> {
+  if (!pi.server.requireClient()) return undefined;
+  if (params === undefined) {
+    const instructions = await vscode.window.showInputBox({
+      title: "Pi: Compact Session",
+      prompt: "Optional instructions for the summary (press Enter for none, Escape to cancel)",
+      placeHolder: "e.g. Keep the decisions about the parser; drop the test output",
+      ignoreFocusOut: true,
+    });
+    if (instructions === undefined) return undefined;
+    params = instructions.trim() ? { instructions: instructions.trim() } : {};
+  }
+  const result = await runJob<CompactResult>(pi, "Compacting session", "Compaction", "pi.compact", params);
+  if (!result) return undefined;
+  if ("nothingToCompact" in result && result.nothingToCompact) {
+    void showMessage(pi, { severity: "info", text: `Nothing to compact: ${result.reason}`, actions: [] });
+  } else if ("entry" in result) {
+    const by = result.via === "pi" ? ` (by the live pi ${result.pid ?? ""})`.replace(" )", ")") : "";
+    const text = `Compacted the session${by}: ${formatTokens(result.tokensBefore)} → ${formatTokens(result.tokensAfter ?? NaN)} tokens.`;
+    void info(text, "Show Summary").then((pick) => {
+      if (pick === "Show Summary") void openSummary(result.entry.summary, result.entry.id, result.tokensBefore);
+    });
+  }
+  await pi.views.refresh();
+  return result;
+}
+
+/** "Pi: Preview Compaction": optional instructions, pi/previewCompaction, the summary in an editor. */
+export async function previewCompaction(pi: PiContext): Promise<CompactionPreview | undefined> {
+  if (!pi.server.requireClient()) return undefined;
+  const input = await vscode.window.showInputBox({
+    title: "Pi: Preview Compaction",
+    prompt: "Optional instructions for the summary (press Enter for none, Escape to cancel). The summary opens in an editor; saving it compacts.",
+    placeHolder: "e.g. Keep the decisions about the parser; drop the test output",
+    ignoreFocusOut: true,
+  });
+  if (input === undefined) return undefined;
+  const instructions = input.trim() || undefined;
+  const params: PreviewCompactionParams = instructions ? { instructions } : {};
+  const result = await runJob<PreviewCompactionResult>(pi, "Previewing compaction", "Compaction preview", Methods.previewCompaction, params, true);
+  if (!result) return undefined;
+  if ("nothingToCompact" in result) {
+    void showMessage(pi, { severity: "info", text: `Nothing to compact: ${result.reason}`, actions: [] });
+    return undefined;
+  }
+  const draft: CompactionDraft = { kind: "compaction", preview: result };
+  if (instructions) draft.instructions = instructions;
+  await openPreview(pi, draft);
+  return result;
+}
+
+export async function showLastCompactionSummary(pi: PiContext): Promise<void> {
+  if (!pi.server.requireClient()) return;
+  let c: ContextResult;
+  try {
+    c = await pi.server.custom<ContextResult>(Methods.context, {});
+  } catch (err) {
+    void showMessage(pi, describeError("Reading the context", err));
+    return;
+  }
+  if (!c.lastCompaction) {
+    void showMessage(pi, {
+      severity: "info",
+      text: 'The current path of this session has no compaction yet. "Pi: Compact Session" makes one.',
+      actions: [],
+    });
+    return;
+  }
+  await openSummary(c.lastCompaction.summary, c.lastCompaction.id, c.lastCompaction.tokensBefore);
+}
+
+/** A compaction summary, read-only, in a Markdown editor. */
+export async function openSummary(summary: string, id: string, tokensBefore: number): Promise<void> {
+  const content = `<!-- Pi compaction ${id}: ${tokensBefore} tokens before -->\n\n${summary}\n`;
+  const doc = await vscode.workspace.openTextDocument({ language: "markdown", content });
+  await vscode.window.showTextDocument(doc, { preview: true });
+  testLog("summaryOpened", { id });
+}
+
