@@ -22,7 +22,7 @@ import (
 
 	lsp "go.lsp.dev/jsonrpc2"
 
-	"github.com/pi-lsp/pi-lsp/internal/fakellm"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 )
 
 // cliRun is a started pi-lsp CLI process in its own process group.
@@ -103,8 +103,8 @@ func lineSeconds(line string) float64 {
 // `pi-lsp compact FILE --summarizer openai` against a stalled model: a clear error within
 // the 5 s bound, two attempts, a line per attempt before the error, the file unchanged.
 func TestE2ECompactStalledModel(t *testing.T) {
-	llm := fakellm.New(t)
-	llm.SetFallback(fakellm.StallAfterHeaders(time.Minute))
+	llm := fakemodel.New(t)
+	llm.SetFallback(fakemodel.StallAfterHeaders(time.Minute))
 	env, _, paths := e2eWorkspace(t)
 	before, _ := os.ReadFile(paths[0])
 	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=5s"), 60*time.Second,
@@ -150,7 +150,7 @@ func TestE2ECompactStalledModel(t *testing.T) {
 // A model that sends keep-alive comments for longer than the stall timeout before it
 // answers (a local model on a long prompt) is not stalled: the compaction is written.
 func TestE2ECompactKeepAliveModel(t *testing.T) {
-	llm := fakellm.New(t, fakellm.KeepAlivesThen(200*time.Millisecond, 3*time.Second, "## Goal\nLate local summary."))
+	llm := fakemodel.New(t, fakemodel.KeepAlivesThen(200*time.Millisecond, 3*time.Second, "## Goal\nLate local summary."))
 	env, _, paths := e2eWorkspace(t)
 	before, _ := os.ReadFile(paths[0])
 	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=20"), 60*time.Second,
@@ -174,8 +174,8 @@ func TestE2ECompactKeepAliveModel(t *testing.T) {
 
 // Ctrl-C while the model is stalled: the CLI exits at once and writes nothing.
 func TestE2ECompactInterruptMidStall(t *testing.T) {
-	llm := fakellm.New(t)
-	llm.SetFallback(fakellm.StallAfterHeaders(time.Minute))
+	llm := fakemodel.New(t)
+	llm.SetFallback(fakemodel.StallAfterHeaders(time.Minute))
 	env, _, paths := e2eWorkspace(t)
 	before, _ := os.ReadFile(paths[0])
 	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=20", "PI_LSP_SUMMARY_TIMEOUT=60"), 60*time.Second,
@@ -206,8 +206,8 @@ func TestE2ECompactInterruptMidStall(t *testing.T) {
 // attempts are $/progress reports, the request fails within the bound, the progress ends
 // with the reason, and a cancel during the stall is answered at once.
 func TestE2ELSPStalledModel(t *testing.T) {
-	llm := fakellm.New(t)
-	llm.SetFallback(fakellm.StallAfterHeaders(time.Minute))
+	llm := fakemodel.New(t)
+	llm.SetFallback(fakemodel.StallAfterHeaders(time.Minute))
 	env, work, paths := e2eWorkspace(t)
 	agent := ""
 	for _, kv := range env {

@@ -27,9 +27,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-lsp/pi-lsp/internal/fakellm"
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 )
 
 type sample struct {
@@ -100,8 +100,8 @@ func TestLoadMixedRequests(t *testing.T) {
 	st, _ := os.Stat(path)
 	t.Logf("session: %d MB generated in %v", st.Size()>>20, time.Since(start).Round(time.Millisecond))
 
-	llm := fakellm.New(t)
-	llm.SetFallback(fakellm.Stream("## Goal\nslow summary", fakellm.StreamOpts{Chunks: 100, Delay: 50 * time.Millisecond}))
+	llm := fakemodel.New(t)
+	llm.SetFallback(fakemodel.Stream("## Goal\nslow summary", fakemodel.StreamOpts{Chunks: 100, Delay: 50 * time.Millisecond}))
 	c := startServer(t, serverConfig{AgentDir: agentDir, Workspace: workspace,
 		InitOptions: map[string]any{"summarizer": "openai", "baseUrl": llm.URL, "model": "fake-summarizer", "apiKeyEnv": "PI_LSP_LOAD_KEY"}})
 	t.Setenv("PI_LSP_LOAD_KEY", "k")

@@ -23,10 +23,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-lsp/pi-lsp/internal/fakellm"
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 )
 
 var (
@@ -198,12 +198,12 @@ func binaryScenario(t *testing.T, echo bool) {
 		w.WriteHeader(http.StatusUnauthorized)
 		_, _ = w.Write(body)
 	}
-	first := fakellm.Status(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided: sk-pil*****************abcd","type":"invalid_request_error","code":"invalid_api_key"}}`)
+	first := fakemodel.Status(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided: sk-pil*****************abcd","type":"invalid_request_error","code":"invalid_api_key"}}`)
 	if echo {
 		first = echoing
 	}
-	llm := fakellm.New(t, first, fakellm.ServerError())
-	llm.SetFallback(fakellm.Say("## Goal\nSummary from the fake model."))
+	llm := fakemodel.New(t, first, fakemodel.ServerError())
+	llm.SetFallback(fakemodel.Say("## Goal\nSummary from the fake model."))
 	llmURL, _ := url.Parse(llm.URL)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

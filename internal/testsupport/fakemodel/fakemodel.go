@@ -1,4 +1,4 @@
-// Package fakellm is test support: a scripted OpenAI-compatible chat-completions server
+// Package fakemodel is the one scripted OpenAI-compatible chat-completions server
 // (httptest) that speaks the real streaming format and can misbehave on purpose: HTTP
 // errors with Retry-After, streams cut mid-answer, malformed SSE data, empty answers,
 // stalls (before the headers, after them, mid-answer), keep-alive comments before a late
@@ -7,7 +7,7 @@
 // up, the fallback step plays (a plain summary by default).
 //
 // Import it only from _test.go files.
-package fakellm
+package fakemodel
 
 import (
 	"context"
@@ -46,8 +46,9 @@ type Server struct {
 	fallback Step
 	calls    []*Call
 	// Started receives the arrival number of every request (dropped when full).
-	Started chan int
-	quit    chan struct{}
+	Started   chan int
+	quit      chan struct{}
+	closeOnce sync.Once
 }
 
 // New starts a server that plays steps in order, then the fallback.
@@ -56,12 +57,18 @@ func New(t testing.TB, steps ...Step) *Server {
 	s := &Server{queue: steps, Started: make(chan int, 4096), quit: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL + "/v1"
-	t.Cleanup(func() {
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Close ends every held step, drops the connections and stops the server. It is
+// idempotent (the test's cleanup calls it too).
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
 		close(s.quit)
 		s.srv.CloseClientConnections()
 		s.srv.Close()
 	})
-	return s
 }
 
 // SetFallback sets the step played once the script is used up.
