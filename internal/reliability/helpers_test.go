@@ -24,30 +24,10 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 func TestMain(m *testing.M) { os.Exit(oracle.Main(m)) }
-
-// isolate points HOME, the XDG dirs and Pi's agent dir at a temp dir and clears every
-// pi-lsp setting and key from the environment. It returns the temp root.
-func isolate(t testing.TB) string {
-	t.Helper()
-	root := t.TempDir()
-	t.Setenv("HOME", filepath.Join(root, "home"))
-	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(root, "agent"))
-	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"} {
-		t.Setenv(v, filepath.Join(root, "xdg", strings.ToLower(strings.TrimPrefix(v, "XDG_"))))
-	}
-	for _, v := range []string{"PI_LSP_SUMMARIZER", "PI_LSP_BASE_URL", "PI_LSP_MODEL", "PI_LSP_API_KEY_ENV", "OPENAI_API_KEY"} {
-		t.Setenv(v, "")
-	}
-	for _, d := range []string{"home", "agent", "xdg/config", "xdg/data", "xdg/cache", "xdg/state"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
 
 // needLive skips (or, with PI_LSP_REQUIRE_ORACLE=1, fails) a test that needs node and
 // the installed real Pi.
@@ -206,7 +186,7 @@ type client struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	served chan int
-	logs   *lockedBuffer
+	logs   *lsptest.SyncBuffer
 
 	mu        sync.Mutex
 	pending   map[string]chan *lsp.Response
@@ -214,23 +194,6 @@ type client struct {
 	keepNotes bool
 	next      atomic.Int32
 	readDone  chan struct{}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // serverConfig configures startServer.
@@ -269,7 +232,7 @@ func startServer(t testing.TB, cfg serverConfig) *client {
 // once the server is gone).
 func newClient(t testing.TB, rwc io.ReadWriteCloser, served chan int, keepNotes bool) *client {
 	c := &client{t: t, conn: rwc, stream: lsp.NewStream(rwc), served: served,
-		pending: map[string]chan *lsp.Response{}, keepNotes: keepNotes, logs: &lockedBuffer{}, readDone: make(chan struct{})}
+		pending: map[string]chan *lsp.Response{}, keepNotes: keepNotes, logs: &lsptest.SyncBuffer{}, readDone: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	go c.readLoop()
 	t.Cleanup(c.close)
@@ -447,38 +410,6 @@ func (c *client) close() {
 }
 
 // ---- files ----
-
-// corpusFile is a genuine session written by real Pi 0.73.1.
-func corpusFile(name string) string {
-	return filepath.Join(oracle.RepoRoot(), "testdata", "corpus", "genuine", name+".jsonl")
-}
-
-// installSession copies a session into dir under Pi's file name, with its header's
-// cwd replaced by cwd (real Pi refuses a session whose cwd does not exist, and the
-// owner check compares it with the pi process's cwd). It returns the new path.
-func installSession(t testing.TB, src, dir, cwd string) string {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nl := strings.IndexByte(string(data), '\n')
-	var h map[string]any
-	if err := json.Unmarshal(data[:nl], &h); err != nil {
-		t.Fatal(err)
-	}
-	old, _ := json.Marshal(h["cwd"])
-	nw, _ := json.Marshal(cwd)
-	head := strings.Replace(string(data[:nl]), `"cwd":`+string(old), `"cwd":`+string(nw), 1)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, session.FileName(h["timestamp"].(string), h["id"].(string)))
-	if err := os.WriteFile(path, append([]byte(head), data[nl:]...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 func readAll(t testing.TB, path string) []byte {
 	t.Helper()

@@ -29,7 +29,9 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 type sample struct {
@@ -78,7 +80,7 @@ func TestLoadMixedRequests(t *testing.T) {
 	if s := os.Getenv("PI_LSP_LOAD_TREE"); s != "" {
 		treePct, _ = strconv.Atoi(s)
 	}
-	root := isolate(t)
+	root := isolate.Setup(t).Root
 	agentDir := filepath.Join(root, "agent")
 	workspace := filepath.Join(root, "work", "project")
 	if err := os.MkdirAll(workspace, 0o755); err != nil {
@@ -95,7 +97,7 @@ func TestLoadMixedRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	gf.Close()
-	path := installSession(t, genPath, session.SessionDir(agentDir, workspace), workspace)
+	path := corpus.InstallWithCwd(t, genPath, session.SessionDir(agentDir, workspace), workspace)
 	os.Remove(genPath)
 	st, _ := os.Stat(path)
 	t.Logf("session: %d MB generated in %v", st.Size()>>20, time.Since(start).Round(time.Millisecond))

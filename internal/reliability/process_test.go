@@ -26,7 +26,10 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 var (
@@ -169,7 +172,7 @@ func TestProviderEchoedKeyIsRedacted(t *testing.T) {
 // With echo, the provider's first answer is a 401 that echoes the Authorization header.
 func binaryScenario(t *testing.T, echo bool) {
 	bin := buildBinary(t)
-	root := isolate(t)
+	root := isolate.Setup(t).Root
 	agentDir := filepath.Join(root, "agent")
 	workspace := filepath.Join(root, "work", "project")
 	if err := os.MkdirAll(workspace, 0o755); err != nil {
@@ -181,7 +184,7 @@ func binaryScenario(t *testing.T, echo bool) {
 		t.Fatal(err)
 	}
 	gf.Close()
-	path := installSession(t, genPath, session.SessionDir(agentDir, workspace), workspace)
+	path := corpus.InstallWithCwd(t, genPath, session.SessionDir(agentDir, workspace), workspace)
 	os.Remove(genPath)
 
 	var kb [16]byte
@@ -213,7 +216,7 @@ func binaryScenario(t *testing.T, echo bool) {
 	cmd.Env = append(os.Environ(), "PI_LSP_REL_KEY="+key)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
-	var stderr, wire lockedBuffer
+	var stderr, wire lsptest.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -211,6 +211,9 @@ type Config struct {
 	ExtraEnv []string
 	// Timeout bounds the spawned process (default 2 minutes).
 	Timeout time.Duration
+	// AgentFiles are written into the agent dir (by slash-separated relative path)
+	// before the server starts, e.g. Pi's settings.json.
+	AgentFiles map[string]string
 }
 
 // NewEnv starts a server (in process, or cfg.Binary) and, unless told otherwise,
@@ -231,6 +234,15 @@ func NewEnv(t testing.TB, cfg Config) *Env {
 	isolate.Under(t, root, e.AgentDir)
 	for _, d := range []string{e.AgentDir, e.Workspace} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rel, text := range cfg.AgentFiles {
+		path := filepath.Join(e.AgentDir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
