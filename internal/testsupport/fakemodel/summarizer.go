@@ -84,7 +84,7 @@ func (f *Summarizer) answer(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	chunks, delay, hold, text, release := f.Chunks, f.Delay, f.Hold, f.Text, f.release
 	f.mu.Unlock()
-	s := startSSE(w)
+	s := StartSSE(w, r)
 	// gone counts an abandoned answer, but not one the server's own shutdown ended.
 	gone := func() bool {
 		select {
@@ -102,7 +102,7 @@ func (f *Summarizer) answer(w http.ResponseWriter, r *http.Request) {
 			return gone()
 		}
 	}
-	s.role()
+	s.Role()
 	words := strings.SplitAfter(text, " ")
 	per := (len(words) + chunks - 1) / max(chunks, 1)
 	for i := 0; i < chunks; i++ {
@@ -110,7 +110,7 @@ func (f *Summarizer) answer(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		lo, hi := min(i*per, len(words)), min((i+1)*per, len(words))
-		s.content(strings.Join(words[lo:hi], ""))
+		s.Content(strings.Join(words[lo:hi], ""))
 		if hold && i == 0 {
 			select {
 			case <-release:
@@ -120,7 +120,7 @@ func (f *Summarizer) answer(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.finish("stop")
-	s.usage()
-	s.done()
+	s.Finish("stop")
+	s.Usage(nil)
+	s.Done()
 }
