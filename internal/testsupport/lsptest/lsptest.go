@@ -186,6 +186,10 @@ type Env struct {
 	nextID  atomic.Int32
 	// framingErr is set when the server wrote a malformed frame.
 	framingErr error
+	// waiters are CallContext's requests awaiting their answers, by recorded id.
+	waiters      map[string]chan Msg
+	quiet        bool
+	closeTimeout time.Duration
 }
 
 // Config configures NewEnv.
@@ -211,6 +215,20 @@ type Config struct {
 	ExtraEnv []string
 	// Timeout bounds the spawned process (default 2 minutes).
 	Timeout time.Duration
+	// AgentDir and Workspace, when set, are the server's dirs instead of fresh ones
+	// below the Env's temp root; the caller has then isolated the test itself (see
+	// package isolate) and the Env does not touch the environment.
+	AgentDir, Workspace string
+	// Quiet records no messages (Await and Messages see nothing; CallContext still
+	// works): for load tests whose answers would pile up.
+	Quiet bool
+	// Args are more arguments for the spawned binary, after "serve --stdio".
+	Args []string
+	// Wire, when set, receives every byte the server writes (frames as sent).
+	Wire io.Writer
+	// CloseTimeout bounds the wait for the server to return after the client closed
+	// (default 5 s).
+	CloseTimeout time.Duration
 	// AgentFiles are written into the agent dir (by slash-separated relative path)
 	// before the server starts, e.g. Pi's settings.json.
 	AgentFiles map[string]string
@@ -231,7 +249,18 @@ func NewEnv(t testing.TB, cfg Config) *Env {
 		exitCode:  make(chan int, 1),
 		logs:      &SyncBuffer{},
 	}
-	isolate.Under(t, root, e.AgentDir)
+	if cfg.AgentDir != "" {
+		e.AgentDir = cfg.AgentDir
+	} else {
+		isolate.Under(t, root, e.AgentDir)
+	}
+	if cfg.Workspace != "" {
+		e.Workspace = cfg.Workspace
+	}
+	e.quiet, e.closeTimeout = cfg.Quiet, cfg.CloseTimeout
+	if e.closeTimeout == 0 {
+		e.closeTimeout = 5 * time.Second
+	}
 	for _, d := range []string{e.AgentDir, e.Workspace} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -263,6 +292,9 @@ func NewEnv(t testing.TB, cfg Config) *Env {
 	// the test on any framing error of the server.
 	pr, pw := io.Pipe()
 	go e.parseRaw(pr)
+	if cfg.Wire != nil {
+		clientEnd = wireTee{clientEnd, cfg.Wire}
+	}
 	e.stream = &recStream{inner: lsp.NewStream(teeConn{clientEnd, pw}), raw: clientEnd, env: e}
 	e.Conn = lsp.NewConn(e.stream)
 	e.Conn.Go(e.ctx, e.handle)
@@ -321,7 +353,7 @@ func (e *Env) spawn(cfg Config) io.ReadWriteCloser {
 		timeout = 2 * time.Minute
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	cmd := exec.CommandContext(ctx, cfg.Binary, "serve", "--stdio")
+	cmd := exec.CommandContext(ctx, cfg.Binary, append([]string{"serve", "--stdio"}, cfg.Args...)...)
 	cmd.Env = append(os.Environ(), cfg.ExtraEnv...)
 	cmd.Dir = e.Workspace
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -505,7 +537,9 @@ func (e *Env) parseRaw(r io.Reader) {
 			return
 		}
 		e.mu.Lock()
-		e.raw = append(e.raw, body)
+		if !e.quiet {
+			e.raw = append(e.raw, body)
+		}
 		close(e.changed)
 		e.changed = make(chan struct{})
 		e.mu.Unlock()
@@ -553,6 +587,16 @@ func (e *Env) AwaitRaw(timeout time.Duration, mark int, desc string, pred func(f
 
 func (e *Env) record(m Msg) {
 	e.mu.Lock()
+	if m.Kind == KindResponse {
+		if ch := e.waiters[m.ID]; ch != nil {
+			delete(e.waiters, m.ID)
+			ch <- m
+		}
+	}
+	if e.quiet {
+		e.mu.Unlock()
+		return
+	}
 	m.Seq = len(e.msgs)
 	m.At = time.Now()
 	e.msgs = append(e.msgs, m)
@@ -673,6 +717,82 @@ func (p *Pending) Wait(timeout time.Duration) (json.RawMessage, *CallError) {
 	panic("unreachable")
 }
 
+// CallContext sends a request with an id of its own and waits for the answer. When ctx
+// ends first it sends $/cancelRequest and still waits (up to answerTimeout) for the
+// cancelled answer: every request must be answered. A JSON-RPC error comes back as
+// *CallError.
+func (e *Env) CallContext(ctx context.Context, method string, params any, answerTimeout time.Duration) (json.RawMessage, error) {
+	n := e.nextID.Add(1)
+	v := int32(1<<30) + n
+	id := lsp.NewNumberID(v)
+	call, err := lsp.NewCall(id, method, params)
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%q", id)
+	ch := make(chan Msg, 1)
+	e.mu.Lock()
+	if e.waiters == nil {
+		e.waiters = map[string]chan Msg{}
+	}
+	e.waiters[key] = ch
+	e.mu.Unlock()
+	if _, err := e.stream.Write(e.ctx, call); err != nil {
+		return nil, fmt.Errorf("send %s: %w", method, err)
+	}
+	overall := time.NewTimer(answerTimeout)
+	defer overall.Stop()
+	var m Msg
+	select {
+	case m = <-ch:
+	case <-ctx.Done():
+		if err := e.Conn.Notify(e.ctx, "$/cancelRequest", map[string]any{"id": v}); err != nil {
+			return nil, fmt.Errorf("cancel %s: %w", method, err)
+		}
+		select {
+		case m = <-ch:
+		case <-overall.C:
+			return nil, fmt.Errorf("%s (id %d) was never answered after its cancellation", method, v)
+		}
+	case <-overall.C:
+		return nil, fmt.Errorf("%s (id %d) was not answered within %v", method, v, answerTimeout)
+	}
+	if m.Err != nil {
+		return nil, toCallError(m.Err)
+	}
+	return m.Result, nil
+}
+
+// Notifications are the recorded notifications of method ("" for all).
+func (e *Env) Notifications(method string) []Msg {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Msg
+	for _, m := range e.msgs {
+		if m.Kind == KindNotification && (method == "" || m.Method == method) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Logs is the server's log so far (the spawned server's stderr).
+func (e *Env) Logs() string { return e.logs.String() }
+
+// wireTee copies what is read from the server to w.
+type wireTee struct {
+	io.ReadWriteCloser
+	w io.Writer
+}
+
+func (c wireTee) Read(p []byte) (int, error) {
+	n, err := c.ReadWriteCloser.Read(p)
+	if n > 0 {
+		_, _ = c.w.Write(p[:n])
+	}
+	return n, err
+}
+
 // Notify sends a notification.
 func (e *Env) Notify(method string, params any) {
 	e.T.Helper()
@@ -713,8 +833,8 @@ func (e *Env) Close() {
 		select {
 		case c := <-e.exitCode:
 			e.code = &c
-		case <-time.After(5 * time.Second):
-			e.T.Errorf("the server did not return within 5s after the client closed")
+		case <-time.After(e.closeTimeout):
+			e.T.Errorf("the server did not return within %v after the client closed", e.closeTimeout)
 		}
 	}
 	e.cancel()
