@@ -3,30 +3,26 @@ package main
 // Process-level test of the built binary: it is built into a temp dir, spawned in its
 // own process group with a deadline (the group is killed in Cleanup), and driven over
 // its real stdio by go.lsp.dev/jsonrpc2 v0.10.0, a client that shares no framing code
-// with the server. Everything lives in temp dirs; the summarizer is a local fake
-// OpenAI-compatible endpoint.
+// with the server (the shared harness, lsptest, in its spawned mode). Everything lives
+// in temp dirs; the summarizer is the shared fake model.
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	lsp "go.lsp.dev/jsonrpc2"
-
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 // e2eBinary builds pi-lsp once per test binary run.
@@ -65,310 +61,92 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// e2eLLM is a fake OpenAI-compatible streaming endpoint. With hold set, answers stop
-// after their first chunk until the request is cancelled.
-type e2eLLM struct {
-	srv     *httptest.Server
-	mu      sync.Mutex
-	hold    bool
-	started chan struct{}
-}
-
-func newE2ELLM(t *testing.T) *e2eLLM {
-	l := &e2eLLM{started: make(chan struct{}, 16)}
-	l.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		select {
-		case l.started <- struct{}{}:
-		default:
-		}
-		l.mu.Lock()
-		hold := l.hold
-		l.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		fl := w.(http.Flusher)
-		chunk := func(content string, finish any) {
-			b, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-				"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": content}, "finish_reason": finish}}})
-			fmt.Fprintf(w, "data: %s\n\n", b)
-			fl.Flush()
-		}
-		for _, part := range []string{"## Goal\n", "End-to-end ", "summary."} {
-			time.Sleep(20 * time.Millisecond)
-			chunk(part, nil)
-			if hold {
-				<-r.Context().Done()
-				return
-			}
-		}
-		chunk("", "stop")
-		fmt.Fprint(w, "data: [DONE]\n\n")
-		fl.Flush()
-	}))
-	t.Cleanup(func() { l.srv.CloseClientConnections(); l.srv.Close() })
-	return l
-}
-
-// e2eServer is a running pi-lsp process and its client.
-type e2eServer struct {
-	t       *testing.T
-	cmd     *exec.Cmd
-	conn    lsp.Conn
-	stderr  *bytes.Buffer
-	waitErr chan error
-
-	mu      sync.Mutex
-	notes   []e2eNote
-	changed chan struct{}
-}
-
-type e2eNote struct {
-	method string
-	params json.RawMessage
-}
-
-type stdio struct {
-	io.ReadCloser
-	io.WriteCloser
-}
-
-func (s stdio) Close() error {
-	err := s.WriteCloser.Close()
-	_ = s.ReadCloser.Close()
-	return err
-}
-
-func startE2E(t *testing.T, env []string) *e2eServer {
-	bin := e2eBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	cmd := exec.CommandContext(ctx, bin, "serve", "--stdio")
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &e2eServer{t: t, cmd: cmd, stderr: &bytes.Buffer{}, waitErr: make(chan error, 1), changed: make(chan struct{})}
-	cmd.Stderr = &lockedWriter{w: s.stderr}
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	go func() { s.waitErr <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cancel()
-		<-s.conn.Done()
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", cmd.Stderr.(*lockedWriter).String())
-		}
-	})
-	s.conn = lsp.NewConn(lsp.NewStream(stdio{stdout, stdin}))
-	s.conn.Go(context.Background(), func(ctx context.Context, reply lsp.Replier, req lsp.Request) error {
-		if _, isCall := req.(*lsp.Call); isCall {
-			// window/workDoneProgress/create (and anything else) is acknowledged.
-			return reply(ctx, nil, nil)
-		}
-		s.mu.Lock()
-		s.notes = append(s.notes, e2eNote{req.Method(), append(json.RawMessage(nil), req.Params()...)})
-		close(s.changed)
-		s.changed = make(chan struct{})
-		s.mu.Unlock()
-		return nil
-	})
-	return s
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lockedWriter) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.String()
-}
-
-func (s *e2eServer) call(method string, params any, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	_, err := s.conn.Call(ctx, method, params, result)
-	return err
-}
-
-// await waits for a notification satisfying pred.
-func (s *e2eServer) await(desc string, pred func(method string, params json.RawMessage) bool) json.RawMessage {
-	s.t.Helper()
-	deadline := time.After(20 * time.Second)
-	seen := 0
-	for {
-		s.mu.Lock()
-		notes, changed := s.notes[seen:], s.changed
-		seen = len(s.notes)
-		s.mu.Unlock()
-		for _, n := range notes {
-			if pred(n.method, n.params) {
-				return n.params
-			}
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			s.t.Fatalf("timed out waiting for %s", desc)
-		}
-	}
-}
-
-func (s *e2eServer) exitStatus(timeout time.Duration) int {
-	s.t.Helper()
-	select {
-	case err := <-s.waitErr:
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0
-		case errors.As(err, &ee):
-			return ee.ExitCode()
-		default:
-			s.t.Fatalf("wait: %v", err)
-		}
-	case <-time.After(timeout):
-		s.t.Fatalf("pi-lsp did not exit within %v", timeout)
-	}
-	return -1
-}
-
-// e2eWorkspace prepares temp dirs with two copies of a genuine session and returns the
-// process environment, the workspace and the session paths.
+// e2eWorkspace prepares temp dirs with two copies of a genuine session (the second the
+// newest) and returns the environment of a process that runs in them, the workspace and
+// the session paths.
 func e2eWorkspace(t *testing.T) ([]string, string, []string) {
 	root := t.TempDir()
-	agent := filepath.Join(root, "agent")
+	d := isolate.Child(t, root, filepath.Join(root, "agent"))
 	work := filepath.Join(root, "project")
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "genuine", "auto-threshold.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := session.SessionDir(agent, work)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := session.SessionDir(d.AgentDir, work)
 	var paths []string
-	for i, name := range []string{"2026-11-29T13-02-03-796Z_a.jsonl", "2026-11-29T13-02-03-796Z_b.jsonl"} {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		mt := time.Now().Add(time.Duration(i-2) * time.Minute)
-		_ = os.Chtimes(p, mt, mt)
-		paths = append(paths, p)
+	for i := range 2 {
+		paths = append(paths, corpus.Install(t, corpus.Genuine("auto-threshold"), dir, time.Now().Add(time.Duration(i-2)*time.Minute)))
 	}
-	env := []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + filepath.Join(root, "home"),
-		"PI_CODING_AGENT_DIR=" + agent,
-		"XDG_CONFIG_HOME=" + filepath.Join(root, "xdg", "config"),
-		"XDG_DATA_HOME=" + filepath.Join(root, "xdg", "data"),
-		"XDG_CACHE_HOME=" + filepath.Join(root, "xdg", "cache"),
-		"XDG_STATE_HOME=" + filepath.Join(root, "xdg", "state"),
-		"PI_LSP_E2E_KEY=test-key",
-	}
-	return env, work, paths
+	env := append([]string{"PATH=" + os.Getenv("PATH")}, d.Env()...)
+	return append(env, "PI_LSP_E2E_KEY=test-key"), work, paths
+}
+
+// e2eEnv spawns the built binary under the shared harness, on two copies of a genuine
+// session (the second the newest).
+func e2eEnv(t *testing.T, cfg lsptest.Config) *lsptest.Env {
+	cfg.Binary = e2eBinary(t)
+	cfg.Corpus = []string{"auto-threshold", "auto-threshold"}
+	return lsptest.NewEnv(t, cfg)
 }
 
 func TestE2ECoreFlow(t *testing.T) {
-	llm := newE2ELLM(t)
-	env, work, paths := e2eWorkspace(t)
-	s := startE2E(t, env)
-	uri := "file://" + work
-	var init struct {
+	llm := fakemodel.NewSummarizer(t)
+	llm.Set(func(f *fakemodel.Summarizer) {
+		f.Text, f.Chunks, f.Delay = "## Goal\nEnd-to-end summary.", 3, 20*time.Millisecond
+	})
+	e := e2eEnv(t, lsptest.Config{
+		InitOptions: lsptest.Merge(llm.Config(), map[string]any{"keepRecentTokens": 200}),
+		ExtraEnv:    []string{"PI_LSP_TEST_KEY=test-key"},
+	})
+	paths := e.Paths
+	init := lsptest.Decode[struct {
 		Capabilities struct {
 			ExecuteCommandProvider struct {
 				Commands []string `json:"commands"`
 			} `json:"executeCommandProvider"`
 		} `json:"capabilities"`
-	}
-	if err := s.call("initialize", map[string]any{
-		"processId": os.Getpid(), "rootUri": uri,
-		"workspaceFolders": []any{map[string]any{"uri": uri, "name": "project"}},
-		"capabilities":     map[string]any{"window": map[string]any{"workDoneProgress": true}},
-		"initializationOptions": map[string]any{"summarizer": "openai", "baseUrl": llm.srv.URL + "/v1", "model": "fake",
-			"apiKeyEnv": "PI_LSP_E2E_KEY", "keepRecentTokens": 200},
-	}, &init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	}](t, e.Init)
 	if !strings.Contains(strings.Join(init.Capabilities.ExecuteCommandProvider.Commands, ","), "pi.compact") {
 		t.Fatalf("commands %v", init.Capabilities.ExecuteCommandProvider.Commands)
 	}
-	if err := s.conn.Notify(context.Background(), "initialized", map[string]any{}); err != nil {
-		t.Fatal(err)
-	}
 
 	// pi.tree on the current session (the newest copy).
-	var tree struct {
+	res, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.tree", "arguments": []any{}})
+	if err != nil {
+		t.Fatalf("pi.tree: %v", err)
+	}
+	tree := lsptest.Decode[struct {
 		Session string            `json:"session"`
 		LeafID  string            `json:"leafId"`
 		Roots   []json.RawMessage `json:"roots"`
-	}
-	if err := s.call("workspace/executeCommand", map[string]any{"command": "pi.tree", "arguments": []any{}}, &tree); err != nil {
-		t.Fatalf("pi.tree: %v", err)
-	}
+	}](t, res)
 	if tree.Session != paths[1] || tree.LeafID != "8852ca19" || len(tree.Roots) == 0 {
 		t.Fatalf("pi.tree: session %s leaf %s roots %d", tree.Session, tree.LeafID, len(tree.Roots))
 	}
 
 	// pi.compact with server-created progress.
-	var compacted struct {
+	res, err = e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}})
+	if err != nil {
+		t.Fatalf("pi.compact: %v", err)
+	}
+	compacted := lsptest.Decode[struct {
 		Entry struct {
 			ID       string `json:"id"`
 			ParentID string `json:"parentId"`
 			Summary  string `json:"summary"`
 		} `json:"entry"`
-	}
-	if err := s.call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}}, &compacted); err != nil {
-		t.Fatalf("pi.compact: %v", err)
-	}
+	}](t, res)
 	if compacted.Entry.ParentID != "8852ca19" || !strings.HasPrefix(compacted.Entry.Summary, "## Goal\nEnd-to-end summary.") {
 		t.Errorf("entry %+v", compacted.Entry)
 	}
-	var token json.RawMessage
-	s.await("progress begin at 0%", func(m string, p json.RawMessage) bool {
-		var pp struct {
-			Token json.RawMessage `json:"token"`
-			Value struct {
-				Kind       string   `json:"kind"`
-				Title      string   `json:"title"`
-				Percentage *float64 `json:"percentage"`
-			} `json:"value"`
+	msgs := e.Await(20*time.Second, lsptest.ProgressBeginAtZero("Compacting session"), lsptest.CompletedProgress("Compacting session"),
+		lsptest.NotificationMatching("pi/compactionEnd", "", nil))
+	var end json.RawMessage
+	for _, m := range msgs {
+		if m.Kind == lsptest.KindNotification && m.Method == "pi/compactionEnd" {
+			end = m.Params
+			break
 		}
-		if m != "$/progress" || json.Unmarshal(p, &pp) != nil || pp.Value.Kind != "begin" || pp.Value.Title != "Compacting session" {
-			return false
-		}
-		if pp.Value.Percentage == nil || *pp.Value.Percentage != 0 {
-			t.Errorf("begin without percentage 0: %s", p)
-		}
-		token = pp.Token
-		return true
-	})
-	s.await("progress end", func(m string, p json.RawMessage) bool {
-		return m == "$/progress" && bytes.Contains(p, []byte(`"kind":"end"`)) && bytes.Contains(p, token)
-	})
-	end := s.await("pi/compactionEnd", func(m string, p json.RawMessage) bool { return m == "pi/compactionEnd" })
+	}
 	var ev struct {
 		Reason  string `json:"reason"`
 		Aborted bool   `json:"aborted"`
@@ -379,85 +157,55 @@ func TestE2ECoreFlow(t *testing.T) {
 	if err := json.Unmarshal(end, &ev); err != nil || ev.Reason != "manual" || ev.Aborted || ev.Result.Summary != compacted.Entry.Summary {
 		t.Errorf("compactionEnd %s", end)
 	}
-	data, err := os.ReadFile(paths[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(data, []byte(`"id":"`+compacted.Entry.ID+`"`)) {
+	if !bytes.Contains(lsptest.MustRead(t, paths[1]), []byte(`"id":"`+compacted.Entry.ID+`"`)) {
 		t.Errorf("the compaction entry is not in the file")
 	}
 
 	// Cancel a second compaction (of the other copy) with a raw $/cancelRequest.
-	llm.mu.Lock()
-	llm.hold = true
-	llm.mu.Unlock()
-	for len(llm.started) > 0 {
-		<-llm.started // the first compaction's
+	llm.Set(func(f *fakemodel.Summarizer) { f.Hold = true })
+	for len(llm.Started) > 0 {
+		<-llm.Started // the first compaction's
 	}
-	before, _ := os.ReadFile(paths[0])
-	errc := make(chan error, 1)
-	idc := make(chan lsp.ID, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		id, err := s.conn.Call(ctx, "pi/compact", map[string]any{"session": paths[0]}, nil)
-		idc <- id
-		errc <- err
-	}()
+	before := lsptest.MustRead(t, paths[0])
+	mark := e.Mark()
+	p := e.Start("pi/compact", map[string]any{"session": paths[0]}, false)
 	select {
-	case <-llm.started:
+	case <-llm.Started:
 	case <-time.After(20 * time.Second):
 		t.Fatal("summarizer not called")
 	}
-	// The library numbers its calls from 1: initialize, pi.tree, pi.compact, then this.
-	if err := s.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": 4}); err != nil {
-		t.Fatal(err)
+	p.Cancel()
+	if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != -32800 {
+		t.Fatalf("cancelled compaction answered %v, want -32800", cerr)
 	}
-	select {
-	case id := <-idc:
-		err := <-errc
-		if fmt.Sprint(id) != "4" {
-			t.Fatalf("the call had id %v, not the 4 that was cancelled", id)
-		}
-		var le *lsp.Error
-		if !errors.As(err, &le) || le.Code != -32800 {
-			t.Fatalf("cancelled compaction answered %v, want -32800", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("cancelled compaction not answered")
-	}
-	s.await("aborted compactionEnd", func(m string, p json.RawMessage) bool {
-		return m == "pi/compactionEnd" && bytes.Contains(p, []byte(`"aborted":true`))
-	})
-	if after, _ := os.ReadFile(paths[0]); !bytes.Equal(before, after) {
+	e.Await(20*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "aborted",
+		lsptest.Has(map[string]any{"aborted": true}))))
+	if after := lsptest.MustRead(t, paths[0]); !bytes.Equal(before, after) {
 		t.Errorf("the cancelled compaction wrote to the file")
 	}
 
 	// shutdown answers quickly; exit ends the process with status 0.
 	t0 := time.Now()
-	if err := s.call("shutdown", nil, nil); err != nil {
+	if _, err := e.Call("shutdown", nil); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
 	if d := time.Since(t0); d > time.Second {
 		t.Errorf("shutdown took %v", d)
 	}
-	if err := s.conn.Notify(context.Background(), "exit", nil); err != nil {
-		t.Fatal(err)
-	}
-	if code := s.exitStatus(5 * time.Second); code != 0 {
+	e.Notify("exit", nil)
+	if code := e.ExitCode(5 * time.Second); code != 0 {
 		t.Errorf("exit status %d, want 0", code)
 	}
 }
 
 func TestE2EExitWithoutShutdown(t *testing.T) {
-	env, work, _ := e2eWorkspace(t)
-	s := startE2E(t, env)
-	if err := s.call("initialize", map[string]any{"processId": nil, "rootUri": "file://" + work, "capabilities": map[string]any{}}, nil); err != nil {
+	e := e2eEnv(t, lsptest.Config{SkipInitialize: true})
+	if _, err := e.Call("initialize", map[string]any{"processId": nil, "rootUri": "file://" + e.Workspace, "capabilities": map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
 	// Closing stdin without shutdown: the server exits with status 1.
-	_ = s.conn.Close()
-	if code := s.exitStatus(5 * time.Second); code != 1 {
+	_ = e.Conn.Close()
+	if code := e.ExitCode(5 * time.Second); code != 1 {
 		t.Errorf("exit status %d, want 1", code)
 	}
 }

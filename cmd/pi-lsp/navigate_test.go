@@ -12,27 +12,12 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 // corpusCopy copies a genuine corpus session into a temp dir.
-func corpusCopy(t *testing.T, name string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "genuine", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func isolate(t *testing.T) {
-	t.Setenv("PI_CODING_AGENT_DIR", t.TempDir())
-	t.Setenv("PI_LSP_SUMMARIZER", "")
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-}
+func corpusCopy(t *testing.T, name string) string { return corpus.Copy(t, "genuine/"+name) }
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
@@ -60,7 +45,7 @@ func lastEntry(t *testing.T, path string) *session.Entry {
 }
 
 func TestNavigateCLIDryRunJSON(t *testing.T) {
-	isolate(t)
+	isolate.Setup(t)
 	path := corpusCopy(t, "tree-nav.jsonl")
 	before, _ := os.ReadFile(path)
 	code, out, errOut := runCLI(t, "navigate", path, "3a43cb87", "--dry-run", "--json", "--budget", "0")
@@ -88,7 +73,7 @@ func TestNavigateCLIDryRunJSON(t *testing.T) {
 }
 
 func TestNavigateCLISummarizeJSON(t *testing.T) {
-	isolate(t)
+	isolate.Setup(t)
 	path := corpusCopy(t, "tree-nav.jsonl")
 	code, out, errOut := runCLI(t, "navigate", path, "aef84878", "--summarize", "--json", "--instructions", "focus on notes")
 	if code != 0 {
@@ -118,7 +103,7 @@ func TestNavigateCLISummarizeJSON(t *testing.T) {
 }
 
 func TestNavigateCLINoSummaryAndLabel(t *testing.T) {
-	isolate(t)
+	isolate.Setup(t)
 	path := corpusCopy(t, "tree-nav.jsonl")
 	code, out, errOut := runCLI(t, "navigate", path, "cabe21c9", "--label", "tools done")
 	if code != 0 {
@@ -139,7 +124,7 @@ func TestNavigateCLINoSummaryAndLabel(t *testing.T) {
 }
 
 func TestNavigateCLIErrors(t *testing.T) {
-	isolate(t)
+	isolate.Setup(t)
 	path := corpusCopy(t, "tree-nav.jsonl")
 	before, _ := os.ReadFile(path)
 	for _, args := range [][]string{
@@ -164,7 +149,7 @@ func TestNavigateCLIErrors(t *testing.T) {
 }
 
 func TestLabelCLI(t *testing.T) {
-	isolate(t)
+	isolate.Setup(t)
 	path := corpusCopy(t, "tree-nav.jsonl")
 	if code, _, errOut := runCLI(t, "label", path, "aef84878", "second question"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -182,7 +167,7 @@ func TestLabelCLI(t *testing.T) {
 }
 
 func TestUndoCompactionCLI(t *testing.T) {
-	isolate(t)
+	isolate.Setup(t)
 	path := corpusCopy(t, "compact-twice.jsonl")
 	f, _ := session.Load(path)
 	want := session.NewIndex(f).BuildContext("487b4360").Messages

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,16 +19,15 @@ import (
 	"testing"
 	"time"
 
-	lsp "go.lsp.dev/jsonrpc2"
-
-	"github.com/pi-lsp/pi-lsp/internal/fakellm"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 // cliRun is a started pi-lsp CLI process in its own process group.
 type cliRun struct {
 	cmd    *exec.Cmd
-	stderr *lockedWriter
-	stdout *lockedWriter
+	stderr *lsptest.SyncBuffer
+	stdout *lsptest.SyncBuffer
 	start  time.Time
 	done   chan struct{}
 	code   int
@@ -45,7 +43,7 @@ func startCLI(t *testing.T, env []string, timeout time.Duration, args ...string)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	r := &cliRun{cmd: cmd, stderr: &lockedWriter{w: &bytes.Buffer{}}, stdout: &lockedWriter{w: &bytes.Buffer{}}, done: make(chan struct{})}
+	r := &cliRun{cmd: cmd, stderr: &lsptest.SyncBuffer{}, stdout: &lsptest.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
 	r.start = time.Now()
 	if err := cmd.Start(); err != nil {
@@ -103,8 +101,8 @@ func lineSeconds(line string) float64 {
 // `pi-lsp compact FILE --summarizer openai` against a stalled model: a clear error within
 // the 5 s bound, two attempts, a line per attempt before the error, the file unchanged.
 func TestE2ECompactStalledModel(t *testing.T) {
-	llm := fakellm.New(t)
-	llm.SetFallback(fakellm.StallAfterHeaders(time.Minute))
+	llm := fakemodel.New(t)
+	llm.SetFallback(fakemodel.StallAfterHeaders(time.Minute))
 	env, _, paths := e2eWorkspace(t)
 	before, _ := os.ReadFile(paths[0])
 	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=5s"), 60*time.Second,
@@ -150,7 +148,7 @@ func TestE2ECompactStalledModel(t *testing.T) {
 // A model that sends keep-alive comments for longer than the stall timeout before it
 // answers (a local model on a long prompt) is not stalled: the compaction is written.
 func TestE2ECompactKeepAliveModel(t *testing.T) {
-	llm := fakellm.New(t, fakellm.KeepAlivesThen(200*time.Millisecond, 3*time.Second, "## Goal\nLate local summary."))
+	llm := fakemodel.New(t, fakemodel.KeepAlivesThen(200*time.Millisecond, 3*time.Second, "## Goal\nLate local summary."))
 	env, _, paths := e2eWorkspace(t)
 	before, _ := os.ReadFile(paths[0])
 	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=20"), 60*time.Second,
@@ -174,8 +172,8 @@ func TestE2ECompactKeepAliveModel(t *testing.T) {
 
 // Ctrl-C while the model is stalled: the CLI exits at once and writes nothing.
 func TestE2ECompactInterruptMidStall(t *testing.T) {
-	llm := fakellm.New(t)
-	llm.SetFallback(fakellm.StallAfterHeaders(time.Minute))
+	llm := fakemodel.New(t)
+	llm.SetFallback(fakemodel.StallAfterHeaders(time.Minute))
 	env, _, paths := e2eWorkspace(t)
 	before, _ := os.ReadFile(paths[0])
 	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=20", "PI_LSP_SUMMARY_TIMEOUT=60"), 60*time.Second,
@@ -206,56 +204,34 @@ func TestE2ECompactInterruptMidStall(t *testing.T) {
 // attempts are $/progress reports, the request fails within the bound, the progress ends
 // with the reason, and a cancel during the stall is answered at once.
 func TestE2ELSPStalledModel(t *testing.T) {
-	llm := fakellm.New(t)
-	llm.SetFallback(fakellm.StallAfterHeaders(time.Minute))
-	env, work, paths := e2eWorkspace(t)
-	agent := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PI_CODING_AGENT_DIR="); ok {
-			agent = v
-		}
-	}
-	if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"piLsp": {"summaryTimeout": 5, "stallTimeout": 2}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := startE2E(t, env)
-	uri := "file://" + work
-	if err := s.call("initialize", map[string]any{
-		"processId": os.Getpid(), "rootUri": uri,
-		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}},
-		"initializationOptions": map[string]any{"summarizer": "openai", "baseUrl": llm.URL, "model": "fake",
+	llm := fakemodel.New(t)
+	llm.SetFallback(fakemodel.StallAfterHeaders(time.Minute))
+	e := e2eEnv(t, lsptest.Config{
+		InitOptions: map[string]any{"summarizer": "openai", "baseUrl": llm.URL, "model": "fake",
 			"apiKeyEnv": "PI_LSP_E2E_KEY", "keepRecentTokens": 200},
-	}, nil); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	if err := s.conn.Notify(context.Background(), "initialized", map[string]any{}); err != nil {
-		t.Fatal(err)
-	}
-	before, _ := os.ReadFile(paths[1])
-	type progress struct {
-		Token string `json:"token"`
-		Value struct {
-			Kind    string `json:"kind"`
-			Message string `json:"message"`
-		} `json:"value"`
-	}
-	progressOf := func(token string) []progress {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		var out []progress
-		for _, n := range s.notes {
-			var p progress
-			if n.method == "$/progress" && json.Unmarshal(n.params, &p) == nil && p.Token == token {
+		ExtraEnv:   []string{"PI_LSP_E2E_KEY=test-key"},
+		AgentFiles: map[string]string{"settings.json": `{"piLsp": {"summaryTimeout": 5, "stallTimeout": 2}}`},
+	})
+	paths := e.Paths
+	before := lsptest.MustRead(t, paths[1])
+	progressOf := func(token string) []lsptest.Progress {
+		var out []lsptest.Progress
+		for _, p := range lsptest.Progresses(e.Messages()) {
+			if p.Token == `"`+token+`"` {
 				out = append(out, p)
 			}
 		}
 		return out
 	}
+	// progressOn is met by a $/progress of token whose params contain substr.
+	progressOn := func(token, substr string) lsptest.Expectation {
+		return lsptest.NotificationMatching("$/progress", token+" "+substr, func(p json.RawMessage) bool {
+			return bytes.Contains(p, []byte(`"`+token+`"`)) && bytes.Contains(p, []byte(substr))
+		})
+	}
 
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	_, err := s.conn.Call(ctx, "pi/compact", map[string]any{"session": paths[1], "workDoneToken": "stall-1"}, nil)
-	cancel()
+	_, err := e.Call("pi/compact", map[string]any{"session": paths[1], "workDoneToken": "stall-1"})
 	took := time.Since(start)
 	if err == nil || !strings.Contains(err.Error(), "stream stalled for 2s") {
 		t.Fatalf("pi/compact answered %v", err)
@@ -263,20 +239,18 @@ func TestE2ELSPStalledModel(t *testing.T) {
 	if took > 6*time.Second {
 		t.Errorf("answered after %v: past the 5s bound", took)
 	}
-	s.await("progress end", func(m string, p json.RawMessage) bool {
-		return m == "$/progress" && bytes.Contains(p, []byte(`"stall-1"`)) && bytes.Contains(p, []byte(`"kind":"end"`))
-	})
+	e.Await(20*time.Second, progressOn("stall-1", `"kind":"end"`))
 	var reports []string
 	var end string
 	for _, p := range progressOf("stall-1") {
-		switch p.Value.Kind {
+		switch p.Kind {
 		case "report":
 			if end != "" {
-				t.Errorf("report %q after the end", p.Value.Message)
+				t.Errorf("report %q after the end", p.Msg)
 			}
-			reports = append(reports, p.Value.Message)
+			reports = append(reports, p.Msg)
 		case "end":
-			end = p.Value.Message
+			end = p.Msg
 		}
 	}
 	retry := -1
@@ -304,13 +278,7 @@ func TestE2ELSPStalledModel(t *testing.T) {
 	for len(llm.Started) > 0 {
 		<-llm.Started
 	}
-	errc := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, err := s.conn.Call(ctx, "pi/compact", map[string]any{"session": paths[1], "workDoneToken": "stall-2"}, nil)
-		errc <- err
-	}()
+	p := e.Start("pi/compact", map[string]any{"session": paths[1], "workDoneToken": "stall-2"}, false)
 	select {
 	case <-llm.Started:
 	case <-time.After(20 * time.Second):
@@ -318,24 +286,14 @@ func TestE2ELSPStalledModel(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	sent := time.Now()
-	if err := s.conn.Notify(context.Background(), "window/workDoneProgress/cancel", map[string]any{"token": "stall-2"}); err != nil {
-		t.Fatal(err)
+	e.Notify("window/workDoneProgress/cancel", map[string]any{"token": "stall-2"})
+	if _, cerr := p.Wait(5 * time.Second); cerr == nil {
+		t.Errorf("cancelled compaction answered without an error")
 	}
-	select {
-	case err := <-errc:
-		var le *lsp.Error
-		if !errors.As(err, &le) {
-			t.Errorf("cancelled compaction answered %v", err)
-		}
-		if d := time.Since(sent); d > time.Second {
-			t.Errorf("answered %v after the cancel", d)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("cancelled compaction not answered")
+	if d := time.Since(sent); d > time.Second {
+		t.Errorf("answered %v after the cancel", d)
 	}
-	s.await("cancelled progress end", func(m string, p json.RawMessage) bool {
-		return m == "$/progress" && bytes.Contains(p, []byte(`"stall-2"`)) && bytes.Contains(p, []byte(`Cancelled; nothing was written`))
-	})
+	e.Await(20*time.Second, progressOn("stall-2", "Cancelled; nothing was written"))
 	if after, _ := os.ReadFile(paths[1]); !bytes.Equal(before, after) {
 		t.Error("the cancelled compaction wrote to the file")
 	}

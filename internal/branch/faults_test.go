@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
-	"github.com/pi-lsp/pi-lsp/internal/fakellm"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 )
 
 const faultSummary = "## Goal\nSummary of the abandoned branch from the fake model."
@@ -32,54 +32,54 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 		maxTime  time.Duration
 		tooLong  bool // errors.Is(err, compaction.ErrContextTooLong)
 	}
-	ok := fakellm.Say(faultSummary)
+	ok := fakemodel.Say(faultSummary)
 	cases := []struct {
 		name     string
-		steps    []fakellm.Step
-		fallback fakellm.Step
+		steps    []fakemodel.Step
+		fallback fakemodel.Step
 		cfg      func(*compaction.OpenAIConfig)
 		want     want
 	}{
-		{name: "500 then success", steps: []fakellm.Step{fakellm.ServerError(), fakellm.ServerError()}, fallback: ok,
+		{name: "500 then success", steps: []fakemodel.Step{fakemodel.ServerError(), fakemodel.ServerError()}, fallback: ok,
 			want: want{ok: true, calls: 3}},
-		{name: "500 every time", fallback: fakellm.ServerError(),
+		{name: "500 every time", fallback: fakemodel.ServerError(),
 			want: want{errHas: []string{"HTTP 500", "after 3 retries"}, calls: 4}},
-		{name: "502 with an HTML body", fallback: fakellm.Status(http.StatusBadGateway, "<html><body>Bad Gateway</body></html>", "Content-Type", "text/html"),
+		{name: "502 with an HTML body", fallback: fakemodel.Status(http.StatusBadGateway, "<html><body>Bad Gateway</body></html>", "Content-Type", "text/html"),
 			want: want{errHas: []string{"502"}, calls: 4}},
-		{name: "429 with Retry-After then success", steps: []fakellm.Step{fakellm.RateLimited("1")}, fallback: ok,
+		{name: "429 with Retry-After then success", steps: []fakemodel.Step{fakemodel.RateLimited("1")}, fallback: ok,
 			want: want{ok: true, calls: 2, minTime: 900 * time.Millisecond}},
-		{name: "429 every time, Retry-After beyond the cap", fallback: fakellm.RateLimited("3600"),
+		{name: "429 every time, Retry-After beyond the cap", fallback: fakemodel.RateLimited("3600"),
 			cfg:  func(c *compaction.OpenAIConfig) { c.MaxRetryDelay = 100 * time.Millisecond },
 			want: want{errHas: []string{"HTTP 429", "rate limit", "after 3 retries"}, calls: 4, maxTime: 5 * time.Second}},
-		{name: "stream cut then success", steps: []fakellm.Step{fakellm.CutAfter(2)}, fallback: ok,
+		{name: "stream cut then success", steps: []fakemodel.Step{fakemodel.CutAfter(2)}, fallback: ok,
 			want: want{ok: true, calls: 2}},
-		{name: "stream cut every time", fallback: fakellm.CutAfter(2),
+		{name: "stream cut every time", fallback: fakemodel.CutAfter(2),
 			want: want{errHas: []string{"stream", "after 3 retries"}, calls: 4}},
-		{name: "stream ends without finishing", fallback: fakellm.EndAfter(2),
+		{name: "stream ends without finishing", fallback: fakemodel.EndAfter(2),
 			want: want{errHas: []string{"stream ended before the model finished"}, calls: 4}},
-		{name: "malformed SSE then success", steps: []fakellm.Step{fakellm.Malformed()}, fallback: ok,
+		{name: "malformed SSE then success", steps: []fakemodel.Step{fakemodel.Malformed()}, fallback: ok,
 			want: want{ok: true, calls: 2}},
-		{name: "malformed SSE every time", fallback: fakellm.Malformed(),
+		{name: "malformed SSE every time", fallback: fakemodel.Malformed(),
 			want: want{errHas: []string{"malformed stream data"}, calls: 4}},
-		{name: "error event mid-stream", fallback: fakellm.ErrorEvent("upstream overloaded"),
+		{name: "error event mid-stream", fallback: fakemodel.ErrorEvent("upstream overloaded"),
 			want: want{errHas: []string{"upstream overloaded"}, calls: 4}},
-		{name: "empty answer", fallback: fakellm.Empty(),
+		{name: "empty answer", fallback: fakemodel.Empty(),
 			want: want{errHas: []string{"empty summary"}, calls: 1}},
-		{name: "stall mid-stream then success", steps: []fakellm.Step{fakellm.StallAfter(1, time.Minute)}, fallback: ok,
+		{name: "stall mid-stream then success", steps: []fakemodel.Step{fakemodel.StallAfter(1, time.Minute)}, fallback: ok,
 			want: want{ok: true, calls: 2, maxTime: 10 * time.Second}},
-		{name: "stall mid-stream every time", fallback: fakellm.StallAfter(1, time.Minute),
+		{name: "stall mid-stream every time", fallback: fakemodel.StallAfter(1, time.Minute),
 			want: want{errHas: []string{"stalled"}, calls: 2, maxTime: 10 * time.Second}}, // a stall is retried once
-		{name: "no response headers", fallback: fakellm.StallBeforeHeaders(time.Minute),
+		{name: "no response headers", fallback: fakemodel.StallBeforeHeaders(time.Minute),
 			want: want{errHas: []string{"no response within"}, calls: 2, maxTime: 10 * time.Second}},
-		{name: "connection reset then success", steps: []fakellm.Step{fakellm.Reset(), fakellm.Reset()}, fallback: ok,
+		{name: "connection reset then success", steps: []fakemodel.Step{fakemodel.Reset(), fakemodel.Reset()}, fallback: ok,
 			want: want{ok: true, calls: 3}},
-		{name: "connection reset every time", fallback: fakellm.Reset(),
+		{name: "connection reset every time", fallback: fakemodel.Reset(),
 			want: want{errHas: []string{"after 3 retries"}, maxCalls: 4}},
-		{name: "context too long", fallback: fakellm.ContextTooLong(),
+		{name: "context too long", fallback: fakemodel.ContextTooLong(),
 			want: want{errHas: []string{"maximum context length"}, calls: 1, tooLong: true}},
-		{name: "401 is not retried", fallback: fakellm.Status(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`),
+		{name: "401 is not retried", fallback: fakemodel.Status(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`),
 			want: want{errHas: []string{"HTTP 401", "Incorrect API key"}, calls: 1}},
-		{name: "whole summary bounded by TotalTimeout", fallback: fakellm.Stream(faultSummary, fakellm.StreamOpts{Chunks: 50, Delay: 100 * time.Millisecond}),
+		{name: "whole summary bounded by TotalTimeout", fallback: fakemodel.Stream(faultSummary, fakemodel.StreamOpts{Chunks: 50, Delay: 100 * time.Millisecond}),
 			cfg:  func(c *compaction.OpenAIConfig) { c.TotalTimeout = 500 * time.Millisecond },
 			want: want{errHas: []string{"deadline exceeded"}, calls: 1, maxTime: 5 * time.Second}},
 	}
@@ -92,7 +92,7 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fakellm.New(t, c.steps...)
+			srv := fakemodel.New(t, c.steps...)
 			srv.SetFallback(c.fallback)
 			cfg := compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "test-key",
 				MaxRetries: 3, RetryBase: 10 * time.Millisecond, MaxRetryDelay: 2 * time.Second,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 )
 
 // mainTree: u1-a1-{u2-a2, u3-a3}; the leaf (last entry) is a3.
@@ -687,7 +688,7 @@ func TestWritableRefusesV1(t *testing.T) {
 // result or ErrCycle) and leaves a file whose context builds.
 func TestNavigateCorpusDefectiveFiles(t *testing.T) {
 	for _, name := range []string{"cycle.jsonl", "self-parent.jsonl", "orphan.jsonl", "multi-root.jsonl", "torn-last-line.jsonl"} {
-		src := "../../testdata/corpus/synthetic/" + name
+		src := corpus.Path("synthetic/" + name)
 		data, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)

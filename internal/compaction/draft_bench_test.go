@@ -7,17 +7,17 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
-	"github.com/pi-lsp/pi-lsp/internal/fakellm"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 )
 
 // realisticSummary is about 600 tokens, streamed at about 60 tokens a second (150
 // chunks of 4 tokens every 66 ms): the speed of a hosted model writing a checkpoint.
 var realisticSummary = "## Goal\n" + strings.Repeat("Keep the rate limiter bounded and tested; ", 60)
 
-func draftBenchServer(b *testing.B) *fakellm.Server {
-	srv := fakellm.New(b)
-	srv.SetFallback(fakellm.Stream(realisticSummary, fakellm.StreamOpts{Chunks: 150, Delay: 66 * time.Millisecond}))
+func draftBenchServer(b *testing.B) *fakemodel.Server {
+	srv := fakemodel.New(b)
+	srv.SetFallback(fakemodel.Stream(realisticSummary, fakemodel.StreamOpts{Chunks: 150, Delay: 66 * time.Millisecond}))
 	return srv
 }
 

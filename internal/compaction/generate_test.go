@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 // t10Session writes spec §22.2 T10's shape: an earlier compaction (summary PREV) that
@@ -244,8 +245,7 @@ func normalCopy(t *testing.T) string { return corpusCopy(t, normalFile) }
 // environment variable, as Pi resolves it).
 func TestOpenAIConfigFromPiModels(t *testing.T) {
 	srv := newFakeLLM(t)
-	agentDir := t.TempDir()
-	t.Setenv("PI_CODING_AGENT_DIR", agentDir)
+	agentDir := isolate.Setup(t).AgentDir
 	t.Setenv("MY_PROVIDER_KEY", "sk-provider")
 	models := `{"providers":{"local":{"baseUrl":"` + srv.URL() + `","api":"openai-completions","apiKey":"MY_PROVIDER_KEY",
 		"models":[{"id":"think-model","contextWindow":64000,"reasoning":true}]}}}`

@@ -4,28 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 )
 
 // corpusCopy copies testdata/corpus/<rel> into a fresh temp dir and returns the copy's
 // path, so a test can write to it.
-func corpusCopy(t testing.TB, rel string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", filepath.FromSlash(rel)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(t.TempDir(), filepath.Base(rel))
-	if err := os.WriteFile(dst, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
+func corpusCopy(t testing.TB, rel string) string { return corpus.Copy(t, rel) }
 
 func readFile(t testing.TB, path string) []byte {
 	t.Helper()

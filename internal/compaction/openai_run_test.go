@@ -11,6 +11,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 // Corpus choices (testdata/corpus/genuine, written by real Pi 0.73.1 against a fake model):
@@ -37,7 +38,7 @@ func runWith(ctx context.Context, path string, s compaction.Summarizer, st sessi
 // A normal summary: one request with Pi's shape, one compaction entry with the summary,
 // the cut, tokensBefore, details and the usage of the stream's usage chunk.
 func TestOpenAINormalSummary(t *testing.T) {
-	t.Setenv("PI_CODING_AGENT_DIR", t.TempDir())
+	isolate.Setup(t)
 	t.Setenv("PI_LSP_TEST_KEY", "sk-from-env")
 	srv := newFakeLLM(t, sayWith("## Goal\nModel summary of the older part.", streamOpts{keepAlives: 3}))
 	s, _, err := compaction.SummarizerConfig{Kind: "openai", BaseURL: srv.URL(), Model: "fake-model", APIKeyEnv: "PI_LSP_TEST_KEY"}.Build(t.TempDir())

@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 // Pi 1.6.0 takes the compactions pi-lsp writes (by the extractive summarizer, the OpenAI
@@ -38,7 +39,7 @@ func TestPi16TakesOurCompactionAsItsOwn(t *testing.T) {
 			opt := compaction.RunOptions{Settings: settings(tc.keep, 16384), Summarizer: compaction.Extractive{}}
 			switch tc.how {
 			case "openai":
-				t.Setenv("PI_CODING_AGENT_DIR", t.TempDir())
+				isolate.Setup(t)
 				t.Setenv("PI_LSP_TEST_KEY", "sk-test")
 				srv := newFakeLLM(t, sayWith("## Goal\nModel summary.", streamOpts{}))
 				s, _, err := compaction.SummarizerConfig{Kind: "openai", BaseURL: srv.URL(), Model: "fake-model", APIKeyEnv: "PI_LSP_TEST_KEY"}.Build(t.TempDir())

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 // boundaryEnv is a workspace with one session inside the sessions folder and copies of
@@ -30,15 +32,15 @@ type boundaryEnv struct {
 }
 
 func newBoundaryEnv(t *testing.T) *boundaryEnv {
-	root := isolate(t)
+	root := isolate.Setup(t).Root
 	e := &boundaryEnv{root: root, agentDir: filepath.Join(root, "agent"), workspace: filepath.Join(root, "work", "project")}
 	if err := os.MkdirAll(e.workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	e.sessionDir = session.SessionDir(e.agentDir, e.workspace)
-	e.inside = installSession(t, corpusFile("tree-nav"), e.sessionDir, e.workspace)
+	e.inside = corpus.InstallWithCwd(t, corpus.Genuine("tree-nav"), e.sessionDir, e.workspace)
 	outDir := filepath.Join(root, "outside")
-	e.outside = installSession(t, corpusFile("tree-nav"), outDir, e.workspace)
+	e.outside = corpus.InstallWithCwd(t, corpus.Genuine("tree-nav"), outDir, e.workspace)
 	e.notJSONL = filepath.Join(e.sessionDir, "notes.txt")
 	mustWrite(t, e.notJSONL, readAll(t, e.inside))
 	e.symlink = filepath.Join(e.sessionDir, "link.jsonl")

@@ -18,9 +18,9 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
-	"github.com/pi-lsp/pi-lsp/internal/fakellm"
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 )
 
 var cancelSettings = session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 2000}
@@ -89,7 +89,7 @@ func TestCancelCompactionAtEveryPhase(t *testing.T) {
 	cases := []struct {
 		name string
 		// setup returns the summarizer and arms the cancellation.
-		steps       []fakellm.Step
+		steps       []fakemodel.Step
 		cancelAt    string // phase name, "start", "chunk" or "retry"
 		wantErr     bool
 		maxRequests int
@@ -110,17 +110,17 @@ func TestCancelCompactionAtEveryPhase(t *testing.T) {
 			defer cancel()
 			var once sync.Once
 			stop := func() { once.Do(cancel) }
-			var srv *fakellm.Server
+			var srv *fakemodel.Server
 			switch c.cancelAt {
 			case "chunk":
-				srv = fakellm.New(t)
-				srv.SetFallback(fakellm.Stream("## Goal\nheld", fakellm.StreamOpts{Chunks: 3, HoldAfter: 1, OnChunk: func(int) { stop() }}))
+				srv = fakemodel.New(t)
+				srv.SetFallback(fakemodel.Stream("## Goal\nheld", fakemodel.StreamOpts{Chunks: 3, HoldAfter: 1, OnChunk: func(int) { stop() }}))
 			case "retry":
-				srv = fakellm.New(t)
-				srv.SetFallback(fakellm.ServerError())
+				srv = fakemodel.New(t)
+				srv.SetFallback(fakemodel.ServerError())
 				go func() { <-srv.Started; time.Sleep(50 * time.Millisecond); stop() }()
 			default:
-				srv = fakellm.New(t)
+				srv = fakemodel.New(t)
 			}
 			sum := compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "k",
 				MaxRetries: 3, RetryBase: 10 * time.Second, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute})
@@ -182,12 +182,12 @@ func TestCancelNavigationAtEveryPhase(t *testing.T) {
 			defer cancel()
 			var once sync.Once
 			stop := func() { once.Do(cancel) }
-			srv := fakellm.New(t)
+			srv := fakemodel.New(t)
 			switch c.cancelAt {
 			case "chunk":
-				srv.SetFallback(fakellm.Stream("held", fakellm.StreamOpts{Chunks: 3, HoldAfter: 1, OnChunk: func(int) { stop() }}))
+				srv.SetFallback(fakemodel.Stream("held", fakemodel.StreamOpts{Chunks: 3, HoldAfter: 1, OnChunk: func(int) { stop() }}))
 			case "retry":
-				srv.SetFallback(fakellm.ServerError())
+				srv.SetFallback(fakemodel.ServerError())
 				go func() { <-srv.Started; time.Sleep(50 * time.Millisecond); stop() }()
 			}
 			sum := compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "k",

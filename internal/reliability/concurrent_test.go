@@ -24,6 +24,8 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 // piWriter is a running test/pi/pi-writer.mjs.
@@ -117,13 +119,13 @@ func usageMessages(tag string, size int) []json.RawMessage {
 func TestConcurrentWritersWithRealPi(t *testing.T) {
 	needLive(t, "the concurrent-writer test")
 	o := liveOracle(t)
-	root := isolate(t)
+	root := isolate.Setup(t).Root
 	agentDir := filepath.Join(root, "agent")
 	workspace := filepath.Join(root, "work", "project")
 	if err := os.MkdirAll(workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	path := installSession(t, corpusFile("full-main"), session.SessionDir(agentDir, workspace), workspace)
+	path := corpus.InstallWithCwd(t, corpus.Genuine("full-main"), session.SessionDir(agentDir, workspace), workspace)
 	c := startServer(t, serverConfig{AgentDir: agentDir, Workspace: workspace, KeepNotes: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -29,6 +29,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 func crashSeed(t *testing.T) int64 {
@@ -175,7 +176,7 @@ func TestCrashDuringAppends(t *testing.T) {
 	const total, kills = 1000, 30
 	seed := crashSeed(t)
 	r := rand.New(rand.NewSource(seed))
-	isolate(t)
+	isolate.Setup(t)
 	o := optionalOracle(t)
 	dir := t.TempDir()
 	path, _, err := session.Create(dir, dir)
@@ -449,7 +450,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 	const rounds = 20
 	seed := crashSeed(t)
 	r := rand.New(rand.NewSource(seed))
-	isolate(t)
+	isolate.Setup(t)
 	o := optionalOracle(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_0190a000-0000-7000-8000-00000000002a.jsonl")

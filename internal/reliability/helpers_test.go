@@ -6,48 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	lsp "go.lsp.dev/jsonrpc2"
-
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 func TestMain(m *testing.M) { os.Exit(oracle.Main(m)) }
-
-// isolate points HOME, the XDG dirs and Pi's agent dir at a temp dir and clears every
-// pi-lsp setting and key from the environment. It returns the temp root.
-func isolate(t testing.TB) string {
-	t.Helper()
-	root := t.TempDir()
-	t.Setenv("HOME", filepath.Join(root, "home"))
-	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(root, "agent"))
-	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"} {
-		t.Setenv(v, filepath.Join(root, "xdg", strings.ToLower(strings.TrimPrefix(v, "XDG_"))))
-	}
-	for _, v := range []string{"PI_LSP_SUMMARIZER", "PI_LSP_BASE_URL", "PI_LSP_MODEL", "PI_LSP_API_KEY_ENV", "OPENAI_API_KEY"} {
-		t.Setenv(v, "")
-	}
-	for _, d := range []string{"home", "agent", "xdg/config", "xdg/data", "xdg/cache", "xdg/state"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
 
 // needLive skips (or, with PI_LSP_REQUIRE_ORACLE=1, fails) a test that needs node and
 // the installed real Pi.
@@ -182,7 +155,7 @@ func selfCmd(ctx context.Context, helper string, env ...string) *exec.Cmd {
 	return cmd
 }
 
-// ---- a minimal LSP client over net.Pipe (go.lsp.dev/jsonrpc2 framing) ----
+// ---- the LSP client: the shared harness (lsptest) ----
 
 type note struct {
 	Method string
@@ -198,39 +171,10 @@ type wireErr struct {
 
 func (e *wireErr) Error() string { return fmt.Sprintf("%d %s (%s)", e.Code, e.Message, e.Kind) }
 
+// client is a server under lsptest with the calls these tests make.
 type client struct {
-	t      testing.TB
-	conn   io.Closer
-	stream lsp.Stream
-	wmu    sync.Mutex
-	ctx    context.Context
-	cancel context.CancelFunc
-	served chan int
-	logs   *lockedBuffer
-
-	mu        sync.Mutex
-	pending   map[string]chan *lsp.Response
-	notes     []note
-	keepNotes bool
-	next      atomic.Int32
-	readDone  chan struct{}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	*lsptest.Env
+	t testing.TB
 }
 
 // serverConfig configures startServer.
@@ -238,116 +182,28 @@ type serverConfig struct {
 	AgentDir    string
 	Workspace   string
 	InitOptions map[string]any
-	KeepNotes   bool // record notifications
+	KeepNotes   bool // record notifications (and every other message)
 	Options     rpc.Options
+	// Binary, Args, ExtraEnv and Wire spawn a built pi-lsp instead (see lsptest.Config).
+	Binary   string
+	Args     []string
+	ExtraEnv []string
+	Wire     io.Writer
 }
 
-// startServer runs rpc.Serve in process on one end of a net.Pipe, initializes it for
-// the workspace and returns the client. The server is closed at cleanup.
+// startServer starts the server (in process on a net.Pipe, or cfg.Binary) for the
+// test's own isolated dirs, initializes it for the workspace and returns the client.
+// The server is closed at cleanup.
 func startServer(t testing.TB, cfg serverConfig) *client {
 	t.Helper()
-	clientEnd, serverEnd := net.Pipe()
-	served := make(chan int, 1)
-	c := newClient(t, clientEnd, served, cfg.KeepNotes)
 	opt := cfg.Options
-	opt.AgentDir = cfg.AgentDir
-	if opt.Logger == nil {
-		opt.Logger = slog.New(slog.NewTextHandler(c.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	if opt.Debounce == 0 {
-		opt.Debounce = 20 * time.Millisecond
-	}
-	if opt.WatchInterval == 0 {
-		opt.WatchInterval = 200 * time.Millisecond
-	}
-	go func() { served <- rpc.Serve(c.ctx, serverEnd, serverEnd, serverEnd, opt) }()
-	c.initialize(cfg.Workspace, cfg.InitOptions)
-	return c
+	e := lsptest.NewEnv(t, lsptest.Config{AgentDir: cfg.AgentDir, Workspace: cfg.Workspace, InitOptions: cfg.InitOptions,
+		NoProgress: true, Quiet: !cfg.KeepNotes, Options: opt, Binary: cfg.Binary, Args: cfg.Args, ExtraEnv: cfg.ExtraEnv,
+		Wire: cfg.Wire, CloseTimeout: 10 * time.Second})
+	return &client{Env: e, t: t}
 }
 
-// newClient starts a client on rwc; served yields the server's exit (closed or sent
-// once the server is gone).
-func newClient(t testing.TB, rwc io.ReadWriteCloser, served chan int, keepNotes bool) *client {
-	c := &client{t: t, conn: rwc, stream: lsp.NewStream(rwc), served: served,
-		pending: map[string]chan *lsp.Response{}, keepNotes: keepNotes, logs: &lockedBuffer{}, readDone: make(chan struct{})}
-	c.ctx, c.cancel = context.WithCancel(context.Background())
-	go c.readLoop()
-	t.Cleanup(c.close)
-	return c
-}
-
-// initialize sends initialize and initialized for the workspace.
-func (c *client) initialize(workspace string, initOptions map[string]any) {
-	c.t.Helper()
-	uri := "file://" + workspace
-	params := map[string]any{
-		"processId": os.Getpid(), "rootUri": uri,
-		"workspaceFolders": []any{map[string]any{"uri": uri, "name": "project"}},
-		"capabilities":     map[string]any{"window": map[string]any{"workDoneProgress": false}},
-	}
-	if initOptions != nil {
-		params["initializationOptions"] = initOptions
-	}
-	if _, err := c.call(context.Background(), "initialize", params); err != nil {
-		c.t.Fatalf("initialize: %v", err)
-	}
-	c.notify("initialized", map[string]any{})
-}
-
-func (c *client) readLoop() {
-	defer close(c.readDone)
-	for {
-		m, _, err := c.stream.Read(c.ctx)
-		if err != nil {
-			if errors.Is(err, lsp.ErrInvalidRequest) || strings.HasPrefix(err.Error(), "unmarshaling") {
-				continue // a whole frame this library cannot decode
-			}
-			return
-		}
-		switch m := m.(type) {
-		case *lsp.Response:
-			key := fmt.Sprintf("%q", m.ID())
-			c.mu.Lock()
-			ch := c.pending[key]
-			delete(c.pending, key)
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- m
-			}
-		case *lsp.Call:
-			var resp *lsp.Response
-			if m.Method() == "window/workDoneProgress/create" {
-				resp, _ = lsp.NewResponse(m.ID(), nil, nil)
-			} else {
-				resp, _ = lsp.NewResponse(m.ID(), nil, lsp.Errorf(lsp.MethodNotFound, "method not found: %s", m.Method()))
-			}
-			go c.write(resp)
-		case *lsp.Notification:
-			if c.keepNotes {
-				c.mu.Lock()
-				c.notes = append(c.notes, note{m.Method(), append(json.RawMessage(nil), m.Params()...)})
-				c.mu.Unlock()
-			}
-		}
-	}
-}
-
-func (c *client) write(m lsp.Message) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err := c.stream.Write(context.Background(), m)
-	return err
-}
-
-func (c *client) notify(method string, params any) {
-	n, err := lsp.NewNotification(method, params)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if err := c.write(n); err != nil {
-		c.t.Errorf("notify %s: %v", method, err)
-	}
-}
+func (c *client) notify(method string, params any) { c.Notify(method, params) }
 
 // answerTimeout bounds the wait for an answer, also after a cancellation (a cancelled
 // compaction is answered only once the session's previous compaction let go of it).
@@ -357,51 +213,12 @@ const answerTimeout = 3 * time.Minute
 // $/cancelRequest and still waits for the (cancelled) answer: every request must be
 // answered. A JSON-RPC error answer is returned as *wireErr.
 func (c *client) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	n := c.next.Add(1)
-	id := lsp.NewNumberID(n)
-	call, err := lsp.NewCall(id, method, params)
-	if err != nil {
-		return nil, err
+	res, err := c.CallContext(ctx, method, params, answerTimeout)
+	var ce *lsptest.CallError
+	if errors.As(err, &ce) {
+		return nil, &wireErr{Code: ce.Code, Message: ce.Message, Kind: ce.Kind()}
 	}
-	ch := make(chan *lsp.Response, 1)
-	key := fmt.Sprintf("%q", id)
-	c.mu.Lock()
-	c.pending[key] = ch
-	c.mu.Unlock()
-	if err := c.write(call); err != nil {
-		return nil, fmt.Errorf("send %s: %w", method, err)
-	}
-	overall := time.NewTimer(answerTimeout)
-	defer overall.Stop()
-	var resp *lsp.Response
-	select {
-	case resp = <-ch:
-	case <-ctx.Done():
-		c.notify("$/cancelRequest", map[string]any{"id": n})
-		select {
-		case resp = <-ch:
-		case <-overall.C:
-			return nil, fmt.Errorf("%s (id %d) was never answered after its cancellation", method, n)
-		}
-	case <-overall.C:
-		return nil, fmt.Errorf("%s (id %d) was not answered within %v", method, n, answerTimeout)
-	}
-	if resp.Err() != nil {
-		var le *lsp.Error
-		if errors.As(resp.Err(), &le) {
-			we := &wireErr{Code: int64(le.Code), Message: le.Message}
-			if le.Data != nil {
-				var d struct {
-					Kind string `json:"kind"`
-				}
-				_ = json.Unmarshal(*le.Data, &d)
-				we.Kind = d.Kind
-			}
-			return nil, we
-		}
-		return nil, resp.Err()
-	}
-	return resp.Result(), nil
+	return res, err
 }
 
 // mustCall fails the test on any error.
@@ -424,61 +241,14 @@ func kindOf(err error) string {
 }
 
 func (c *client) notifications(method string) []note {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	var out []note
-	for _, n := range c.notes {
-		if method == "" || n.Method == method {
-			out = append(out, n)
-		}
+	for _, m := range c.Notifications(method) {
+		out = append(out, note{m.Method, m.Params})
 	}
 	return out
 }
 
-func (c *client) close() {
-	_ = c.conn.Close()
-	select {
-	case <-c.served:
-	case <-time.After(10 * time.Second):
-		c.t.Errorf("rpc.Serve did not return within 10s after the client closed")
-	}
-	c.cancel()
-	<-c.readDone
-}
-
 // ---- files ----
-
-// corpusFile is a genuine session written by real Pi 0.73.1.
-func corpusFile(name string) string {
-	return filepath.Join(oracle.RepoRoot(), "testdata", "corpus", "genuine", name+".jsonl")
-}
-
-// installSession copies a session into dir under Pi's file name, with its header's
-// cwd replaced by cwd (real Pi refuses a session whose cwd does not exist, and the
-// owner check compares it with the pi process's cwd). It returns the new path.
-func installSession(t testing.TB, src, dir, cwd string) string {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nl := strings.IndexByte(string(data), '\n')
-	var h map[string]any
-	if err := json.Unmarshal(data[:nl], &h); err != nil {
-		t.Fatal(err)
-	}
-	old, _ := json.Marshal(h["cwd"])
-	nw, _ := json.Marshal(cwd)
-	head := strings.Replace(string(data[:nl]), `"cwd":`+string(old), `"cwd":`+string(nw), 1)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, session.FileName(h["timestamp"].(string), h["id"].(string)))
-	if err := os.WriteFile(path, append([]byte(head), data[nl:]...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 func readAll(t testing.TB, path string) []byte {
 	t.Helper()

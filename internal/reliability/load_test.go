@@ -27,9 +27,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-lsp/pi-lsp/internal/fakellm"
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 type sample struct {
@@ -78,7 +80,7 @@ func TestLoadMixedRequests(t *testing.T) {
 	if s := os.Getenv("PI_LSP_LOAD_TREE"); s != "" {
 		treePct, _ = strconv.Atoi(s)
 	}
-	root := isolate(t)
+	root := isolate.Setup(t).Root
 	agentDir := filepath.Join(root, "agent")
 	workspace := filepath.Join(root, "work", "project")
 	if err := os.MkdirAll(workspace, 0o755); err != nil {
@@ -95,13 +97,13 @@ func TestLoadMixedRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	gf.Close()
-	path := installSession(t, genPath, session.SessionDir(agentDir, workspace), workspace)
+	path := corpus.InstallWithCwd(t, genPath, session.SessionDir(agentDir, workspace), workspace)
 	os.Remove(genPath)
 	st, _ := os.Stat(path)
 	t.Logf("session: %d MB generated in %v", st.Size()>>20, time.Since(start).Round(time.Millisecond))
 
-	llm := fakellm.New(t)
-	llm.SetFallback(fakellm.Stream("## Goal\nslow summary", fakellm.StreamOpts{Chunks: 100, Delay: 50 * time.Millisecond}))
+	llm := fakemodel.New(t)
+	llm.SetFallback(fakemodel.Stream("## Goal\nslow summary", fakemodel.StreamOpts{Chunks: 100, Delay: 50 * time.Millisecond}))
 	c := startServer(t, serverConfig{AgentDir: agentDir, Workspace: workspace,
 		InitOptions: map[string]any{"summarizer": "openai", "baseUrl": llm.URL, "model": "fake-summarizer", "apiKeyEnv": "PI_LSP_LOAD_KEY"}})
 	t.Setenv("PI_LSP_LOAD_KEY", "k")

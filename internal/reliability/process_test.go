@@ -6,13 +6,11 @@ package reliability
 // even when the provider echoes it back in an error.
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -23,10 +21,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-lsp/pi-lsp/internal/fakellm"
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 var (
@@ -58,15 +59,6 @@ func buildBinary(t testing.TB) string {
 	}
 	return binPath
 }
-
-// procPipe is the client side of a child's stdio, recording what the child wrote.
-type procPipe struct {
-	io.Reader
-	in io.WriteCloser
-}
-
-func (p procPipe) Write(b []byte) (int, error) { return p.in.Write(b) }
-func (p procPipe) Close() error                { return p.in.Close() }
 
 // socketReport classifies the sockets a process holds.
 type socketReport struct {
@@ -169,7 +161,7 @@ func TestProviderEchoedKeyIsRedacted(t *testing.T) {
 // With echo, the provider's first answer is a 401 that echoes the Authorization header.
 func binaryScenario(t *testing.T, echo bool) {
 	bin := buildBinary(t)
-	root := isolate(t)
+	root := isolate.Setup(t).Root
 	agentDir := filepath.Join(root, "agent")
 	workspace := filepath.Join(root, "work", "project")
 	if err := os.MkdirAll(workspace, 0o755); err != nil {
@@ -181,7 +173,7 @@ func binaryScenario(t *testing.T, echo bool) {
 		t.Fatal(err)
 	}
 	gf.Close()
-	path := installSession(t, genPath, session.SessionDir(agentDir, workspace), workspace)
+	path := corpus.InstallWithCwd(t, genPath, session.SessionDir(agentDir, workspace), workspace)
 	os.Remove(genPath)
 
 	var kb [16]byte
@@ -198,38 +190,20 @@ func binaryScenario(t *testing.T, echo bool) {
 		w.WriteHeader(http.StatusUnauthorized)
 		_, _ = w.Write(body)
 	}
-	first := fakellm.Status(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided: sk-pil*****************abcd","type":"invalid_request_error","code":"invalid_api_key"}}`)
+	first := fakemodel.Status(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided: sk-pil*****************abcd","type":"invalid_request_error","code":"invalid_api_key"}}`)
 	if echo {
 		first = echoing
 	}
-	llm := fakellm.New(t, first, fakellm.ServerError())
-	llm.SetFallback(fakellm.Say("## Goal\nSummary from the fake model."))
+	llm := fakemodel.New(t, first, fakemodel.ServerError())
+	llm.SetFallback(fakemodel.Say("## Goal\nSummary from the fake model."))
 	llmURL, _ := url.Parse(llm.URL)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := groupCmd(ctx, bin, "serve", "--stdio", "--log-level", "debug")
-	cmd.Dir = workspace
-	cmd.Env = append(os.Environ(), "PI_LSP_REL_KEY="+key)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr, wire lockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan int, 1)
-	go func() {
-		err := cmd.Wait()
-		code := 0
-		if err != nil {
-			code = -1
-		}
-		served <- code
-	}()
-	c := newClient(t, procPipe{Reader: io.TeeReader(stdout, &wire), in: stdin}, served, true)
+	var wire lsptest.SyncBuffer
 	settings := map[string]any{"summarizer": "openai", "baseUrl": llm.URL, "model": "fake-summarizer", "apiKeyEnv": "PI_LSP_REL_KEY"}
-	c.initialize(workspace, settings)
+	c := startServer(t, serverConfig{AgentDir: agentDir, Workspace: workspace, InitOptions: settings, KeepNotes: true,
+		Binary: bin, Args: []string{"--log-level", "debug"}, ExtraEnv: []string{"PI_LSP_REL_KEY=" + key}, Wire: &wire})
 
 	var answers []string
 	record := func(method string, params any) (json.RawMessage, error) {
@@ -259,7 +233,7 @@ func binaryScenario(t *testing.T, echo bool) {
 	time.Sleep(300 * time.Millisecond) // notifications after the jobs
 
 	// Sockets of the running server: no listener; connections only to the summarizer.
-	rep := procSockets(t, cmd.Process.Pid)
+	rep := procSockets(t, c.Pid())
 	if len(rep.Listening) > 0 {
 		t.Errorf("the server listens: %v", rep.Listening)
 	}
@@ -290,16 +264,11 @@ func binaryScenario(t *testing.T, echo bool) {
 		t.Errorf("shutdown: %v", err)
 	}
 	c.notify("exit", nil)
-	select {
-	case code := <-served:
-		served <- code
-	case <-time.After(10 * time.Second):
-		t.Error("the server did not exit")
-	}
+	c.ExitCode(10 * time.Second)
 
 	// The key (or any Authorization header) appears nowhere.
 	needles := []string{key, strings.TrimPrefix(key, "sk-pilsp-"), "Bearer " + key[:12]}
-	places := map[string]string{"stderr log": stderr.String(), "stdout (answers and notifications)": wire.String()}
+	places := map[string]string{"stderr log": c.Logs(), "stdout (answers and notifications)": wire.String()}
 	files := 0
 	_ = filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
 		if err == nil && info.Mode().IsRegular() {
@@ -324,13 +293,13 @@ func binaryScenario(t *testing.T, echo bool) {
 		}
 	}
 	t.Logf("RESULT process: sockets while serving: %d (listening %d, outgoing %v); stdio: %v; key used in %d requests; key found in %d of %d places (stderr %d bytes, stdout %d bytes, %d files)",
-		rep.SocketCount, len(rep.Listening), rep.Outgoing, rep.StdioKinds, used, leaks, len(places), len(stderr.String()), len(wire.String()), files)
+		rep.SocketCount, len(rep.Listening), rep.Outgoing, rep.StdioKinds, used, leaks, len(places), len(c.Logs()), len(wire.String()), files)
 	if t.Failed() {
 		for _, a := range answers {
 			t.Log(a)
 		}
-		if !bytes.Contains([]byte(stderr.String()), []byte("serving")) {
-			t.Logf("stderr: %s", stderr.String())
+		if !strings.Contains(c.Logs(), "serving") {
+			t.Logf("stderr: %s", c.Logs())
 		}
 	}
 }

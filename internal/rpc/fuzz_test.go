@@ -29,6 +29,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 // fzMaxFrame is the frame limit of the fuzzed server; the padding written after the
@@ -158,15 +159,7 @@ func fzMayStall(data []byte) bool {
 // genuine session, so requests reach real handlers.
 func fzEnv(f *testing.F) (agentDir, workspace string) {
 	root := f.TempDir()
-	f.Setenv("HOME", filepath.Join(root, "home"))
-	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"} {
-		f.Setenv(v, filepath.Join(root, "xdg", v))
-	}
-	for _, v := range []string{"PI_LSP_SUMMARIZER", "PI_LSP_BASE_URL", "PI_LSP_MODEL", "PI_LSP_API_KEY_ENV", "OPENAI_API_KEY"} {
-		f.Setenv(v, "")
-	}
-	agentDir = filepath.Join(root, "agent")
-	f.Setenv("PI_CODING_AGENT_DIR", agentDir)
+	agentDir = isolate.Under(f, root, filepath.Join(root, "agent")).AgentDir
 	workspace = filepath.Join(root, "work", "project")
 	dir := session.SessionDir(agentDir, workspace)
 	for _, d := range []string{workspace, dir} {
@@ -291,10 +284,7 @@ func TestFramingLargeHostileFrames(t *testing.T) {
 		// keeps live weigh on the peak as much as the frame: the bound allows 8 MB more.
 		size, slack = 1<<20, 8<<20
 	}
-	root := t.TempDir()
-	t.Setenv("HOME", filepath.Join(root, "home"))
-	agentDir := filepath.Join(root, "agent")
-	t.Setenv("PI_CODING_AGENT_DIR", agentDir)
+	agentDir := isolate.Setup(t).AgentDir
 	bodies := []struct {
 		name, id string
 		body     func() string

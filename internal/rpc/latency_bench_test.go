@@ -21,6 +21,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 // latencyClient is a minimal client that timestamps the notifications it cares about.
@@ -267,11 +268,8 @@ func BenchmarkLSPLatency(b *testing.B) {
 		mb = v
 	}
 	root := b.TempDir()
-	agent := filepath.Join(root, "agent")
+	agent := isolate.Under(b, root, filepath.Join(root, "agent")).AgentDir
 	work := filepath.Join(root, "work")
-	b.Setenv("HOME", filepath.Join(root, "home"))
-	b.Setenv("PI_CODING_AGENT_DIR", agent)
-	b.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache"))
 	dir := session.SessionDir(agent, work)
 	os.MkdirAll(dir, 0o755)
 	os.MkdirAll(work, 0o755)

@@ -1,0 +1,12 @@
+// Package testsupport holds the helpers that tests of several packages share, one
+// package each, so that no package copies another's harness:
+//
+//   - lsptest: the LSP harness (a server in process over a pipe, or the built binary
+//     over stdio) with an independent client and composable Await expectations;
+//   - fakemodel: one scripted OpenAI-compatible streaming server;
+//   - isolate: temp HOME, XDG and Pi agent dirs for a test and the processes it starts;
+//   - corpus: the session corpus under testdata/corpus, copied where a test may write.
+//
+// The Pi oracle (real Pi through Node) is internal/oracle. Only _test.go files import
+// these packages; production code never does.
+package testsupport
