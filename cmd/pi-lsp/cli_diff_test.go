@@ -129,24 +129,11 @@ func cli(t *testing.T, out any, args ...string) {
 
 func sameJSON(t *testing.T, what string, got, want any, gotIDs, wantIDs []string) {
 	t.Helper()
-	g := oracle.NormalizeIDs(roundTrip(t, got), gotIDs)
-	w := oracle.NormalizeIDs(roundTrip(t, want), wantIDs)
+	g := oracle.NormalizeIDs(oracle.JSONValue(t, got), gotIDs)
+	w := oracle.NormalizeIDs(oracle.JSONValue(t, want), wantIDs)
 	if !reflect.DeepEqual(g, w) {
 		gb, _ := json.Marshal(g)
 		wb, _ := json.Marshal(w)
 		t.Errorf("%s differs from Pi 1.6.0\n got: %.1200s\nwant: %.1200s", what, gb, wb)
 	}
-}
-
-func roundTrip(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

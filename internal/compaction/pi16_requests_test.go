@@ -161,19 +161,6 @@ func withoutFileBlocks(s string) string {
 	return s
 }
 
-func asAny(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // What pi-lsp's OpenAI summarizer sends for a preparation is what real Pi 1.6.0 sends for
 // it (compact() after prepareCompaction, against the same kind of local server): the
 // same request bodies (system prompt, prompt text with its frame and focus, output limit
@@ -228,7 +215,7 @@ func TestSummaryRequestsMatchPi16(t *testing.T) {
 				if out.FirstKeptEntryID != pi.Result.FirstKeptEntryID || out.TokensBefore != pi.Result.TokensBefore {
 					t.Errorf("firstKept %s tokensBefore %v, Pi's %s %v", out.FirstKeptEntryID, out.TokensBefore, pi.Result.FirstKeptEntryID, pi.Result.TokensBefore)
 				}
-				if got := asAny(t, out.Usage); !reflect.DeepEqual(got, asAny(t, pi.Result.Usage)) {
+				if got := oracle.JSONValue(t, out.Usage); !reflect.DeepEqual(got, oracle.JSONValue(t, pi.Result.Usage)) {
 					t.Errorf("usage %v, Pi's %v", got, pi.Result.Usage)
 				}
 			}
@@ -285,7 +272,7 @@ func TestBranchSummaryRequestsMatchPi16(t *testing.T) {
 					if sum.Text != pi.Result.Summary {
 						t.Errorf("summary %q, Pi's %q", sum.Text, pi.Result.Summary)
 					}
-					if got := asAny(t, sum.Usage); len(pi.Requests) > 0 && !reflect.DeepEqual(got, asAny(t, pi.Result.Usage)) {
+					if got := oracle.JSONValue(t, sum.Usage); len(pi.Requests) > 0 && !reflect.DeepEqual(got, oracle.JSONValue(t, pi.Result.Usage)) {
 						t.Errorf("usage %v, Pi's %v", got, pi.Result.Usage)
 					}
 				}

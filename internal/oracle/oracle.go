@@ -128,6 +128,21 @@ func (f *flavor) start(t testing.TB) *Oracle {
 // Live reports whether answers come from the live Pi oracle.
 func (o *Oracle) Live() bool { return o.proc != nil }
 
+// JSONValue is v as JSON.parse(JSON.stringify(v)) would give it (maps, slices, float64s):
+// what tests compare with an answer of Pi's.
+func JSONValue(t testing.TB, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // StartLive is the live reference oracle for questions about files made during the test
 // (temp files have no goldens): nil when Node or Pi is missing, and a failure instead
 // when PI_LSP_REQUIRE_ORACLE=1.

@@ -33,19 +33,6 @@ func leafSample(n int) []int {
 	return append(out, n-1)
 }
 
-func asJSON(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func entryIDs(ix *session.Index) []string {
 	ids := make([]string, len(ix.Entries()))
 	for i, e := range ix.Entries() {
@@ -56,8 +43,8 @@ func entryIDs(ix *session.Index) []string {
 
 func same(t *testing.T, what string, got, want any, gotIDs, wantIDs []string) {
 	t.Helper()
-	g := oracle.NormalizeIDs(asJSON(t, got), gotIDs)
-	w := oracle.NormalizeIDs(asJSON(t, want), wantIDs)
+	g := oracle.NormalizeIDs(oracle.JSONValue(t, got), gotIDs)
+	w := oracle.NormalizeIDs(oracle.JSONValue(t, want), wantIDs)
 	if !reflect.DeepEqual(g, w) {
 		gb, _ := json.Marshal(g)
 		wb, _ := json.Marshal(w)
