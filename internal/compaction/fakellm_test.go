@@ -141,7 +141,7 @@ func (f *fakeLLM) setFallback(s llmStep) {
 
 // step adapts an llmStep to the server's steps.
 func (f *fakeLLM) step(st llmStep) fakemodel.Step {
-	return func(w http.ResponseWriter, r *http.Request) { st(w, r, f.request(*fakemodel.CallOf(r))) }
+	return func(w http.ResponseWriter, r *http.Request) { st(w, r, f.request(fakemodel.CallSnapshot(r))) }
 }
 
 // request decodes a call; every request must be a JSON chat-completions POST.

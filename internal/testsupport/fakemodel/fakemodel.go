@@ -55,6 +55,21 @@ func CallOf(r *http.Request) *Call {
 	return c
 }
 
+// CallSnapshot is a copy of the request's Call taken under the server's lock: the server
+// marks a call Gone from another goroutine when its client goes away, so a step must
+// not copy the Call bare.
+func CallSnapshot(r *http.Request) Call {
+	c := CallOf(r)
+	if c == nil {
+		return Call{}
+	}
+	if srv, ok := r.Context().Value(serverKey{}).(*Server); ok {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+	}
+	return *c
+}
+
 // Usage is the token usage a streamed answer reports in its final chunk.
 type Usage struct{ Prompt, Completion, Cached int }
 
