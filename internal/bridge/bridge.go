@@ -365,6 +365,14 @@ func (c *Conn) do(ctx context.Context, req map[string]any, events func(Event)) (
 	case f := <-cl.done:
 		return wait(f)
 	case <-c.closed:
+		// The answer may have come just before the connection closed (a refusal is
+		// answered, then the connection dropped): select picks at random among ready
+		// cases, so look for it before calling pi gone.
+		select {
+		case f := <-cl.done:
+			return wait(f)
+		default:
+		}
 		return nil, ErrGone
 	case <-ctx.Done():
 	}
