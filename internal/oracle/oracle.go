@@ -128,6 +128,31 @@ func (f *flavor) start(t testing.TB) *Oracle {
 // Live reports whether answers come from the live Pi oracle.
 func (o *Oracle) Live() bool { return o.proc != nil }
 
+// PiCLI is the real pi 1.6.0 command-line entry point (run it with Node()).
+func PiCLI() string { return filepath.Join(PiDir(), "dist", "bundle", "cli.js") }
+
+// NeedPiCLI skips a test that runs the real pi CLI when Node or Pi is missing (or the
+// oracle is switched off), and fails it instead when PI_LSP_REQUIRE_ORACLE=1. what names
+// the test's need in the message.
+func NeedPiCLI(t testing.TB, what string) {
+	t.Helper()
+	why := ""
+	if _, err := exec.LookPath(Node()); err != nil {
+		why = "node is not on PATH"
+	} else if _, err := os.Stat(PiCLI()); err != nil {
+		why = "Pi 1.6.0 is not installed (run scripts/install-pi.sh)"
+	} else if os.Getenv("PI_LSP_ORACLE_OFFLINE") == "1" {
+		why = "PI_LSP_ORACLE_OFFLINE=1"
+	}
+	if why == "" {
+		return
+	}
+	if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
+		t.Fatalf("%s needs the real pi CLI, but %s (PI_LSP_REQUIRE_ORACLE=1)", what, why)
+	}
+	t.Skipf("%s needs the real pi CLI, but %s", what, why)
+}
+
 // JSONValue is v as JSON.parse(JSON.stringify(v)) would give it (maps, slices, float64s):
 // what tests compare with an answer of Pi's.
 func JSONValue(t testing.TB, v any) any {

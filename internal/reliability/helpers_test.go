@@ -24,24 +24,7 @@ func TestMain(m *testing.M) { os.Exit(oracle.Main(m)) }
 
 // needLive skips (or, with PI_LSP_REQUIRE_ORACLE=1, fails) a test that needs node and
 // the installed real Pi.
-func needLive(t testing.TB, what string) {
-	t.Helper()
-	why := ""
-	if _, err := exec.LookPath(oracle.Node()); err != nil {
-		why = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join(oracle.PiDir(), "dist", "bundle", "cli.js")); err != nil {
-		why = "Pi is not installed (run scripts/install-pi.sh)"
-	} else if os.Getenv("PI_LSP_ORACLE_OFFLINE") == "1" {
-		why = "PI_LSP_ORACLE_OFFLINE=1"
-	}
-	if why == "" {
-		return
-	}
-	if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-		t.Fatalf("%s needs real Pi, but %s (PI_LSP_REQUIRE_ORACLE=1)", what, why)
-	}
-	t.Skipf("%s needs real Pi, but %s", what, why)
-}
+func needLive(t testing.TB, what string) { t.Helper(); oracle.NeedPiCLI(t, what) }
 
 // liveOracle returns the live oracle or skips/fails as needLive does.
 func liveOracle(t testing.TB) *oracle.Oracle {

@@ -563,7 +563,7 @@ func TestLivePiInstalledPackage(t *testing.T) {
 	fake := startFakeOpenAI(t, ctx, root)
 	agentDir := filepath.Join(root, "pi-agent")
 	writePiAgentDir(t, agentDir, fake.Port, 30)
-	install := groupCmd(ctx, oracle.Node(), filepath.Join(oracle.PiDir(), "dist", "bundle", "cli.js"), "install", filepath.Join(oracle.RepoRoot(), "editors", "pi"))
+	install := groupCmd(ctx, oracle.Node(), oracle.PiCLI(), "install", filepath.Join(oracle.RepoRoot(), "editors", "pi"))
 	install.Env = piEnv(root, runtime, agentDir)
 	install.Dir = e.Workspace
 	if out, err := install.CombinedOutput(); err != nil {

@@ -26,24 +26,7 @@ import (
 )
 
 // needLivePi skips (or, with PI_LSP_REQUIRE_ORACLE=1, fails) without Node 22 and Pi.
-func needLivePi(t testing.TB) {
-	t.Helper()
-	why := ""
-	if _, err := exec.LookPath(oracle.Node()); err != nil {
-		why = "node is not on PATH"
-	} else if _, err := os.Stat(filepath.Join(oracle.PiDir(), "dist", "bundle", "cli.js")); err != nil {
-		why = "Pi 1.6.0 is not installed (run scripts/install-pi.sh)"
-	} else if os.Getenv("PI_LSP_ORACLE_OFFLINE") == "1" {
-		why = "PI_LSP_ORACLE_OFFLINE=1"
-	}
-	if why == "" {
-		return
-	}
-	if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-		t.Fatalf("this test needs the real pi CLI, but %s (PI_LSP_REQUIRE_ORACLE=1)", why)
-	}
-	t.Skipf("this test needs the real pi CLI, but %s", why)
-}
+func needLivePi(t testing.TB) { t.Helper(); oracle.NeedPiCLI(t, "this test") }
 
 // groupCmd starts in its own process group, killed as a whole when ctx ends.
 func groupCmd(ctx context.Context, name string, args ...string) *exec.Cmd {
@@ -183,7 +166,7 @@ func startLivePi(t testing.TB, ctx context.Context, c livePiConfig) *livePi {
 		writePiAgentDir(t, agentDir, c.Port, c.KeepRecent)
 	}
 	env := piEnv(c.Root, c.RuntimeDir, agentDir)
-	args := []string{filepath.Join(oracle.PiDir(), "dist", "bundle", "cli.js"), "--mode", "rpc", "--provider", "fake", "--model", "fake-model",
+	args := []string{oracle.PiCLI(), "--mode", "rpc", "--provider", "fake", "--model", "fake-model",
 		"--no-skills", "--no-prompt-templates", "--no-themes", "--no-context-files"}
 	if !c.Installed {
 		args = append(args, "--no-extensions")
