@@ -676,4 +676,23 @@ function M.register()
   end
 end
 
+--- Hides, replaces (asking for the text, the message's preview offered) or restores the
+--- context message `entry_id`, as the :PiTree and context-by-size keys do.
+---@param action 'omit'|'replace'|'restore'
+---@param opts {session?: string, client_id?: integer, preview?: string}
+---@param done fun(err?: any)
+function M.edit_context_interactive(entry_id, action, opts, done)
+  local function go(text)
+    M.edit_context({ entryId = entry_id, action = action, text = text, session = opts.session }, done, opts.client_id)
+  end
+  if action ~= 'replace' then
+    return go(nil)
+  end
+  vim.ui.input({ prompt = ('Replace %s in the context with: '):format(entry_id), default = require('pi_lsp.ui').one_line(opts.preview) }, function(text)
+    if text ~= nil then
+      go(text)
+    end
+  end)
+end
+
 return M

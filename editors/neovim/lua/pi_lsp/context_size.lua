@@ -15,14 +15,7 @@ M.buffers = {}
 
 local MARKS = { omitted = '⊘ hidden', replaced = '✎ replaced' }
 
-local function one_line(s, max)
-  s = tostring(s or ''):gsub('[\r\n\t]+', ' '):gsub('%s+', ' ')
-  s = vim.trim(s)
-  if max and vim.fn.strchars(s) > max then
-    s = vim.fn.strcharpart(s, 0, max - 1) .. '…'
-  end
-  return s
-end
+local one_line = require('pi_lsp.ui').one_line
 
 --- The lines of a pi.contextBySize result, and the items by line.
 ---@return string[] lines, table<integer, table> items
@@ -120,21 +113,12 @@ local function edit(action)
       return
     end
     local b = M.buffers[buf]
-    local function go(text)
-      require('pi_lsp.commands').edit_context({ entryId = it.entryId, action = action, text = text, session = b.session }, function(err)
+    require('pi_lsp.commands').edit_context_interactive(it.entryId, action,
+      { session = b.session, client_id = b.client_id, preview = it.preview }, function(err)
         if not err and vim.api.nvim_buf_is_valid(buf) then
           M.refresh(buf)
         end
-      end, b.client_id)
-    end
-    if action ~= 'replace' then
-      return go(nil)
-    end
-    vim.ui.input({ prompt = ('Replace %s in the context with: '):format(it.entryId), default = one_line(it.preview) }, function(text)
-      if text ~= nil then
-        go(text)
-      end
-    end)
+      end)
   end
 end
 

@@ -25,17 +25,7 @@ local ns = vim.api.nvim_create_namespace('pi_lsp_tree')
 ---@type table<integer, {client_id: integer, nodes: table<integer, table>, result: table, session?: string}>
 M.buffers = {}
 
-local function one_line(s, max)
-  if type(s) ~= 'string' then
-    return ''
-  end
-  s = s:gsub('[\r\n\t]+', ' '):gsub('%s+', ' ')
-  s = vim.trim(s)
-  if max and vim.fn.strchars(s) > max then
-    s = vim.fn.strcharpart(s, 0, max - 1) .. '…'
-  end
-  return s
-end
+local one_line = require('pi_lsp.ui').one_line
 
 local function kind(node)
   if node.type == 'message' and node.role then
@@ -358,18 +348,8 @@ end
 local function edit_at_cursor(action)
   return function(buf)
     with_node_at_cursor(buf, function(node, b)
-      local function go(text)
-        require('pi_lsp.commands').edit_context({ entryId = node.id, action = action, text = text, session = b.session },
-          refresh_on_success(buf), b.client_id)
-      end
-      if action ~= 'replace' then
-        return go(nil)
-      end
-      vim.ui.input({ prompt = ('Replace %s in the context with: '):format(node.id), default = one_line(node.preview) }, function(text)
-        if text ~= nil then
-          go(text)
-        end
-      end)
+      require('pi_lsp.commands').edit_context_interactive(node.id, action,
+        { session = b.session, client_id = b.client_id, preview = node.preview }, refresh_on_success(buf))
     end)
   end
 end

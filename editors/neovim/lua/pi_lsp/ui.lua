@@ -129,6 +129,22 @@ function M.close(buf)
 end
 
 --- "12.3k" for 12345.
+--- `s` on one line (newlines and runs of spaces folded), cut to `max` characters with an
+--- ellipsis; anything but a string or a number (nil, a JSON null) gives "".
+---@param s any
+---@param max? integer
+function M.one_line(s, max)
+  if type(s) ~= 'string' and type(s) ~= 'number' then
+    return ''
+  end
+  s = tostring(s):gsub('[\r\n\t]+', ' '):gsub('%s+', ' ')
+  s = vim.trim(s)
+  if max and vim.fn.strchars(s) > max then
+    s = vim.fn.strcharpart(s, 0, max - 1) .. '…'
+  end
+  return s
+end
+
 function M.human(n)
   n = tonumber(n)
   if not n then
