@@ -1,14 +1,16 @@
 package jsjson
 
-// controlBlocks reports whether the first len(data)&^63 bytes of data hold a byte below
-// 0x20 (ctl_amd64.s).
+// classBlocks classifies the first len(data)&^63 bytes of data as lineClass does
+// (ctl_amd64.s).
 //
 //go:noescape
-func controlBlocks(data []byte) bool
+func classBlocks(data []byte) uint8
 
-// hasControl reports whether data holds a byte below 0x20: the whole 64-byte blocks
-// vectorised (the check reads every byte of every line), the rest a word at a time.
-func hasControl(data []byte) bool {
+// lineClass says which of the bytes that make a JSON string need more than a view of
+// its bytes data holds (classControl, classBackslash, classHigh): the whole 64-byte
+// blocks vectorised (the check reads every byte of every line), the rest a word at a
+// time.
+func lineClass(data []byte) uint8 {
 	n := len(data) &^ 63
-	return controlBlocks(data) || hasControlWords(data[n:])
+	return classBlocks(data) | classWords(data[n:])
 }

@@ -1,11 +1,13 @@
 #include "textflag.h"
 
-// func controlBlocks(data []byte) bool
-// Reports whether the first len(data)&^63 bytes of data hold a byte below 0x20.
-// SSE2 (every amd64 has it): each 16 bytes x give the saturated difference
-// 0x20 - x, zero exactly for x >= 0x20; the differences of 64 bytes are or-ed and
-// tested at once.
-TEXT ·controlBlocks(SB), NOSPLIT, $0-25
+// func classBlocks(data []byte) uint8
+// Classifies the first len(data)&^63 bytes of data (see lineClass): bit 0 a byte below
+// 0x20, bit 1 a backslash, bit 2 a byte at or above 0x80. SSE2 (every amd64 has it),
+// 64 bytes an iteration, no early exit (every class is wanted):
+//   - below 0x20: the saturated difference 0x20 - x is zero exactly for x >= 0x20;
+//   - backslash: a byte compare with 0x5c;
+//   - high: the or of the bytes keeps every high bit.
+TEXT ·classBlocks(SB), NOSPLIT, $0-25
 	MOVQ data_base+0(FP), SI
 	MOVQ data_len+8(FP), CX
 	SHRQ $6, CX
@@ -13,36 +15,67 @@ TEXT ·controlBlocks(SB), NOSPLIT, $0-25
 	MOVQ $0x2020202020202020, AX
 	MOVQ AX, X0
 	PUNPCKLQDQ X0, X0
+	MOVQ $0x5c5c5c5c5c5c5c5c, AX
+	MOVQ AX, X10
+	PUNPCKLQDQ X10, X10
 	PXOR X7, X7
+	PXOR X8, X8  // or of the bytes
+	PXOR X9, X9  // or of 0x20 - x
+	PXOR X11, X11 // or of x == '\\'
 
 loop:
 	MOVOU 0(SI), X1
 	MOVOU 16(SI), X2
 	MOVOU 32(SI), X3
 	MOVOU 48(SI), X4
+	POR X1, X8
+	POR X2, X8
+	POR X3, X8
+	POR X4, X8
 	MOVOU X0, X5
 	PSUBUSB X1, X5
-	MOVOU X0, X6
-	PSUBUSB X2, X6
-	POR X6, X5
-	MOVOU X0, X6
-	PSUBUSB X3, X6
-	POR X6, X5
-	MOVOU X0, X6
-	PSUBUSB X4, X6
-	POR X6, X5
-	PCMPEQB X7, X5
-	PMOVMSKB X5, AX
-	CMPL AX, $0xffff
-	JNE  found
+	POR X5, X9
+	MOVOU X0, X5
+	PSUBUSB X2, X5
+	POR X5, X9
+	MOVOU X0, X5
+	PSUBUSB X3, X5
+	POR X5, X9
+	MOVOU X0, X5
+	PSUBUSB X4, X5
+	POR X5, X9
+	PCMPEQB X10, X1
+	POR X1, X11
+	PCMPEQB X10, X2
+	POR X2, X11
+	PCMPEQB X10, X3
+	POR X3, X11
+	PCMPEQB X10, X4
+	POR X4, X11
 	ADDQ $64, SI
 	DECQ CX
 	JNZ  loop
 
-none:
-	MOVB $0, ret+24(FP)
+	XORL BX, BX
+	PCMPEQB X7, X9
+	PMOVMSKB X9, AX
+	CMPL AX, $0xffff
+	JEQ  noctl
+	ORL  $1, BX
+noctl:
+	PMOVMSKB X11, AX
+	TESTL AX, AX
+	JZ   nobsl
+	ORL  $2, BX
+nobsl:
+	PMOVMSKB X8, AX
+	TESTL AX, AX
+	JZ   done
+	ORL  $4, BX
+done:
+	MOVB BX, ret+24(FP)
 	RET
 
-found:
-	MOVB $1, ret+24(FP)
+none:
+	MOVB $0, ret+24(FP)
 	RET

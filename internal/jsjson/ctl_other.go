@@ -2,5 +2,6 @@
 
 package jsjson
 
-// hasControl reports whether data holds a byte below 0x20.
-func hasControl(data []byte) bool { return hasControlWords(data) }
+// lineClass says which of the bytes that make a JSON string need more than a view of
+// its bytes data holds (classControl, classBackslash, classHigh).
+func lineClass(data []byte) uint8 { return classWords(data) }

@@ -111,6 +111,8 @@ type scanner struct {
 	// noCtl: data holds no byte below 0x20 at all, so strings need no check for raw
 	// control characters and are skipped by searching for quotes and backslashes.
 	noCtl bool
+	// noEsc: no control byte and no backslash either: a string ends at the next quote.
+	noEsc bool
 }
 
 func (s *scanner) ws() {
@@ -180,6 +182,9 @@ func (s *scanner) str() (esc, ok bool) {
 func (s *scanner) strNoCtl() (esc, ok bool) {
 	d := s.data
 	i := s.i + 1
+	if s.noEsc {
+		return false, s.plainStr(i)
+	}
 	// Most strings are short (keys, ids, timestamps, roles): their first bytes are
 	// looked at 8 at a time, since a call to the vectorised search costs more than a
 	// short string. The lowest flagged byte of a word is always a real quote or
@@ -228,6 +233,26 @@ func (s *scanner) strNoCtl() (esc, ok bool) {
 	}
 }
 
+// plainStr ends a string whose contents start at i in data without a backslash: at the
+// next quote.
+func (s *scanner) plainStr(i int) bool {
+	d := s.data
+	for k := 0; k < shortWords && i+8 <= len(d); k++ {
+		w := binary.LittleEndian.Uint64(d[i:]) ^ quot
+		if m := (w - lo7) &^ w & hi7; m != 0 {
+			s.i = i + bits.TrailingZeros64(m)/8 + 1
+			return true
+		}
+		i += 8
+	}
+	q := bytes.IndexByte(d[i:], '"')
+	if q < 0 {
+		return false
+	}
+	s.i = i + q + 1
+	return true
+}
+
 // shortWords is how many words of a string strNoCtl looks at before it searches.
 const shortWords = 4
 
@@ -239,25 +264,48 @@ func quoteOrBackslash(w uint64) uint64 {
 	return ((q-lo7)&^q | (b-lo7)&^b) & hi7
 }
 
-// hasControlWords reports whether data holds a byte below 0x20, 32 bytes at a time.
-func hasControlWords(data []byte) bool {
+// The classes of bytes lineClass reports.
+const (
+	classControl   = 1 << iota // a byte below 0x20: raw in a string, a syntax error
+	classBackslash             // an escape, or a syntax error
+	classHigh                  // a byte at or above 0x80: UTF-8 to check
+)
+
+// classWords is lineClass a word at a time.
+func classWords(data []byte) uint8 {
 	const k = 0x2020202020202020
+	var ctl, bs, high uint64
 	i := 0
-	for ; i+32 <= len(data); i += 32 {
-		a := binary.LittleEndian.Uint64(data[i:])
-		b := binary.LittleEndian.Uint64(data[i+8:])
-		c := binary.LittleEndian.Uint64(data[i+16:])
-		d := binary.LittleEndian.Uint64(data[i+24:])
-		if ((a-k)&^a|(b-k)&^b|(c-k)&^c|(d-k)&^d)&hi7 != 0 {
-			return true
-		}
+	for ; i+8 <= len(data); i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		x := w ^ bsl
+		ctl |= (w - k) &^ w
+		bs |= (x - lo7) &^ x
+		high |= w
 	}
+	var c uint8
 	for ; i < len(data); i++ {
-		if data[i] < 0x20 {
-			return true
+		switch b := data[i]; {
+		case b < 0x20:
+			c |= classControl
+		case b == '\\':
+			c |= classBackslash
+		case b >= 0x80:
+			c |= classHigh
 		}
 	}
-	return false
+	// A borrow artefact of the word tests lies above a real hit, so a flag from them
+	// is always a real one.
+	if ctl&hi7 != 0 {
+		c |= classControl
+	}
+	if bs&hi7 != 0 {
+		c |= classBackslash
+	}
+	if high&hi7 != 0 {
+		c |= classHigh
+	}
+	return c
 }
 
 const (
@@ -529,6 +577,15 @@ func StringView(raw []byte) (string, bool) {
 	return unsafe.String(&inner[0], len(inner)), true
 }
 
+// PlainView is StringView for a string value of a line that ScanEntry found Plain: the
+// bytes between its quotes, with no check of them.
+func PlainView(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	return unsafeString(raw[1 : len(raw)-1]), true
+}
+
 // plainPrintable reports ASCII without a backslash or a control byte, 8 bytes at a time:
 // what most strings of a session line (ids, types, timestamps, roles, paths) are.
 func plainPrintable(b []byte) bool {
@@ -563,6 +620,10 @@ type EntryScan struct {
 	// of the message: contentAt is the array's offset in the data, block the element's
 	// members and args those of its "arguments" member when that is an object.
 	Block func(contentAt int, block, args []Field)
+	// Plain: the line holds no backslash, no control byte and no byte at or above
+	// 0x80, so each of its strings is its bytes between the quotes (see PlainView).
+	// It is known before Block is first called.
+	Plain bool
 
 	fieldsBuf  [16]Field
 	messageBuf [24]Field
@@ -586,7 +647,9 @@ const (
 func ScanEntry(data []byte, es *EntryScan) error {
 	es.Fields, es.Message, es.Usage, es.args = es.fieldsBuf[:0], es.messageBuf[:0], es.usageBuf[:0], nil
 	es.MessageFound, es.UsageAt = false, -1
-	s := scanner{data: data, noCtl: !hasControl(data)}
+	class := lineClass(data)
+	s := scanner{data: data, noCtl: class&classControl == 0, noEsc: class&(classControl|classBackslash) == 0}
+	es.Plain = class == 0
 	s.ws()
 	if s.i >= len(data) || data[s.i] != '{' {
 		return ErrSyntax
@@ -607,44 +670,57 @@ func ScanEntry(data []byte, es *EntryScan) error {
 // line it is says which members are looked into (see ScanEntry); levelPlain looks into
 // none, and needs no EntryScan.
 func (s *scanner) object(level int, es *EntryScan, out []Field, depth int) ([]Field, error) {
+	// The position is kept in a local between calls that scan a value: the members'
+	// punctuation is checked without a store and a load of s.i for every byte. Pi's
+	// compact JSON has no whitespace, so each skip is one comparison.
 	data := s.data
-	s.i++ // '{'
-	s.ws()
-	if s.i < len(data) && data[s.i] == '}' {
-		s.i++
+	i := skipWS(data, s.i+1) // after '{'
+	if i < len(data) && data[i] == '}' {
+		s.i = i + 1
 		return out, nil
 	}
 	for {
-		s.ws()
-		if s.i >= len(data) || data[s.i] != '"' {
+		i = skipWS(data, i)
+		if i >= len(data) || data[i] != '"' {
 			return nil, ErrSyntax
 		}
-		ks := s.i
+		ks := i
+		s.i = i
 		esc, ok := s.str()
 		if !ok {
 			return nil, ErrSyntax
 		}
-		key := unsafeString(data[ks+1 : s.i-1])
+		i = s.i
+		key := unsafeString(data[ks+1 : i-1])
 		if esc {
-			uq, ok := StringValue(data[ks:s.i])
+			uq, ok := StringValue(data[ks:i])
 			if !ok {
 				return nil, ErrSyntax
 			}
 			key = uq
 		}
-		s.ws()
-		if s.i >= len(data) || data[s.i] != ':' {
+		i = skipWS(data, i)
+		if i >= len(data) || data[i] != ':' {
 			return nil, ErrSyntax
 		}
-		s.i++
-		s.ws()
-		vs := s.i
+		i = skipWS(data, i+1)
+		vs := i
+		s.i = i
 		var c byte
-		if s.i < len(data) {
-			c = data[s.i]
+		if i < len(data) {
+			c = data[i]
 		}
 		var err error
 		switch {
+		case c == '"':
+			// The most common value (ids, types, timestamps, text): no member of a
+			// string is looked into.
+			if _, ok := s.str(); !ok {
+				return nil, ErrSyntax
+			}
+			if level == levelEntry && key == "message" {
+				es.MessageFound = false // a later non-object value replaces an earlier object
+			}
 		case level == levelEntry && key == "message" && c == '{':
 			es.Message, err = s.object(levelMessage, es, es.messageBuf[:0], depth+1)
 			es.MessageFound = true
@@ -666,21 +742,33 @@ func (s *scanner) object(level int, es *EntryScan, out []Field, depth int) ([]Fi
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Field{Key: key, Value: data[vs:s.i]})
-		s.ws()
-		if s.i >= len(data) {
+		i = s.i
+		out = append(out, Field{Key: key, Value: data[vs:i]})
+		i = skipWS(data, i)
+		if i >= len(data) {
 			return nil, ErrSyntax
 		}
-		if data[s.i] == ',' {
-			s.i++
+		if data[i] == ',' {
+			i++
 			continue
 		}
-		if data[s.i] == '}' {
-			s.i++
+		if data[i] == '}' {
+			s.i = i + 1
 			return out, nil
 		}
 		return nil, ErrSyntax
 	}
+}
+
+// skipWS is the position of the first byte at or after i that is not JSON whitespace.
+func skipWS(data []byte, i int) int {
+	for i < len(data) {
+		if c := data[i]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return i
+		}
+		i++
+	}
+	return i
 }
 
 func (s *scanner) contentArray(es *EntryScan, depth int) error {

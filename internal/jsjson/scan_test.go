@@ -136,24 +136,29 @@ func TestSliceHead16KeepsPairsWhole(t *testing.T) {
 	}
 }
 
-// hasControl finds a control byte wherever it lies (in a vectorised block or in the
-// tail after the blocks), and finds none in text without one, high bytes included.
-func TestHasControl(t *testing.T) {
+// lineClass finds a control byte, a backslash and a high byte wherever they lie (in a
+// vectorised block or in the tail after the blocks), and none in text without them.
+func TestLineClass(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	for n := 0; n < 300; n++ {
 		b := make([]byte, n)
 		for i := range b {
-			b[i] = byte(0x20 + r.Intn(0xe0))
+			if b[i] = byte(0x20 + r.Intn(0x5f)); b[i] == '\\' {
+				b[i] = 'x'
+			}
 		}
-		if hasControl(b) || hasControlWords(b) {
-			t.Fatalf("control found in %q", b)
+		if c, w := lineClass(b), classWords(b); c != 0 || w != 0 {
+			t.Fatalf("class %b/%b of %q", c, w, b)
 		}
 		for i := range b {
-			for _, c := range []byte{0, 0x09, 0x1f} {
+			for _, x := range []struct {
+				c     byte
+				class uint8
+			}{{0, classControl}, {0x09, classControl}, {0x1f, classControl}, {'\\', classBackslash}, {0x80, classHigh}, {0xe9, classHigh}, {0xff, classHigh}} {
 				old := b[i]
-				b[i] = c
-				if !hasControl(b) || !hasControlWords(b) {
-					t.Fatalf("len %d: byte %#x at %d not found", n, c, i)
+				b[i] = x.c
+				if c, w := lineClass(b), classWords(b); c != x.class || w != x.class {
+					t.Fatalf("len %d: byte %#x at %d: class %b/%b, want %b", n, x.c, i, c, w, x.class)
 				}
 				b[i] = old
 			}

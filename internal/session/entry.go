@@ -87,6 +87,15 @@ const invalidParent = "\x00invalid-parent"
 // once read (see jsjson.StringView).
 func rawString(r []byte) (string, bool) { return jsjson.StringView(r) }
 
+// view is rawString for a member of the line being decoded: a line that holds nothing
+// to unescape or check (jsjson.EntryScan.Plain) gives its strings' bytes as they are.
+func (d *decoder) view(r []byte) (string, bool) {
+	if d != nil && d.scan.Plain {
+		return jsjson.PlainView(r)
+	}
+	return jsjson.StringView(r)
+}
+
 func isNull(r []byte) bool {
 	return len(r) == 0 || bytes.Equal(r, []byte("null"))
 }
@@ -165,11 +174,11 @@ func (d *decoder) block(contentAt int, block, args []jsjson.Field) {
 	for _, f := range block {
 		switch f.Key {
 		case "type":
-			typ, _ = rawString(f.Value)
+			typ, _ = d.view(f.Value)
 		case "name":
-			name, _ = rawString(f.Value)
+			name, _ = d.view(f.Value)
 		case "id":
-			id, _ = rawString(f.Value)
+			id, _ = d.view(f.Value)
 		}
 	}
 	if typ == "text" {
@@ -191,7 +200,7 @@ func (d *decoder) block(contentAt int, block, args []jsjson.Field) {
 	path := ""
 	for _, f := range args { // the last "path" wins, as in JSON.parse
 		if f.Key == "path" {
-			path, _ = rawString(f.Value)
+			path, _ = d.view(f.Value)
 		}
 	}
 	d.calls = append(d.calls, pendingCall{contentAt, ToolCall{Name: name, ID: id, Path: path}})
@@ -231,20 +240,20 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 		case "message":
 			msgRaw = f.Value
 		case "type":
-			typ, _ = rawString(f.Value)
+			typ, _ = d.view(f.Value)
 		case "id":
-			id, _ = rawString(f.Value)
+			id, _ = d.view(f.Value)
 		case "parentId":
 			parent, hasParent = f.Value, true
 		case "timestamp":
-			ts, _ = rawString(f.Value)
+			ts, _ = d.view(f.Value)
 		case "customType":
-			customType, _ = rawString(f.Value)
+			customType, _ = d.view(f.Value)
 		}
 	}
 	e.Type, e.ID, e.Timestamp = typ, id, ts
 	if hasParent && !isNull(parent) {
-		if p, ok := rawString(parent); ok {
+		if p, ok := d.view(parent); ok {
 			e.ParentID = p
 		} else {
 			e.ParentID = invalidParent

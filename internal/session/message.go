@@ -339,9 +339,9 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 		v := f.Value
 		switch f.Key {
 		case "role":
-			m.Role, _ = rawString(v)
+			m.Role, _ = d.view(v)
 		case "provider":
-			m.Provider, _ = rawString(v)
+			m.Provider, _ = d.view(v)
 			m.hasProvider = true
 			if !plainString(v, m.Provider) {
 				m.more().providerRaw = v
@@ -349,7 +349,7 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 				m.extra.providerRaw = nil // a later member replaces an earlier one
 			}
 		case "model":
-			m.Model, _ = rawString(v)
+			m.Model, _ = d.view(v)
 			m.hasModel = true
 			if !plainString(v, m.Model) {
 				m.more().modelRaw = v
@@ -357,24 +357,24 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 				m.extra.modelRaw = nil
 			}
 		case "stopReason":
-			m.StopReason, _ = rawString(v)
+			m.StopReason, _ = d.view(v)
 		case "errorMessage":
-			m.ErrorMessage, _ = rawString(v)
+			m.ErrorMessage, _ = d.view(v)
 		case "toolCallId":
-			m.ToolCallID, _ = rawString(v)
+			m.ToolCallID, _ = d.view(v)
 		case "toolName":
-			m.ToolName, _ = rawString(v)
+			m.ToolName, _ = d.view(v)
 		case "command":
-			bash().Command, _ = rawString(v)
+			bash().Command, _ = d.view(v)
 		case "output":
 			if body != nil {
-				body.output, _ = rawString(v)
+				body.output, _ = d.view(v)
 			}
 		case "fullOutputPath":
-			bash().FullOutputPath, _ = rawString(v)
+			bash().FullOutputPath, _ = d.view(v)
 		case "summary":
 			if body != nil {
-				body.summary, _ = rawString(v)
+				body.summary, _ = d.view(v)
 			}
 		case "isError":
 			m.IsError = truthyRaw(v)
