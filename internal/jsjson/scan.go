@@ -725,12 +725,18 @@ func (s *scanner) object(level int, es *EntryScan, out []Field, depth int) ([]Fi
 			if _, ok := s.strAt(i); !ok {
 				return nil, ErrSyntax
 			}
-			if level == levelEntry && key == "message" {
-				es.MessageFound = false // a later non-object value replaces an earlier object
+		case c == '-' || c >= '0' && c <= '9':
+			// Numbers (usage, times) and literals end where they are read: no
+			// container to close.
+			if !s.num() {
+				return nil, ErrSyntax
+			}
+		case c == 'n' || c == 't' || c == 'f':
+			if !s.lit(literalOf(c)) {
+				return nil, ErrSyntax
 			}
 		case level == levelEntry && key == "message" && c == '{':
 			es.Message, err = s.object(levelMessage, es, es.messageBuf[:0], depth+1)
-			es.MessageFound = true
 		case level == levelMessage && key == "usage" && c == '{':
 			es.Usage, err = s.object(levelPlain, es, es.usageBuf[:0], depth+1)
 			es.UsageAt = vs
@@ -742,12 +748,12 @@ func (s *scanner) object(level int, es *EntryScan, out []Field, depth int) ([]Fi
 			if !s.value(depth + 1) {
 				return nil, ErrSyntax
 			}
-			if level == levelEntry && key == "message" {
-				es.MessageFound = false // a later non-object value replaces an earlier object
-			}
 		}
 		if err != nil {
 			return nil, err
+		}
+		if level == levelEntry && key == "message" {
+			es.MessageFound = c == '{' // a later non-object value replaces an earlier object
 		}
 		i = s.i
 		out = append(out, Field{Key: key, Value: data[vs:i]})
@@ -766,6 +772,17 @@ func (s *scanner) object(level int, es *EntryScan, out []Field, depth int) ([]Fi
 		}
 		return nil, ErrSyntax
 	}
+}
+
+// literalOf is the JSON literal that starts with c ('n', 't' or 'f').
+func literalOf(c byte) string {
+	switch c {
+	case 'n':
+		return "null"
+	case 't':
+		return "true"
+	}
+	return "false"
 }
 
 // strAt scans the string whose opening quote is at i (as str does).
