@@ -11,5 +11,5 @@ require (
 	github.com/sourcegraph/jsonrpc2 v0.2.3 // indirect
 	go.lsp.dev/jsonrpc2 v0.10.0 // indirect
 	golang.org/x/image v0.48.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/sys v0.50.0
 )

@@ -79,3 +79,63 @@ done:
 none:
 	MOVB $0, ret+24(FP)
 	RET
+
+// func classBlocksAVX2(data []byte) uint8
+// classBlocks with 32-byte registers, for processors that have AVX2.
+TEXT ·classBlocksAVX2(SB), NOSPLIT, $0-25
+	MOVQ data_base+0(FP), SI
+	MOVQ data_len+8(FP), CX
+	SHRQ $6, CX
+	JZ   none2
+	MOVQ $0x2020202020202020, AX
+	MOVQ AX, X0
+	VPBROADCASTQ X0, Y0
+	MOVQ $0x5c5c5c5c5c5c5c5c, AX
+	MOVQ AX, X10
+	VPBROADCASTQ X10, Y10
+	VPXOR Y8, Y8, Y8   // or of the bytes
+	VPXOR Y9, Y9, Y9   // or of 0x20 - x
+	VPXOR Y11, Y11, Y11 // or of x == '\\'
+
+loop2:
+	VMOVDQU 0(SI), Y1
+	VMOVDQU 32(SI), Y2
+	VPOR Y1, Y8, Y8
+	VPOR Y2, Y8, Y8
+	VPSUBUSB Y1, Y0, Y5
+	VPOR Y5, Y9, Y9
+	VPSUBUSB Y2, Y0, Y5
+	VPOR Y5, Y9, Y9
+	VPCMPEQB Y10, Y1, Y1
+	VPOR Y1, Y11, Y11
+	VPCMPEQB Y10, Y2, Y2
+	VPOR Y2, Y11, Y11
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  loop2
+
+	XORL BX, BX
+	VPXOR Y7, Y7, Y7
+	VPCMPEQB Y7, Y9, Y9
+	VPMOVMSKB Y9, AX
+	CMPL AX, $0xffffffff
+	JEQ  noctl2
+	ORL  $1, BX
+noctl2:
+	VPMOVMSKB Y11, AX
+	TESTL AX, AX
+	JZ   nobsl2
+	ORL  $2, BX
+nobsl2:
+	VPMOVMSKB Y8, AX
+	TESTL AX, AX
+	JZ   done2
+	ORL  $4, BX
+done2:
+	VZEROUPPER
+	MOVB BX, ret+24(FP)
+	RET
+
+none2:
+	MOVB $0, ret+24(FP)
+	RET

@@ -147,7 +147,7 @@ func TestLineClass(t *testing.T) {
 				b[i] = 'x'
 			}
 		}
-		if c, w := lineClass(b), classWords(b); c != 0 || w != 0 {
+		if c, w := lineClass(b), classWords(b); c != 0 || w != 0 || blockClasses(b) != 0 {
 			t.Fatalf("class %b/%b of %q", c, w, b)
 		}
 		for i := range b {
@@ -159,6 +159,9 @@ func TestLineClass(t *testing.T) {
 				b[i] = x.c
 				if c, w := lineClass(b), classWords(b); c != x.class || w != x.class {
 					t.Fatalf("len %d: byte %#x at %d: class %b/%b, want %b", n, x.c, i, c, w, x.class)
+				}
+				if got, want := blockClasses(b), x.class; i < len(b)&^63 && got != want || i >= len(b)&^63 && got != 0 {
+					t.Fatalf("len %d: byte %#x at %d: block classes %b", n, x.c, i, got)
 				}
 				b[i] = old
 			}
