@@ -49,14 +49,14 @@ func messagesOf(units []session.ProjectedEntry, ops *fileops.Ops) []*session.Mes
 		for _, m := range u.Messages {
 			if m.Role != session.RoleSystem {
 				out = append(out, m)
-				if ops != nil {
-					ops.AddMessage(m)
-				}
 			}
 		}
 	}
 	if len(out) == 0 {
 		return nil
+	}
+	if ops != nil {
+		ops.AddMessages(out)
 	}
 	return out
 }

@@ -29,17 +29,7 @@ func New() *Ops {
 // edit with a non-empty string path argument, those of an assistant message and those
 // a codemode script made, recorded on its toolResult (nestedCalls).
 func (o *Ops) AddMessage(m *session.Message) {
-	if m == nil {
-		return
-	}
-	var calls []session.ToolCall
-	switch m.Role {
-	case session.RoleAssistant:
-		calls = m.ToolCalls()
-	case session.RoleToolResult:
-		calls = m.NestedCalls()
-	}
-	for _, c := range calls {
+	for _, c := range callsOf(m) {
 		path := c.Path
 		if path == "" {
 			continue
@@ -53,6 +43,55 @@ func (o *Ops) AddMessage(m *session.Message) {
 			o.Edited[path] = struct{}{}
 		}
 	}
+}
+
+// AddMessages is AddMessage for each of ms. The sets are sized first from the calls
+// the messages hold: a long path has thousands of calls, and sets grown one doubling at
+// a time cost more than the calls' lookups.
+func (o *Ops) AddMessages(ms []*session.Message) {
+	var reads, writes, edits int
+	for _, m := range ms {
+		for _, c := range callsOf(m) {
+			switch c.Name {
+			case "read":
+				reads++
+			case "write":
+				writes++
+			case "edit":
+				edits++
+			}
+		}
+	}
+	o.Read, o.Written, o.Edited = reserve(o.Read, reads), reserve(o.Written, writes), reserve(o.Edited, edits)
+	for _, m := range ms {
+		o.AddMessage(m)
+	}
+}
+
+// reserve is set with room for n more paths (set itself when it has the room).
+func reserve(set map[string]struct{}, n int) map[string]struct{} {
+	if n <= 8 { // a map's first group
+		return set
+	}
+	grown := make(map[string]struct{}, len(set)+n)
+	for k := range set {
+		grown[k] = struct{}{}
+	}
+	return grown
+}
+
+// callsOf are the tool calls AddMessage looks at.
+func callsOf(m *session.Message) []session.ToolCall {
+	if m == nil {
+		return nil
+	}
+	switch m.Role {
+	case session.RoleAssistant:
+		return m.ToolCalls()
+	case session.RoleToolResult:
+		return m.NestedCalls()
+	}
+	return nil
 }
 
 // AddDetails merges the file lists stored in an earlier summary's details: read files as
