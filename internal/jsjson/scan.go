@@ -111,8 +111,9 @@ type scanner struct {
 	// noCtl: data holds no byte below 0x20 at all, so strings need no check for raw
 	// control characters and are skipped by searching for quotes and backslashes.
 	noCtl bool
-	// noEsc: no control byte and no backslash either: a string ends at the next quote.
-	noEsc bool
+	// quotes, when set, marks the double quotes of data, which holds no control byte
+	// and no backslash: a string ends at the next quote (see lineScan).
+	quotes []uint64
 }
 
 func (s *scanner) ws() {
@@ -182,7 +183,7 @@ func (s *scanner) str() (esc, ok bool) {
 func (s *scanner) strNoCtl() (esc, ok bool) {
 	d := s.data
 	i := s.i + 1
-	if s.noEsc {
+	if s.quotes != nil {
 		return false, s.plainStr(i)
 	}
 	// Most strings are short (keys, ids, timestamps, roles): their first bytes are
@@ -233,24 +234,25 @@ func (s *scanner) strNoCtl() (esc, ok bool) {
 	}
 }
 
-// plainStr ends a string whose contents start at i in data without a backslash: at the
-// next quote.
+// plainStr ends a string whose contents start at i, in data marked by s.quotes: at
+// the next quote.
 func (s *scanner) plainStr(i int) bool {
-	d := s.data
-	for k := 0; k < shortWords && i+8 <= len(d); k++ {
-		w := binary.LittleEndian.Uint64(d[i:]) ^ quot
-		if m := (w - lo7) &^ w & hi7; m != 0 {
-			s.i = i + bits.TrailingZeros64(m)/8 + 1
-			return true
-		}
-		i += 8
-	}
-	q := bytes.IndexByte(d[i:], '"')
-	if q < 0 {
+	q := s.quotes
+	w := i >> 6
+	if w >= len(q) {
 		return false
 	}
-	s.i = i + q + 1
-	return true
+	if m := q[w] >> (uint(i) & 63); m != 0 {
+		s.i = i + bits.TrailingZeros64(m) + 1
+		return true
+	}
+	for w++; w < len(q); w++ {
+		if q[w] != 0 {
+			s.i = w<<6 + bits.TrailingZeros64(q[w]) + 1
+			return true
+		}
+	}
+	return false
 }
 
 // shortWords is how many words of a string strNoCtl looks at before it searches.
@@ -271,7 +273,47 @@ const (
 	classHigh                  // a byte at or above 0x80: UTF-8 to check
 )
 
-// classWords is lineClass a word at a time.
+// lineScan says which of the bytes that make a JSON string need more than a view of
+// its bytes data holds (classControl, classBackslash, classHigh), and sets in quotes
+// (a word per 64 bytes, (len(data)+63)/64 of them) the bit of every double quote. In a
+// line without backslashes, each string ends at the next quote of that map. The check
+// reads every byte of every line: whole 64-byte blocks vectorised, the rest as the last
+// 64 bytes of the line (which overlap the blocks) or, for a line shorter than that,
+// a word at a time.
+func lineScan(data []byte, quotes []uint64) uint8 {
+	c := blocks(data, quotes)
+	n := len(data) &^ 63
+	tail := len(data) - n
+	switch {
+	case tail == 0:
+	case n > 0:
+		var last [1]uint64
+		c |= blocks(data[len(data)-64:], last[:])
+		quotes[n>>6] = last[0] >> (64 - tail)
+	default:
+		c |= classWords(data)
+		quotes[0] = quoteBits(data)
+	}
+	return c
+}
+
+// lineClass is lineScan without the quotes.
+func lineClass(data []byte) uint8 {
+	return lineScan(data, make([]uint64, (len(data)+63)/64))
+}
+
+// quoteBits has bit j set where data[j] (at most 64 bytes) is a double quote.
+func quoteBits(data []byte) uint64 {
+	var q uint64
+	for j, b := range data {
+		if b == '"' {
+			q |= 1 << j
+		}
+	}
+	return q
+}
+
+// classWords is lineScan's classification a word at a time.
 func classWords(data []byte) uint8 {
 	const k = 0x2020202020202020
 	var ctl, bs, high uint64
@@ -631,6 +673,7 @@ type EntryScan struct {
 	blockBuf   [8]Field
 	argsBuf    [8]Field
 	args       []Field
+	quotes     []uint64
 }
 
 // The objects ScanEntry looks into.
@@ -647,8 +690,16 @@ const (
 func ScanEntry(data []byte, es *EntryScan) error {
 	es.Fields, es.Message, es.Usage, es.args = es.fieldsBuf[:0], es.messageBuf[:0], es.usageBuf[:0], nil
 	es.MessageFound, es.UsageAt = false, -1
-	class := lineClass(data)
-	s := scanner{data: data, noCtl: class&classControl == 0, noEsc: class&(classControl|classBackslash) == 0}
+	words := (len(data) + 63) / 64
+	if cap(es.quotes) < words {
+		es.quotes = make([]uint64, words+words/4)
+	}
+	quotes := es.quotes[:words]
+	class := lineScan(data, quotes)
+	s := scanner{data: data, noCtl: class&classControl == 0}
+	if class&(classControl|classBackslash) == 0 {
+		s.quotes = quotes // every string ends at the next quote
+	}
 	es.Plain = class == 0
 	s.ws()
 	if s.i >= len(data) || data[s.i] != '{' {
@@ -787,7 +838,7 @@ func literalOf(c byte) string {
 
 // strAt scans the string whose opening quote is at i (as str does).
 func (s *scanner) strAt(i int) (esc, ok bool) {
-	if s.noEsc {
+	if s.quotes != nil {
 		return false, s.plainStr(i + 1)
 	}
 	s.i = i

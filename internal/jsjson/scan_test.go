@@ -54,7 +54,9 @@ func TestScanAgreesWithEncodingJSON(t *testing.T) {
 }
 
 func FuzzScanObject(f *testing.F) {
-	for _, s := range []string{`{"a":1}`, `{"type":"message","id":"x","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`, `{"a":[1,{"b":"\u00e9"}]}`, `{`, `{"a":"\`} {
+	for _, s := range []string{`{"a":1}`, `{"type":"message","id":"x","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`, `{"a":[1,{"b":"\u00e9"}]}`, `{`, `{"a":"\`,
+		`{"id":"0123456789abcdef0123456789abcdef","message":{"role":"assistant","content":[{"type":"toolCall","name":"read","arguments":{"path":"a/b.go"}}],"usage":{"input":1,"cost":{"total":0}}},"type":"message"}`,
+		`{"long":"` + strings.Repeat("x", 130) + `","n":-1.5e3,"t":true,"f":false,"z":null,"a":[],"o":{}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -68,6 +70,18 @@ func FuzzScanObject(f *testing.F) {
 		es.Block = func(int, []Field, []Field) {}
 		if entryErr := ScanEntry(data, &es); (entryErr == nil) != (err == nil) {
 			t.Fatalf("ScanEntry err=%v, ScanObject err=%v for %q", entryErr, err, data)
+		}
+		// ScanEntry's shortcuts (strings ended by the quote map of a line without
+		// escapes) find the members ScanObject finds.
+		if objFields, err := ScanObject(data, nil); err == nil {
+			if len(objFields) != len(es.Fields) {
+				t.Fatalf("ScanEntry found %d members, ScanObject %d, in %q", len(es.Fields), len(objFields), data)
+			}
+			for k, f := range objFields {
+				if f.Key != es.Fields[k].Key || string(f.Value) != string(es.Fields[k].Value) {
+					t.Fatalf("member %d: ScanEntry %q=%s, ScanObject %q=%s", k, es.Fields[k].Key, es.Fields[k].Value, f.Key, f.Value)
+				}
+			}
 		}
 	})
 }
@@ -184,6 +198,31 @@ func TestStringViewAgreesWithStringValue(t *testing.T) {
 		want, wantOK := StringValue(raw)
 		if got != want || gotOK != wantOK {
 			t.Fatalf("StringView(%q) = %q %v, StringValue %q %v", raw, got, gotOK, want, wantOK)
+		}
+	}
+}
+
+// lineScan marks every double quote of a line, whatever its length and wherever the
+// quote lies (in a vectorised block, in the overlapping last block, in a short line).
+func TestLineScanMarksQuotes(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	for n := 0; n < 300; n++ {
+		b := make([]byte, n)
+		for i := range b {
+			if b[i] = byte(0x20 + r.Intn(0x5f)); r.Intn(7) == 0 {
+				b[i] = '"'
+			}
+		}
+		quotes := make([]uint64, (n+63)/64)
+		lineScan(b, quotes)
+		for i := range b {
+			got := quotes[i>>6]>>(i&63)&1 == 1
+			if got != (b[i] == '"') {
+				t.Fatalf("len %d: byte %d (%q) marked %v", n, i, b[i], got)
+			}
+		}
+		if n%64 != 0 && len(quotes) > 0 && quotes[len(quotes)-1]>>(n%64) != 0 {
+			t.Fatalf("len %d: bits past the end", n)
 		}
 	}
 }
