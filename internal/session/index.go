@@ -48,11 +48,29 @@ func NewIndex(f *File) *Index {
 		byID:   newIDTable(len(f.Entries)),
 		labels: make(map[string]string),
 	}
-	dups := false
+	// Most entries are children of the line before them. While each is indexed, it is
+	// linked to that line when it names it; a file where all do (and no id repeats)
+	// needs no lookup, and can hold no orphan, self-parent or cycle (every parent lies
+	// before its child), so the passes that link and check the others are skipped.
+	dups, simple := false, true
+	var prev *Entry
 	for i, e := range f.Entries {
 		dups = ix.add(e, i) || dups
+		e.parent = nil
+		if e.ParentID != "" {
+			if prev != nil && prev.ID == e.ParentID {
+				e.parent = prev
+			} else {
+				simple = false
+			}
+		}
+		prev = e
 	}
 	ix.dups = dups
+	if simple && !dups {
+		ix.missing = map[string]bool{}
+		return ix
+	}
 	ix.linkParentsFast(dups)
 	ix.findProblems()
 	return ix
