@@ -516,7 +516,9 @@ func (lr *lineReader) lineEnd(from int64) (int64, error) {
 		return lr.in.size, nil
 	}
 	if lr.probe == nil {
-		lr.probe = make([]byte, readBlock)
+		// Most lines are a few KB: a small probe finds their end, and it grows for a
+		// long one (memory a load takes is memory it first has to fault in).
+		lr.probe = make([]byte, 16<<10)
 	}
 	for from < lr.in.size {
 		b := lr.probe[:min(int64(len(lr.probe)), lr.in.size-from)]
@@ -527,6 +529,9 @@ func (lr *lineReader) lineEnd(from int64) (int64, error) {
 			return from + int64(i), nil
 		}
 		from += int64(len(b))
+		if len(lr.probe) < readBlock {
+			lr.probe = make([]byte, min(2*len(lr.probe), readBlock))
+		}
 	}
 	return lr.in.size, nil
 }
