@@ -211,19 +211,31 @@ func parse(in lineSource) (*File, error) {
 		ranges := splitRanges(pos, in.size)
 		results := make([]chunkResult, len(ranges))
 		budget := &entryBudget{max: maxEntries(in.size)}
+		// A worker per core takes the ranges in turn, so that a core slowed by
+		// anything else hands its share to the others rather than holding up the
+		// load; each keeps its decoder and read buffers from one range to the next.
 		var wg sync.WaitGroup
-		for i := range ranges {
+		var taken atomic.Int32
+		for w := min(runtime.GOMAXPROCS(0), len(ranges)); w > 0; w-- {
 			wg.Add(1)
-			go func(i int) {
+			go func() {
 				defer wg.Done()
-				// The first range knows the lines before it (the header's); the others'
-				// entries are renumbered once the ranges before them are counted.
-				lineBase := 0
-				if i == 0 {
-					lineBase = lineNo
+				rw := &rangeWorker{d: &decoder{inMemory: in.src == nil}}
+				for {
+					i := int(taken.Add(1)) - 1
+					if i >= len(ranges) {
+						return
+					}
+					// The first range knows the lines before it (the header's); the
+					// others' entries are renumbered once the ranges before them are
+					// counted.
+					lineBase := 0
+					if i == 0 {
+						lineBase = lineNo
+					}
+					results[i] = parseRange(in, ranges[i], pos, lineBase, !f.EndsWithNewline, budget, rw)
 				}
-				results[i] = parseRange(in, ranges[i], pos, lineBase, !f.EndsWithNewline, budget)
-			}(i)
+			}()
 		}
 		wg.Wait()
 		if budget.exceeded() {
@@ -379,13 +391,22 @@ type chunkResult struct {
 // parallelThreshold is the size below which one goroutine parses everything.
 const parallelThreshold = 1 << 20
 
-// splitRanges cuts [pos, size) into one range per core. Range boundaries are byte
-// offsets; a range owns the lines that start inside it.
+// rangesPerCore and minRange size the ranges of a parallel load: several per core, so
+// that the cores finish together, and each large enough that finding its first line
+// costs nothing beside it.
+const (
+	rangesPerCore = 4
+	minRange      = 1 << 20
+)
+
+// splitRanges cuts [pos, size) into ranges for the cores to share. Range boundaries are
+// byte offsets; a range owns the lines that start inside it.
 func splitRanges(pos, size int64) []byteRange {
-	n := int64(runtime.GOMAXPROCS(0))
-	if size-pos < parallelThreshold || n < 2 {
+	cores := int64(runtime.GOMAXPROCS(0))
+	if size-pos < parallelThreshold || cores < 2 {
 		return []byteRange{{pos, size}}
 	}
+	n := min(cores*rangesPerCore, max(cores, (size-pos)/minRange))
 	step := (size - pos) / n
 	out := make([]byteRange, 0, n)
 	for i := int64(0); i < n; i++ {
@@ -398,13 +419,21 @@ func splitRanges(pos, size int64) []byteRange {
 	return out
 }
 
+// rangeWorker is what one goroutine of a load keeps from range to range: its decoder
+// (arena and entry blocks) and its read buffers.
+type rangeWorker struct {
+	d          *decoder
+	buf, probe []byte
+}
+
 // parseRange parses the lines that start in r. Line numbers are lineBase plus the line's
 // number in the range (the caller adds the lines before a range it could not know). It
 // stops early once the load's entries exceed budget.
-func parseRange(in lineSource, r byteRange, first int64, lineBase int, unterminated bool, budget *entryBudget) chunkResult {
+func parseRange(in lineSource, r byteRange, first int64, lineBase int, unterminated bool, budget *entryBudget, rw *rangeWorker) chunkResult {
 	var res chunkResult
-	lr := newLineReader(in, r.start, in.size, r.start > first)
-	d := &decoder{inMemory: in.src == nil}
+	lr := newLineReaderWith(in, r.start, in.size, r.start > first, rw.buf, rw.probe)
+	defer func() { rw.buf, rw.probe = lr.buf, lr.probe }()
+	d := rw.d
 	taken := 0 // entries of this range accounted for in budget
 	for {
 		if lr.pos >= r.end {
@@ -488,7 +517,13 @@ const readBlock = 256 << 10
 // newLineReader starts at pos; with skipPartial it first skips to the next line start
 // (pos is then a range boundary inside some line, which belongs to the previous range).
 func newLineReader(in lineSource, pos, end int64, skipPartial bool) *lineReader {
-	lr := &lineReader{in: in, pos: pos}
+	return newLineReaderWith(in, pos, end, skipPartial, nil, nil)
+}
+
+// newLineReaderWith is newLineReader reading into buffers of an earlier reader (nil:
+// allocated when first needed).
+func newLineReaderWith(in lineSource, pos, end int64, skipPartial bool, buf, probe []byte) *lineReader {
+	lr := &lineReader{in: in, pos: pos, buf: buf, probe: probe}
 	if skipPartial {
 		// The line containing byte pos-1 belongs to the previous range: start after
 		// the first newline at or after pos-1.
