@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,24 @@ func sessionCwd(path string) string {
 		return f.Header.Cwd
 	}
 	return ""
+}
+
+// forceFlag declares --force on a command that writes.
+func forceFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("force", false, "write even though a running pi process writes the session")
+}
+
+// refuseOwned refuses to write a session a running pi process writes (session.OwnerPID,
+// the rule the server applies), unless forced: that pi keeps its leaf in memory, and its
+// next entry would leave this write on a dead branch.
+func refuseOwned(path, cwd string, force bool) error {
+	if force {
+		return nil
+	}
+	if pid := session.OwnerPID(path, cwd); pid > 0 {
+		return fmt.Errorf("session is in use by a running pi process (pid %d): do it in pi, close it, or pass --force to write anyway", pid)
+	}
+	return nil
 }
 
 // buildSummarizer builds the summarizer from the flag, the environment and the piLsp
@@ -57,12 +76,18 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	summaryFile := fs.String("summary-file", "", "use this file's text as the summary instead of generating one")
 	dryRun := fs.Bool("dry-run", false, "show the cut and what would be summarized; write nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
+	force := forceFlag(fs)
 	path, err := fileArg(fs, args)
 	if err != nil {
 		return err
 	}
 	agent, _ := session.AgentDir()
 	cwd := sessionCwd(path)
+	if !*dryRun {
+		if err := refuseOwned(path, cwd, *force); err != nil {
+			return err
+		}
+	}
 	st := session.LoadSettings(agent, cwd)
 	opt := compaction.RunOptions{
 		Options: compaction.Options{CustomInstructions: *instructions},

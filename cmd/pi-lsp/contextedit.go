@@ -11,7 +11,7 @@ import (
 
 // runEditContext hides, replaces or restores one message of the context:
 //
-//	pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--json]
+//	pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--force] [--json]
 func runEditContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("edit-context", stderr)
 	omit := fs.Bool("omit", false, "hide the entry from the context")
@@ -19,6 +19,7 @@ func runEditContext(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.Var(&replace, "replace", "replace the entry's content in the context with TEXT")
 	restore := fs.Bool("restore", false, "restore the entry's original content")
 	asJSON := fs.Bool("json", false, `print {"entry", "tokensBefore", "tokensAfter"}`)
+	force := forceFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return exitError{2}
@@ -30,8 +31,11 @@ func runEditContext(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 	}
 	if len(pos) != 2 || n != 1 {
-		fmt.Fprintln(stderr, "usage: pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--json]")
+		fmt.Fprintln(stderr, "usage: pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--force] [--json]")
 		return exitError{2}
+	}
+	if err := refuseOwned(pos[0], sessionCwd(pos[0]), *force); err != nil {
+		return err
 	}
 	e := contextedit.Edit{TargetID: pos[1], Action: contextedit.Omit}
 	switch {

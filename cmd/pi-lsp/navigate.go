@@ -24,6 +24,7 @@ func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	kind := fs.String("summarizer", "", "extractive (default) or openai")
 	dryRun := fs.Bool("dry-run", false, "show the branch that would be summarized; write nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
+	force := forceFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -37,6 +38,11 @@ func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 	agent, _ := session.AgentDir()
 	cwd := sessionCwd(path)
+	if !*dryRun {
+		if err := refuseOwned(path, cwd, *force); err != nil {
+			return err
+		}
+	}
 	opt := branch.NavigateOptions{
 		FromLeaf:            *leaf,
 		Summarize:           *summarize,
@@ -163,8 +169,12 @@ func runUndoCompaction(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs := newFlags("undo-compaction", stderr)
 	leaf := fs.String("leaf", "", "undo on the path of this entry (default: Pi's leaf, the last entry)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	force := forceFlag(fs)
 	path, err := fileArg(fs, args)
 	if err != nil {
+		return err
+	}
+	if err := refuseOwned(path, sessionCwd(path), *force); err != nil {
 		return err
 	}
 	res, err := branch.UndoCompaction(ctx, path, *leaf)
@@ -185,6 +195,7 @@ func runUndoCompaction(ctx context.Context, args []string, stdout, stderr io.Wri
 func runLabel(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("label", stderr)
 	asJSON := fs.Bool("json", false, "print the label entry as JSON")
+	force := forceFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -195,6 +206,9 @@ func runLabel(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	text := ""
 	if len(pos) == 3 {
 		text = pos[2]
+	}
+	if err := refuseOwned(pos[0], sessionCwd(pos[0]), *force); err != nil {
+		return err
 	}
 	e, err := branch.SetLabel(pos[0], pos[1], text)
 	if err != nil {

@@ -187,7 +187,7 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	if err != nil || d.Reason == "" {
 		return ""
 	}
-	if pid := ownerPID(path, cwd); pid > 0 {
+	if pid := session.OwnerPID(path, cwd); pid > 0 {
 		return "" // never compact what another process is writing
 	}
 	if d.Failed != "" {

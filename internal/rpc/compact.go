@@ -77,7 +77,7 @@ func (s *Server) checkOwner(path, cwd string, force bool) error {
 		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
 			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d); its pi-lsp bridge cannot do this (Pi's extension API has no call for it): do it in pi, close it, or pass force to write anyway", reg.PID)}
 	}
-	if pid := ownerPID(path, cwd); pid > 0 {
+	if pid := session.OwnerPID(path, cwd); pid > 0 {
 		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
 			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d) without pi-lsp's bridge; %s", pid, loadBridgeHint)}
 	}
