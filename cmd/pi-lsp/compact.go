@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -135,7 +134,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	res, err := compaction.Run(ctx, path, opt)
-	if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath) {
+	if compaction.NothingToDo(err) {
 		if *asJSON {
 			return writeJSON(stdout, map[string]any{"nothingToCompact": true, "reason": err.Error()})
 		}

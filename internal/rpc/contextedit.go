@@ -46,7 +46,7 @@ func (s *Server) handleEditContext(ctx context.Context, raw json.RawMessage) (an
 	if p.Text != nil && e.Action != contextedit.Replace {
 		return nil, invalidParams(`text is only for action "replace"`)
 	}
-	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force}, func(path string) (any, error) {
+	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
 		res, err := contextedit.Apply(ctx, path, e)
 		if err != nil {
 			return nil, editError(err)
@@ -72,7 +72,7 @@ func editError(err error) error {
 	case errors.Is(err, contextedit.ErrNotEdited):
 		kind = KindNotEdited
 	case errors.Is(err, contextedit.ErrOldFormat):
-		return &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
+		return badSession(err)
 	case errors.Is(err, session.ErrChanged):
 		return &Error{Code: CodeContentModified, Kind: KindSessionChanged, Msg: err.Error(), Err: err}
 	default:

@@ -21,7 +21,7 @@ func (s *Server) handlePin(ctx context.Context, raw json.RawMessage) (any, error
 		return nil, invalidParams("entryId is required")
 	}
 	pinned := p.Pinned == nil || *p.Pinned
-	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force}, func(path string) (any, error) {
+	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force}, func(_ context.Context, path string, _ *WorkDone) (any, error) {
 		if _, err := branch.SetPin(path, p.EntryID, pinned); err != nil {
 			return nil, err
 		}
@@ -43,10 +43,10 @@ func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, err
 	if p.Label != nil {
 		label = *p.Label
 	}
-	viaPi := func(ctx context.Context, path string, reg *bridge.Registration) (any, error) {
+	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, _ *WorkDone) (any, error) {
 		return s.labelViaPi(ctx, path, reg, p.EntryID, label)
 	}
-	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force, viaPi: viaPi}, func(path string) (any, error) {
+	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force, viaPi: viaPi}, func(_ context.Context, path string, _ *WorkDone) (any, error) {
 		if _, err := branch.SetLabel(path, p.EntryID, label); err != nil {
 			return nil, err
 		}

@@ -83,16 +83,10 @@ func (s *Server) handleCommitCompaction(ctx context.Context, raw json.RawMessage
 	if p.Summary == "" || p.SpanKey == "" {
 		return nil, invalidParams("summary and spanKey (from pi/previewCompaction) are required")
 	}
-	var cwd string
-	path, err := s.withSession(p.Session, func(_ string, ix *session.Index) error { cwd = ix.File.Header.Cwd; return nil })
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
-	}
-	return s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, editedSummary: p.Summary,
-		spanKey: p.SpanKey, acceptDroppedPins: p.AcceptDroppedPins})
+	return s.write(ctx, writeJob{session: p.Session, force: p.Force, lock: lockInJob}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
+		return s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, editedSummary: p.Summary,
+			spanKey: p.SpanKey, acceptDroppedPins: p.AcceptDroppedPins})
+	})
 }
 
 // editedOutcome builds the outcome of a user-written summary for a preparation.

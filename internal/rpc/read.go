@@ -176,7 +176,7 @@ func (s *Server) withSession(param string, fn func(path string, ix *session.Inde
 		return nil
 	})
 	if err != nil {
-		return "", &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
+		return "", badSession(err)
 	}
 	return path, fnErr
 }
