@@ -148,11 +148,16 @@ var hookTable = []Hook{
 // methods maps every custom request to its handler.
 var methods = func() map[string]func(s *Server) handlerFunc {
 	m := map[string]func(s *Server) handlerFunc{}
-	for _, c := range append(append([]Command(nil), commandTable...), requestTable...) {
+	for _, c := range allRequests() {
 		m[c.Method] = c.handler
 	}
 	return m
 }()
+
+// allRequests is every custom request: the commands', then the others.
+func allRequests() []Command {
+	return append(append([]Command(nil), commandTable...), requestTable...)
+}
 
 // Requests returns the pi/* requests that have no command (for docs).
 func Requests() []Command { return append([]Command(nil), requestTable...) }
