@@ -49,12 +49,17 @@ func buildSummarizer(kind, cwd string) (compaction.Summarizer, compaction.Summar
 	return cfg.Build(agent)
 }
 
-// attemptLines prints one stderr line per request attempt of a summarizer that retries
-// ("pi-lsp compact: summarizing: attempt 2 of 2 after stall (61s)"), so a slow or failing
-// model is never silence.
-func attemptLines(stderr io.Writer, cmd string, start time.Time) func(compaction.Progress) {
+// progressLines prints, for a command that summarizes, a stderr line per phase with the
+// time since the start ("pi-lsp compact: summarizing (12ms)") and one per request attempt
+// of a summarizer that retries ("pi-lsp compact: summarizing: attempt 2 of 2 after stall
+// (61s)"), so a slow or failing model is never silence.
+func progressLines(stderr io.Writer, cmd string) (phase func(string), progress func(compaction.Progress)) {
+	start := time.Now()
 	var mu sync.Mutex // a split turn's two summaries report at once
-	return func(p compaction.Progress) {
+	phase = func(p string) {
+		fmt.Fprintf(stderr, "pi-lsp %s: %s (%s)\n", cmd, p, time.Since(start).Round(time.Millisecond))
+	}
+	progress = func(p compaction.Progress) {
 		if p.Note() == "" {
 			return
 		}
@@ -63,10 +68,10 @@ func attemptLines(stderr io.Writer, cmd string, start time.Time) func(compaction
 		defer mu.Unlock()
 		fmt.Fprintf(stderr, "pi-lsp %s: %s\n", cmd, p.Message())
 	}
+	return phase, progress
 }
 
-func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("compact", stderr)
+func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
 	instructions := fs.String("instructions", "", "custom focus for the summary")
 	keep := fs.Int("keep-recent", 0, "tokens of recent history to keep verbatim (default: Pi settings, 20000)")
@@ -113,11 +118,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		opt.Summarizer = s
-		start := time.Now()
-		opt.Phase = func(p string) {
-			fmt.Fprintf(stderr, "pi-lsp compact: %s (%s)\n", p, time.Since(start).Round(time.Millisecond))
-		}
-		opt.Progress = attemptLines(stderr, "compact", start)
+		opt.Phase, opt.Progress = progressLines(stderr, "compact")
 	}
 	if *summaryFile != "" {
 		text, err := os.ReadFile(*summaryFile)

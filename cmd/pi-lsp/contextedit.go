@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 
@@ -12,8 +13,7 @@ import (
 // runEditContext hides, replaces or restores one message of the context:
 //
 //	pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--force] [--json]
-func runEditContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("edit-context", stderr)
+func runEditContext(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	omit := fs.Bool("omit", false, "hide the entry from the context")
 	var replace optString
 	fs.Var(&replace, "replace", "replace the entry's content in the context with TEXT")
@@ -73,8 +73,7 @@ func (o *optString) Set(s string) error { o.v, o.set = s, true; return nil }
 // runContextSize lists the context by estimated size, largest first:
 //
 //	pi-lsp context-size FILE [--leaf ID] [--limit N] [--json]
-func runContextSize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("context-size", stderr)
+func runContextSize(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
 	limit := fs.Int("limit", 0, "show only the N largest (0: all)")
 	asJSON := fs.Bool("json", false, "print JSON")

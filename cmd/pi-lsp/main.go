@@ -21,7 +21,9 @@ type command struct {
 	name    string
 	usage   string
 	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	// run gets a flag set named after the command, writing its errors and help to
+	// stderr, to declare its flags on.
+	run func(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error
 }
 
 var commands []command
@@ -79,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if c.name != name {
 			continue
 		}
-		err := c.run(ctx, args, stdout, stderr)
+		err := c.run(ctx, newFlags(c.name, stderr), args, stdout, stderr)
 		var ee exitError
 		switch {
 		case err == nil:
@@ -120,7 +122,7 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+func runVersion(_ context.Context, _ *flag.FlagSet, _ []string, stdout, _ io.Writer) error {
 	fmt.Fprintf(stdout, "pi-lsp %s\n", Version)
 	return nil
 }

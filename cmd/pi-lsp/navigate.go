@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("navigate", stderr)
+func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	summarize := fs.Bool("summarize", false, "summarize the branch being left (a branch_summary entry)")
 	instructions := fs.String("instructions", "", "custom focus for the summary")
 	replace := fs.Bool("replace-instructions", false, "the --instructions text replaces the summary prompt")
@@ -65,11 +63,7 @@ func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return serr
 		}
 		opt.Summarizer = s
-		start := time.Now()
-		opt.Phase = func(p string) {
-			fmt.Fprintf(stderr, "pi-lsp navigate: %s (%s)\n", p, time.Since(start).Round(time.Millisecond))
-		}
-		opt.Progress = attemptLines(stderr, "navigate", start)
+		opt.Phase, opt.Progress = progressLines(stderr, "navigate")
 	}
 	res, err := branch.Navigate(ctx, path, target, opt)
 	if err != nil {
@@ -165,8 +159,7 @@ func printNavigation(w io.Writer, path string, res *branch.NavigateResult) {
 	}
 }
 
-func runUndoCompaction(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("undo-compaction", stderr)
+func runUndoCompaction(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "undo on the path of this entry (default: Pi's leaf, the last entry)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	force := forceFlag(fs)
@@ -192,8 +185,7 @@ func runUndoCompaction(ctx context.Context, args []string, stdout, stderr io.Wri
 	return nil
 }
 
-func runLabel(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("label", stderr)
+func runLabel(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the label entry as JSON")
 	force := forceFlag(fs)
 	pos, err := parseArgs(fs, args)
