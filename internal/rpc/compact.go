@@ -20,11 +20,7 @@ type compactParams struct {
 	WorkDoneToken json.RawMessage `json:"workDoneToken" ts:"ProgressToken"`
 }
 
-func (s *Server) handleCompact(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p compactParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) handleCompact(ctx context.Context, p compactParams) (any, error) {
 	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (any, error) {
 		if p.LeafID != "" {
 			var leaf string
@@ -155,19 +151,13 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 			CustomInstructions: job.instructions,
 			Pinned:             pinned,
 			AllowDroppedPins:   job.acceptDroppedPins,
-			Progress: func(p compaction.Progress) {
-				pct := 10 + uint32(min(80, p.Tokens*80/400))
-				wd.Report(p.Message(), pct) // token counts, and each request attempt
-			},
+			Progress:           wd.reportSummary,
 		},
 		LeafID:     job.leaf,
 		Settings:   settings,
 		Summarizer: summarizer,
 		Hook:       s.compactHook(path, job.reason, job.instructions, job.willRetry),
-		Phase: func(phase string) {
-			pct := map[string]uint32{"preparing": 5, "summarizing": 10, "writing": 95}[phase]
-			wd.Report(phase, pct)
-		},
+		Phase:      wd.reportPhase,
 	}
 	if job.editedSummary != "" {
 		// A previewed summary: committed only for the span it was previewed on.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
-	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -29,14 +28,9 @@ type navigateParams struct {
 	ExpectLeafID string `json:"expectLeafId"`
 }
 
-func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p navigateParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if p.TargetID == "" {
-		return nil, invalidParams("targetId is required")
-	}
+func (p *navigateParams) validate() error { return required("targetId", p.TargetID) }
+
+func (s *Server) handleNavigate(ctx context.Context, p navigateParams) (any, error) {
 	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (any, error) {
 		if p.Summary != "" || p.ExpectLeafID != "" {
 			wd.End("Not navigated")
@@ -81,12 +75,7 @@ func (s *Server) navigate(ctx context.Context, path string, p navigateParams, wd
 		opt.Summarizer = sum
 		opt.ReserveTokens = s.branchReserve(path)
 		opt.ContextWindow = s.host.window()
-		opt.Phase = func(phase string) {
-			wd.Report(phase, map[string]uint32{"preparing": 5, "summarizing": 10, "writing": 95}[phase])
-		}
-		opt.Progress = func(pr compaction.Progress) {
-			wd.Report(pr.Message(), 10+uint32(min(80, pr.Tokens*80/400)))
-		}
+		opt.Phase, opt.Progress = wd.reportPhase, wd.reportSummary
 	}
 	res, err := branch.Navigate(ctx, path, p.TargetID, opt)
 	if errors.Is(err, branch.ErrCancelled) && ctx.Err() == nil {
@@ -145,11 +134,7 @@ func (s *Server) treeHook(path string) branch.Hook {
 	}
 }
 
-func (s *Server) handleUndoCompaction(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p undoCompactionParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) handleUndoCompaction(ctx context.Context, p undoCompactionParams) (any, error) {
 	return s.write(ctx, writeJob{session: p.Session, force: p.Force}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
 		res, err := branch.UndoCompaction(ctx, path, "")
 		if err != nil {
