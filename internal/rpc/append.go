@@ -69,11 +69,7 @@ func decodeAppendMessages(raw json.RawMessage) ([]*session.Message, error) {
 // handleAppend appends AgentMessages to a session the sidecar hosts (an editor-side
 // agent's conversation), then applies Pi's automatic compaction rules to the last
 // assistant message: overflow first, then the threshold.
-func (s *Server) handleAppend(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p appendParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) handleAppend(ctx context.Context, p appendParams) (any, error) {
 	msgs, err := decodeAppendMessages(p.Messages)
 	if err != nil {
 		return nil, err
@@ -138,28 +134,16 @@ func (s *Server) createSession() (string, error) {
 	return path, nil
 }
 
-// autoCompact applies Pi 1.6.0's _checkCompaction (compaction.DecideAuto) to the last
-// appended assistant message and starts the compaction in the background: for an
+// autoCompact applies Pi 1.6.0's _checkCompaction (compaction.AfterAppend and
+// compaction.DecideAuto decide) to the last appended assistant message and starts the compaction in the background: for an
 // overflow or a cut-off answer it first hides the failed attempt and its tool results
 // with context_edit omissions on the same branch, then compacts after them and tells the
 // editor to retry once. It returns the reason, or "".
 func (s *Server) autoCompact(path string, written []*session.Entry) string {
-	var last *session.Entry
-	for _, e := range written {
-		m, err := e.Message()
-		if err != nil {
-			continue
-		}
-		switch {
-		case m.Role == session.RoleUser:
-			s.setRecoveryTried(path, false) // a new user turn may recover again
-		case m.Role == session.RoleAssistant:
-			last = e
-			if m.StopReason != "error" && m.StopReason != "length" {
-				s.setRecoveryTried(path, false)
-			}
-		}
-	}
+	s.host.mu.Lock()
+	last, tried := compaction.AfterAppend(written, s.host.overflowTried[path])
+	s.host.mu.Unlock()
+	s.setRecoveryTried(path, tried)
 	if last == nil {
 		return ""
 	}
@@ -169,7 +153,6 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	}
 	s.host.mu.Lock()
 	maxTokens := s.host.cfg.SummarizerConfig.MaxTokens
-	tried := s.host.overflowTried[path]
 	s.host.mu.Unlock()
 	if maxTokens <= 0 {
 		maxTokens = compaction.DefaultMaxTokens
