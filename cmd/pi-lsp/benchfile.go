@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"io"
 	"os"
 	"syscall"
@@ -15,8 +16,7 @@ import (
 // runBenchFile measures one session file the way test/bench/pi-bench.mjs measures real
 // Pi, and prints one JSON line. It is what scripts/bench.sh runs, one process per file so
 // that peak RSS belongs to that file.
-func runBenchFile(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench-file", stderr)
+func runBenchFile(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	path, err := fileArg(fs, args)
 	if err != nil {
 		return err

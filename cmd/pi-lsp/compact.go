@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +23,24 @@ func sessionCwd(path string) string {
 	return ""
 }
 
+// forceFlag declares --force on a command that writes.
+func forceFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("force", false, "write even though a running pi process writes the session")
+}
+
+// refuseOwned refuses to write a session a running pi process writes (session.OwnerPID,
+// the rule the server applies), unless forced: that pi keeps its leaf in memory, and its
+// next entry would leave this write on a dead branch.
+func refuseOwned(path, cwd string, force bool) error {
+	if force {
+		return nil
+	}
+	if pid := session.OwnerPID(path, cwd); pid > 0 {
+		return fmt.Errorf("session is in use by a running pi process (pid %d): do it in pi, close it, or pass --force to write anyway", pid)
+	}
+	return nil
+}
+
 // buildSummarizer builds the summarizer from the flag, the environment and the piLsp
 // object of Pi's settings files for cwd, in that order.
 func buildSummarizer(kind, cwd string) (compaction.Summarizer, compaction.SummarizerConfig, error) {
@@ -31,12 +49,17 @@ func buildSummarizer(kind, cwd string) (compaction.Summarizer, compaction.Summar
 	return cfg.Build(agent)
 }
 
-// attemptLines prints one stderr line per request attempt of a summarizer that retries
-// ("pi-lsp compact: summarizing: attempt 2 of 2 after stall (61s)"), so a slow or failing
-// model is never silence.
-func attemptLines(stderr io.Writer, cmd string, start time.Time) func(compaction.Progress) {
+// progressLines prints, for a command that summarizes, a stderr line per phase with the
+// time since the start ("pi-lsp compact: summarizing (12ms)") and one per request attempt
+// of a summarizer that retries ("pi-lsp compact: summarizing: attempt 2 of 2 after stall
+// (61s)"), so a slow or failing model is never silence.
+func progressLines(stderr io.Writer, cmd string) (phase func(string), progress func(compaction.Progress)) {
+	start := time.Now()
 	var mu sync.Mutex // a split turn's two summaries report at once
-	return func(p compaction.Progress) {
+	phase = func(p string) {
+		fmt.Fprintf(stderr, "pi-lsp %s: %s (%s)\n", cmd, p, time.Since(start).Round(time.Millisecond))
+	}
+	progress = func(p compaction.Progress) {
 		if p.Note() == "" {
 			return
 		}
@@ -45,10 +68,10 @@ func attemptLines(stderr io.Writer, cmd string, start time.Time) func(compaction
 		defer mu.Unlock()
 		fmt.Fprintf(stderr, "pi-lsp %s: %s\n", cmd, p.Message())
 	}
+	return phase, progress
 }
 
-func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("compact", stderr)
+func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
 	instructions := fs.String("instructions", "", "custom focus for the summary")
 	keep := fs.Int("keep-recent", 0, "tokens of recent history to keep verbatim (default: Pi settings, 20000)")
@@ -57,12 +80,18 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	summaryFile := fs.String("summary-file", "", "use this file's text as the summary instead of generating one")
 	dryRun := fs.Bool("dry-run", false, "show the cut and what would be summarized; write nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
+	force := forceFlag(fs)
 	path, err := fileArg(fs, args)
 	if err != nil {
 		return err
 	}
 	agent, _ := session.AgentDir()
 	cwd := sessionCwd(path)
+	if !*dryRun {
+		if err := refuseOwned(path, cwd, *force); err != nil {
+			return err
+		}
+	}
 	st := session.LoadSettings(agent, cwd)
 	opt := compaction.RunOptions{
 		Options: compaction.Options{CustomInstructions: *instructions},
@@ -89,11 +118,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		opt.Summarizer = s
-		start := time.Now()
-		opt.Phase = func(p string) {
-			fmt.Fprintf(stderr, "pi-lsp compact: %s (%s)\n", p, time.Since(start).Round(time.Millisecond))
-		}
-		opt.Progress = attemptLines(stderr, "compact", start)
+		opt.Phase, opt.Progress = progressLines(stderr, "compact")
 	}
 	if *summaryFile != "" {
 		text, err := os.ReadFile(*summaryFile)
@@ -110,7 +135,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	res, err := compaction.Run(ctx, path, opt)
-	if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath) {
+	if compaction.NothingToDo(err) {
 		if *asJSON {
 			return writeJSON(stdout, map[string]any{"nothingToCompact": true, "reason": err.Error()})
 		}

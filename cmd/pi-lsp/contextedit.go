@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 
@@ -11,14 +12,14 @@ import (
 
 // runEditContext hides, replaces or restores one message of the context:
 //
-//	pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--json]
-func runEditContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("edit-context", stderr)
+//	pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--force] [--json]
+func runEditContext(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	omit := fs.Bool("omit", false, "hide the entry from the context")
 	var replace optString
 	fs.Var(&replace, "replace", "replace the entry's content in the context with TEXT")
 	restore := fs.Bool("restore", false, "restore the entry's original content")
 	asJSON := fs.Bool("json", false, `print {"entry", "tokensBefore", "tokensAfter"}`)
+	force := forceFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return exitError{2}
@@ -30,8 +31,11 @@ func runEditContext(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 	}
 	if len(pos) != 2 || n != 1 {
-		fmt.Fprintln(stderr, "usage: pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--json]")
+		fmt.Fprintln(stderr, "usage: pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--force] [--json]")
 		return exitError{2}
+	}
+	if err := refuseOwned(pos[0], sessionCwd(pos[0]), *force); err != nil {
+		return err
 	}
 	e := contextedit.Edit{TargetID: pos[1], Action: contextedit.Omit}
 	switch {
@@ -69,8 +73,7 @@ func (o *optString) Set(s string) error { o.v, o.set = s, true; return nil }
 // runContextSize lists the context by estimated size, largest first:
 //
 //	pi-lsp context-size FILE [--leaf ID] [--limit N] [--json]
-func runContextSize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("context-size", stderr)
+func runContextSize(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
 	limit := fs.Int("limit", 0, "show only the N largest (0: all)")
 	asJSON := fs.Bool("json", false, "print JSON")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	_ "embed"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,8 +21,7 @@ var exampleSession []byte
 
 // runDemo compacts the embedded example session with the built-in summarizer, offline,
 // in a temporary directory, and shows the result.
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("demo", stderr)
+func runDemo(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	keep := fs.Int("keep-recent", 400, "tokens of recent history to keep verbatim")
 	keepFile := fs.Bool("keep", false, "keep the temporary session file and print its path")
 	if _, err := parseArgs(fs, args); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,8 +11,7 @@ import (
 )
 
 // runGen writes a large synthetic session (for benchmarks and load tests).
-func runGen(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("gen", stderr)
+func runGen(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	var opt gen.Options
 	fs.IntVar(&opt.Entries, "entries", 10000, "approximate number of entries")
 	fs.Int64Var(&opt.Seed, "seed", 1, "random seed (output is deterministic per seed)")

@@ -21,7 +21,9 @@ type command struct {
 	name    string
 	usage   string
 	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	// run gets a flag set named after the command, writing its errors and help to
+	// stderr, to declare its flags on.
+	run func(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error
 }
 
 var commands []command
@@ -33,11 +35,11 @@ func init() {
 		{"tree", "tree FILE [--json]", "the entry tree, leaf marked, labels shown", runTree},
 		{"context", "context FILE [--leaf ID] [--json]", "what the LLM would be sent, and token usage", runContext},
 		{"files", "files FILE [--leaf ID] [--json]", "files read / modified on the current path", runFiles},
-		{"compact", "compact FILE [--leaf ID] [--instructions TEXT] [--keep-recent N] [--reserve N] [--summarizer extractive|openai] [--summary-file F] [--dry-run] [--json]", "compact the session (summary of older history, recent suffix kept)", runCompact},
-		{"navigate", "navigate FILE TARGET_ID [--summarize] [--instructions TEXT] [--label TEXT] [--budget N] [--dry-run] [--json]", "move the leaf to another entry, optionally summarizing the branch left", runNavigate},
-		{"undo-compaction", "undo-compaction FILE [--json]", "make the full pre-compaction context active again", runUndoCompaction},
-		{"label", "label FILE ENTRY_ID [TEXT]", "set (or clear, without TEXT) the label of an entry", runLabel},
-		{"edit-context", "edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--json]", "hide, replace or restore one message in the LLM context (a context_edit entry; history untouched)", runEditContext},
+		{"compact", "compact FILE [--leaf ID] [--instructions TEXT] [--keep-recent N] [--reserve N] [--summarizer extractive|openai] [--summary-file F] [--dry-run] [--force] [--json]", "compact the session (summary of older history, recent suffix kept)", runCompact},
+		{"navigate", "navigate FILE TARGET_ID [--summarize] [--instructions TEXT] [--label TEXT] [--budget N] [--dry-run] [--force] [--json]", "move the leaf to another entry, optionally summarizing the branch left", runNavigate},
+		{"undo-compaction", "undo-compaction FILE [--force] [--json]", "make the full pre-compaction context active again", runUndoCompaction},
+		{"label", "label FILE ENTRY_ID [TEXT] [--force]", "set (or clear, without TEXT) the label of an entry", runLabel},
+		{"edit-context", "edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--force] [--json]", "hide, replace or restore one message in the LLM context (a context_edit entry; history untouched)", runEditContext},
 		{"context-size", "context-size FILE [--leaf ID] [--limit N] [--json]", "the messages of the context by estimated tokens, largest first", runContextSize},
 		{"commands", "commands [--json] [--markdown]", "the LSP command table", runCommands},
 		{"gen", "gen [--entries N] [--seed S] [--branch-every N] [--compact-every N] [--image-every N] [-o FILE]", "write a large synthetic session (benchmarks)", runGen},
@@ -79,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if c.name != name {
 			continue
 		}
-		err := c.run(ctx, args, stdout, stderr)
+		err := c.run(ctx, newFlags(c.name, stderr), args, stdout, stderr)
 		var ee exitError
 		switch {
 		case err == nil:
@@ -120,7 +122,7 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+func runVersion(_ context.Context, _ *flag.FlagSet, _ []string, stdout, _ io.Writer) error {
 	fmt.Fprintf(stdout, "pi-lsp %s\n", Version)
 	return nil
 }

@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("navigate", stderr)
+func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	summarize := fs.Bool("summarize", false, "summarize the branch being left (a branch_summary entry)")
 	instructions := fs.String("instructions", "", "custom focus for the summary")
 	replace := fs.Bool("replace-instructions", false, "the --instructions text replaces the summary prompt")
@@ -24,6 +22,7 @@ func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	kind := fs.String("summarizer", "", "extractive (default) or openai")
 	dryRun := fs.Bool("dry-run", false, "show the branch that would be summarized; write nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
+	force := forceFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -37,6 +36,11 @@ func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 	agent, _ := session.AgentDir()
 	cwd := sessionCwd(path)
+	if !*dryRun {
+		if err := refuseOwned(path, cwd, *force); err != nil {
+			return err
+		}
+	}
 	opt := branch.NavigateOptions{
 		FromLeaf:            *leaf,
 		Summarize:           *summarize,
@@ -59,11 +63,7 @@ func runNavigate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return serr
 		}
 		opt.Summarizer = s
-		start := time.Now()
-		opt.Phase = func(p string) {
-			fmt.Fprintf(stderr, "pi-lsp navigate: %s (%s)\n", p, time.Since(start).Round(time.Millisecond))
-		}
-		opt.Progress = attemptLines(stderr, "navigate", start)
+		opt.Phase, opt.Progress = progressLines(stderr, "navigate")
 	}
 	res, err := branch.Navigate(ctx, path, target, opt)
 	if err != nil {
@@ -159,12 +159,15 @@ func printNavigation(w io.Writer, path string, res *branch.NavigateResult) {
 	}
 }
 
-func runUndoCompaction(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("undo-compaction", stderr)
+func runUndoCompaction(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "undo on the path of this entry (default: Pi's leaf, the last entry)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	force := forceFlag(fs)
 	path, err := fileArg(fs, args)
 	if err != nil {
+		return err
+	}
+	if err := refuseOwned(path, sessionCwd(path), *force); err != nil {
 		return err
 	}
 	res, err := branch.UndoCompaction(ctx, path, *leaf)
@@ -182,9 +185,9 @@ func runUndoCompaction(ctx context.Context, args []string, stdout, stderr io.Wri
 	return nil
 }
 
-func runLabel(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("label", stderr)
+func runLabel(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the label entry as JSON")
+	force := forceFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -195,6 +198,9 @@ func runLabel(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	text := ""
 	if len(pos) == 3 {
 		text = pos[2]
+	}
+	if err := refuseOwned(pos[0], sessionCwd(pos[0]), *force); err != nil {
+		return err
 	}
 	e, err := branch.SetLabel(pos[0], pos[1], text)
 	if err != nil {

@@ -29,6 +29,17 @@ func fileArg(fs *flag.FlagSet, args []string) (string, error) {
 	return oneFile(pos, "FILE")
 }
 
+// fileAtLeaf declares --leaf, parses FILE (with the flags fs already has) and loads the
+// session at that leaf: the arguments of a command that reads a session at a leaf.
+func fileAtLeaf(fs *flag.FlagSet, args []string, stderr io.Writer) (*session.Index, string, error) {
+	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
+	path, err := fileArg(fs, args)
+	if err != nil {
+		return nil, "", err
+	}
+	return loadAtLeaf(path, *leaf, stderr)
+}
+
 // loadAtLeaf loads a session and resolves a --leaf flag (empty: Pi's leaf).
 func loadAtLeaf(path, leaf string, stderr io.Writer) (*session.Index, string, error) {
 	ix, err := loadIndex(path, stderr)
@@ -67,8 +78,7 @@ func loadIndex(path string, stderr io.Writer) (*session.Index, error) {
 	return ix, nil
 }
 
-func runSessions(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("sessions", stderr)
+func runSessions(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	cwd := fs.String("cwd", "", "project directory (default: the current directory)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parseArgs(fs, args); err != nil {
@@ -166,8 +176,7 @@ func toTreeNodes(nodes []*session.Node) []*treeNode {
 	return out
 }
 
-func runTree(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("tree", stderr)
+func runTree(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	path, err := fileArg(fs, args)
 	if err != nil {
@@ -306,15 +315,9 @@ func pickLeaf(ix *session.Index, leaf string) (string, error) {
 	return leaf, nil
 }
 
-func runContext(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("context", stderr)
-	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
+func runContext(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
-	path, err := fileArg(fs, args)
-	if err != nil {
-		return err
-	}
-	ix, leafID, err := loadAtLeaf(path, *leaf, stderr)
+	ix, leafID, err := fileAtLeaf(fs, args, stderr)
 	if err != nil {
 		return err
 	}
@@ -359,15 +362,9 @@ func runContext(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-func runFiles(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("files", stderr)
-	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf)")
+func runFiles(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
-	path, err := fileArg(fs, args)
-	if err != nil {
-		return err
-	}
-	ix, leafID, err := loadAtLeaf(path, *leaf, stderr)
+	ix, leafID, err := fileAtLeaf(fs, args, stderr)
 	if err != nil {
 		return err
 	}

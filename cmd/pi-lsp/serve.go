@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,8 +13,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 )
 
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", stderr)
+func runServe(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; vscode-languageclient adds it)")
 	level := fs.String("log-level", "info", "stderr log level: debug, info, warn, error")
 	for i, a := range args {
@@ -37,8 +37,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-func runCommands(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("commands", stderr)
+func runCommands(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	markdown := fs.Bool("markdown", false, "print the commands section of docs/protocol.md")
 	if _, err := parseArgs(fs, args); err != nil {

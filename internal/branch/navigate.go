@@ -163,11 +163,9 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 		return nil, err
 	}
 	ix := session.NewIndex(f)
-	oldLeaf := opt.FromLeaf
-	if oldLeaf == "" {
-		oldLeaf = ix.LeafID()
-	} else if ix.Entry(oldLeaf) == nil {
-		return nil, notFound(oldLeaf)
+	oldLeaf, err := leafOf(ix, opt.FromLeaf)
+	if err != nil {
+		return nil, err
 	}
 	if targetID == "" {
 		return nil, errors.New("no target entry id")
@@ -411,6 +409,18 @@ func nullable(s string) any {
 	return s
 }
 
+// leafOf is the leaf a command starts from: from when given (an entry of the session),
+// else Pi's leaf.
+func leafOf(ix *session.Index, from string) (string, error) {
+	if from == "" {
+		return ix.LeafID(), nil
+	}
+	if ix.Entry(from) == nil {
+		return "", notFound(from)
+	}
+	return from, nil
+}
+
 func taken(ix *session.Index) map[string]*session.Entry {
 	m := make(map[string]*session.Entry, len(ix.Entries()))
 	for _, e := range ix.Entries() {
@@ -430,11 +440,9 @@ func UndoCompaction(ctx context.Context, path string, fromLeaf string) (*Navigat
 		return nil, err
 	}
 	ix := session.NewIndex(f)
-	leaf := fromLeaf
-	if leaf == "" {
-		leaf = ix.LeafID()
-	} else if ix.Entry(leaf) == nil {
-		return nil, notFound(leaf)
+	leaf, err := leafOf(ix, fromLeaf)
+	if err != nil {
+		return nil, err
 	}
 	p := ix.Path(leaf)
 	var comp *session.Entry
@@ -467,31 +475,9 @@ func UndoCompaction(ctx context.Context, path string, fromLeaf string) (*Navigat
 // label entry as a child of Pi's leaf (the last entry), as Pi's appendLabelChange does.
 // An unknown entry is an error and nothing is written.
 func SetLabel(path, entryID, label string) (*session.Entry, error) {
-	f, err := session.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	ix := session.NewIndex(f)
-	if entryID == "" || ix.Entry(entryID) == nil {
-		return nil, notFound(entryID)
-	}
-	if err := writable(f); err != nil {
-		return nil, err
-	}
 	var value any
 	if label != "" {
 		value = label
 	}
-	written, err := session.Append(path, taken(ix), []session.NewEntry{{
-		Type:     session.TypeLabel,
-		ParentID: ix.LeafID(),
-		Fields: []session.Field{
-			{Key: "targetId", Value: entryID},
-			{Key: "label", Value: value},
-		},
-	}})
-	if err != nil {
-		return nil, err
-	}
-	return written[0], nil
+	return mark(path, entryID, session.TypeLabel, session.Field{Key: "targetId", Value: entryID}, session.Field{Key: "label", Value: value})
 }

@@ -8,6 +8,14 @@ import (
 // a child of the current leaf, as labels are. It never enters the LLM context; pinned user
 // messages are quoted verbatim in every later summary.
 func SetPin(path, entryID string, pinned bool) (*session.Entry, error) {
+	return mark(path, entryID, session.TypeCustom, session.Field{Key: "customType", Value: session.PinCustomType},
+		session.Field{Key: "data", Value: map[string]any{"targetId": entryID, "pinned": pinned}})
+}
+
+// mark appends one entry of typ with fields that marks entryID (a label, a pin) as a
+// child of Pi's leaf (the last entry). An unknown entry is an error and nothing is
+// written.
+func mark(path, entryID, typ string, fields ...session.Field) (*session.Entry, error) {
 	f, err := session.Load(path)
 	if err != nil {
 		return nil, err
@@ -19,14 +27,7 @@ func SetPin(path, entryID string, pinned bool) (*session.Entry, error) {
 	if err := writable(f); err != nil {
 		return nil, err
 	}
-	written, err := session.Append(path, taken(ix), []session.NewEntry{{
-		Type:     session.TypeCustom,
-		ParentID: ix.LeafID(),
-		Fields: []session.Field{
-			{Key: "customType", Value: session.PinCustomType},
-			{Key: "data", Value: map[string]any{"targetId": entryID, "pinned": pinned}},
-		},
-	}})
+	written, err := session.Append(path, taken(ix), []session.NewEntry{{Type: typ, ParentID: ix.LeafID(), Fields: fields}})
 	if err != nil {
 		return nil, err
 	}

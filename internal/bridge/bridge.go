@@ -407,15 +407,7 @@ func (c *Conn) write(v any) error {
 
 // Status asks for pi's state.
 func (c *Conn) Status(ctx context.Context) (*Status, error) {
-	raw, err := c.do(ctx, map[string]any{"type": "status"}, nil)
-	if err != nil {
-		return nil, err
-	}
-	var s Status
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("bridge: status answer: %w", err)
-	}
-	return &s, nil
+	return ask[Status](ctx, c, "status", map[string]any{"type": "status"}, nil)
 }
 
 // CompactResult is Pi's answer to a compaction.
@@ -429,15 +421,7 @@ type CompactResult struct {
 
 // Compact makes pi compact its session with these instructions.
 func (c *Conn) Compact(ctx context.Context, instructions string, events func(Event)) (*CompactResult, error) {
-	raw, err := c.do(ctx, map[string]any{"type": "compact", "customInstructions": instructions}, events)
-	if err != nil {
-		return nil, err
-	}
-	var r CompactResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("bridge: compact answer: %w", err)
-	}
-	return &r, nil
+	return ask[CompactResult](ctx, c, "compact", map[string]any{"type": "compact", "customInstructions": instructions}, events)
 }
 
 // NavigateRequest is navigateTree's arguments.
@@ -466,18 +450,14 @@ func (c *Conn) Navigate(ctx context.Context, req NavigateRequest, events func(Ev
 	if req.Label != "" {
 		m["label"] = req.Label
 	}
-	raw, err := c.do(ctx, m, events)
+	r, err := ask[NavigateResult](ctx, c, "navigate", m, events)
 	if err != nil {
 		return nil, err
-	}
-	var r NavigateResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("bridge: navigate answer: %w", err)
 	}
 	if string(r.SummaryEntry) == "null" {
 		r.SummaryEntry = nil
 	}
-	return &r, nil
+	return r, nil
 }
 
 // Label sets (or, with "", clears) an entry's label through pi.setLabel.
@@ -488,6 +468,20 @@ func (c *Conn) Label(ctx context.Context, entryID, label string) error {
 	}
 	_, err := c.do(ctx, m, nil)
 	return err
+}
+
+// ask sends a request and decodes pi's answer to it as a T; what names the request in
+// the error of an answer that does not decode.
+func ask[T any](ctx context.Context, c *Conn, what string, req map[string]any, events func(Event)) (*T, error) {
+	raw, err := c.do(ctx, req, events)
+	if err != nil {
+		return nil, err
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("bridge: %s answer: %w", what, err)
+	}
+	return &v, nil
 }
 
 // Send writes one raw request (tests of the bridge's refusals use it) and returns the

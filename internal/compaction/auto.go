@@ -116,6 +116,30 @@ type AutoInput struct {
 	RecoveryTried bool
 }
 
+// AfterAppend reads appended entries as Pi 1.6.0's agent session does before
+// _checkCompaction: the last assistant message is the one checked (nil when none was
+// appended), and the flag of a recovery already tried in this turn (tried) is cleared by
+// a user message (a new turn) or by an assistant message that did not stop on an error or
+// its length.
+func AfterAppend(appended []*session.Entry, tried bool) (last *session.Entry, stillTried bool) {
+	for _, e := range appended {
+		m, err := e.Message()
+		if err != nil {
+			continue
+		}
+		switch m.Role {
+		case session.RoleUser:
+			tried = false
+		case session.RoleAssistant:
+			last = e
+			if m.StopReason != "error" && m.StopReason != "length" {
+				tried = false
+			}
+		}
+	}
+	return last, tried
+}
+
 // DecideAuto is Pi 1.6.0's _checkCompaction for a hosted session, after an assistant
 // message was appended: nothing for an aborted or pre-compaction message; overflow
 // recovery (omit the failed attempt and its tool results, compact, retry once) for a

@@ -14,6 +14,13 @@ import (
 // prepareCompaction gives nothing, and /compact says so in these words).
 var ErrNothingToCompact = errors.New("Nothing to compact (session too small)")
 
+// NothingToDo reports whether err says that the path has nothing to compact (an empty
+// path, a path that ends in a compaction, a span with no message): an answer to a manual
+// compaction, not a failure of an automatic one.
+func NothingToDo(err error) bool {
+	return errors.Is(err, ErrNothingToCompact) || errors.Is(err, ErrAlreadyCompacted) || errors.Is(err, ErrEmptyPath)
+}
+
 // ErrPinnedDropped: the summary does not quote a pinned message; nothing was written.
 var ErrPinnedDropped = errors.New("the summary drops a pinned message; edit it, or commit anyway to accept")
 

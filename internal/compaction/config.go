@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -175,33 +176,15 @@ func ConfigFromSettings(agentDir, cwd string) SummarizerConfig {
 
 // Over returns c with every empty field taken from fallback.
 func (c SummarizerConfig) Over(fallback SummarizerConfig) SummarizerConfig {
-	if c.Kind == "" {
-		c.Kind = fallback.Kind
-	}
-	if c.BaseURL == "" {
-		c.BaseURL = fallback.BaseURL
-	}
-	if c.Model == "" {
-		c.Model = fallback.Model
-	}
-	if c.APIKeyEnv == "" {
-		c.APIKeyEnv = fallback.APIKeyEnv
-	}
-	if c.ContextWindow == 0 {
-		c.ContextWindow = fallback.ContextWindow
-	}
-	if c.MaxTokens == 0 {
-		c.MaxTokens = fallback.MaxTokens
-	}
-	if c.Provider == "" {
-		c.Provider = fallback.Provider
-	}
-	if c.SummaryTimeout == 0 {
-		c.SummaryTimeout = fallback.SummaryTimeout
-	}
-	if c.StallTimeout == 0 {
-		c.StallTimeout = fallback.StallTimeout
-	}
+	c.Kind = cmp.Or(c.Kind, fallback.Kind)
+	c.BaseURL = cmp.Or(c.BaseURL, fallback.BaseURL)
+	c.Model = cmp.Or(c.Model, fallback.Model)
+	c.APIKeyEnv = cmp.Or(c.APIKeyEnv, fallback.APIKeyEnv)
+	c.ContextWindow = cmp.Or(c.ContextWindow, fallback.ContextWindow)
+	c.MaxTokens = cmp.Or(c.MaxTokens, fallback.MaxTokens)
+	c.Provider = cmp.Or(c.Provider, fallback.Provider)
+	c.SummaryTimeout = cmp.Or(c.SummaryTimeout, fallback.SummaryTimeout)
+	c.StallTimeout = cmp.Or(c.StallTimeout, fallback.StallTimeout)
 	if c.err == nil {
 		c.err = fallback.err
 	}
@@ -297,18 +280,10 @@ func (c *SummarizerConfig) fromPiModels(agentDir string, key *string, reasoning 
 			if c.Model != "" && m.ID != c.Model {
 				continue
 			}
-			if c.BaseURL == "" {
-				c.BaseURL = p.BaseURL
-			}
-			if c.Model == "" {
-				c.Model = m.ID
-			}
-			if c.ContextWindow == 0 {
-				c.ContextWindow = m.ContextWindow
-			}
-			if c.MaxTokens == 0 {
-				c.MaxTokens = m.MaxTokens
-			}
+			c.BaseURL = cmp.Or(c.BaseURL, p.BaseURL)
+			c.Model = cmp.Or(c.Model, m.ID)
+			c.ContextWindow = cmp.Or(c.ContextWindow, m.ContextWindow)
+			c.MaxTokens = cmp.Or(c.MaxTokens, m.MaxTokens)
 			*reasoning = m.Reasoning
 			if *key == "" {
 				*key = resolvePiKey(p.APIKey)

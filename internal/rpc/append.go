@@ -69,61 +69,55 @@ func decodeAppendMessages(raw json.RawMessage) ([]*session.Message, error) {
 // handleAppend appends AgentMessages to a session the sidecar hosts (an editor-side
 // agent's conversation), then applies Pi's automatic compaction rules to the last
 // assistant message: overflow first, then the threshold.
-func (s *Server) handleAppend(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p appendParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) handleAppend(ctx context.Context, p appendParams) (any, error) {
 	msgs, err := decodeAppendMessages(p.Messages)
 	if err != nil {
 		return nil, err
 	}
-	path, err := s.host.sessionFor(p.Session)
-	if err != nil && p.Create && p.Session == "" {
-		path, err = s.createSession()
-	}
-	if err != nil {
-		return nil, err
-	}
-	var cwd string
-	if err := s.host.withIndex(path, func(ix *session.Index) error { cwd = ix.File.Header.Cwd; return nil }); err != nil {
-		return nil, &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
-	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
-	}
-	mu := s.jobLock(path)
-	mu.Lock()
 	var written []*session.Entry
-	err = s.host.withIndex(path, func(ix *session.Index) error {
-		taken := map[string]*session.Entry{}
-		for _, e := range ix.Entries() {
-			taken[e.ID] = e
+	res, err := s.write(ctx, writeJob{session: p.Session, force: p.Force, create: p.Create}, func(_ context.Context, path string, _ *WorkDone) (any, error) {
+		err := s.host.withIndex(path, func(ix *session.Index) error {
+			var err error
+			written, err = appendChain(path, ix, len(msgs), func(i int) (string, []session.Field) {
+				return session.TypeMessage, []session.Field{{Key: "message", Value: json.RawMessage(msgs[i].Raw())}}
+			})
+			return err
+		})
+		if err != nil {
+			return nil, err
 		}
-		news := make([]session.NewEntry, len(msgs))
-		for i, m := range msgs {
-			parent := session.ChainToPrevious
-			if i == 0 {
-				parent = ix.LeafID()
-			}
-			news[i] = session.NewEntry{Type: session.TypeMessage, ParentID: parent, Fields: []session.Field{{Key: "message", Value: json.RawMessage(m.Raw())}}}
+		ids := make([]string, len(written))
+		for i, e := range written {
+			ids[i] = e.ID
 		}
-		var err error
-		written, err = session.Append(path, taken, news)
-		return err
+		return AppendResult{Session: path, EntryIDs: ids, LeafID: ids[len(ids)-1]}, nil
 	})
-	mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	s.host.scheduleNotify(path)
-	ids := make([]string, len(written))
-	for i, e := range written {
-		ids[i] = e.ID
-	}
-	out := AppendResult{Session: path, EntryIDs: ids, LeafID: ids[len(ids)-1]}
-	out.AutoCompaction = s.autoCompact(path, written)
+	// After the write (and its lock): an automatic compaction takes the lock itself.
+	out := res.(AppendResult)
+	out.AutoCompaction = s.autoCompact(out.Session, written)
 	return out, nil
+}
+
+// appendChain appends n entries in one chain from the session's leaf, entry i of type
+// and fields entry(i), with ids that no entry of the session has.
+func appendChain(path string, ix *session.Index, n int, entry func(i int) (string, []session.Field)) ([]*session.Entry, error) {
+	taken := map[string]*session.Entry{}
+	for _, e := range ix.Entries() {
+		taken[e.ID] = e
+	}
+	news := make([]session.NewEntry, n)
+	for i := range news {
+		parent := session.ChainToPrevious
+		if i == 0 {
+			parent = ix.LeafID()
+		}
+		typ, fields := entry(i)
+		news[i] = session.NewEntry{Type: typ, ParentID: parent, Fields: fields}
+	}
+	return session.Append(path, taken, news)
 }
 
 func (s *Server) createSession() (string, error) {
@@ -140,28 +134,16 @@ func (s *Server) createSession() (string, error) {
 	return path, nil
 }
 
-// autoCompact applies Pi 1.6.0's _checkCompaction (compaction.DecideAuto) to the last
-// appended assistant message and starts the compaction in the background: for an
+// autoCompact applies Pi 1.6.0's _checkCompaction (compaction.AfterAppend and
+// compaction.DecideAuto decide) to the last appended assistant message and starts the compaction in the background: for an
 // overflow or a cut-off answer it first hides the failed attempt and its tool results
 // with context_edit omissions on the same branch, then compacts after them and tells the
 // editor to retry once. It returns the reason, or "".
 func (s *Server) autoCompact(path string, written []*session.Entry) string {
-	var last *session.Entry
-	for _, e := range written {
-		m, err := e.Message()
-		if err != nil {
-			continue
-		}
-		switch {
-		case m.Role == session.RoleUser:
-			s.setRecoveryTried(path, false) // a new user turn may recover again
-		case m.Role == session.RoleAssistant:
-			last = e
-			if m.StopReason != "error" && m.StopReason != "length" {
-				s.setRecoveryTried(path, false)
-			}
-		}
-	}
+	s.host.mu.Lock()
+	last, tried := compaction.AfterAppend(written, s.host.overflowTried[path])
+	s.host.mu.Unlock()
+	s.setRecoveryTried(path, tried)
 	if last == nil {
 		return ""
 	}
@@ -171,7 +153,6 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	}
 	s.host.mu.Lock()
 	maxTokens := s.host.cfg.SummarizerConfig.MaxTokens
-	tried := s.host.overflowTried[path]
 	s.host.mu.Unlock()
 	if maxTokens <= 0 {
 		maxTokens = compaction.DefaultMaxTokens
@@ -187,7 +168,7 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	if err != nil || d.Reason == "" {
 		return ""
 	}
-	if pid := ownerPID(path, cwd); pid > 0 {
+	if pid := session.OwnerPID(path, cwd); pid > 0 {
 		return "" // never compact what another process is writing
 	}
 	if d.Failed != "" {
@@ -230,20 +211,9 @@ func (s *Server) omitAttempt(path string, targets []string) error {
 	mu.Lock()
 	defer mu.Unlock()
 	err := s.host.withIndex(path, func(ix *session.Index) error {
-		news := make([]session.NewEntry, len(targets))
-		for i, t := range targets {
-			parent := session.ChainToPrevious
-			if i == 0 {
-				parent = ix.LeafID()
-			}
-			news[i] = session.NewEntry{Type: session.TypeContextEdit, ParentID: parent,
-				Fields: []session.Field{{Key: "targetId", Value: t}, {Key: "replacement", Value: json.RawMessage("null")}}}
-		}
-		ids := map[string]*session.Entry{}
-		for _, e := range ix.Entries() {
-			ids[e.ID] = e
-		}
-		_, err := session.Append(path, ids, news)
+		_, err := appendChain(path, ix, len(targets), func(i int) (string, []session.Field) {
+			return session.TypeContextEdit, []session.Field{{Key: "targetId", Value: targets[i]}, {Key: "replacement", Value: json.RawMessage("null")}}
+		})
 		return err
 	})
 	if err == nil {
@@ -269,7 +239,9 @@ func (s *Server) autoStart(path string, job compactJob) bool {
 			delete(s.host.compacting, path)
 			s.host.mu.Unlock()
 		}()
-		_, _ = s.compact(ctx, path, job)
+		if _, err := s.compact(ctx, path, job); err == nil {
+			s.afterWrite(path)
+		}
 	})
 	if !started {
 		s.host.mu.Lock()

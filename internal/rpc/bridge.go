@@ -141,15 +141,7 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 	}
 	if err != nil {
 		err = bridgeError(reg.PID, err)
-		if errors.Is(err, context.Canceled) || IsKind(err, KindCancelled) {
-			wd.End("Cancelled; pi wrote nothing")
-			if !errors.Is(err, context.Canceled) {
-				err = fmt.Errorf("%w: %w", context.Canceled, err)
-			}
-		} else {
-			wd.End("Not compacted: " + err.Error())
-		}
-		return nil, err
+		return nil, endFailed(wd, err, bridgeCancelled(err), "Cancelled; pi wrote nothing", "Not compacted: ")
 	}
 	var r struct {
 		TokensBefore float64 `json:"tokensBefore"`
@@ -172,14 +164,9 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 
 // navigateViaPi moves the live pi's leaf through ctx.navigateTree.
 func (s *Server) navigateViaPi(ctx context.Context, path string, reg *bridge.Registration, p navigateParams, wd *WorkDone) (any, error) {
-	end := func(msg string) {
-		if wd != nil {
-			wd.End(msg)
-		}
-	}
 	conn, err := s.dialBridge(ctx, reg)
 	if err != nil {
-		end("Failed: " + err.Error())
+		wd.End("Failed: " + err.Error())
 		return nil, err
 	}
 	defer conn.Close()
@@ -187,28 +174,20 @@ func (s *Server) navigateViaPi(ctx context.Context, path string, reg *bridge.Reg
 	res, err := conn.Navigate(ctx, bridge.NavigateRequest{TargetID: p.TargetID, Summarize: p.Summarize,
 		CustomInstructions: p.Instructions, ReplaceInstructions: p.ReplaceInstructions, Label: p.Label},
 		func(ev bridge.Event) {
-			if wd != nil && ev.Type == "session_before_tree" {
+			if ev.Type == "session_before_tree" {
 				wd.Report("summarizing (pi's model)", 10)
 			}
 		})
 	if err != nil {
 		err = bridgeError(reg.PID, err)
-		if errors.Is(err, context.Canceled) || IsKind(err, KindCancelled) {
-			end("Cancelled; pi did not move")
-			if !errors.Is(err, context.Canceled) {
-				err = fmt.Errorf("%w: %w", context.Canceled, err)
-			}
-		} else {
-			end("Failed: " + err.Error())
-		}
-		return nil, err
+		return nil, endFailed(wd, err, bridgeCancelled(err), "Cancelled; pi did not move", "Failed: ")
 	}
 	if res.Cancelled && ctx.Err() != nil {
 		// Pi's navigateTree answers {cancelled: true} when it was aborted.
-		end("Cancelled; pi did not move")
+		wd.End("Cancelled; pi did not move")
 		return nil, fmt.Errorf("%w: pi aborted the navigation", context.Canceled)
 	}
-	end("Done by pi")
+	wd.End("Done by pi")
 	return NavigatedViaPi{LeafID: nullable(res.LeafID), Cancelled: res.Cancelled, SummaryEntry: res.SummaryEntry, Via: "pi", PID: reg.PID}, nil
 }
 
@@ -224,6 +203,12 @@ func (s *Server) labelViaPi(ctx context.Context, path string, reg *bridge.Regist
 		return nil, bridgeError(reg.PID, err)
 	}
 	return LabelResult{EntryID: entryID, Label: label, Via: "pi", PID: reg.PID}, nil
+}
+
+// bridgeCancelled reports whether a bridged request (its error mapped by bridgeError)
+// ended because it was cancelled, here or in pi.
+func bridgeCancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || IsKind(err, KindCancelled)
 }
 
 // IsKind reports whether err is an *Error of this kind.

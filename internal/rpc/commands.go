@@ -58,51 +58,51 @@ var commandTable = []Command{
 	{ID: "pi.compact", Method: "pi/compact", Title: "Pi: Compact Session", Neovim: "PiCompact", NeovimUsage: ":PiCompact [instructions]", Long: true,
 		Summary: "Summarize older history into a compaction entry; the recent suffix is kept verbatim. For a session a live pi with pi-lsp's bridge holds, that pi compacts (with its model and hooks) and the answer says `via: \"pi\"`.",
 		Params:  typeOf[compactParams](), Result: typesOf(typeOf[Compacted](), typeOf[CompactedViaPi](), typeOf[NothingToCompact]()), ResultName: "CompactResult",
-		handler: func(s *Server) handlerFunc { return s.handleCompact }},
+		handler: handle((*Server).handleCompact)},
 	{ID: "pi.navigate", Method: "pi/navigate", Title: "Pi: Navigate Session Tree", Neovim: "PiNavigate", NeovimUsage: ":PiNavigate {id}`, `<CR>` in `:PiTree", Long: true,
 		Summary: "Move the leaf to another entry, optionally summarizing the branch left behind. For a session a live pi with pi-lsp's bridge holds, that pi navigates (`via: \"pi\"`); a previewed `summary` cannot be committed that way.",
 		Params:  typeOf[navigateParams](), Result: typesOf(typeOf[Navigated](), typeOf[NavigateCancelled](), typeOf[NavigatedViaPi]()), ResultName: "NavigateResult",
-		handler: func(s *Server) handlerFunc { return s.handleNavigate }},
+		handler: handle((*Server).handleNavigate)},
 	{ID: "pi.undoCompaction", Method: "pi/undoCompaction", Title: "Pi: Undo Compaction", Neovim: "PiUndoCompaction",
 		Summary: "Make the full pre-compaction context active again (navigates to the parent of the newest compaction; nothing is deleted).",
 		Params:  typeOf[undoCompactionParams](), Result: typesOf(typeOf[UndoCompactionResult]()),
-		handler: func(s *Server) handlerFunc { return s.handleUndoCompaction }},
+		handler: handle((*Server).handleUndoCompaction)},
 	{ID: "pi.label", Method: "pi/label", Title: "Pi: Label Entry", Neovim: "PiLabel",
 		Summary: "Set, or clear with an empty label, the label of an entry (through `pi.setLabel` in a live pi with pi-lsp's bridge: `via: \"pi\"`).",
 		Params:  typeOf[labelParams](), Result: typesOf(typeOf[LabelResult]()),
-		handler: func(s *Server) handlerFunc { return s.handleLabel }},
+		handler: handle((*Server).handleLabel)},
 	{ID: "pi.pin", Method: "pi/pin", Title: "Pi: Pin Entry", Neovim: "PiPin",
 		Summary: "Pin an entry (or unpin it with pinned: false): a pinned user message is quoted verbatim in every later summary, and a summary that drops it is refused unless accepted.",
 		Params:  typeOf[pinParams](), Result: typesOf(typeOf[PinResult]()),
-		handler: func(s *Server) handlerFunc { return s.handlePin }},
+		handler: handle((*Server).handlePin)},
 	{ID: "pi.editContext", Method: "pi/editContext", Title: "Pi: Edit Context", Neovim: "PiEditContext", NeovimUsage: ":PiEditContext {id} omit|replace {text}|restore`, `x` / `e` / `u` in `:PiTree",
 		Summary: "Hide (omit), replace the content of, or restore one user, assistant, toolResult or custom message in the LLM context without touching history: appends the context_edit entry Pi 1.6.0 writes. Refused (nothing written) for a target that is not found, not on the active branch, not editable, summarized away by compaction, or (restore) not edited.",
 		Params:  typeOf[editContextParams](), Result: typesOf(typeOf[EditContextResult]()),
-		handler: func(s *Server) handlerFunc { return s.handleEditContext }},
+		handler: handle((*Server).handleEditContext)},
 	{ID: "pi.contextBySize", Method: "pi/contextBySize", Title: "Pi: Context by Size", Neovim: "PiContextBySize", NeovimUsage: ":PiContextBySize`, `s` in `:PiTree",
 		Summary: "The messages of the current context by estimated tokens, largest first, with their edit state (what to hide or trim).",
 		Params:  typeOf[contextBySizeParams](), Result: typesOf(typeOf[ContextBySizeResult]()),
-		handler: func(s *Server) handlerFunc { return s.handleContextBySize }},
+		handler: handle((*Server).handleContextBySize)},
 	{ID: "pi.tree", Method: "pi/tree", Title: "Pi: Show Session Tree", Neovim: "PiTree",
 		Summary: "The entry tree of the session with the leaf and its path marked; `flat: true` gives the nodes in depth-first order with their parent and depth instead of nested children (no nesting depth for long sessions), pageable with offset and limit.",
 		Params:  typeOf[treeParams](), Result: typesOf(typeOf[TreeResult](), typeOf[FlatTreeResult]()), ResultName: "TreeAnswer",
-		handler: func(s *Server) handlerFunc { return s.handleTree }},
+		handler: handle((*Server).handleTree)},
 	{ID: "pi.sessions", Method: "pi/sessions", Title: "Pi: List Sessions", Neovim: "PiSessions",
 		Summary: "The sessions of the workspace, newest first.",
 		Params:  typeOf[sessionsParams](), Result: typesOf(typeOf[SessionsResult]()),
-		handler: func(s *Server) handlerFunc { return s.handleSessions }},
+		handler: handle((*Server).handleSessions)},
 	{ID: "pi.selectSession", Method: "pi/selectSession", Title: "Pi: Select Session", Neovim: "PiSelectSession", NeovimUsage: ":PiSelectSession [path]",
 		Summary: "Make a session file the current one.",
 		Params:  typeOf[selectSessionParams](), Result: typesOf(typeOf[SelectSessionResult]()),
-		handler: func(s *Server) handlerFunc { return s.handleSelectSession }},
+		handler: handle((*Server).handleSelectSession)},
 	{ID: "pi.files", Method: "pi/files", Title: "Pi: Show Files", Neovim: "PiFiles",
 		Summary: "Files read and modified by the agent on the current path.",
 		Params:  typeOf[sessionParams](), Result: typesOf(typeOf[FilesResult]()),
-		handler: func(s *Server) handlerFunc { return s.handleFiles }},
+		handler: handle((*Server).handleFiles)},
 	{ID: "pi.context", Method: "pi/context", Title: "Pi: Show Context", Neovim: "PiContext",
 		Summary: "What the LLM would be sent now: message count, token usage and the last compaction.",
 		Params:  typeOf[sessionParams](), Result: typesOf(typeOf[ContextResult]()),
-		handler: func(s *Server) handlerFunc { return s.handleContext }},
+		handler: handle((*Server).handleContext)},
 }
 
 // requestTable holds the pi/* requests that have no command (editors call them in
@@ -110,13 +110,13 @@ var commandTable = []Command{
 // docs/protocol.md are prose around a generated shape.
 var requestTable = []Command{
 	{Method: "pi/append", Params: typeOf[appendParams](), Result: typesOf(typeOf[AppendResult]()),
-		handler: func(s *Server) handlerFunc { return s.handleAppend }},
+		handler: handle((*Server).handleAppend)},
 	{Method: "pi/previewCompaction", Params: typeOf[previewCompactionParams](), Result: typesOf(typeOf[CompactionPreview](), typeOf[NothingToCompact]()), ResultName: "PreviewCompactionResult",
-		handler: func(s *Server) handlerFunc { return s.handlePreviewCompaction }},
+		handler: handle((*Server).handlePreviewCompaction)},
 	{Method: "pi/commitCompaction", Params: typeOf[commitCompactionParams](), Result: typesOf(typeOf[Compacted]()), ResultName: "CommitCompactionResult",
-		handler: func(s *Server) handlerFunc { return s.handleCommitCompaction }},
+		handler: handle((*Server).handleCommitCompaction)},
 	{Method: "pi/previewBranchSummary", Params: typeOf[previewBranchSummaryParams](), Result: typesOf(typeOf[BranchSummaryPreview]()),
-		handler: func(s *Server) handlerFunc { return s.handlePreviewBranchSummary }},
+		handler: handle((*Server).handlePreviewBranchSummary)},
 }
 
 // notificationTable lists the custom notifications the server sends.
@@ -148,11 +148,16 @@ var hookTable = []Hook{
 // methods maps every custom request to its handler.
 var methods = func() map[string]func(s *Server) handlerFunc {
 	m := map[string]func(s *Server) handlerFunc{}
-	for _, c := range append(append([]Command(nil), commandTable...), requestTable...) {
+	for _, c := range allRequests() {
 		m[c.Method] = c.handler
 	}
 	return m
 }()
+
+// allRequests is every custom request: the commands', then the others.
+func allRequests() []Command {
+	return append(append([]Command(nil), commandTable...), requestTable...)
+}
 
 // Requests returns the pi/* requests that have no command (for docs).
 func Requests() []Command { return append([]Command(nil), requestTable...) }
@@ -249,6 +254,34 @@ func (s *Server) handleExecuteCommand(ctx context.Context, raw json.RawMessage) 
 		args, _ = json.Marshal(m)
 	}
 	return cmd.handler(s)(ctx, args)
+}
+
+// handle serves a method from a handler of its params type: the params are decoded
+// (decodeParams) and, when the type has a validate method, checked before h runs, so a
+// handler starts from params it can use.
+func handle[P any](h func(s *Server, ctx context.Context, p P) (any, error)) func(s *Server) handlerFunc {
+	return func(s *Server) handlerFunc {
+		return func(ctx context.Context, raw json.RawMessage) (any, error) {
+			var p P
+			if err := decodeParams(raw, &p); err != nil {
+				return nil, err
+			}
+			if v, ok := any(&p).(interface{ validate() error }); ok {
+				if err := v.validate(); err != nil {
+					return nil, err
+				}
+			}
+			return h(s, ctx, p)
+		}
+	}
+}
+
+// required refuses a params field (marked ts:",required") that is empty.
+func required(name, value string) error {
+	if value == "" {
+		return invalidParams(name + " is required")
+	}
+	return nil
 }
 
 // decodeParams decodes a params object strictly enough to report wrong types.

@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
-	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -21,67 +20,29 @@ type compactParams struct {
 	WorkDoneToken json.RawMessage `json:"workDoneToken" ts:"ProgressToken"`
 }
 
-func (s *Server) handleCompact(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p compactParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
+func (s *Server) handleCompact(ctx context.Context, p compactParams) (any, error) {
+	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (any, error) {
+		if p.LeafID != "" {
+			var leaf string
+			_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
+			if p.LeafID != leaf {
+				err := invalidParams(fmt.Sprintf("a live pi (pid %d) holds this session: it compacts at its own leaf %s, not %s", reg.PID, leaf, p.LeafID))
+				wd.End("Not compacted: " + err.Error())
+				return nil, err
+			}
+		}
+		return s.compactViaPi(ctx, path, reg, p.Instructions, wd)
 	}
 	// Progress begins before anything else, so the editor shows the job at once.
-	hctx, hcancel := context.WithCancel(ctx)
-	defer hcancel()
-	wd := s.tracker.Start(ctx, p.WorkDoneToken, "Compacting session", "manual", hcancel)
-	defer wd.End("Failed") // End is idempotent: the paths below end it with their own message
-	var cwd string
-	path, err := s.withSession(p.Session, func(_ string, ix *session.Index) error {
-		cwd = ix.File.Header.Cwd
-		return nil
+	job := writeJob{session: p.Session, force: p.Force, viaPi: viaPi, lock: lockInJob,
+		progress: jobProgress{token: p.WorkDoneToken, title: "Compacting session", message: "manual", early: true, refused: "Not compacted: "}}
+	res, err := s.write(ctx, job, func(ctx context.Context, path string, wd *WorkDone) (any, error) {
+		return s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, token: p.WorkDoneToken, wd: wd})
 	})
-	if err != nil {
-		wd.End("Not compacted: " + err.Error())
-		return nil, err
-	}
-	if !p.Force {
-		if reg := s.liveBridge(ctx, path); reg != nil {
-			if p.LeafID != "" {
-				var leaf string
-				_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
-				if p.LeafID != leaf {
-					err := invalidParams(fmt.Sprintf("a live pi (pid %d) holds this session: it compacts at its own leaf %s, not %s", reg.PID, leaf, p.LeafID))
-					wd.End("Not compacted: " + err.Error())
-					return nil, err
-				}
-			}
-			return s.compactViaPi(hctx, path, reg, p.Instructions, wd)
-		}
-	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		wd.End("Not compacted: " + err.Error())
-		return nil, err
-	}
-	res, err := s.compact(hctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, token: p.WorkDoneToken, wd: wd})
-	if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath) {
+	if compaction.NothingToDo(err) {
 		return nothingToCompact(err.Error()), nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// checkOwner refuses writes to a session a running Pi process writes, unless forced.
-func (s *Server) checkOwner(path, cwd string, force bool) error {
-	if force {
-		return nil
-	}
-	if reg := s.liveBridge(context.Background(), path); reg != nil {
-		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
-			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d); its pi-lsp bridge cannot do this (Pi's extension API has no call for it): do it in pi, close it, or pass force to write anyway", reg.PID)}
-	}
-	if pid := ownerPID(path, cwd); pid > 0 {
-		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
-			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d) without pi-lsp's bridge; %s", pid, loadBridgeHint)}
-	}
-	return nil
+	return res, err
 }
 
 type compactJob struct {
@@ -98,33 +59,8 @@ type compactJob struct {
 	wd *WorkDone
 }
 
-// jobLock serializes the jobs that write one session.
-func (s *Server) jobLock(path string) *sync.Mutex {
-	s.host.mu.Lock()
-	defer s.host.mu.Unlock()
-	key := "job:" + path
-	m := s.host.writeMu[key]
-	if m == nil {
-		m = &sync.Mutex{}
-		s.host.writeMu[key] = m
-	}
-	return m
-}
-
-// lockCtx takes mu unless ctx ends first, so a cancelled job that waits behind another
-// one is answered at once instead of when the other finishes.
-func lockCtx(ctx context.Context, mu *sync.Mutex) error {
-	for wait := time.Millisecond; !mu.TryLock(); wait = min(2*wait, 20*time.Millisecond) {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-	}
-	return nil
-}
-
-// compact runs one compaction with progress and Pi's start/end events.
+// compact runs one compaction with progress and Pi's start/end events; the caller
+// refreshes the session after it (the write funnel, or autoStart).
 func (s *Server) compact(ctx context.Context, path string, job compactJob) (*Compacted, error) {
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -139,7 +75,7 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (*Com
 	if err != nil {
 		aborted := errors.Is(err, context.Canceled) || errors.Is(err, compaction.ErrCancelled) || jctx.Err() != nil
 		end.Aborted = aborted
-		quiet := errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) || errors.Is(err, compaction.ErrEmptyPath)
+		quiet := compaction.NothingToDo(err)
 		if !aborted && !(quiet && job.reason != "manual") {
 			prefix := map[string]string{"manual": "Compaction failed: ", "threshold": "Auto-compaction failed: ", "overflow": "Context overflow recovery failed: "}[job.reason]
 			end.ErrorMessage = prefix + err.Error()
@@ -149,15 +85,7 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (*Com
 			// Pi's session_compact_failed: every failed or cancelled compaction.
 			s.notify("pi/compactionFailed", CompactionFailed{Session: path, Reason: job.reason, Aborted: aborted, ErrorMessage: end.ErrorMessage})
 		}
-		if aborted {
-			wd.End("Cancelled; nothing was written")
-			if !errors.Is(err, context.Canceled) {
-				err = fmt.Errorf("%w: %w", context.Canceled, err)
-			}
-		} else {
-			wd.End("Not compacted: " + err.Error())
-		}
-		return nil, err
+		return nil, endFailed(wd, err, aborted, "Cancelled; nothing was written", "Not compacted: ")
 	}
 	o := res.Outcome
 	firstKept := o.FirstKeptEntryID
@@ -173,7 +101,6 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (*Com
 	end.WillRetry = job.willRetry
 	s.notify("pi/compactionEnd", end)
 	wd.End(fmt.Sprintf("Compacted: %d → ~%d tokens", int(o.TokensBefore), int(o.TokensAfter)))
-	s.afterWrite(path)
 	return &Compacted{Entry: json.RawMessage(res.Entry.Raw()), TokensBefore: o.TokensBefore, TokensAfter: o.TokensAfter, Audit: o.Audit}, nil
 }
 
@@ -224,19 +151,13 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 			CustomInstructions: job.instructions,
 			Pinned:             pinned,
 			AllowDroppedPins:   job.acceptDroppedPins,
-			Progress: func(p compaction.Progress) {
-				pct := 10 + uint32(min(80, p.Tokens*80/400))
-				wd.Report(p.Message(), pct) // token counts, and each request attempt
-			},
+			Progress:           wd.reportSummary,
 		},
 		LeafID:     job.leaf,
 		Settings:   settings,
 		Summarizer: summarizer,
 		Hook:       s.compactHook(path, job.reason, job.instructions, job.willRetry),
-		Phase: func(phase string) {
-			pct := map[string]uint32{"preparing": 5, "summarizing": 10, "writing": 95}[phase]
-			wd.Report(phase, pct)
-		},
+		Phase:      wd.reportPhase,
 	}
 	if job.editedSummary != "" {
 		// A previewed summary: committed only for the span it was previewed on.

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"encoding/json"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
@@ -50,15 +51,9 @@ func (h *host) applyConfigLocked(raw json.RawMessage) {
 }
 
 func (c config) over(old config) config {
-	if c.Session == "" {
-		c.Session = old.Session
-	}
-	if c.KeepRecentTokens == 0 {
-		c.KeepRecentTokens = old.KeepRecentTokens
-	}
-	if c.ReserveTokens == 0 {
-		c.ReserveTokens = old.ReserveTokens
-	}
+	c.Session = cmp.Or(c.Session, old.Session)
+	c.KeepRecentTokens = cmp.Or(c.KeepRecentTokens, old.KeepRecentTokens)
+	c.ReserveTokens = cmp.Or(c.ReserveTokens, old.ReserveTokens)
 	c.SummarizerConfig = c.SummarizerConfig.Over(old.SummarizerConfig)
 	return c
 }

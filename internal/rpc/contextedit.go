@@ -11,42 +11,48 @@ import (
 
 // editContextParams are pi/editContext's params.
 type editContextParams struct {
-	Session string `json:"session"`
-	EntryID string `json:"entryId" ts:",required"`
+	entryWrite
 	// Action is "omit", "replace" (with text) or "restore".
 	Action string  `json:"action" ts:"\"omit\" | \"replace\" | \"restore\",required"`
 	Text   *string `json:"text"`
-	Force  bool    `json:"force"`
 }
 
-// handleEditContext hides, replaces or restores one message of the context, through the
-// write sequence of every command that writes (s.write).
-func (s *Server) handleEditContext(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p editContextParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
+// validate refuses an edit the params cannot name.
+func (p *editContextParams) validate() error {
+	if err := p.entryWrite.validate(); err != nil {
+		return err
 	}
-	if p.EntryID == "" {
-		return nil, invalidParams("entryId is required")
-	}
+	_, err := p.edit()
+	return err
+}
+
+// edit is the edit the params ask for.
+func (p *editContextParams) edit() (contextedit.Edit, error) {
 	e := contextedit.Edit{TargetID: p.EntryID}
 	switch p.Action {
 	case "omit":
 		e.Action = contextedit.Omit
 	case "replace":
 		if p.Text == nil {
-			return nil, invalidParams(`action "replace" needs text`)
+			return e, invalidParams(`action "replace" needs text`)
 		}
 		e.Action, e.Text = contextedit.Replace, *p.Text
 	case "restore":
 		e.Action = contextedit.Restore
 	default:
-		return nil, invalidParams(`action must be "omit", "replace" or "restore"`)
+		return e, invalidParams(`action must be "omit", "replace" or "restore"`)
 	}
 	if p.Text != nil && e.Action != contextedit.Replace {
-		return nil, invalidParams(`text is only for action "replace"`)
+		return e, invalidParams(`text is only for action "replace"`)
 	}
-	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force}, func(path string) (any, error) {
+	return e, nil
+}
+
+// handleEditContext hides, replaces or restores one message of the context, through the
+// write sequence of every command that writes (s.write).
+func (s *Server) handleEditContext(ctx context.Context, p editContextParams) (any, error) {
+	e, _ := p.edit() // validated
+	return s.write(ctx, p.job(), func(ctx context.Context, path string, _ *WorkDone) (any, error) {
 		res, err := contextedit.Apply(ctx, path, e)
 		if err != nil {
 			return nil, editError(err)
@@ -72,7 +78,7 @@ func editError(err error) error {
 	case errors.Is(err, contextedit.ErrNotEdited):
 		kind = KindNotEdited
 	case errors.Is(err, contextedit.ErrOldFormat):
-		return &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
+		return badSession(err)
 	case errors.Is(err, session.ErrChanged):
 		return &Error{Code: CodeContentModified, Kind: KindSessionChanged, Msg: err.Error(), Err: err}
 	default:
@@ -81,16 +87,16 @@ func editError(err error) error {
 	return &Error{Code: CodeInvalidParams, Kind: kind, Msg: err.Error(), Err: err}
 }
 
+func (p *contextBySizeParams) validate() error {
+	if p.Limit < 0 {
+		return invalidParams("limit must not be negative")
+	}
+	return nil
+}
+
 // handleContextBySize lists the messages of the current context by estimated tokens,
 // largest first.
-func (s *Server) handleContextBySize(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p contextBySizeParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if p.Limit < 0 {
-		return nil, invalidParams("limit must not be negative")
-	}
+func (s *Server) handleContextBySize(ctx context.Context, p contextBySizeParams) (any, error) {
 	var out *ContextBySizeResult
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		leafPath := ix.LeafPath()

@@ -73,6 +73,11 @@ func errorf(code int64, kind, msg string) *Error { return &Error{Code: code, Kin
 
 func invalidParams(msg string) *Error { return errorf(CodeInvalidParams, KindInvalidParams, msg) }
 
+// badSession is a session file that does not load.
+func badSession(err error) *Error {
+	return &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
+}
+
 // wireError maps any error to a JSON-RPC error with a real code and data.kind.
 func wireError(err error) *jsonrpc2.Error {
 	var e *Error

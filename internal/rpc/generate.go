@@ -158,7 +158,7 @@ func typeScript(docs map[string]string) string {
 	}
 	b.WriteString("} as const;\n\nexport type CommandId = (typeof Commands)[keyof typeof Commands];\n\n")
 	b.WriteString("/** The custom requests: `pi/<name>` mirrors the command `pi.<name>`. */\nexport const Methods = {\n")
-	for _, c := range append(append([]Command(nil), commandTable...), requestTable...) {
+	for _, c := range allRequests() {
 		fmt.Fprintf(&b, "  %s: %q,\n", strings.TrimPrefix(c.Method, "pi/"), c.Method)
 	}
 	b.WriteString("} as const;\n\n/** The custom notifications the server sends. */\nexport const Notifications = {\n")
@@ -171,13 +171,12 @@ func typeScript(docs map[string]string) string {
 	}
 	b.WriteString("} as const;\n")
 
-	s := newShaper()
+	s := wireShapes()
 	var unions []string
-	for _, c := range append(append([]Command(nil), commandTable...), requestTable...) {
-		s.ref(c.Params, read)
+	for _, c := range allRequests() {
 		names := make([]string, len(c.Result))
 		for i, t := range c.Result {
-			names[i] = s.ref(t, sent)
+			names[i] = tsName(t)
 		}
 		switch {
 		case len(names) > 1:
@@ -188,13 +187,6 @@ func typeScript(docs map[string]string) string {
 			unions = append(unions, fmt.Sprintf("/** %s result. */\nexport type %s = %s;\n", c.Method, c.ResultName, names[0]))
 		}
 	}
-	for _, n := range notificationTable {
-		s.ref(n.Params, sent)
-	}
-	for _, h := range hookTable {
-		s.ref(h.Params, sent)
-		s.ref(h.Result, read)
-	}
 	for _, t := range s.order {
 		b.WriteString("\n" + declare(s, docs, t, s.roles[t]))
 	}
@@ -203,6 +195,27 @@ func typeScript(docs map[string]string) string {
 	}
 	b.WriteString("\n" + tsEnd + "\n")
 	return b.String()
+}
+
+// wireShapes is a shaper that has registered every shape of the tables, in table order:
+// the params and results of the requests, the notifications, the hooks and their
+// answers.
+func wireShapes() *shaper {
+	s := newShaper()
+	for _, c := range allRequests() {
+		s.ref(c.Params, read)
+		for _, t := range c.Result {
+			s.ref(t, sent)
+		}
+	}
+	for _, n := range notificationTable {
+		s.ref(n.Params, sent)
+	}
+	for _, h := range hookTable {
+		s.ref(h.Params, sent)
+		s.ref(h.Result, read)
+	}
+	return s
 }
 
 // declare renders a named struct type as a TypeScript interface, with the Go comments.
@@ -277,20 +290,7 @@ func docKey(t reflect.Type, field string) string {
 func parseDocs(root string) (map[string]string, error) {
 	module := strings.TrimSuffix(reflect.TypeFor[Command]().PkgPath(), "/internal/rpc")
 	pkgs := map[string]bool{}
-	s := newShaper()
-	for _, c := range append(append([]Command(nil), commandTable...), requestTable...) {
-		s.ref(c.Params, read)
-		for _, t := range c.Result {
-			s.ref(t, sent)
-		}
-	}
-	for _, n := range notificationTable {
-		s.ref(n.Params, sent)
-	}
-	for _, h := range hookTable {
-		s.ref(h.Params, sent)
-		s.ref(h.Result, read)
-	}
+	s := wireShapes()
 	for _, t := range s.order {
 		pkgs[t.PkgPath()] = true
 		for _, f := range fieldsOf(t) {

@@ -5,23 +5,15 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 )
 
 // handlePin pins (or, with pinned: false, unpins) an entry.
-func (s *Server) handlePin(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p pinParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if p.EntryID == "" {
-		return nil, invalidParams("entryId is required")
-	}
+func (s *Server) handlePin(ctx context.Context, p pinParams) (any, error) {
 	pinned := p.Pinned == nil || *p.Pinned
-	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force}, func(path string) (any, error) {
+	return s.write(ctx, p.job(), func(_ context.Context, path string, _ *WorkDone) (any, error) {
 		if _, err := branch.SetPin(path, p.EntryID, pinned); err != nil {
 			return nil, err
 		}
@@ -31,22 +23,17 @@ func (s *Server) handlePin(ctx context.Context, raw json.RawMessage) (any, error
 
 // handleLabel sets, or with an empty label clears, the label of an entry (through
 // pi.setLabel when a live pi with pi-lsp's bridge holds the session).
-func (s *Server) handleLabel(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p labelParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if p.EntryID == "" {
-		return nil, invalidParams("entryId is required")
-	}
+func (s *Server) handleLabel(ctx context.Context, p labelParams) (any, error) {
 	label := ""
 	if p.Label != nil {
 		label = *p.Label
 	}
-	viaPi := func(ctx context.Context, path string, reg *bridge.Registration) (any, error) {
+	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, _ *WorkDone) (any, error) {
 		return s.labelViaPi(ctx, path, reg, p.EntryID, label)
 	}
-	return s.write(ctx, writeJob{session: p.Session, entry: p.EntryID, force: p.Force, viaPi: viaPi}, func(path string) (any, error) {
+	job := p.job()
+	job.viaPi = viaPi
+	return s.write(ctx, job, func(_ context.Context, path string, _ *WorkDone) (any, error) {
 		if _, err := branch.SetLabel(path, p.EntryID, label); err != nil {
 			return nil, err
 		}

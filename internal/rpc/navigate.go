@@ -8,7 +8,6 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
-	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -29,58 +28,32 @@ type navigateParams struct {
 	ExpectLeafID string `json:"expectLeafId"`
 }
 
-func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p navigateParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if p.TargetID == "" {
-		return nil, invalidParams("targetId is required")
-	}
-	path, cwd, err := s.sessionWithEntry(p.Session, p.TargetID)
-	if err != nil {
-		return nil, err
-	}
-	var reg *bridge.Registration // a live pi that navigates itself
-	if !p.Force {
-		reg = s.liveBridge(ctx, path)
-	}
-	if reg == nil {
-		if err := s.checkOwner(path, cwd, p.Force); err != nil {
-			return nil, err
-		}
-	}
-	jctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wd *WorkDone
-	if p.Summarize {
-		wd = s.tracker.Start(ctx, p.WorkDoneToken, "Summarizing branch", "preparing", cancel)
-		defer wd.End("Failed") // safety net; End is idempotent
-	}
-	if reg != nil {
+func (p *navigateParams) validate() error { return required("targetId", p.TargetID) }
+
+func (s *Server) handleNavigate(ctx context.Context, p navigateParams) (any, error) {
+	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (any, error) {
 		if p.Summary != "" || p.ExpectLeafID != "" {
-			if wd != nil {
-				wd.End("Not navigated")
-			}
+			wd.End("Not navigated")
 			return nil, invalidParams("a previewed summary (summary, expectLeafId) cannot be committed through the live pi: pi summarizes with its own model")
 		}
-		return s.navigateViaPi(jctx, path, reg, p, wd)
+		return s.navigateViaPi(ctx, path, reg, p, wd)
 	}
-	mu := s.jobLock(path)
-	if err := lockCtx(jctx, mu); err != nil {
-		if wd != nil {
-			wd.End("Cancelled; nothing was written")
-		}
-		return nil, err
+	job := writeJob{session: p.Session, entry: p.TargetID, force: p.Force, viaPi: viaPi, lock: lockCancellable}
+	if p.Summarize {
+		job.progress = jobProgress{token: p.WorkDoneToken, title: "Summarizing branch", message: "preparing"}
 	}
-	defer mu.Unlock()
+	return s.write(ctx, job, func(ctx context.Context, path string, wd *WorkDone) (any, error) {
+		return s.navigate(ctx, path, p, wd)
+	})
+}
+
+// navigate moves the leaf of a session pi-lsp writes, under the session's job lock.
+func (s *Server) navigate(ctx context.Context, path string, p navigateParams, wd *WorkDone) (any, error) {
 	if p.ExpectLeafID != "" {
 		var leaf string
 		_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
 		if leaf != p.ExpectLeafID {
-			if wd != nil {
-				wd.End("The session moved since the preview")
-			}
+			wd.End("The session moved since the preview")
 			return nil, &Error{Code: CodeContentModified, Kind: KindSessionChanged,
 				Msg: fmt.Sprintf("the session's leaf moved from %s to %s since the preview; preview again", p.ExpectLeafID, leaf)}
 		}
@@ -102,39 +75,21 @@ func (s *Server) handleNavigate(ctx context.Context, raw json.RawMessage) (any, 
 		opt.Summarizer = sum
 		opt.ReserveTokens = s.branchReserve(path)
 		opt.ContextWindow = s.host.window()
-		opt.Phase = func(phase string) {
-			wd.Report(phase, map[string]uint32{"preparing": 5, "summarizing": 10, "writing": 95}[phase])
-		}
-		opt.Progress = func(pr compaction.Progress) {
-			wd.Report(pr.Message(), 10+uint32(min(80, pr.Tokens*80/400)))
-		}
+		opt.Phase, opt.Progress = wd.reportPhase, wd.reportSummary
 	}
-	res, err := branch.Navigate(jctx, path, p.TargetID, opt)
-	if errors.Is(err, branch.ErrCancelled) && jctx.Err() == nil {
+	res, err := branch.Navigate(ctx, path, p.TargetID, opt)
+	if errors.Is(err, branch.ErrCancelled) && ctx.Err() == nil {
 		// The client's pi/beforeTree hook cancelled: an answer, not an error, as Pi's
 		// navigateTree returns {cancelled: true}.
 		wd.End("Cancelled by the editor; nothing was written")
 		leaf := ""
 		_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
-		return NavigateCancelled{LeafID: nullable(leaf), Cancelled: true}, nil
+		return unwritten{NavigateCancelled{LeafID: nullable(leaf), Cancelled: true}}, nil
 	}
 	if err != nil {
-		if jctx.Err() != nil && !errors.Is(err, context.Canceled) {
-			err = fmt.Errorf("%w: %w", context.Canceled, err)
-		}
-		if wd != nil {
-			if errors.Is(err, context.Canceled) {
-				wd.End("Cancelled; nothing was written")
-			} else {
-				wd.End("Failed: " + err.Error())
-			}
-		}
-		return nil, err
+		return nil, endFailed(wd, err, ctx.Err() != nil || errors.Is(err, context.Canceled), "Cancelled; nothing was written", "Failed: ")
 	}
-	if wd != nil {
-		wd.End("Done")
-	}
-	s.afterWrite(path)
+	wd.End("Done")
 	out := Navigated{LeafID: nullable(res.LeafID), Position: nullable(res.Position), AlreadyThere: res.AlreadyThere}
 	if res.SummaryEntry != nil {
 		out.SummaryEntry = json.RawMessage(res.SummaryEntry.Raw())
@@ -179,12 +134,8 @@ func (s *Server) treeHook(path string) branch.Hook {
 	}
 }
 
-func (s *Server) handleUndoCompaction(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p undoCompactionParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	return s.write(ctx, writeJob{session: p.Session, force: p.Force}, func(path string) (any, error) {
+func (s *Server) handleUndoCompaction(ctx context.Context, p undoCompactionParams) (any, error) {
+	return s.write(ctx, writeJob{session: p.Session, force: p.Force}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
 		res, err := branch.UndoCompaction(ctx, path, "")
 		if err != nil {
 			// Mapped by wireError: no compaction is notFound, a concurrent write is

@@ -147,7 +147,7 @@ func (h *host) notifyState(path string) {
 	}
 	if reg := h.s.liveBridge(context.Background(), path); reg != nil {
 		changed.Owner = &SessionOwner{PID: reg.PID, Bridge: true, PiVersion: &reg.PiVersion}
-	} else if pid := ownerPID(path, cwd); pid > 0 {
+	} else if pid := session.OwnerPID(path, cwd); pid > 0 {
 		changed.Owner = &SessionOwner{PID: pid}
 	}
 	h.mu.Lock()

@@ -5,25 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
-
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 // handlePreviewCompaction answers what a compaction would do now, with its summary (the
 // draft when one matches, otherwise freshly generated and kept as the draft), without
 // writing anything.
-func (s *Server) handlePreviewCompaction(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p previewCompactionParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	path, err := s.host.sessionFor(p.Session)
-	if err != nil {
-		return nil, err
-	}
-	summarizer, settings, err := s.summarizerFor(path)
+func (s *Server) handlePreviewCompaction(ctx context.Context, p previewCompactionParams) (any, error) {
+	path, summarizer, settings, err := s.previewed(p.Session)
 	if err != nil {
 		return nil, err
 	}
@@ -47,22 +39,17 @@ func (s *Server) handlePreviewCompaction(ctx context.Context, raw json.RawMessag
 	out := s.drafts.store.Lookup(path, prep, p.Instructions, pinned)
 	fromDraft := out != nil
 	if out == nil {
-		done := s.drafts.userJob()
-		defer done()
-		jctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		wd := s.tracker.Start(ctx, p.WorkDoneToken, "Previewing compaction", "summarizing", cancel)
-		opt.Progress = func(pr compaction.Progress) {
-			wd.Report(pr.Message(), 10+uint32(min(80, pr.Tokens*80/400)))
-		}
-		d, err := s.drafts.store.Refresh(jctx, path, prep, summarizer, opt)
-		if err != nil {
-			wd.End("Failed: " + err.Error())
+		if err := s.previewJob(ctx, p.WorkDoneToken, "Previewing compaction", func(ctx context.Context, wd *WorkDone) error {
+			opt.Progress = wd.reportSummary
+			d, err := s.drafts.store.Refresh(ctx, path, prep, summarizer, opt)
+			if err == nil {
+				o := *d.Outcome
+				out = &o
+			}
+			return err
+		}); err != nil {
 			return nil, err
 		}
-		wd.End("Summary ready")
-		o := *d.Outcome
-		out = &o
 	}
 	return CompactionPreview{
 		Session: path, SpanKey: compaction.SpanKey(prep, p.Instructions, pinned),
@@ -75,24 +62,11 @@ func (s *Server) handlePreviewCompaction(ctx context.Context, raw json.RawMessag
 
 // handleCommitCompaction writes a previewed (and possibly edited) summary as the
 // compaction, provided the session still has the previewed span.
-func (s *Server) handleCommitCompaction(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p commitCompactionParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if p.Summary == "" || p.SpanKey == "" {
-		return nil, invalidParams("summary and spanKey (from pi/previewCompaction) are required")
-	}
-	var cwd string
-	path, err := s.withSession(p.Session, func(_ string, ix *session.Index) error { cwd = ix.File.Header.Cwd; return nil })
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkOwner(path, cwd, p.Force); err != nil {
-		return nil, err
-	}
-	return s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, editedSummary: p.Summary,
-		spanKey: p.SpanKey, acceptDroppedPins: p.AcceptDroppedPins})
+func (s *Server) handleCommitCompaction(ctx context.Context, p commitCompactionParams) (any, error) {
+	return s.write(ctx, writeJob{session: p.Session, force: p.Force, lock: lockInJob}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
+		return s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, editedSummary: p.Summary,
+			spanKey: p.SpanKey, acceptDroppedPins: p.AcceptDroppedPins})
+	})
 }
 
 // editedOutcome builds the outcome of a user-written summary for a preparation.
@@ -111,19 +85,8 @@ func editedOutcome(text string, p *compaction.Preparation, pinned []string, draf
 
 // handlePreviewBranchSummary generates the summary of the branch a navigation to
 // targetId would leave, without writing; pi/navigate with `summary` commits it.
-func (s *Server) handlePreviewBranchSummary(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p previewBranchSummaryParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if p.TargetID == "" {
-		return nil, invalidParams("targetId is required")
-	}
-	path, err := s.host.sessionFor(p.Session)
-	if err != nil {
-		return nil, err
-	}
-	summarizer, _, err := s.summarizerFor(path)
+func (s *Server) handlePreviewBranchSummary(ctx context.Context, p previewBranchSummaryParams) (any, error) {
+	path, summarizer, _, err := s.previewed(p.Session)
 	if err != nil {
 		return nil, err
 	}
@@ -140,20 +103,43 @@ func (s *Server) handlePreviewBranchSummary(ctx context.Context, raw json.RawMes
 	}); err != nil {
 		return nil, err
 	}
+	var sum *branch.Summary
+	if err := s.previewJob(ctx, p.WorkDoneToken, "Previewing branch summary", func(ctx context.Context, _ *WorkDone) error {
+		var err error
+		sum, err = branch.Generate(ctx, col.Entries, summarizer, branch.SummaryOptions{
+			CustomInstructions: p.Instructions, ReserveTokens: s.branchReserve(path), ContextWindow: s.host.window(),
+			ThinkingLevel: level,
+		})
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return BranchSummaryPreview{Session: path, TargetID: p.TargetID, LeafID: nullable(leaf), CommonAncestorID: nullable(col.CommonAncestorID),
+		Entries: len(col.Entries), Summary: sum.Text}, nil
+}
+
+// previewed resolves the session of a preview and builds its summarizer.
+func (s *Server) previewed(param string) (string, compaction.Summarizer, session.CompactionSettings, error) {
+	path, err := s.host.sessionFor(param)
+	if err != nil {
+		return "", nil, session.CompactionSettings{}, err
+	}
+	summarizer, settings, err := s.summarizerFor(path)
+	return path, summarizer, settings, err
+}
+
+// previewJob runs the summary of a preview as a user's job (background drafts yield to
+// it) with its progress, which the client may cancel.
+func (s *Server) previewJob(ctx context.Context, token json.RawMessage, title string, summarize func(ctx context.Context, wd *WorkDone) error) error {
 	done := s.drafts.userJob()
 	defer done()
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wd := s.tracker.Start(ctx, p.WorkDoneToken, "Previewing branch summary", "summarizing", cancel)
-	sum, err := branch.Generate(jctx, col.Entries, summarizer, branch.SummaryOptions{
-		CustomInstructions: p.Instructions, ReserveTokens: s.branchReserve(path), ContextWindow: s.host.window(),
-		ThinkingLevel: level,
-	})
-	if err != nil {
+	wd := s.tracker.Start(ctx, token, title, "summarizing", cancel)
+	if err := summarize(jctx, wd); err != nil {
 		wd.End("Failed: " + err.Error())
-		return nil, err
+		return err
 	}
 	wd.End("Summary ready")
-	return BranchSummaryPreview{Session: path, TargetID: p.TargetID, LeafID: nullable(leaf), CommonAncestorID: nullable(col.CommonAncestorID),
-		Entries: len(col.Entries), Summary: sum.Text}, nil
+	return nil
 }

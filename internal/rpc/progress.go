@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
 )
 
 // Tracker owns every work-done progress of the server, as gopls's progress.Tracker does:
@@ -169,6 +171,20 @@ func (wd *WorkDone) End(message string) {
 	delete(wd.t.inProgress, tokenKey(wd.token))
 	wd.t.mu.Unlock()
 	wd.t.s.notify("$/progress", progressParams{Token: wd.token, Value: workDoneProgressEnd{Kind: "end", Message: message}})
+}
+
+// The jobs that summarize (compactions, branch summaries, previews) report on one scale:
+// preparing 5%, summarizing from 10% up to 90% as the summary's tokens arrive, writing
+// 95%.
+
+// reportPhase reports a phase of a job that summarizes.
+func (wd *WorkDone) reportPhase(phase string) {
+	wd.Report(phase, map[string]uint32{"preparing": 5, "summarizing": 10, "writing": 95}[phase])
+}
+
+// reportSummary reports a summarizer's progress: token counts, and each request attempt.
+func (wd *WorkDone) reportSummary(p compaction.Progress) {
+	wd.Report(p.Message(), 10+uint32(min(80, p.Tokens*80/400)))
 }
 
 // Cancel cancels the job that owns token (window/workDoneProgress/cancel).

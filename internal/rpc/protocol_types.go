@@ -104,6 +104,13 @@ type commitCompactionParams struct {
 	Force             bool   `json:"force"`
 }
 
+func (p *commitCompactionParams) validate() error {
+	if p.Summary == "" || p.SpanKey == "" {
+		return invalidParams("summary and spanKey (from pi/previewCompaction) are required")
+	}
+	return nil
+}
+
 // --- pi/navigate, pi/previewBranchSummary, pi/undoCompaction -----------------------
 
 // Navigated is a navigation pi-lsp wrote (or found already done).
@@ -158,6 +165,8 @@ type previewBranchSummaryParams struct {
 	WorkDoneToken json.RawMessage `json:"workDoneToken" ts:"ProgressToken"`
 }
 
+func (p *previewBranchSummaryParams) validate() error { return required("targetId", p.TargetID) }
+
 type undoCompactionParams struct {
 	Session string `json:"session"`
 	Force   bool   `json:"force"`
@@ -171,12 +180,25 @@ type UndoCompactionResult struct {
 
 // --- pi/label, pi/pin --------------------------------------------------------------
 
-type labelParams struct {
+// entryWrite is what the params of a write to one entry start with: the session, the
+// entry, and whether to write although a running pi holds the session.
+type entryWrite struct {
 	Session string `json:"session"`
 	EntryID string `json:"entryId" ts:",required"`
+	Force   bool   `json:"force"`
+}
+
+func (p *entryWrite) validate() error { return required("entryId", p.EntryID) }
+
+// job is the write of the entry's session.
+func (p *entryWrite) job() writeJob {
+	return writeJob{session: p.Session, entry: p.EntryID, force: p.Force}
+}
+
+type labelParams struct {
+	entryWrite
 	// Label is the new label; empty or absent clears it.
 	Label *string `json:"label"`
-	Force bool    `json:"force"`
 }
 
 // LabelResult is the label now set (absent when cleared).
@@ -188,11 +210,9 @@ type LabelResult struct {
 }
 
 type pinParams struct {
-	Session string `json:"session"`
-	EntryID string `json:"entryId" ts:",required"`
+	entryWrite
 	// Pinned false unpins; absent pins.
 	Pinned *bool `json:"pinned"`
-	Force  bool  `json:"force"`
 }
 
 // PinResult is the pin state now recorded.
@@ -305,6 +325,8 @@ type SessionInfo struct {
 type selectSessionParams struct {
 	Path string `json:"path" ts:",required"`
 }
+
+func (p *selectSessionParams) validate() error { return required("path", p.Path) }
 
 // SelectSessionResult is the session now current.
 type SelectSessionResult struct {

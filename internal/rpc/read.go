@@ -31,11 +31,7 @@ type TreeNode struct {
 	Children    []*TreeNode `json:"children"`
 }
 
-func (s *Server) handleTree(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p treeParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) handleTree(ctx context.Context, p treeParams) (any, error) {
 	var out encodedJSON
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		var err error
@@ -176,16 +172,12 @@ func (s *Server) withSession(param string, fn func(path string, ix *session.Inde
 		return nil
 	})
 	if err != nil {
-		return "", &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
+		return "", badSession(err)
 	}
 	return path, fnErr
 }
 
-func (s *Server) handleFiles(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p sessionParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) handleFiles(ctx context.Context, p sessionParams) (any, error) {
 	var out *FilesResult
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		leafPath := ix.LeafPath()
@@ -197,11 +189,7 @@ func (s *Server) handleFiles(ctx context.Context, raw json.RawMessage) (any, err
 	return out, err
 }
 
-func (s *Server) handleContext(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p sessionParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) handleContext(ctx context.Context, p sessionParams) (any, error) {
 	var out encodedJSON
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		var err error
@@ -225,11 +213,7 @@ func (s *Server) handleContext(ctx context.Context, raw json.RawMessage) (any, e
 	return out, err
 }
 
-func (s *Server) handleSessions(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p sessionsParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) handleSessions(ctx context.Context, p sessionsParams) (any, error) {
 	s.host.mu.Lock()
 	dir, current := s.host.dir, s.host.current
 	if p.Cwd != "" {
@@ -248,14 +232,7 @@ func (s *Server) handleSessions(ctx context.Context, raw json.RawMessage) (any, 
 	return SessionsResult{Current: nullable(current), Dir: dir, Sessions: out}, nil
 }
 
-func (s *Server) handleSelectSession(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p selectSessionParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if p.Path == "" {
-		return nil, invalidParams("path is required")
-	}
+func (s *Server) handleSelectSession(ctx context.Context, p selectSessionParams) (any, error) {
 	path, err := s.host.select_(p.Path)
 	if err != nil {
 		return nil, err

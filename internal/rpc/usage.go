@@ -9,19 +9,12 @@ import (
 func (h *host) usage(path []*session.Entry) (tokens *float64, window int, percent *float64) {
 	window = h.window()
 	tokens, percent = session.ContextUsage(path, window)
-	return figures(tokens, percent, window)
+	return tokens, window, percent
 }
 
 // contextUsage is usage for a built context, from the projection it holds.
 func (h *host) contextUsage(c *session.Context) (tokens *float64, window int, percent *float64) {
 	window = h.window()
 	tokens, percent = c.Usage(window)
-	return figures(tokens, percent, window)
-}
-
-func figures(tokens, percent *float64, window int) (*float64, int, *float64) {
-	if tokens == nil {
-		return nil, window, nil
-	}
 	return tokens, window, percent
 }

@@ -169,7 +169,7 @@ func (h *host) select_(p string) (string, error) {
 		return "", err
 	}
 	if _, err := session.Load(path); err != nil {
-		return "", &Error{Code: CodeRequestFailed, Kind: KindBadSession, Msg: err.Error(), Err: err}
+		return "", badSession(err)
 	}
 	h.current = path
 	return path, nil

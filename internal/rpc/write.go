@@ -2,11 +2,13 @@ package rpc
 
 import (
 	"context"
-
+	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
-
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -15,36 +17,103 @@ type writeJob struct {
 	session string // the session param ("" for the current session)
 	entry   string // an entry that must exist in it ("" for none)
 	force   bool   // write even though a running pi holds the session
+	// create starts a new session for the workspace when no session is named and the
+	// workspace has none.
+	create bool
 	// viaPi, when set and not forced, hands the write to a live pi with pi-lsp's
-	// bridge instead (Pi then writes its own file, as it would for its user).
-	viaPi func(ctx context.Context, path string, reg *bridge.Registration) (any, error)
+	// bridge instead (Pi then writes its own file, as it would for its user). It
+	// refreshes the session itself: pi may have written even when it failed.
+	viaPi func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (any, error)
+	// progress, when it has a title, is the $/progress of a long job.
+	progress jobProgress
+	// lock is how the write takes the session's job lock.
+	lock lockMode
 }
 
-// write is the one sequence of a command that appends to a session: resolve the session
-// (and the entry it names), hand it to a live pi when the command can, refuse a session
-// a running pi writes unless forced, take the session's job lock (so the write never
-// interleaves with a compaction or another write of this server), write, and refresh
-// the index and schedule pi/sessionChanged, pi/fileOps and pi/contextUsage. Nothing is
-// refreshed after a failed write: the domain packages write whole lines or nothing.
-func (s *Server) write(ctx context.Context, job writeJob, fn func(path string) (any, error)) (any, error) {
-	path, cwd, err := s.sessionWithEntry(job.session, job.entry)
-	if err != nil {
-		return nil, err
-	}
-	if job.viaPi != nil && !job.force {
-		if reg := s.liveBridge(ctx, path); reg != nil {
-			return job.viaPi(ctx, path, reg)
+// jobProgress is the $/progress a long write reports.
+type jobProgress struct {
+	token          json.RawMessage // the client's workDoneToken
+	title, message string          // of the begin report ("" title: no progress)
+	// early begins the progress before the session is resolved, so that the editor
+	// shows the job at once; otherwise it begins once the write is allowed.
+	early bool
+	// refused prefixes the error that ends the progress when the write is refused
+	// before it ran ("Not compacted: ").
+	refused string
+}
+
+// lockMode is how a write waits for the session's job lock.
+type lockMode int
+
+const (
+	lockWait        lockMode = iota // a short write waits
+	lockCancellable                 // a long job stops waiting when it is cancelled
+	lockInJob                       // the job takes it itself (a compaction: after pi/compactionStart)
+)
+
+// unwritten is the answer of a write that wrote nothing after all (a navigation the
+// client's hook cancelled): nothing is refreshed or notified for it.
+type unwritten struct{ answer any }
+
+// write is the one sequence of a command that appends to a session: begin its progress
+// (when the job is long and says so), resolve the session (and the entry it names),
+// hand it to a live pi when the command can, refuse a session a running pi writes unless
+// forced, take the session's job lock (so the write never interleaves with a compaction
+// or another write of this server), write, and refresh the index and schedule
+// pi/sessionChanged, pi/fileOps and pi/contextUsage. Nothing is refreshed after a failed
+// write: the domain packages write whole lines or nothing. fn runs with a context the
+// progress UI cancels.
+func (s *Server) write(ctx context.Context, job writeJob, fn func(ctx context.Context, path string, wd *WorkDone) (any, error)) (any, error) {
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wd *WorkDone
+	begin := func() {
+		if wd == nil && job.progress.title != "" {
+			wd = s.tracker.Start(ctx, job.progress.token, job.progress.title, job.progress.message, cancel)
 		}
 	}
-	if err := s.checkOwner(path, cwd, job.force); err != nil {
+	defer func() { wd.End("Failed") }() // a safety net: End is idempotent, and the paths below end it with their own message
+	refuse := func(err error) (any, error) {
+		wd.End(job.progress.refused + err.Error())
 		return nil, err
 	}
-	mu := s.jobLock(path)
-	mu.Lock()
-	defer mu.Unlock()
-	out, err := fn(path)
+	if job.progress.early {
+		begin()
+	}
+	path, cwd, err := s.writeTarget(job)
+	if err != nil {
+		return refuse(err)
+	}
+	var reg *bridge.Registration
+	if job.viaPi != nil && !job.force {
+		reg = s.liveBridge(jctx, path)
+	}
+	if reg == nil {
+		if err := s.checkOwner(path, cwd, job.force); err != nil {
+			return refuse(err)
+		}
+	}
+	begin()
+	if reg != nil {
+		return job.viaPi(jctx, path, reg, wd)
+	}
+	switch mu := s.jobLock(path); job.lock {
+	case lockWait:
+		mu.Lock()
+		defer mu.Unlock()
+	case lockCancellable:
+		if err := lockCtx(jctx, mu); err != nil {
+			wd.End("Cancelled; nothing was written")
+			return nil, err
+		}
+		defer mu.Unlock()
+	}
+	out, err := fn(jctx, path, wd)
 	if err != nil {
 		return nil, err
+	}
+	if u, ok := out.(unwritten); ok {
+		return u.answer, nil
 	}
 	s.afterWrite(path)
 	return out, nil
@@ -58,16 +127,84 @@ func (s *Server) afterWrite(path string) {
 	}
 }
 
-// sessionWithEntry resolves a session, checks that entryID (when not "") exists in it,
-// and returns the session's path and header cwd.
-func (s *Server) sessionWithEntry(param, entryID string) (string, string, error) {
+// writeTarget resolves the session of a write (creating one when the job may), checks
+// that the entry it names exists in it, and returns the session's path and header cwd.
+func (s *Server) writeTarget(job writeJob) (string, string, error) {
+	path, err := s.host.sessionFor(job.session)
+	if err != nil && job.create && job.session == "" {
+		path, err = s.createSession()
+	}
+	if err != nil {
+		return "", "", err
+	}
 	var cwd string
-	path, err := s.withSession(param, func(_ string, ix *session.Index) error {
-		if entryID != "" && ix.Entry(entryID) == nil {
-			return &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", entryID)}
-		}
+	found := true
+	if err := s.host.withIndex(path, func(ix *session.Index) error {
+		found = job.entry == "" || ix.Entry(job.entry) != nil
 		cwd = ix.File.Header.Cwd
 		return nil
-	})
-	return path, cwd, err
+	}); err != nil {
+		return "", "", badSession(err)
+	}
+	if !found {
+		return "", "", &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", job.entry)}
+	}
+	return path, cwd, nil
+}
+
+// checkOwner refuses writes to a session a running Pi process writes, unless forced.
+func (s *Server) checkOwner(path, cwd string, force bool) error {
+	if force {
+		return nil
+	}
+	if reg := s.liveBridge(context.Background(), path); reg != nil {
+		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
+			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d); its pi-lsp bridge cannot do this (Pi's extension API has no call for it): do it in pi, close it, or pass force to write anyway", reg.PID)}
+	}
+	if pid := session.OwnerPID(path, cwd); pid > 0 {
+		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
+			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d) without pi-lsp's bridge; %s", pid, loadBridgeHint)}
+	}
+	return nil
+}
+
+// jobLock serializes the jobs that write one session.
+func (s *Server) jobLock(path string) *sync.Mutex {
+	s.host.mu.Lock()
+	defer s.host.mu.Unlock()
+	key := "job:" + path
+	m := s.host.writeMu[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		s.host.writeMu[key] = m
+	}
+	return m
+}
+
+// lockCtx takes mu unless ctx ends first, so a cancelled job that waits behind another
+// one is answered at once instead of when the other finishes.
+func lockCtx(ctx context.Context, mu *sync.Mutex) error {
+	for wait := time.Millisecond; !mu.TryLock(); wait = min(2*wait, 20*time.Millisecond) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	return nil
+}
+
+// endFailed ends the progress of a job that failed and returns its error: as cancelled
+// when the job was aborted (the error then wraps context.Canceled, so that the answer is
+// RequestCancelled), otherwise with failed and the error.
+func endFailed(wd *WorkDone, err error, aborted bool, cancelled, failed string) error {
+	if !aborted {
+		wd.End(failed + err.Error())
+		return err
+	}
+	wd.End(cancelled)
+	if !errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("%w: %w", context.Canceled, err)
+	}
+	return err
 }

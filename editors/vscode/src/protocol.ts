@@ -232,9 +232,9 @@ export interface UndoCompactionResult {
 export interface LabelParams {
   session?: string;
   entryId: string;
+  force?: boolean;
   /** label is the new label; empty or absent clears it. */
   label?: string;
-  force?: boolean;
 }
 
 /** LabelResult is the label now set (absent when cleared). */
@@ -248,9 +248,9 @@ export interface LabelResult {
 export interface PinParams {
   session?: string;
   entryId: string;
+  force?: boolean;
   /** pinned false unpins; absent pins. */
   pinned?: boolean;
-  force?: boolean;
 }
 
 /** PinResult is the pin state now recorded. */
@@ -263,10 +263,10 @@ export interface PinResult {
 export interface EditContextParams {
   session?: string;
   entryId: string;
+  force?: boolean;
   /** action is "omit", "replace" (with text) or "restore". */
   action: "omit" | "replace" | "restore";
   text?: string;
-  force?: boolean;
 }
 
 /** EditContextResult is the context_edit entry written and the context figure around it. */

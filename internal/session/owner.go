@@ -1,4 +1,4 @@
-package rpc
+package session
 
 import (
 	"os"
@@ -7,9 +7,15 @@ import (
 	"strings"
 )
 
-// ownerPID finds a running Pi process that writes this session: a pi process with the
-// file open or whose working directory is the session's cwd. It returns 0 when there is none (or /proc is unavailable).
-func ownerPID(path, cwd string) int {
+// OwnerPID finds a running pi process that writes the session at path: a pi process
+// with the file open, or one whose working directory is cwd, the session's header cwd
+// (pi writes the sessions of the directory it runs in; "" checks open files only). It
+// returns 0 when there is none, or when /proc is unavailable.
+//
+// Such a pi keeps the session's leaf in memory, so an entry another process appends
+// becomes a dead branch at pi's next write: the server and the CLI refuse to write a
+// session that has an owner unless forced, and never compact one automatically.
+func OwnerPID(path, cwd string) int {
 	procs, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0
@@ -44,6 +50,8 @@ func ownerPID(path, cwd string) int {
 	return 0
 }
 
+// isPiCmdline reports whether a /proc cmdline (NUL-separated) runs pi: the pi binary,
+// or Node running the pi-coding-agent package, within its first three arguments.
 func isPiCmdline(cmd string) bool {
 	args := strings.Split(cmd, "\x00")
 	for i, a := range args {
