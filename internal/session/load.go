@@ -92,7 +92,11 @@ func Load(path string) (*File, error) {
 		fd.Close()
 		return nil, fmt.Errorf("read session: %w", err)
 	}
-	f, err := parse(lineSource{r: fd, size: st.Size(), src: src})
+	in := lineSource{r: fd, size: st.Size(), src: src}
+	f, mapped, err := loadMapped(in, fd)
+	if !mapped {
+		f, err = parse(in)
+	}
 	if err != nil {
 		fd.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -146,6 +150,10 @@ type lineSource struct {
 	r    io.ReaderAt
 	size int64
 	src  *source
+	// mapped: mem is a mapping of the file src reads (see mapped.go), read under
+	// guard and released range by range.
+	mapped  bool
+	release func(start, end int64)
 }
 
 // parse applies Pi 1.6.0's loadEntriesFromFile rules: the content is split on '\n', each
@@ -155,57 +163,17 @@ type lineSource struct {
 // are independent once the header is found.
 func parse(in lineSource) (*File, error) {
 	f := &File{Size: in.size}
-	tail, err := in.tail()
+	var header *lineReader
+	lineNo := 0
+	err := in.guard(func() (err error) {
+		header, lineNo, err = f.readHeader(in)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	f.EndsWithNewline = in.size == 0 || tail.last == '\n'
-	f.CompleteSize = tail.completeSize
-	// Phase 1: up to and including the header, in order.
-	lr := newLineReader(in, 0, in.size, false)
-	lineNo := 0
-	for {
-		line, off, ok, err := lr.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-		last := off+int64(len(line)) >= in.size
-		raw := line
-		line = trimJSONSpace(line)
-		lineNo++
-		if len(line) == 0 {
-			continue
-		}
-		e, err := parseLine(line, &decoder{inMemory: true, single: true})
-		if err != nil {
-			if isJSBlank(raw) || jsFalsy(line) {
-				continue // Pi keeps only truthy values: null, false, 0 and "" are no entry
-			}
-			if errors.Is(err, errNotObject) && json.Valid(line) {
-				return nil, fmt.Errorf("%w: line %d is a JSON value that is not an object", ErrNoHeader, lineNo)
-			}
-			f.skip(Skipped{Line: lineNo, Reason: err.Error()})
-			if last && !f.EndsWithNewline {
-				f.Torn = true
-			}
-			continue
-		}
-		if e.Type != TypeSession {
-			return nil, fmt.Errorf("%w: line %d is a %q entry", ErrNoHeader, lineNo, e.Type)
-		}
-		if err := f.setHeader(bytes.Clone(line)); err != nil {
-			return nil, err
-		}
-		break
-	}
-	if f.Header.Raw == nil {
-		return nil, fmt.Errorf("%w: the file holds no parseable session header", ErrNoHeader)
-	}
 	// Phase 2: the remaining lines, in ranges parsed concurrently.
-	pos := lr.pos
+	pos := header.pos
 	if pos < in.size {
 		defer pauseGC()()
 		ranges := splitRanges(pos, in.size)
@@ -233,7 +201,16 @@ func parse(in lineSource) (*File, error) {
 					if i == 0 {
 						lineBase = lineNo
 					}
-					results[i] = parseRange(in, ranges[i], pos, lineBase, !f.EndsWithNewline, budget, rw)
+					r := ranges[i]
+					if err := in.guard(func() error {
+						results[i] = parseRange(in, r, pos, lineBase, !f.EndsWithNewline, budget, rw)
+						return results[i].err
+					}); err != nil {
+						results[i].err = err
+					}
+					if in.release != nil {
+						in.release(r.start, r.end)
+					}
 				}
 			}()
 		}
@@ -275,6 +252,65 @@ func parse(in lineSource) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// readHeader finds the file's end (EndsWithNewline, CompleteSize) and reads it up to
+// and including the session header (phase 1 of parse, in order), returning the reader
+// after the header and the number of lines read.
+func (f *File) readHeader(in lineSource) (*lineReader, int, error) {
+	tail, err := in.tail()
+	if err != nil {
+		return nil, 0, err
+	}
+	f.EndsWithNewline = in.size == 0 || tail.last == '\n'
+	f.CompleteSize = tail.completeSize
+	// Phase 1: up to and including the header, in order.
+	lr := newLineReader(in, 0, in.size, false)
+	lineNo := 0
+	for {
+		line, off, ok, err := lr.next()
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok {
+			break
+		}
+		last := off+int64(len(line)) >= in.size
+		raw := line
+		line = trimJSONSpace(line)
+		lineNo++
+		if len(line) == 0 {
+			continue
+		}
+		e, err := parseLine(line, &decoder{inMemory: true, single: true})
+		if err != nil {
+			if isJSBlank(raw) || jsFalsy(line) {
+				continue // Pi keeps only truthy values: null, false, 0 and "" are no entry
+			}
+			if errors.Is(err, errNotObject) && json.Valid(line) {
+				return nil, 0, fmt.Errorf("%w: line %d is a JSON value that is not an object", ErrNoHeader, lineNo)
+			}
+			f.skip(Skipped{Line: lineNo, Reason: err.Error()})
+			if last && !f.EndsWithNewline {
+				f.Torn = true
+			}
+			continue
+		}
+		if e.Type != TypeSession {
+			return nil, 0, fmt.Errorf("%w: line %d is a %q entry", ErrNoHeader, lineNo, e.Type)
+		}
+		if err := f.setHeader(bytes.Clone(line)); err != nil {
+			return nil, 0, err
+		}
+		break
+	}
+	if f.Header.Raw == nil {
+		return nil, 0, fmt.Errorf("%w: the file holds no parseable session header", ErrNoHeader)
+	}
+	if f.Header.Raw == nil {
+		return nil, 0, fmt.Errorf("%w: the file holds no parseable session header", ErrNoHeader)
+	}
+	return lr, lineNo, nil
 }
 
 // skip records a skipped line (only the first MaxReported are kept).
