@@ -427,12 +427,14 @@ type chunkResult struct {
 // parallelThreshold is the size below which one goroutine parses everything.
 const parallelThreshold = 1 << 20
 
-// rangesPerCore and minRange size the ranges of a parallel load: several per core, so
-// that the cores finish together, and each large enough that finding its first line
-// costs nothing beside it.
+// rangesPerCore, minRange and maxRange size the ranges of a parallel load: several per
+// core, so that the cores finish together; each large enough that finding its first
+// line costs nothing beside it, and small enough that the pages of the ranges being
+// parsed are a small part of a mapped load's resident memory.
 const (
 	rangesPerCore = 4
 	minRange      = 1 << 20
+	maxRange      = 4 << 20
 )
 
 // splitRanges cuts [pos, size) into ranges for the cores to share. Range boundaries are
@@ -442,7 +444,7 @@ func splitRanges(pos, size int64) []byteRange {
 	if size-pos < parallelThreshold || cores < 2 {
 		return []byteRange{{pos, size}}
 	}
-	n := min(cores*rangesPerCore, max(cores, (size-pos)/minRange))
+	n := max(min(cores*rangesPerCore, max(cores, (size-pos)/minRange)), (size-pos+maxRange-1)/maxRange)
 	step := (size - pos) / n
 	out := make([]byteRange, 0, n)
 	for i := int64(0); i < n; i++ {
