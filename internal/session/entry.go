@@ -112,10 +112,12 @@ type decoder struct {
 	entries []Entry
 	msgs    []Message
 	usages  []Usage
-	scan    jsjson.EntryScan
-	calls   []pendingCall // tool calls of the line being decoded
-	texts   []pendingText // its text blocks
-	names   []string
+	// blocks of each kind allocated so far (see next)
+	entryBlocks, msgBlocks, usageBlocks int
+	scan                                jsjson.EntryScan
+	calls                               []pendingCall // tool calls of the line being decoded
+	texts                               []pendingText // its text blocks
+	names                               []string
 	// preview asks for the entry's preview (previewText), which loading skips.
 	preview     bool
 	previewText string
@@ -137,36 +139,51 @@ func (d *decoder) entry() *Entry {
 	if d.single {
 		return &Entry{}
 	}
-	return next(&d.entries)
+	return next(&d.entries, &d.entryBlocks)
 }
 
 func (d *decoder) message() *Message {
 	if d.single {
 		return &Message{}
 	}
-	return next(&d.msgs)
+	return next(&d.msgs, &d.msgBlocks)
 }
 
 func (d *decoder) usage() *Usage {
 	if d.single {
 		return &Usage{}
 	}
-	return next(&d.usages)
+	return next(&d.usages, &d.usageBlocks)
 }
 
-// next hands out a zeroed element of a block of about 32 KB, allocating a new block when
-// the last is full: fewer, denser allocations than one per entry. A block is at most the
-// allocator's largest size class, so that none is rounded up to whole pages (256 entries
-// of 168 bytes were: 43 KB in 48).
-func next[T any](block *[]T) *T {
+// next hands out a zeroed element of a block, allocating a new block when the last is
+// full: fewer, denser allocations than one per entry. The first blocks are about 32 KB,
+// at most the allocator's largest size class, so that none is rounded up to whole pages
+// (256 entries of 168 bytes were: 43 KB in 48) and a small session stays small. A load
+// that has filled slabBlocks of them is a large one: its later blocks are 256 KB, their
+// pages faulted in at once (prefault) rather than one fault per page as they fill, which
+// on a virtual machine costs microseconds a page.
+func next[T any](block *[]T, n *int) *T {
 	if len(*block) == cap(*block) {
 		var zero T
-		*block = make([]T, 0, max(1, 32<<10/int(unsafe.Sizeof(zero))))
+		size := 32 << 10
+		if *n >= slabBlocks {
+			size = 256 << 10
+		}
+		*n++
+		*block = make([]T, 0, max(1, size/int(unsafe.Sizeof(zero))))
+		if size > 32<<10 {
+			prefault(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(*block))), cap(*block)*int(unsafe.Sizeof(zero))))
+		}
 	}
 	var zero T
 	*block = append(*block, zero)
 	return &(*block)[len(*block)-1]
 }
+
+// slabBlocks is how many small blocks of a kind a decoder fills before it takes large
+// ones.
+const slabBlocks = 4
 
 // block records a tool call while the line is scanned (see jsjson.EntryScan.Block).
 func (d *decoder) block(contentAt int, block, args []jsjson.Field) {
