@@ -122,6 +122,21 @@ local function edit(action)
   end
 end
 
+-- Opens the tree with the cursor on the message under the cursor.
+local function show_in_tree(buf)
+  local it = at_cursor(buf)
+  if not it then
+    return
+  end
+  require('pi_lsp.commands').tree(nil, function(terr, tbuf)
+    local lnum = not terr and tbuf and require('pi_lsp.tree').line_of(tbuf, it.entryId)
+    local win = lnum and ui.buf_win(tbuf)
+    if win then
+      pcall(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
+    end
+  end)
+end
+
 --- Opens the context of `session` (nil: the current one) by size.
 ---@param cb? fun(err?: any, buf?: integer, result?: table)
 function M.open(session, cb)
@@ -150,37 +165,13 @@ function M.open(session, cb)
         filetype = 'pi_lsp_context_size',
         split_height = 15,
       })
-      local existing = M.buffers[buf]
-      M.buffers[buf] = { client_id = client.id, session = result.session or session, items = {} }
-      if not existing then
-        local map = function(lhs, fn, desc)
-          vim.keymap.set('n', lhs, function()
-            fn(buf)
-          end, { buffer = buf, nowait = true, silent = true, desc = desc })
-        end
-        map('x', edit('omit'), 'Pi: hide this message from the context')
-        map('e', edit('replace'), 'Pi: replace this message in the context')
-        map('u', edit('restore'), 'Pi: restore this message to the context')
-        map('r', M.refresh, 'Pi: refresh')
-        map('<CR>', function(b)
-          local it = at_cursor(b)
-          if not it then
-            return
-          end
-          require('pi_lsp.commands').tree(nil, function(terr, tbuf)
-            local lnum = not terr and tbuf and require('pi_lsp.tree').line_of(tbuf, it.entryId)
-            local win = lnum and ui.buf_win(tbuf)
-            if win then
-              pcall(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
-            end
-          end)
-        end, 'Pi: show this message in the tree')
-        vim.api.nvim_create_autocmd('BufWipeout', {
-          buffer = buf,
-          once = true,
-          callback = function()
-            M.buffers[buf] = nil
-          end,
+      if ui.track(M.buffers, buf, { client_id = client.id, session = result.session or session, items = {} }) then
+        ui.keymaps(buf, {
+          { 'x', edit('omit'), 'Pi: hide this message from the context' },
+          { 'e', edit('replace'), 'Pi: replace this message in the context' },
+          { 'u', edit('restore'), 'Pi: restore this message to the context' },
+          { 'r', M.refresh, 'Pi: refresh' },
+          { '<CR>', show_in_tree, 'Pi: show this message in the tree' },
         })
       end
       paint(buf, result)

@@ -91,15 +91,8 @@ local function open_buffer(name, text, state, info)
         write(buf, ev)
       end,
     })
-    vim.api.nvim_create_autocmd('BufWipeout', {
-      buffer = buf,
-      once = true,
-      callback = function()
-        M.buffers[buf] = nil
-      end,
-    })
   end
-  M.buffers[buf] = state
+  ui.track(M.buffers, buf, state)
   vim.bo[buf].modifiable = true
   -- The preview text is the start of the undo history.
   local ul = vim.bo[buf].undolevels
