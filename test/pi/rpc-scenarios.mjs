@@ -10,7 +10,7 @@
 // Without scenario names every scenario runs (three at a time).
 import fs from "node:fs";
 import path from "node:path";
-import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, cloneAndFork, parseScenarioArgs, runScenarios, treeStart } from "./scenario-runner.mjs";
+import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, cloneAndFork, parseScenarioArgs, runScenarios, secondCompaction, treeStart } from "./scenario-runner.mjs";
 import { PiRpc, writeAgentDir } from "./pi-rpc.mjs";
 
 // ---------------------------------------------------------------------------
@@ -68,9 +68,7 @@ const SCENARIOS = {
       await c.prompt("SCRIPT:big STEPS=4 first long job");
       const first = await c.send({ type: "compact" });
       if (!first.data.summary.startsWith("No prior history.")) throw new Error("compact-twice: first compaction should have no prior history");
-      await c.steps("SCRIPT:tools now use the tools", "SCRIPT:chat CHARS=800 talk about the result");
-      const second = await c.send({ type: "compact", customInstructions: "Keep the file names" });
-      if (!second.data.summary.includes("updated checkpoint")) throw new Error("compact-twice: second compaction should update the previous summary");
+      await secondCompaction(c);
       await c.prompt("SCRIPT:chat one more after two compactions");
       await c.record("compact-twice");
     },

@@ -121,6 +121,18 @@ export const COMPACT_SPLIT = {
 };
 
 /**
+ * The second half of both Pis' "compact-twice" scenario: two more turns, then
+ * a second manual compaction (with custom instructions), which must update
+ * the first one's summary. Returns the second summary.
+ */
+export async function secondCompaction(c) {
+  await c.steps("SCRIPT:tools now use the tools", "SCRIPT:chat CHARS=800 talk about the result");
+  const { summary } = (await c.send({ type: "compact", customInstructions: "Keep the file names" })).data;
+  if (!summary.includes("updated checkpoint")) throw new Error(`compact-twice: second compaction should update the previous summary: ${summary.slice(0, 200)}`);
+  return summary;
+}
+
+/**
  * The start of both Pis' "tree" scenario: three questions, then a navigation
  * with a summary (and custom instructions) to the second one, and another
  * second question there. Returns the user messages of the first branch and
