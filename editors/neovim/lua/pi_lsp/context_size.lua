@@ -81,10 +81,7 @@ end
 --- Re-reads the listing shown in `buf`.
 function M.refresh(buf, cb)
   local b = M.buffers[buf]
-  if not b then
-    return
-  end
-  local client = vim.lsp.get_client_by_id(b.client_id)
+  local client = ui.client_of(b)
   if not client then
     return
   end
@@ -182,15 +179,9 @@ end
 
 --- Refreshes open listings of a client when its session changes.
 function M.on_session_changed(client_id, params)
-  for buf, b in pairs(M.buffers) do
-    if b.client_id == client_id and (not params or not b.session or params.session == b.session) then
-      vim.defer_fn(function()
-        if vim.api.nvim_buf_is_valid(buf) then
-          M.refresh(buf)
-        end
-      end, 100)
-    end
-  end
+  ui.refresh_on_session_change(M.buffers, client_id, params, function(buf)
+    M.refresh(buf)
+  end)
 end
 
 return M

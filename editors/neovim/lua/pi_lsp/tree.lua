@@ -237,10 +237,7 @@ end
 function M.refresh(buf, cb)
   buf = (buf == nil or buf == 0) and vim.api.nvim_get_current_buf() or buf
   local b = M.buffers[buf]
-  if not b then
-    return
-  end
-  local client = vim.lsp.get_client_by_id(b.client_id)
+  local client = ui.client_of(b)
   if not client then
     return
   end
@@ -403,23 +400,9 @@ function M.open(client, opts, cb)
   end)
 end
 
-local pending = {}
-
 --- Refreshes open trees of a client when the server reports a new leaf.
 function M.on_session_changed(client_id, params)
-  for buf, b in pairs(M.buffers) do
-    if b.client_id == client_id and (not params or not b.session or params.session == b.session) then
-      if not pending[buf] then
-        pending[buf] = true
-        vim.defer_fn(function()
-          pending[buf] = nil
-          if vim.api.nvim_buf_is_valid(buf) then
-            M.refresh(buf)
-          end
-        end, 100)
-      end
-    end
-  end
+  ui.refresh_on_session_change(M.buffers, client_id, params, refresh)
 end
 
 return M

@@ -134,6 +134,33 @@ function M.track(registry, buf, state)
   return new
 end
 
+--- The LSP client of a tracked buffer's state (its client_id), while it runs; nil otherwise.
+---@param state? {client_id: integer}
+function M.client_of(state)
+  return state and vim.lsp.get_client_by_id(state.client_id) or nil
+end
+
+local refresh_pending = {}
+
+--- After client_id's session changed (params: the pi/sessionChanged params, or nil for any
+--- session), calls refresh(buf) for each buffer of registry that shows that session, 100 ms
+--- later and once for the changes that come in that time.
+---@param registry table<integer, {client_id: integer, session?: string}>
+---@param refresh fun(buf: integer)
+function M.refresh_on_session_change(registry, client_id, params, refresh)
+  for buf, b in pairs(registry) do
+    if b.client_id == client_id and (not params or not b.session or params.session == b.session) and not refresh_pending[buf] then
+      refresh_pending[buf] = true
+      vim.defer_fn(function()
+        refresh_pending[buf] = nil
+        if vim.api.nvim_buf_is_valid(buf) then
+          refresh(buf)
+        end
+      end, 100)
+    end
+  end
+end
+
 --- Buffer-local normal-mode keymaps: each of maps is { lhs, fn, desc }, and fn is called
 --- with buf.
 ---@param buf integer
