@@ -287,6 +287,19 @@ function T.read_session(path)
   return entries
 end
 
+--- Checks what a :w of an edited summary wrote: `session` holds one entry more than
+--- `before` (a count), the last one of type `kind` with `text` as its summary and
+--- details.edited. Returns the entries and that last one.
+function T.expect_edited_summary(session, before, kind, text)
+  local after = T.read_session(session)
+  T.eq(before + 1, #after, 'entries after :w')
+  local last = after[#after]
+  T.eq(kind, last.type, 'type of the last entry')
+  T.eq(text, last.summary, 'the ' .. kind .. ' summary is the edited buffer text')
+  T.eq(true, (last.details or {}).edited, 'details.edited')
+  return after, last
+end
+
 --- Runs a command with a timeout; returns code, stdout, stderr.
 function T.system(cmd, ms)
   local r = vim.system(cmd, { text = true }):wait(ms or 20000)

@@ -87,12 +87,7 @@ T.run('branch_edit', function()
   T.eq({ target.node.id, true, text }, { nav.arguments.targetId, nav.arguments.summarize, nav.arguments.summary },
     'targetId, summarize, summary sent')
 
-  local after = T.read_session(session)
-  T.eq(#entries + 1, #after, 'entries after :w')
-  local last = after[#after]
-  T.eq('branch_summary', last.type, 'type of the last entry')
-  T.eq(text, last.summary, 'the branch summary is the edited buffer text')
-  T.eq(true, (last.details or {}).edited, 'details.edited')
+  local _, last = T.expect_edited_summary(session, #entries, 'branch_summary', text)
   T.eq(target.node.id, last.parentId, 'the summary hangs below the target')
   T.eq(old_leaf, last.fromId, 'fromId is the leaf navigated away from')
   T.eq(nav.result.summaryEntry.id, last.id, 'summaryEntry in the result')

@@ -85,12 +85,7 @@ T.run('preview', function()
   T.eq(false, vim.bo[buf].modified, 'unmodified after :w')
   T.eq(1, #committed.PiSummaryCommitted, 'PiSummaryCommitted events')
 
-  local after = T.read_session(session)
-  T.eq(#before + 1, #after, 'entries after :w')
-  local last = after[#after]
-  T.eq('compaction', last.type, 'type of the last entry')
-  T.eq(text, last.summary, 'the compaction summary is the edited buffer text')
-  T.eq(true, (last.details or {}).edited, 'details.edited')
+  local after, last = T.expect_edited_summary(session, #before, 'compaction', text)
   T.eq(pv.firstKeptEntryId, last.firstKeptEntryId, 'firstKeptEntryId as previewed')
   T.eq(cm.result.entry.id, last.id, 'entry id in the result')
   T.ok(last.summary:find('Keep the CLI flags stable.', 1, true), 'the added line is in the summary')
