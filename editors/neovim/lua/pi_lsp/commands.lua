@@ -529,14 +529,13 @@ local function complete_id_then(words)
   end
 end
 
--- A user command without arguments that runs M[name]() (looked up when it runs).
-local function no_args(name, desc)
-  return {
-    function()
-      M[name]()
-    end,
-    { nargs = 0, desc = desc },
-  }
+-- The handler of a user command without arguments: M[name]() (looked up when it runs).
+-- The table entries stay `PiX = { handler, opts }` (internal/rpc/commands_sync_test.go
+-- finds the commands by that shape).
+local function run(name)
+  return function()
+    M[name]()
+  end
 end
 
 --- Neovim user command name -> {handler, options}.
@@ -596,7 +595,7 @@ M.user_commands = {
       complete = complete_ids,
     },
   },
-  PiUndoCompaction = no_args('undo_compaction', 'Pi: undo the last compaction'),
+  PiUndoCompaction = { run('undo_compaction'), { nargs = 0, desc = 'Pi: undo the last compaction' } },
   PiLabel = {
     function(o)
       local text = o.args:match('^%s*%S+%s+(.-)%s*$')
@@ -614,8 +613,8 @@ M.user_commands = {
       complete = complete_id_then({ 'off' }),
     },
   },
-  PiFiles = no_args('files', 'Pi: files read and modified, in the quickfix list'),
-  PiSessions = no_args('sessions', "Pi: pick one of the workspace's sessions"),
+  PiFiles = { run('files'), { nargs = 0, desc = 'Pi: files read and modified, in the quickfix list' } },
+  PiSessions = { run('sessions'), { nargs = 0, desc = "Pi: pick one of the workspace's sessions" } },
   PiSelectSession = {
     function(o)
       if o.args == '' then
@@ -626,7 +625,7 @@ M.user_commands = {
     end,
     { nargs = '?', complete = 'file', desc = 'Pi: use the session file [path]' },
   },
-  PiContext = no_args('context', 'Pi: context usage and the last summary'),
+  PiContext = { run('context'), { nargs = 0, desc = 'Pi: context usage and the last summary' } },
   PiEditContext = {
     function(o)
       local id, action = o.fargs[1], o.fargs[2]
@@ -646,8 +645,8 @@ M.user_commands = {
       complete = complete_id_then(M.EDIT_ACTIONS),
     },
   },
-  PiContextBySize = no_args('context_by_size', 'Pi: the messages of the context by size, largest first (x hides, e replaces, u restores)'),
-  PiCancel = no_args('cancel', 'Pi: cancel running compactions and summaries'),
+  PiContextBySize = { run('context_by_size'), { nargs = 0, desc = 'Pi: the messages of the context by size, largest first (x hides, e replaces, u restores)' } },
+  PiCancel = { run('cancel'), { nargs = 0, desc = 'Pi: cancel running compactions and summaries' } },
 }
 
 function M.register()
