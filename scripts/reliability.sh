@@ -13,13 +13,11 @@ set -uo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
-export GOCACHE="${GOCACHE:-$(go env GOCACHE)}" GOMODCACHE="${GOMODCACHE:-$(go env GOMODCACHE)}" GOPATH="${GOPATH:-$(go env GOPATH)}"
-export npm_config_cache="${npm_config_cache:-$REPO/.tools/npm-cache}"
+source "$REPO/scripts/isolate.sh"
+keep_caches
 T="$(mktemp -d "${TMPDIR:-/tmp}/pi-lsp-reliability.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
-export HOME="$T/home" XDG_CONFIG_HOME="$T/xdg/config" XDG_DATA_HOME="$T/xdg/data" \
-  XDG_CACHE_HOME="$T/xdg/cache" XDG_STATE_HOME="$T/xdg/state" PI_CODING_AGENT_DIR="$T/agent"
-mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME" "$XDG_STATE_HOME" "$PI_CODING_AGENT_DIR"
+isolated_home "$T"
 export PI_LSP_REQUIRE_ORACLE=1
 LOG="${PI_LSP_RELIABILITY_LOG:-$(mktemp "${TMPDIR:-/tmp}/pi-lsp-reliability-log.XXXXXX")}"
 : >"$LOG"

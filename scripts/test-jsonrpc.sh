@@ -27,12 +27,11 @@ fail_early() { log "$1"; echo "0 passed, 1 failed"; exit 1; }
 (cd "$REPO" && timeout 600 go build -o bin/pi-lsp ./cmd/pi-lsp) || fail_early "go build ./cmd/pi-lsp failed"
 
 # Nothing under the real $HOME for the test processes: npm, node and the server.
-export HOME="$T/home" XDG_CONFIG_HOME="$T/xdg/config" XDG_DATA_HOME="$T/xdg/data" \
-  XDG_CACHE_HOME="$T/xdg/cache" XDG_STATE_HOME="$T/xdg/state" PI_CODING_AGENT_DIR="$T/agent"
+source "$REPO/scripts/isolate.sh"
+keep_caches
+isolated_home "$T"
 export TMPDIR="$T/tmp"
-mkdir -p "$HOME" "$TMPDIR"
-export npm_config_cache="${npm_config_cache:-$REPO/.tools/npm-cache}"
-export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+mkdir -p "$TMPDIR"
 
 stamp="$DIR/node_modules/.pi-lsp-stamp"
 want="$(cat "$DIR/package.json" "$DIR/package-lock.json" | sha256sum | cut -d' ' -f1)"

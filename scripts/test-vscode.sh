@@ -39,10 +39,10 @@ PI_LSP_REQUIRE_SERVER=1 bash "$REPO/scripts/build-vsix.sh" || fail_early "build-
 log "tools and .vsix ready after $(( $(date +%s) - start ))s"
 
 # 3. The test, in its own process group with a time bound; nothing under the real $HOME.
-export HOME="$T/home" XDG_CONFIG_HOME="$T/xdg/config" XDG_DATA_HOME="$T/xdg/data" \
-  XDG_CACHE_HOME="$T/xdg/cache" XDG_STATE_HOME="$T/xdg/state" XDG_RUNTIME_DIR="$T/xdg/run" \
-  PI_CODING_AGENT_DIR="$T/agent" TMPDIR="$T/tmp"
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR" "$TMPDIR" "$PI_CODING_AGENT_DIR" "$ART"
+source "$REPO/scripts/isolate.sh"
+isolated_home "$T"
+export XDG_RUNTIME_DIR="$T/xdg/run" TMPDIR="$T/tmp"
+mkdir -p "$XDG_RUNTIME_DIR" "$TMPDIR" "$ART"
 chmod 700 "$XDG_RUNTIME_DIR"
 unset VSCODE_IPC_HOOK_CLI DISPLAY || true
 

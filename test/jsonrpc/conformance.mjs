@@ -23,14 +23,12 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as rpc from "vscode-jsonrpc/node";
+import { cliOptions, clip, readEntries as sessionEntries, sessionsDir, waitFor } from "./harness.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "..", "..");
 const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && argv[i + 1] ? argv[i + 1] : dflt;
-};
+const opt = cliOptions(argv);
 const VERBOSE = argv.includes("--verbose") || process.env.PI_LSP_VERBOSE === "1";
 const SERVER = path.resolve(opt("--server", process.env.PI_LSP_BIN || path.join(REPO, "bin", "pi-lsp")));
 const EXPECTED_COMMANDS = [
@@ -60,20 +58,9 @@ function check(name, ok, detail = "") {
   }
   return ok;
 }
-const j = (v) => {
-  const s = JSON.stringify(v);
-  return s && s.length > 600 ? s.slice(0, 600) + "…" : s;
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-async function waitFor(pred, ms, step = 25) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = pred();
-    if (v) return v;
-    await sleep(step);
-  }
-  return pred();
-}
+const j = (v) => clip(v, 600);
+// The server's session files, read while it may be writing: a cut last line is left out.
+const readEntries = (file) => sessionEntries(file, { lenient: true });
 function withTimeout(p, ms, what) {
   let t;
   return Promise.race([
@@ -100,9 +87,7 @@ const HOME = path.join(T, "home");
 const AGENT = path.join(T, "agent");
 const WS = path.join(T, "ws", "project");
 for (const d of [HOME, AGENT, WS]) fs.mkdirSync(d, { recursive: true });
-const encoded = `--${WS.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
-const SESSIONS_DIR = path.join(AGENT, "sessions", encoded);
-fs.mkdirSync(SESSIONS_DIR, { recursive: true });
+const SESSIONS_DIR = sessionsDir(AGENT, WS);
 
 function pickGenuine() {
   const given = opt("--session", process.env.PI_LSP_SESSION);
@@ -121,20 +106,6 @@ function pickGenuine() {
   return path.join(dir, scored[0].f);
 }
 
-function readEntries(file) {
-  return fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => {
-      try {
-        return JSON.parse(l);
-      } catch {
-        return null;
-      }
-    })
-    .filter(Boolean);
-}
 
 const baseEnv = {
   PATH: process.env.PATH,

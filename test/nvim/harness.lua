@@ -124,7 +124,101 @@ function T.record_done()
       end
     end, 'the reply to ' .. command)
   end
+  --- Waits for the next event of `command` as rec.wait does, and fails the test when it
+  --- carries an error (`what`, default the command, names it in the message).
+  function rec.ok(command, ms, what)
+    local ev = rec.wait(command, ms)
+    if ev.error ~= nil then
+      error(('%s failed: %s'):format(what or command, vim.inspect(ev.error)), 2)
+    end
+    return ev
+  end
   return rec
+end
+
+--- Starts recording vim.notify calls (they still reach the original); returns the list
+--- of { msg, level }, for T.noted.
+function T.record_notify()
+  local notes = {}
+  local orig_notify = vim.notify
+  vim.notify = function(msg, level, ...)
+    notes[#notes + 1] = { msg = tostring(msg), level = level }
+    return orig_notify(msg, level, ...)
+  end
+  return notes
+end
+
+--- The latest note of T.record_notify's list whose message contains `text` (plain), or nil.
+function T.noted(notes, text)
+  for i = #notes, 1, -1 do
+    if notes[i].msg:find(text, 1, true) then
+      return notes[i]
+    end
+  end
+  return nil
+end
+
+--- Calls start(cb) and waits until cb is called; returns cb's arguments. For the plugin's
+--- callback APIs (require('pi_lsp').exec, tree.open, ...).
+function T.await(ms, what, start)
+  local args
+  start(function(...)
+    args = { n = select('#', ...), ... }
+  end)
+  T.wait(ms, function()
+    return args
+  end, what)
+  return unpack(args, 1, args.n)
+end
+
+--- Answers vim.ui.select with `pick`: the item equal to it (a string), the item at that
+--- index (a number), or the first item for which pick(item, i) is true (a function); no
+--- such item answers nil. Returns the list of the calls, each { items, prompt, lines }
+--- (lines: the items through opts.format_item, when given).
+function T.answer_select(pick)
+  local calls = {}
+  vim.ui.select = function(items, opts, on_choice)
+    calls[#calls + 1] = {
+      items = items,
+      prompt = opts.prompt,
+      lines = opts.format_item and vim.tbl_map(opts.format_item, items) or nil,
+    }
+    for i, it in ipairs(items) do
+      if i == pick or it == pick or (type(pick) == 'function' and pick(it, i)) then
+        return on_choice(it, i)
+      end
+    end
+    on_choice(nil, nil)
+  end
+  return calls
+end
+
+--- The entries shown in a pi://tree buffer, in line order: { lnum, node } for every line
+--- that holds one (for which pred(node) is true, when given).
+function T.tree_nodes(buf, pred)
+  local tree = require('pi_lsp.tree')
+  local list = {}
+  for lnum = 1, vim.api.nvim_buf_line_count(buf) do
+    local node = tree.node_at(buf, lnum)
+    if node and (pred == nil or pred(node)) then
+      list[#list + 1] = { lnum = lnum, node = node }
+    end
+  end
+  return list
+end
+
+--- In a pi://tree buffer: <CR> on line lnum, answering the navigation menu with `choice`
+--- (as T.answer_select). Fails unless the menu offered the four ways to navigate; returns
+--- rec's next `command` event and the menu's call.
+function T.tree_enter(rec, lnum, choice, command, ms)
+  local asked = T.answer_select(choice)
+  vim.api.nvim_win_set_cursor(0, { lnum, 0 })
+  vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+  local ev = rec.wait(command, ms or 60000)
+  T.eq(1, #asked, '<CR> asked how to navigate')
+  T.eq({ 'No summary', 'Summarize', 'Summarize with custom instructions', 'Summarize and edit…' }, asked[1].items,
+    'navigation choices')
+  return ev, asked[1]
 end
 
 --- Starts recording LspProgress events of pi_lsp clients.
@@ -191,6 +285,19 @@ function T.read_session(path)
     end
   end
   return entries
+end
+
+--- Checks what a :w of an edited summary wrote: `session` holds one entry more than
+--- `before` (a count), the last one of type `kind` with `text` as its summary and
+--- details.edited. Returns the entries and that last one.
+function T.expect_edited_summary(session, before, kind, text)
+  local after = T.read_session(session)
+  T.eq(before + 1, #after, 'entries after :w')
+  local last = after[#after]
+  T.eq(kind, last.type, 'type of the last entry')
+  T.eq(text, last.summary, 'the ' .. kind .. ' summary is the edited buffer text')
+  T.eq(true, (last.details or {}).edited, 'details.edited')
+  return after, last
 end
 
 --- Runs a command with a timeout; returns code, stdout, stderr.

@@ -11,7 +11,6 @@ T.run('branch_edit', function()
   local session = assert(vim.env.PI_NVIM_SESSION)
   local done = T.record_done()
   T.wait_client()
-  local tree = require('pi_lsp.tree')
   local edit = require('pi_lsp.edit')
 
   -- First :PiNavigate {id} edit, and a leaf that moves before :w: asked
@@ -25,8 +24,7 @@ T.run('branch_edit', function()
     end
   end
   vim.cmd('PiNavigate ' .. assistants[1] .. ' edit')
-  local pv0 = done.wait('pi.previewBranchSummary', 60000)
-  T.ok(pv0.error == nil, 'preview (:PiNavigate edit) failed: %s', vim.inspect(pv0.error))
+  local pv0 = done.ok('pi.previewBranchSummary', 60000, 'preview (:PiNavigate edit)')
   local buf0 = vim.api.nvim_get_current_buf()
   T.eq(('pi://branch-summary/%s/%s'):format(edit.session_id(session), assistants[1]), vim.api.nvim_buf_get_name(buf0),
     ':PiNavigate edit buffer')
@@ -35,15 +33,11 @@ T.run('branch_edit', function()
   local n0 = #T.read_session(session)
   vim.api.nvim_set_current_buf(buf0)
   vim.api.nvim_buf_set_lines(buf0, 0, 0, false, { 'Edited while the leaf moved.' })
-  local moved_asked
-  vim.ui.select = function(items, opts, on_choice)
-    moved_asked = { items = items, prompt = opts.prompt }
-    on_choice('Keep editing', 2)
-  end
+  local moved_asked = T.answer_select('Keep editing')
   vim.cmd('write')
-  T.ok(moved_asked, 'asked before writing a summary of a branch that moved')
-  T.eq({ 'Navigate and write it anyway', 'Keep editing' }, moved_asked.items, 'choices when the leaf moved')
-  T.info('asked: %s', moved_asked.prompt)
+  T.eq(1, #moved_asked, 'asked before writing a summary of a branch that moved')
+  T.eq({ 'Navigate and write it anyway', 'Keep editing' }, moved_asked[1].items, 'choices when the leaf moved')
+  T.info('asked: %s', moved_asked[1].prompt)
   T.eq(n0, #T.read_session(session), 'nothing written when the user keeps editing')
   T.ok(vim.bo[buf0].modified, 'the buffer stays modified')
   vim.cmd('bwipeout!')
@@ -51,19 +45,14 @@ T.run('branch_edit', function()
   T.ok(done.wait('pi.navigate', 30000).error == nil, 'moving the leaf back')
 
   vim.cmd('PiTree')
-  local ev = done.wait('pi.tree')
-  T.ok(ev.error == nil, 'pi.tree failed: %s', vim.inspect(ev.error))
+  local ev = done.ok('pi.tree')
   local tbuf = vim.api.nvim_get_current_buf()
   local old_leaf = ev.result.leafId
 
   -- An assistant message on the path, two or more entries before the leaf.
-  local path = {}
-  for lnum = 1, vim.api.nvim_buf_line_count(tbuf) do
-    local node = tree.node_at(tbuf, lnum)
-    if node and node.onPath then
-      path[#path + 1] = { lnum = lnum, node = node }
-    end
-  end
+  local path = T.tree_nodes(tbuf, function(node)
+    return node.onPath
+  end)
   local target
   for i = 1, #path - 2 do
     local n = path[i].node
@@ -74,23 +63,8 @@ T.run('branch_edit', function()
   T.ok(target, 'an assistant message on the path (%d entries)', #path)
   T.info('target %s (line %d), leaf %s', target.node.id, target.lnum, tostring(old_leaf))
 
-  local asked
-  vim.ui.select = function(items, opts, on_choice)
-    asked = { items = items, prompt = opts.prompt }
-    for i, it in ipairs(items) do
-      if it == 'Summarize and edit…' then
-        return on_choice(it, i)
-      end
-    end
-    on_choice(nil, nil)
-  end
   local entries = T.read_session(session)
-  vim.api.nvim_win_set_cursor(0, { target.lnum, 0 })
-  vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
-  local pv = done.wait('pi.previewBranchSummary', 60000)
-  T.ok(asked, '<CR> asked how to navigate')
-  T.eq({ 'No summary', 'Summarize', 'Summarize with custom instructions', 'Summarize and edit…' }, asked.items,
-    'navigation choices')
+  local pv = T.tree_enter(done, target.lnum, 'Summarize and edit…', 'pi.previewBranchSummary')
   T.ok(pv.error == nil, 'pi/previewBranchSummary failed: %s', vim.inspect(pv.error))
   T.eq(target.node.id, pv.arguments.targetId, 'targetId sent')
   T.ok(type(pv.result.summary) == 'string' and pv.result.summary ~= '', 'a summary: %s', vim.inspect(pv.result))
@@ -109,17 +83,11 @@ T.run('branch_edit', function()
   local text = edit.text(buf)
   vim.cmd('write')
   T.eq(false, vim.bo[buf].modified, 'unmodified when :w returns')
-  local nav = done.wait('pi.navigate', 30000)
-  T.ok(nav.error == nil, 'pi.navigate failed: %s', vim.inspect(nav.error))
+  local nav = done.ok('pi.navigate', 30000)
   T.eq({ target.node.id, true, text }, { nav.arguments.targetId, nav.arguments.summarize, nav.arguments.summary },
     'targetId, summarize, summary sent')
 
-  local after = T.read_session(session)
-  T.eq(#entries + 1, #after, 'entries after :w')
-  local last = after[#after]
-  T.eq('branch_summary', last.type, 'type of the last entry')
-  T.eq(text, last.summary, 'the branch summary is the edited buffer text')
-  T.eq(true, (last.details or {}).edited, 'details.edited')
+  local _, last = T.expect_edited_summary(session, #entries, 'branch_summary', text)
   T.eq(target.node.id, last.parentId, 'the summary hangs below the target')
   T.eq(old_leaf, last.fromId, 'fromId is the leaf navigated away from')
   T.eq(nav.result.summaryEntry.id, last.id, 'summaryEntry in the result')

@@ -17,8 +17,7 @@ T.run('compact', function()
 
   local before = T.read_session(session)
   vim.cmd('PiCompact focus on tests')
-  local ev = done.wait('pi.compact', 60000)
-  T.ok(ev.error == nil, 'pi.compact failed: %s', vim.inspect(ev.error))
+  local ev = done.ok('pi.compact', 60000)
   local result = ev.result
   T.ok(type(result) == 'table' and not result.nothingToCompact,
     'expected a compaction, got %s', vim.inspect(result))

@@ -40,8 +40,7 @@ T.run('context_edit', function()
   end
 
   vim.cmd('PiTree split')
-  local ev = done.wait('pi.tree')
-  T.ok(ev.error == nil, 'pi.tree failed: %s', vim.inspect(ev.error))
+  local ev = done.ok('pi.tree')
   local tbuf = vim.api.nvim_get_current_buf()
   -- Targets on the path: a tool result with a text of its own, a user message, an
   -- assistant message with text.
@@ -73,8 +72,7 @@ T.run('context_edit', function()
     vim.api.nvim_set_current_win(ui.buf_win(tbuf))
     vim.api.nvim_win_set_cursor(0, { lnum, 0 })
     vim.api.nvim_feedkeys(key, 'x', false)
-    local e = done.wait('pi.editContext', 30000)
-    T.ok(e.error == nil, 'pi.editContext failed: %s', vim.inspect(e.error))
+    local e = done.ok('pi.editContext', 30000)
     T.eq(id, e.arguments.entryId, 'edit target')
     T.ok(type(e.result.tokensBefore) == 'number' and type(e.result.tokensAfter) == 'number', 'token figures: %s', vim.inspect(e.result))
     local entry = last_entry()

@@ -9,12 +9,7 @@ T.run('draft', function()
   local session = assert(vim.env.PI_NVIM_SESSION)
   local events = T.record_events({ 'PiDraftReady' })
   local done = T.record_done()
-  local notes = {}
-  local orig_notify = vim.notify
-  vim.notify = function(msg, level, ...)
-    notes[#notes + 1] = { msg = tostring(msg), level = level }
-    return orig_notify(msg, level, ...)
-  end
+  local notes = T.record_notify()
   local client = T.wait_client()
 
   vim.cmd('PiContext')
@@ -38,8 +33,7 @@ T.run('draft', function()
     end
   end
   vim.cmd('PiLabel ' .. target .. ' drafted')
-  local lab = done.wait('pi.label')
-  T.ok(lab.error == nil, 'pi.label failed: %s', vim.inspect(lab.error))
+  local lab = done.ok('pi.label')
 
   local ev = T.wait(30000, function()
     return events.PiDraftReady[1]
@@ -52,12 +46,7 @@ T.run('draft', function()
   end, 'the statusline to show "draft ready"')
   T.info('statusline: %s', sl)
   T.eq(session, (require('pi_lsp').draft() or {}).session, "require('pi_lsp').draft()")
-  local quiet
-  for _, n in ipairs(notes) do
-    if n.msg:find('draft ready', 1, true) then
-      quiet = n
-    end
-  end
+  local quiet = T.noted(notes, 'draft ready')
   T.ok(quiet and quiet.level == vim.log.levels.DEBUG, 'the draft is reported at DEBUG level: %s', vim.inspect(quiet))
 
   vim.cmd('PiPreview')

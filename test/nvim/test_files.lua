@@ -16,8 +16,7 @@ T.run('files', function()
 
   vim.fn.setqflist({}, 'r')
   vim.cmd('PiFiles')
-  local ev = done.wait('pi.files')
-  T.ok(ev.error == nil, 'pi.files failed: %s', vim.inspect(ev.error))
+  local ev = done.ok('pi.files')
   T.eq(want, { readFiles = ev.result.readFiles, modifiedFiles = ev.result.modifiedFiles }, 'pi.files result vs CLI')
 
   local qf = vim.fn.getqflist({ items = 0, title = 0 })

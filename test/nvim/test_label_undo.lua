@@ -17,8 +17,7 @@ T.run('label_undo', function()
   T.ok(target, 'a user message to label')
 
   vim.cmd('PiLabel ' .. target .. ' checkpoint one')
-  local ev = done.wait('pi.label')
-  T.ok(ev.error == nil, 'pi.label failed: %s', vim.inspect(ev.error))
+  local ev = done.ok('pi.label')
   local after = T.read_session(session)
   local last = after[#after]
   T.eq({ 'label', target, 'checkpoint one' }, { last.type, last.targetId, last.label }, 'label entry')
@@ -33,8 +32,7 @@ T.run('label_undo', function()
   vim.cmd('wincmd p')
 
   vim.cmd('PiLabel ' .. target)
-  ev = done.wait('pi.label')
-  T.ok(ev.error == nil, 'pi.label (clear) failed: %s', vim.inspect(ev.error))
+  ev = done.ok('pi.label', nil, 'pi.label (clear)')
   after = T.read_session(session)
   last = after[#after]
   T.eq('label', last.type, 'clearing appends a label entry')
@@ -46,14 +44,12 @@ T.run('label_undo', function()
   local compaction = ev.result.entry.id
 
   vim.cmd('PiUndoCompaction')
-  ev = done.wait('pi.undoCompaction', 30000)
-  T.ok(ev.error == nil, 'pi.undoCompaction failed: %s', vim.inspect(ev.error))
+  ev = done.ok('pi.undoCompaction', 30000)
   T.eq(compaction, ev.result.compactionId, 'compactionId of the undone compaction')
   T.ok(type(ev.result.leafId) == 'string', 'leafId after undo')
 
   vim.cmd('PiContext')
-  ev = done.wait('pi.context')
-  T.ok(ev.error == nil, 'pi.context failed: %s', vim.inspect(ev.error))
+  ev = done.ok('pi.context')
   local lc = ev.result.lastCompaction
   T.ok(lc == nil or lc == vim.NIL or lc.id ~= compaction, 'the undone compaction is not in the context any more')
 end)

@@ -96,8 +96,7 @@ T.run('live', function()
   vim.cmd('bwipeout!')
 
   vim.cmd('PiCompact keep the notes history')
-  local ev = done.wait('pi.compact', 60000)
-  T.ok(ev.error == nil, 'pi.compact failed: %s', vim.inspect(ev.error))
+  local ev = done.ok('pi.compact', 60000)
   local result = ev.result
   T.eq('pi', result.via, 'the answer says pi did it')
   T.eq('compaction', result.entry.type, 'result.entry.type')
@@ -143,18 +142,14 @@ T.run('live', function()
     end
   end
   local target = assert(last_user and last_user.parentId, 'no user message to navigate above')
-  local nav
-  require('pi_lsp').exec('pi.navigate', { targetId = target, summarize = true, instructions = 'the abandoned end' }, function(err, res)
-    nav = { err = err, res = res }
+  local err, nav = T.await(60000, 'the answer to pi.navigate', function(cb)
+    require('pi_lsp').exec('pi.navigate', { targetId = target, summarize = true, instructions = 'the abandoned end' }, cb)
   end)
-  T.wait(60000, function()
-    return nav
-  end, 'the answer to pi.navigate')
-  T.ok(nav.err == nil, 'pi.navigate failed: %s', vim.inspect(nav.err))
-  T.eq('pi', nav.res.via, 'pi.navigate was done by pi')
-  local sum = nav.res.summaryEntry or {}
+  T.ok(err == nil, 'pi.navigate failed: %s', vim.inspect(err))
+  T.eq('pi', nav.via, 'pi.navigate was done by pi')
+  local sum = nav.summaryEntry or {}
   T.eq({ 'branch_summary', target }, { sum.type, sum.parentId }, "pi's branch summary under the target")
-  T.eq(sum.id, nav.res.leafId, "pi's new leaf")
+  T.eq(sum.id, nav.leafId, "pi's new leaf")
 
   local settled = #pi_events
   pi:write(vim.json.encode({ id = 'n1', type = 'prompt', message = 'SCRIPT:chat after the navigation' }) .. '\n')

@@ -8,8 +8,7 @@ T.run('navigate', function()
   T.wait_client()
 
   vim.cmd('PiContext')
-  local ctx = done.wait('pi.context')
-  T.ok(ctx.error == nil, 'pi.context failed: %s', vim.inspect(ctx.error))
+  local ctx = done.ok('pi.context')
   local old_leaf = ctx.result.leafId
 
   -- Two assistant messages on the current path, not the leaf.
@@ -37,8 +36,7 @@ T.run('navigate', function()
   local first, second = assistants[1], assistants[#assistants]
 
   vim.cmd('PiNavigate ' .. second .. ' none')
-  local nav = done.wait('pi.navigate', 30000)
-  T.ok(nav.error == nil, 'pi.navigate failed: %s', vim.inspect(nav.error))
+  local nav = done.ok('pi.navigate', 30000)
   T.eq({ second, false }, { nav.arguments.targetId, nav.arguments.summarize }, 'arguments sent')
   T.ok(nav.result.summaryEntry == nil or nav.result.summaryEntry == vim.NIL, 'no summary entry')
   -- The new leaf is the target itself, or (so that Pi, whose leaf is the last
@@ -61,8 +59,7 @@ T.run('navigate', function()
   T.eq(nav.result.leafId, ctx.result.leafId, 'pi.context leaf after navigating')
 
   vim.cmd('PiNavigate ' .. first .. ' summarize focus on the files')
-  nav = done.wait('pi.navigate', 60000)
-  T.ok(nav.error == nil, 'pi.navigate (summarize) failed: %s', vim.inspect(nav.error))
+  nav = done.ok('pi.navigate', 60000, 'pi.navigate (summarize)')
   T.eq({ first, true, 'focus on the files' }, { nav.arguments.targetId, nav.arguments.summarize, nav.arguments.instructions },
     'arguments sent')
   local se = nav.result.summaryEntry

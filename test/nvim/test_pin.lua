@@ -15,17 +15,11 @@ T.run('pin', function()
   local edit = require('pi_lsp.edit')
 
   vim.cmd('PiTree split')
-  local ev = done.wait('pi.tree')
-  T.ok(ev.error == nil, 'pi.tree failed: %s', vim.inspect(ev.error))
+  local ev = done.ok('pi.tree')
   local tbuf = vim.api.nvim_get_current_buf()
-  local target
-  for lnum = 1, vim.api.nvim_buf_line_count(tbuf) do
-    local node = tree.node_at(tbuf, lnum)
-    if node and node.onPath and node.type == 'message' and node.role == 'user' then
-      target = node
-      break
-    end
-  end
+  local target = (T.tree_nodes(tbuf, function(node)
+    return node.onPath and node.type == 'message' and node.role == 'user'
+  end)[1] or {}).node
   T.ok(target, 'a user message on the path')
   T.ok(target.pinned ~= true, 'the target is not pinned yet')
   local by_id = {}
@@ -47,8 +41,7 @@ T.run('pin', function()
     vim.api.nvim_set_current_win(require('pi_lsp.ui').buf_win(tbuf))
     vim.api.nvim_win_set_cursor(0, { lnum, 0 })
     vim.api.nvim_feedkeys('P', 'x', false)
-    local pe = done.wait('pi.pin', 30000)
-    T.ok(pe.error == nil, 'pi.pin failed: %s', vim.inspect(pe.error))
+    local pe = done.ok('pi.pin', 30000)
     return pe
   end
   local function wait_marker(want)
@@ -94,17 +87,10 @@ T.run('pin', function()
   T.ok(table.concat(edit.info(buf), '\n'):find('pinned', 1, true), 'the header mentions the pinned message')
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, { '## Goal', 'A summary without the pinned message.' })
   local n = #T.read_session(session)
-  local asked = {}
   local answer = 'Keep editing'
-  vim.ui.select = function(items, opts, on_choice)
-    asked[#asked + 1] = { items = items, prompt = opts.prompt }
-    for i, it in ipairs(items) do
-      if it == answer then
-        return on_choice(it, i)
-      end
-    end
-    on_choice(nil, nil)
-  end
+  local asked = T.answer_select(function(it)
+    return it == answer
+  end)
   vim.cmd('write')
   local cm = done.wait('pi.commitCompaction', 30000)
   T.eq('pinnedDropped', require('pi_lsp.client').error_kind(cm.error), 'error kind of a summary without the pin')
@@ -116,8 +102,7 @@ T.run('pin', function()
   answer = 'Commit anyway (drop the pinned messages)'
   vim.cmd('write')
   done.wait('pi.commitCompaction', 30000) -- pinnedDropped again
-  cm = done.wait('pi.commitCompaction', 30000)
-  T.ok(cm.error == nil, 'commit anyway failed: %s', vim.inspect(cm.error))
+  cm = done.ok('pi.commitCompaction', 30000, 'commit anyway')
   T.eq(true, cm.arguments.acceptDroppedPins, 'acceptDroppedPins sent')
   T.wait(5000, function()
     return not vim.bo[buf].modified
@@ -129,8 +114,7 @@ T.run('pin', function()
 
   -- Undo it; :PiCompact quotes the pinned message.
   vim.cmd('PiUndoCompaction')
-  ev = done.wait('pi.undoCompaction', 30000)
-  T.ok(ev.error == nil, 'pi.undoCompaction failed: %s', vim.inspect(ev.error))
+  ev = done.ok('pi.undoCompaction', 30000)
   vim.cmd('PiCompact')
   ev = done.wait('pi.compact', 60000)
   T.ok(ev.error == nil and ev.result.entry, 'pi.compact failed: %s', vim.inspect(ev.error or ev.result))

@@ -12,12 +12,7 @@ T.run('preview', function()
   local committed = T.record_events({ 'PiSummaryCommitted' })
   T.wait_client()
   local edit = require('pi_lsp.edit')
-  local notes = {}
-  local orig_notify = vim.notify
-  vim.notify = function(msg, level, ...)
-    notes[#notes + 1] = { msg = tostring(msg), level = level }
-    return orig_notify(msg, level, ...)
-  end
+  local notes = T.record_notify()
 
   -- :PiCompact! previews; after the session changed, :w is refused.
   local sid = edit.session_id(session)
@@ -32,8 +27,7 @@ T.run('preview', function()
     end
   end
   vim.cmd('PiCompact! keep the tests in mind')
-  local ev = done.wait('pi.previewCompaction', 60000)
-  T.ok(ev.error == nil, 'preview (bang) failed: %s', vim.inspect(ev.error))
+  local ev = done.ok('pi.previewCompaction', 60000, 'preview (bang)')
   T.eq('keep the tests in mind', ev.arguments.instructions, 'instructions sent')
   T.ok(not ev.result.nothingToCompact, 'a preview: %s', vim.inspect(ev.result))
   local buf = vim.api.nvim_get_current_buf()
@@ -52,13 +46,7 @@ T.run('preview', function()
   T.eq('sessionChanged', require('pi_lsp.client').error_kind(cm.error), 'error kind of a stale commit')
   T.eq(n, #T.read_session(session), 'nothing written by a stale commit')
   T.ok(vim.bo[buf].modified, 'the buffer stays modified')
-  local said = false
-  for _, x in ipairs(notes) do
-    if x.msg:find('PiPreview again', 1, true) then
-      said = true
-    end
-  end
-  T.ok(said, 'the user is told to preview again')
+  T.ok(T.noted(notes, 'PiPreview again'), 'the user is told to preview again')
   vim.cmd('bwipeout!')
   -- Back to the old leaf.
   vim.cmd('PiNavigate ' .. old_leaf .. ' none')
@@ -67,8 +55,7 @@ T.run('preview', function()
 
   local before = T.read_session(session)
   vim.cmd('PiPreview')
-  ev = done.wait('pi.previewCompaction', 60000)
-  T.ok(ev.error == nil, 'pi/previewCompaction failed: %s', vim.inspect(ev.error))
+  ev = done.ok('pi.previewCompaction', 60000)
   local pv = ev.result
   T.ok(type(pv) == 'table' and not pv.nothingToCompact and type(pv.spanKey) == 'string',
     'a preview with a spanKey: %s', vim.inspect(pv))
@@ -93,18 +80,12 @@ T.run('preview', function()
   vim.cmd('write')
   -- :w waits for the answer, so :wq and :x work.
   T.eq(false, vim.bo[buf].modified, 'unmodified when :w returns')
-  cm = done.wait('pi.commitCompaction', 30000)
-  T.ok(cm.error == nil, 'pi/commitCompaction failed: %s', vim.inspect(cm.error))
+  cm = done.ok('pi.commitCompaction', 30000)
   T.eq({ text, pv.spanKey }, { cm.arguments.summary, cm.arguments.spanKey }, 'summary and spanKey sent')
   T.eq(false, vim.bo[buf].modified, 'unmodified after :w')
   T.eq(1, #committed.PiSummaryCommitted, 'PiSummaryCommitted events')
 
-  local after = T.read_session(session)
-  T.eq(#before + 1, #after, 'entries after :w')
-  local last = after[#after]
-  T.eq('compaction', last.type, 'type of the last entry')
-  T.eq(text, last.summary, 'the compaction summary is the edited buffer text')
-  T.eq(true, (last.details or {}).edited, 'details.edited')
+  local after, last = T.expect_edited_summary(session, #before, 'compaction', text)
   T.eq(pv.firstKeptEntryId, last.firstKeptEntryId, 'firstKeptEntryId as previewed')
   T.eq(cm.result.entry.id, last.id, 'entry id in the result')
   T.ok(last.summary:find('Keep the CLI flags stable.', 1, true), 'the added line is in the summary')
@@ -112,13 +93,7 @@ T.run('preview', function()
   -- A second :w writes nothing.
   vim.cmd('write')
   T.eq(#after, #T.read_session(session), 'entries after a second :w')
-  local warned = false
-  for _, n in ipairs(notes) do
-    if n.msg:find('already committed', 1, true) then
-      warned = true
-    end
-  end
-  T.ok(warned, 'a second :w says the summary is already committed')
+  T.ok(T.noted(notes, 'already committed'), 'a second :w says the summary is already committed')
   vim.cmd('bwipeout!')
 
   T.data.pi_check = { file = session, at = 'first', role = 'compactionSummary', summary = last.summary }

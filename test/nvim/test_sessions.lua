@@ -8,20 +8,13 @@ T.run('sessions', function()
   local done = T.record_done()
   T.wait_client()
 
-  local asked
-  vim.ui.select = function(items, opts, on_choice)
-    asked = { items = items, lines = vim.tbl_map(opts.format_item, items) }
-    for i, s in ipairs(items) do
-      if s.path == other then
-        return on_choice(s, i)
-      end
-    end
-    on_choice(nil, nil)
-  end
+  local calls = T.answer_select(function(s)
+    return s.path == other
+  end)
   vim.cmd('PiSessions')
-  local ev = done.wait('pi.sessions')
-  T.ok(ev.error == nil, 'pi.sessions failed: %s', vim.inspect(ev.error))
-  T.ok(asked, 'a session picker was shown')
+  local ev = done.ok('pi.sessions')
+  T.eq(1, #calls, 'a session picker was shown')
+  local asked = calls[1]
   T.info('picker:\n%s', table.concat(asked.lines, '\n'))
   T.eq(2, #asked.items, 'sessions listed')
   -- The current session is Pi's most recent one (newest file mtime; the runner
@@ -42,14 +35,12 @@ T.run('sessions', function()
     T.ok(type(s.messageCount) == 'number', 'messageCount of %s', s.path)
   end
 
-  local sel = done.wait('pi.selectSession')
-  T.ok(sel.error == nil, 'pi.selectSession failed: %s', vim.inspect(sel.error))
+  local sel = done.ok('pi.selectSession')
   T.eq(other, sel.arguments.path, 'path sent')
   T.eq(other, sel.result.session, 'selected session')
 
   vim.cmd('PiContext')
-  local ctx = done.wait('pi.context')
-  T.ok(ctx.error == nil, 'pi.context failed: %s', vim.inspect(ctx.error))
+  local ctx = done.ok('pi.context')
   T.eq(other, ctx.result.session, 'pi.context session after selecting')
   T.eq('pi://context', vim.api.nvim_buf_get_name(0), 'context buffer')
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')

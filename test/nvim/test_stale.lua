@@ -17,12 +17,7 @@ T.run('stale', function()
     end })
   end
   local done = T.record_done()
-  local notes = {}
-  local orig_notify = vim.notify
-  vim.notify = function(msg, level, ...)
-    notes[#notes + 1] = { msg = tostring(msg), level = level }
-    return orig_notify(msg, level, ...)
-  end
+  local notes = T.record_notify()
   T.wait_client()
 
   -- The session: the agent read notes.txt a minute ago and saw "alpha\n".
@@ -67,14 +62,12 @@ T.run('stale', function()
   T.eq(0, vim.fn.writefile(lines, session), 'writing the session')
 
   vim.cmd('PiSelectSession ' .. vim.fn.fnameescape(session))
-  local sel = done.wait('pi.selectSession')
-  T.ok(sel.error == nil, 'pi.selectSession failed: %s', vim.inspect(sel.error))
+  local sel = done.ok('pi.selectSession')
   T.eq(session, sel.result.session, 'selected session')
 
   -- Unchanged: read, not stale.
   vim.cmd('PiFiles')
-  local ev = done.wait('pi.files')
-  T.ok(ev.error == nil, 'pi.files failed: %s', vim.inspect(ev.error))
+  local ev = done.ok('pi.files')
   T.eq({ 'notes.txt' }, ev.result.readFiles, 'read files')
   T.eq(0, #(ev.result.stale or {}), 'nothing stale before the change: %s', vim.inspect(ev.result.stale))
   local qf = vim.fn.getqflist({ items = 0, title = 0 })
@@ -122,8 +115,7 @@ T.run('stale', function()
   T.eq(nil, st[1].modifiedAt ~= nil and st[1].modifiedAt:match('^0001') or nil, 'modifiedAt is a real time')
   local item = T.wait(20000, function()
     vim.cmd('PiFiles')
-    local e = done.wait('pi.files')
-    T.ok(e.error == nil, 'pi.files failed: %s', vim.inspect(e.error))
+    local e = done.ok('pi.files')
     local q = vim.fn.getqflist({ items = 0, title = 0 })
     for _, it in ipairs(q.items) do
       if vim.api.nvim_buf_get_name(it.bufnr) == file and it.text:find('stale', 1, true) then
@@ -134,13 +126,7 @@ T.run('stale', function()
   end, ':PiFiles to mark notes.txt stale')
   T.eq({ 'read [stale: modified since read]', 'W' }, { item.text, item.type }, 'quickfix item of the stale file')
   T.ok(item.title:find('1 stale', 1, true), 'quickfix title %q', item.title)
-  local said = false
-  for _, n in ipairs(notes) do
-    if n.msg:find('1 file(s) changed on disk', 1, true) then
-      said = true
-    end
-  end
-  T.ok(said, ':PiFiles says how many files are stale')
+  T.ok(T.noted(notes, '1 file(s) changed on disk'), ':PiFiles says how many files are stale')
 
   -- Deleted.
   os.remove(file)

@@ -12,8 +12,7 @@ T.run('tree', function()
   local tree = require('pi_lsp.tree')
 
   vim.cmd('PiTree')
-  local ev = done.wait('pi.tree')
-  T.ok(ev.error == nil, 'pi.tree failed: %s', vim.inspect(ev.error))
+  local ev = done.ok('pi.tree')
   local buf = vim.api.nvim_get_current_buf()
   T.eq('pi://tree', vim.api.nvim_buf_get_name(buf), 'current buffer')
   T.ok(vim.api.nvim_win_get_config(0).relative ~= '', 'the tree opens in a floating window')
@@ -64,17 +63,7 @@ T.run('tree', function()
   T.ok(target, 'a message on the path to navigate to (path has %d entries)', #on_path)
   T.info('navigating to %s (line %d)', target.node.id, target.lnum)
 
-  local asked
-  vim.ui.select = function(items, opts, on_choice)
-    asked = { items = items, prompt = opts.prompt }
-    on_choice(items[2], 2)
-  end
-  vim.api.nvim_win_set_cursor(0, { target.lnum, 0 })
-  vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
-  local nav = done.wait('pi.navigate', 60000)
-  T.ok(asked, '<CR> asked how to navigate')
-  T.eq({ 'No summary', 'Summarize', 'Summarize with custom instructions', 'Summarize and edit…' }, asked.items,
-    'navigation choices')
+  local nav, asked = T.tree_enter(done, target.lnum, 'Summarize', 'pi.navigate')
   T.ok(asked.prompt:find(target.node.id, 1, true), 'the prompt names the target')
   T.ok(nav.error == nil, 'pi.navigate failed: %s', vim.inspect(nav.error))
   T.eq(target.node.id, nav.arguments.targetId, 'targetId sent')

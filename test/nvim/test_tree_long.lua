@@ -13,25 +13,16 @@ T.run('tree_long', function()
   T.ok(entries >= 1400, 'a long session (%d entries)', entries)
 
   local tree = require('pi_lsp.tree')
-  local got
-  tree.open(client, { session = path }, function(err, buf)
-    got = { err = err, buf = buf }
+  local err, buf = T.await(60000, 'the tree of the long session', function(cb)
+    tree.open(client, { session = path }, cb)
   end)
-  T.wait(60000, function()
-    return got
-  end, 'the tree of the long session')
-  T.ok(got.err == nil, 'pi.tree failed: %s', vim.inspect(got.err))
-  local lines = vim.api.nvim_buf_get_lines(got.buf, 0, -1, false)
-  local count, leaf = 0, nil
-  for lnum = 1, #lines do
-    local node = tree.node_at(got.buf, lnum)
-    if node then
-      count = count + 1
-      if node.isLeaf then
-        leaf = lnum
-      end
-    end
-  end
+  T.ok(err == nil, 'pi.tree failed: %s', vim.inspect(err))
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local nodes = T.tree_nodes(buf)
+  local count = #nodes
+  local leaf = (T.tree_nodes(buf, function(node)
+    return node.isLeaf
+  end)[1] or {}).lnum
   T.info('%d entries, %d nodes shown, leaf on line %s of %d', entries, count, tostring(leaf), #lines)
   T.eq(entries, count, 'entries shown in the tree')
   T.ok(leaf and lines[leaf]:find('← leaf', 1, true), 'the leaf is marked')

@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { onLines } from "./lines.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "..", "..");
@@ -28,16 +29,9 @@ const pass = () => passed++;
 function startOracle() {
   const child = spawn(process.execPath, [path.join(HERE, "oracle.mjs")], { stdio: ["pipe", "pipe", "inherit"], detached: true });
   const waiting = [];
-  let buf = "";
-  child.stdout.on("data", (d) => {
-    buf += d.toString("utf8");
-    let nl;
-    while ((nl = buf.indexOf("\n")) !== -1) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      const w = waiting.shift();
-      if (w) w(JSON.parse(line));
-    }
+  onLines(child.stdout, (line) => {
+    const w = waiting.shift();
+    if (w) w(JSON.parse(line));
   });
   process.on("exit", () => {
     try {

@@ -42,6 +42,7 @@ import path from "node:path";
 import crypto from "node:crypto";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { onLines } from "./lines.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "..", "..");
@@ -680,32 +681,19 @@ async function main() {
   }
 
   // Strict LF-delimited JSONL on stdin, answered in order.
-  let buf = "";
   let chain = Promise.resolve();
   const write = (obj) =>
     new Promise((resolve) => {
       if (!process.stdout.write(JSON.stringify(obj) + "\n")) process.stdout.once("drain", resolve);
       else resolve();
     });
-  process.stdin.on("data", (data) => {
-    buf += data.toString("utf8");
-    let nl;
-    while ((nl = buf.indexOf("\n")) !== -1) {
-      let line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      if (line.endsWith("\r")) line = line.slice(0, -1);
-      if (line.trim() === "") continue;
+  onLines(
+    process.stdin,
+    (line) => {
       chain = chain.then(() => handleLine(line)).then(write);
-    }
-  });
-  process.stdin.on("end", () => {
-    if (buf.trim() !== "") {
-      const line = buf;
-      buf = "";
-      chain = chain.then(() => handleLine(line)).then(write);
-    }
-    chain.then(() => process.exit(0));
-  });
+    },
+    () => chain.then(() => process.exit(0)),
+  );
 }
 
 if (isMainThread) {

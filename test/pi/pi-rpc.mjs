@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { onLines } from "./lines.mjs";
 
 export const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const REPO = path.resolve(HERE, "..", "..");
@@ -24,46 +25,52 @@ export function piCliPath() {
   return cli;
 }
 
+const ZERO_COST = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+
+/**
+ * A models.json entry of the fake provider: a 128k context, 4096 output
+ * tokens, text input and free unless opts say otherwise (opts' other fields,
+ * such as promptCache, are appended).
+ */
+export function fakeModel(id, name, { reasoning = false, input = ["text"], cost = ZERO_COST, ...rest } = {}) {
+  return { id, name, reasoning, input, contextWindow: 128000, maxTokens: 4096, cost, ...rest };
+}
+
 /**
  * Write models.json and settings.json for an isolated agent dir that points
- * Pi at the fake server on 127.0.0.1:port.
+ * Pi at the fake server on 127.0.0.1:port. models replaces the fake
+ * provider's models (by default fake-model and the reasoning, image-taking
+ * fake-model-2); settings adds to settings.json (before compaction and retry).
  */
-export function writeAgentDir(agentDir, { port, keepRecentTokens = 20000, reserveTokens = 16384, compactionEnabled = true }) {
+export function writeAgentDir(
+  agentDir,
+  {
+    port,
+    keepRecentTokens = 20000,
+    reserveTokens = 16384,
+    compactionEnabled = true,
+    models = [fakeModel("fake-model", "Fake Model"), fakeModel("fake-model-2", "Fake Model 2", { reasoning: true, input: ["text", "image"] })],
+    settings = {},
+  },
+) {
   fs.mkdirSync(agentDir, { recursive: true });
   const compat = { supportsDeveloperRole: false, supportsReasoningEffort: false, supportsStore: false };
-  const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  const models = {
+  const modelsJSON = {
     providers: {
-      fake: {
-        baseUrl: `http://127.0.0.1:${port}/v1`,
-        api: "openai-completions",
-        apiKey: "fake-key",
-        compat,
-        models: [
-          { id: "fake-model", name: "Fake Model", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost },
-          {
-            id: "fake-model-2",
-            name: "Fake Model 2",
-            reasoning: true,
-            input: ["text", "image"],
-            contextWindow: 128000,
-            maxTokens: 4096,
-            cost,
-          },
-        ],
-      },
+      fake: { baseUrl: `http://127.0.0.1:${port}/v1`, api: "openai-completions", apiKey: "fake-key", compat, models },
     },
   };
-  const settings = {
+  const settingsJSON = {
     defaultProvider: "fake",
     defaultModel: "fake-model",
     quietStartup: true,
     enableInstallTelemetry: false,
+    ...settings,
     compaction: { enabled: compactionEnabled, reserveTokens, keepRecentTokens },
     retry: { enabled: false },
   };
-  fs.writeFileSync(path.join(agentDir, "models.json"), JSON.stringify(models, null, 2) + "\n");
-  fs.writeFileSync(path.join(agentDir, "settings.json"), JSON.stringify(settings, null, 2) + "\n");
+  fs.writeFileSync(path.join(agentDir, "models.json"), JSON.stringify(modelsJSON, null, 2) + "\n");
+  fs.writeFileSync(path.join(agentDir, "settings.json"), JSON.stringify(settingsJSON, null, 2) + "\n");
 }
 
 /** Environment for a Pi child: nothing may land under the real $HOME. */
@@ -109,7 +116,6 @@ process.on("exit", () => {
   for (const child of liveChildren) killGroup(child, "SIGKILL");
 });
 
-/** One `pi --mode rpc` process (its own process group) with a JSONL client. */
 // startFakeOpenAI starts test/pi/fake-openai.mjs on a free port in its own process group
 // (killed when this process exits) and resolves to { port, stop }. logPath, when set,
 // receives the server's request log; logBodies adds the request bodies to it.
@@ -141,34 +147,53 @@ export async function startFakeOpenAI({ logPath, maxSeconds = 120, logBodies = f
   return { port, stop };
 }
 
+const HELPER_OK = "pi-test-helper:";
+const HELPER_ERR = "pi-test-helper-error:";
+
+/**
+ * The report of a test extension command (ext/helper-commands.ts) that event
+ * carries, { error } for a failed command, or undefined when event is no such
+ * report.
+ */
+export function helperReport(event) {
+  if (event.type !== "extension_ui_request" || event.method !== "notify" || typeof event.message !== "string") return undefined;
+  if (event.message.startsWith(HELPER_ERR)) return { error: event.message.slice(HELPER_ERR.length) };
+  if (!event.message.startsWith(HELPER_OK)) return undefined;
+  try {
+    return JSON.parse(event.message.slice(HELPER_OK.length));
+  } catch {
+    return undefined;
+  }
+}
+
+/** One `pi --mode rpc` process (its own process group) with a JSONL client. */
 export class PiRpc {
-  constructor(child, label) {
+  /**
+   * settledEvent is the event that ends a prompt's agent run (Pi 1.6 sends
+   * agent_settled once retries, recovery and compaction are done); with
+   * dispositions, a prompt's response must say it "started" a run and a
+   * command's that it was "handled" (Pi 1.6's prompt response carries one).
+   */
+  constructor(child, label, { settledEvent = "agent_end", dispositions = false } = {}) {
     this.child = child;
     this.label = label;
+    this.settledEvent = settledEvent;
+    this.dispositions = dispositions;
     this.events = [];
     this.waiters = [];
     this.pending = new Map();
     this.nextId = 1;
     this.stderr = "";
     this.exited = false;
-    let buf = "";
-    child.stdout.on("data", (data) => {
-      buf += data.toString("utf8");
-      let nl;
-      while ((nl = buf.indexOf("\n")) !== -1) {
-        let line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.endsWith("\r")) line = line.slice(0, -1);
-        if (line.trim() === "") continue;
-        let msg;
-        try {
-          msg = JSON.parse(line);
-        } catch {
-          this.stderr += `[unparsable stdout] ${line.slice(0, 200)}\n`;
-          continue;
-        }
-        this.onMessage(msg);
+    onLines(child.stdout, (line) => {
+      let msg;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        this.stderr += `[unparsable stdout] ${line.slice(0, 200)}\n`;
+        return;
       }
+      this.onMessage(msg);
     });
     child.stderr.on("data", (data) => {
       this.stderr += data.toString("utf8");
@@ -185,7 +210,7 @@ export class PiRpc {
     });
   }
 
-  static start({ cwd, agentDir, baseDir, extensions = [HELPER_EXTENSION], args = [], label = "pi", env: extraEnv = {} }) {
+  static start({ cwd, agentDir, baseDir, extensions = [HELPER_EXTENSION], args = [], label = "pi", env: extraEnv = {}, ...opts }) {
     const cli = piCliPath();
     const env = { ...isolatedEnv(baseDir, agentDir), ...extraEnv };
     fs.mkdirSync(cwd, { recursive: true });
@@ -207,7 +232,7 @@ export class PiRpc {
     ];
     const child = spawn(process.execPath, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
     liveChildren.add(child);
-    return new PiRpc(child, label);
+    return new PiRpc(child, label, opts);
   }
 
   onMessage(msg) {
@@ -301,30 +326,40 @@ export class PiRpc {
     }
   }
 
-  /** Run an extension command of pi-test-helper.ts and return its JSON report. */
+  /** Throw unless a prompt's response has the disposition Pi 1.6 gives what was sent. */
+  checkDisposition(text, res, want) {
+    if (this.dispositions && res.data?.disposition !== want) {
+      throw new Error(`${this.label}: ${text} was not ${want}: ${JSON.stringify(res.data)}`);
+    }
+  }
+
+  /**
+   * Run a command of a test extension (ext/helper-commands.ts) and return its
+   * report, the first one named after the command (an extension's event
+   * reports may come between).
+   */
   async helper(text, { timeoutMs = 30000 } = {}) {
+    const command = text.slice(1).split(/\s+/)[0];
     const from = this.events.length;
-    const res = await this.send({ type: "prompt", message: text }, { timeoutMs });
+    this.checkDisposition(text, await this.send({ type: "prompt", message: text }, { timeoutMs }), "handled");
     const { event } = await this.waitEvent(
-      (e) =>
-        e.type === "extension_ui_request" &&
-        e.method === "notify" &&
-        typeof e.message === "string" &&
-        (e.message.startsWith("pi-test-helper:") || e.message.startsWith("pi-test-helper-error:")),
+      (e) => {
+        const r = helperReport(e);
+        return r !== undefined && (r.error !== undefined || r.command === command);
+      },
       { from, timeoutMs, what: `helper report for ${text}` },
     );
-    if (event.message.startsWith("pi-test-helper-error:")) {
-      throw new Error(`${this.label}: ${text} failed: ${event.message.slice("pi-test-helper-error:".length)}`);
-    }
-    void res;
-    return JSON.parse(event.message.slice("pi-test-helper:".length));
+    const r = helperReport(event);
+    if (r.error !== undefined) throw new Error(`${this.label}: ${text} failed: ${r.error}`);
+    return r;
   }
 
   /** Send a prompt and wait until the agent run (and any compaction it triggers) is over. */
   async prompt(message, { timeoutMs = 30000, extra = {} } = {}) {
     const from = this.events.length;
-    await this.send({ type: "prompt", message, ...extra }, { timeoutMs });
-    await this.waitEvent((e) => e.type === "agent_end", { from, timeoutMs, what: `agent_end after ${message}` });
+    this.checkDisposition(message, await this.send({ type: "prompt", message, ...extra }, { timeoutMs }), "started");
+    const end = this.settledEvent;
+    await this.waitEvent((e) => e.type === end, { from, timeoutMs, what: `${end} after ${message}` });
     await this.settle({ timeoutMs });
     return this.events.slice(from);
   }

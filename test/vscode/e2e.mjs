@@ -24,14 +24,11 @@ import net from "node:net";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { cliOptions, clip, readEntries, sessionsDir, sleep, waitFor } from "../jsonrpc/harness.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "..", "..");
-const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && argv[i + 1] ? argv[i + 1] : dflt;
-};
+const opt = cliOptions(process.argv.slice(2));
 const VSIX = path.resolve(opt("--vsix", path.join(REPO, "editors", "vscode", "pi-lsp.vsix")));
 const T = path.resolve(opt("--tmp", fs.mkdtempSync("/tmp/pi-lsp-vscode-e2e-")));
 const ART = path.resolve(opt("--artifacts", path.join(REPO, "test-artifacts", "vscode")));
@@ -61,24 +58,7 @@ function check(name, ok, detail = "") {
   return !!ok;
 }
 const note = (s) => console.log(`# [${el()}] ${s}`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const j = (v) => {
-  const s = JSON.stringify(v);
-  return s && s.length > 400 ? s.slice(0, 400) + "…" : s;
-};
-async function waitFor(pred, ms, step = 100) {
-  const end = Date.now() + ms;
-  for (;;) {
-    let v;
-    try {
-      v = await pred();
-    } catch {
-      v = undefined;
-    }
-    if (v || Date.now() > end) return v;
-    await sleep(step);
-  }
-}
+const j = (v) => clip(v, 400);
 function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
@@ -88,13 +68,6 @@ function freePort() {
       s.close(() => resolve(p));
     });
   });
-}
-function readEntries(file) {
-  return fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -107,9 +80,7 @@ const UD = path.join(T, "user-data");
 const EXTDIR = path.join(T, "extensions");
 const EVENTS = path.join(T, "extension-events.jsonl");
 for (const d of [WS, UD, EXTDIR, path.join(UD, "User")]) fs.mkdirSync(d, { recursive: true });
-const encoded = `--${WS.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
-const SESSIONS_DIR = path.join(AGENT, "sessions", encoded);
-fs.mkdirSync(SESSIONS_DIR, { recursive: true });
+const SESSIONS_DIR = sessionsDir(AGENT, WS);
 
 // ---------------------------------------------------------------------------------------------
 // Slow OpenAI-compatible summarizer: streams its answer over about 4 s and records requests.
@@ -253,10 +224,21 @@ function piload(file) {
   }
 }
 
+// Whether locator becomes visible within ms.
+function visible(locator, ms = 10_000) {
+  return locator.waitFor({ state: "visible", timeout: ms }).then(
+    () => true,
+    () => false,
+  );
+}
+
+// Right-clicks row (once it is visible) and clicks the context menu item itemText; false when
+// either does not show.
 async function contextMenu(page, row, itemText) {
+  if (!(await visible(row))) return false;
   await row.click({ button: "right" });
   const item = page.locator(".monaco-menu .action-label", { hasText: itemText }).first();
-  const ok = await item.waitFor({ state: "visible", timeout: 5000 }).then(() => true, () => false);
+  const ok = await visible(item, 5000);
   await shot(page, `context-menu-${itemText.replace(/[^A-Za-z]+/g, "-").toLowerCase()}`);
   if (!ok) return false;
   // The menu item's <a> may count as covering its label: fall back to a forced click, then to
@@ -280,6 +262,11 @@ async function treeRows(page, title) {
   return pane(page, title)
     .locator(".monaco-list-row")
     .evaluateAll((rows) => rows.map((r) => (r.getAttribute("aria-label") || r.textContent || "").trim()));
+}
+
+// The Pi Session tree's current-leaf row once its text starts with kind (a RegExp), within 15 s.
+function leafRowOf(page, kind) {
+  return waitFor(async () => (await treeRows(page, "Pi Session")).find((x) => kind.test(x) && /current leaf/.test(x)), 15_000, 250);
 }
 
 async function statusText(page) {
@@ -391,7 +378,7 @@ async function main() {
       if (m.type() === "error") consoleErrors.push(m.text());
     });
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(WS)}`, { waitUntil: "domcontentloaded", timeout: 60_000 });
-    const wb = await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60_000 }).then(() => true, () => false);
+    const wb = await visible(page.locator(".monaco-workbench"), 60_000);
     check("the VS Code workbench loads", wb);
     await shot(page, "workbench");
     if (!wb) return;
@@ -455,9 +442,9 @@ async function main() {
     // ---- Files view: a click opens the file ----
     {
       const fileRow = pane(page, "Files").locator(".monaco-list-row", { hasText: "notes.txt" }).first();
-      const up = await fileRow.waitFor({ state: "visible", timeout: 5000 }).then(() => true, () => false);
+      const up = await visible(fileRow, 5000);
       if (up) await fileRow.click();
-      const tab = await page.locator(".tabs-container .tab", { hasText: "notes.txt" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const tab = await visible(page.locator(".tabs-container .tab", { hasText: "notes.txt" }).first());
       check("clicking a file in the Files view opens it", up && tab);
       await shot(page, "file-opened");
     }
@@ -467,7 +454,7 @@ async function main() {
       await runPalette(page, "Pi: Select Session");
       const name = readEntries(SESSION).find((e) => e.type === "session_info")?.name;
       const item = page.locator(".quick-input-widget .monaco-list-row", { hasText: name || path.basename(SESSION) }).first();
-      const shown = await item.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const shown = await visible(item);
       check("Pi: Select Session lists the workspace's session by its name", shown, name);
       await shot(page, "select-session");
       if (shown) {
@@ -488,7 +475,7 @@ async function main() {
       const reqCount = llm.state.requests.length;
       await page.keyboard.press("Enter");
       const t2 = page.locator(".notification-toast", { hasText: "Compacting session" }).first();
-      const up = await t2.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const up = await visible(t2);
       await waitFor(() => llm.state.requests.length > reqCount, 10_000, 100);
       await shot(page, "cancel-progress");
       let clicked = false;
@@ -497,7 +484,7 @@ async function main() {
         clicked = await t2.locator(".monaco-button", { hasText: "Cancel" }).first().click({ timeout: 5000 }).then(() => true, () => false);
       }
       check("Cancel on the progress notification can be clicked", up && clicked);
-      const cancelled = await page.locator(".notification-toast", { hasText: "cancelled" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false);
+      const cancelled = await visible(page.locator(".notification-toast", { hasText: "cancelled" }).first(), 15_000);
       const err = lastEvent("jobError");
       check("cancelling says the compaction was cancelled", cancelled, j(err?.error));
       await sleep(500);
@@ -509,14 +496,14 @@ async function main() {
     const instructions = "Keep the decisions about notes.txt";
     await runPalette(page, "Pi: Compact Session");
     const title = page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Compact Session" });
-    const boxUp = await title.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+    const boxUp = await visible(title);
     check("Compact Session prompts for instructions (InputBox)", boxUp);
     await page.locator(".quick-input-widget input").fill(instructions);
     await shot(page, "compact-instructions");
     const reqs0 = llm ? llm.state.requests.length : 0;
     await page.keyboard.press("Enter");
     const toast = page.locator(".notification-toast", { hasText: "Compacting session" }).first();
-    const progressSeen = await toast.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+    const progressSeen = await visible(toast);
     check("a progress notification 'Compacting session' appears", progressSeen);
     if (progressSeen) {
       const cancelBtn = toast.locator(".monaco-button", { hasText: "Cancel" });
@@ -544,18 +531,9 @@ async function main() {
       check("the typed instructions reached the summarizer", req.some((r) => r.text.includes(instructions)), "");
       check("the compaction summary is the summarizer's answer", comp?.type === "compaction" && comp.summary.includes("fake LLM"), j(comp?.summary?.slice(0, 120)));
     }
-    const oracle = spawnSync(PI_NODE, [path.join(REPO, "test", "pi", "oracle.mjs")], {
-      input: JSON.stringify({ op: "piload", file: SESSION }) + "\n",
-      encoding: "utf8",
-      timeout: 60_000,
-      env: process.env,
-    });
-    let pi;
-    try {
-      pi = JSON.parse(oracle.stdout.trim().split("\n").pop());
-    } catch {}
-    check("real Pi 0.73.1 loads the compacted session (oracle piload)", pi?.ok === true, j(pi ?? { exit: oracle.status, stderr: oracle.stderr.slice(0, 300) }));
-    if (pi?.ok) {
+    const pi = piload(SESSION);
+    check("real Pi loads the compacted session (oracle piload)", pi.ok === true, j(pi));
+    if (pi.ok) {
       const r = pi.result;
       check("real Pi: the leaf is the new compaction entry", r.leafId === comp?.id, `leaf ${r.leafId}, compaction ${comp?.id}`);
       check("real Pi: the context starts with the compaction summary", r.messages?.[0]?.role === "compactionSummary" && r.messages[0].summary === comp?.summary, j(r.messages?.[0] && { role: r.messages[0].role }));
@@ -585,7 +563,7 @@ async function main() {
     // ---- Show summary of the last compaction ----
     await runPalette(page, "Pi: Show Summary of the Last Compaction");
     const opened = await waitFor(() => events().some((e) => e.event === "summaryOpened" && e.id === comp?.id), 10_000, 200);
-    const editorHas = await page.locator(".monaco-editor .view-lines", { hasText: "Goal" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+    const editorHas = await visible(page.locator(".monaco-editor .view-lines", { hasText: "Goal" }).first());
     check("Show Summary opens the last compaction's summary as Markdown", !!opened && editorHas);
     await shot(page, "summary");
 
@@ -595,10 +573,9 @@ async function main() {
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
       const row = treePane.locator(".monaco-list-row", { hasText: "Compaction:" }).last();
-      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
-      const menu = up && (await contextMenu(page, row, "Undo Compaction"));
+      const menu = await contextMenu(page, row, "Undo Compaction");
       check("the compaction's context menu offers Undo Compaction", menu);
-      const done = await page.locator(".notification-toast", { hasText: "Undid compaction" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false);
+      const done = await visible(page.locator(".notification-toast", { hasText: "Undid compaction" }).first(), 15_000);
       const res = events().filter((e) => e.event === "commandResult" && e.command === "pi.undoCompaction").pop()?.result;
       check("Undo Compaction reports the compaction it undid", done && res?.compactionId === comp?.id, j(res));
       const pu = piload(SESSION);
@@ -620,40 +597,33 @@ async function main() {
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
       const row = treePane.locator(".monaco-list-row", { hasText: targetText }).first();
-      const rowUp = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const rowUp = await visible(row);
       let menuOk = false;
       if (rowUp && target) {
         await row.click({ button: "right" });
         const item = page.locator(".monaco-menu .action-label", { hasText: "Navigate Here" }).first();
-        menuOk = await item.waitFor({ state: "visible", timeout: 5000 }).then(() => true, () => false);
+        menuOk = await visible(item, 5000);
         await shot(page, "context-menu");
         if (menuOk) await item.click();
       }
       check("the tree's context menu offers Navigate Here…", menuOk, target ? target.id : "target entry not in the session");
-      const picker = await page.locator(".quick-input-widget .monaco-list-row", { hasText: "No summary" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const picker = await visible(page.locator(".quick-input-widget .monaco-list-row", { hasText: "No summary" }).first());
       check("Navigate Here asks how to treat the branch left behind (QuickPick)", picker);
       if (picker) {
         await shot(page, "navigate-quickpick");
         await page.keyboard.press("ArrowDown"); // "Summarize"
         await page.keyboard.press("Enter");
-        const prog = await page.locator(".notification-toast", { hasText: "Summarizing branch" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+        const prog = await visible(page.locator(".notification-toast", { hasText: "Summarizing branch" }).first());
         check("a progress notification 'Summarizing branch' appears", prog);
         if (prog) await shot(page, "navigate-progress");
-        const moved = await page.locator(".notification-toast", { hasText: "Moved the session to" }).first().waitFor({ state: "visible", timeout: 45_000 }).then(() => true, () => false);
+        const moved = await visible(page.locator(".notification-toast", { hasText: "Moved the session to" }).first(), 45_000);
         check("navigation finishes with 'Moved the session to …'", moved, j(lastEvent("jobError")?.error));
         const all = readEntries(SESSION).filter((e) => e.type !== "session");
         const last = all[all.length - 1];
         check("the session file gained a branch_summary entry under the target", last?.type === "branch_summary" && last.parentId === target?.id && last.fromId === leafBeforeNav, j(last && { type: last.type, parentId: last.parentId, fromId: last.fromId }));
-        const o2 = spawnSync(PI_NODE, [path.join(REPO, "test", "pi", "oracle.mjs")], { input: JSON.stringify({ op: "piload", file: SESSION }) + "\n", encoding: "utf8", timeout: 60_000, env: process.env });
-        let pi2;
-        try {
-          pi2 = JSON.parse(o2.stdout.trim().split("\n").pop());
-        } catch {}
+        const pi2 = piload(SESSION);
         check("real Pi loads it with the branch summary as the leaf", pi2?.ok === true && pi2.result.leafId === last?.id && pi2.result.rewritten === false && pi2.result.messages?.some((m) => m.role === "branchSummary"), j(pi2?.ok ? { leafId: pi2.result.leafId, roles: pi2.result.messages?.map((m) => m.role).slice(-3) } : pi2));
-        const leafRow = await waitFor(async () => {
-          const r = await treeRows(page, "Pi Session");
-          return r.find((x) => /^Branch summary/.test(x) && /current leaf/.test(x));
-        }, 15_000, 250);
+        const leafRow = await leafRowOf(page, /^Branch summary/);
         check("the tree shows the branch summary as the current leaf", !!leafRow, j(leafRow));
         await sleep(500);
         await shot(page, "navigated");
@@ -664,10 +634,9 @@ async function main() {
       const text = "SCRIPT:think take a third path";
       await page.keyboard.press("Escape");
       const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
-      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
-      const menu = up && (await contextMenu(page, row, "Label"));
+      const menu = await contextMenu(page, row, "Label");
       check("the context menu offers Label…", menu);
-      const box = await page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Label" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const box = await visible(page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Label" }).first());
       if (box) {
         await page.locator(".quick-input-widget input").fill("e2e-label");
         await page.keyboard.press("Enter");
@@ -688,8 +657,7 @@ async function main() {
       const text = "SCRIPT:think take a third path";
       await page.keyboard.press("Escape");
       const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
-      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
-      const menu = up && (await contextMenu(page, row, "Pin"));
+      const menu = await contextMenu(page, row, "Pin");
       check("the context menu offers Pin", menu);
       const pinned = await waitFor(async () => {
         const t = (await treePane.locator(".monaco-list-row", { hasText: text }).first().textContent().catch(() => "")) || "";
@@ -739,13 +707,13 @@ async function main() {
       check("a user message on the current path to edit", !!target, j(onPath.map((e) => e.type)));
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
-      const up = target && (await row().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false));
+      const up = target && (await visible(row()));
       check("the message's row is in the tree", !!up, rowText);
 
       // Hide.
       let menu = up && (await contextMenu(page, row(), "Hide from Context"));
       check("the message's context menu offers Hide from Context", !!menu);
-      let toast = menu && (await page.locator(".notification-toast", { hasText: "Hidden from the context" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false));
+      let toast = menu && (await visible(page.locator(".notification-toast", { hasText: "Hidden from the context" }).first(), 15_000));
       let last = lastEntry();
       check("Hide from Context writes Pi's context_edit with replacement null", !!toast && last?.type === "context_edit" && last.targetId === target?.id && last.replacement === null && JSON.stringify(Object.keys(last)) === JSON.stringify(["type", "id", "parentId", "timestamp", "targetId", "replacement"]), j(last));
       check("the tree shows the message hidden from context", !!(await rowShows(/hidden from context/, true)));
@@ -757,12 +725,12 @@ async function main() {
       const replacement = "E2E replacement of a user prompt";
       menu = await contextMenu(page, row(), "Replace in Context");
       check("the context menu offers Replace in Context…", !!menu);
-      const box = menu && (await page.locator(".quick-input-widget .quick-input-title", { hasText: "in Context" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false));
+      const box = menu && (await visible(page.locator(".quick-input-widget .quick-input-title", { hasText: "in Context" }).first()));
       if (box) {
         await page.locator(".quick-input-widget input").fill(replacement);
         await page.keyboard.press("Enter");
       }
-      toast = box && (await page.locator(".notification-toast", { hasText: "Replaced in the context" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false));
+      toast = box && (await visible(page.locator(".notification-toast", { hasText: "Replaced in the context" }).first(), 15_000));
       last = lastEntry();
       check("Replace in Context… writes the replacement (a user string stays a string)", !!toast && last?.type === "context_edit" && last.targetId === target?.id && last.replacement?.content === replacement, j(last));
       check("the tree shows the message replaced in context", !!(await rowShows(/replaced in context/, true)));
@@ -772,7 +740,7 @@ async function main() {
       // Restore.
       menu = await contextMenu(page, row(), "Restore to Context");
       check("the context menu offers Restore to Context", !!menu);
-      toast = menu && (await page.locator(".notification-toast", { hasText: "Restored to the context" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false));
+      toast = menu && (await visible(page.locator(".notification-toast", { hasText: "Restored to the context" }).first(), 15_000));
       last = lastEntry();
       check("Restore to Context writes the original content back", !!toast && last?.type === "context_edit" && JSON.stringify(last.replacement?.content) === JSON.stringify(target?.message.content), j(last));
       check("the tree shows the message unedited again", !!(await rowShows(/(hidden from|replaced in) context/, false)));
@@ -786,10 +754,10 @@ async function main() {
       const listed = await waitFor(() => lastEvent("contextBySize"), 10_000, 200);
       const items = listed?.items ?? [];
       check("Pi: Context by Size lists the context's messages, largest first", items.length > 2 && items.every((it, i) => i === 0 || it.tokens <= items[i - 1].tokens), j(items.slice(0, 4)));
-      const pick = await page.locator(".quick-input-widget .monaco-list-row").first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const pick = await visible(page.locator(".quick-input-widget .monaco-list-row").first());
       await shot(page, "context-by-size");
       if (pick) await page.keyboard.press("Enter");
-      toast = pick && (await page.locator(".notification-toast", { hasText: "Hidden from the context" }).last().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false));
+      toast = pick && (await visible(page.locator(".notification-toast", { hasText: "Hidden from the context" }).last(), 15_000));
       last = lastEntry();
       check("picking the largest message hides it", !!toast && last?.type === "context_edit" && last.targetId === items[0]?.entryId && last.replacement === null, j(last));
       const hiddenEntry = readEntries(SESSION).find((e) => e.id === items[0]?.entryId);
@@ -839,19 +807,19 @@ async function main() {
       const extra = "Keep the CLI flags stable.";
       const countBefore = readEntries(SESSION).length;
       await runPalette(page, "Pi: Preview Compaction");
-      const box = await page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Preview Compaction" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const box = await visible(page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Preview Compaction" }).first());
       check("Preview Compaction prompts for optional instructions (InputBox)", box);
       if (box) {
         await page.locator(".quick-input-widget input").fill("");
         await page.keyboard.press("Enter");
       }
-      const prog = await page.locator(".notification-toast", { hasText: "Previewing compaction" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const prog = await visible(page.locator(".notification-toast", { hasText: "Previewing compaction" }).first());
       check("a progress notification 'Previewing compaction' appears", prog);
       const opened = await waitFor(() => lastEvent("previewOpened"), 45_000, 200);
       const sid = path.basename(SESSION, ".jsonl").replace(/^.*_/, "");
       check("the preview opens as pi-summary:/compaction/<session-id>.md", opened?.uri === `pi-summary:/compaction/${sid}.md` && opened.kind === "compaction", j(opened && { uri: opened.uri, spanKey: opened.spanKey, pinned: opened.pinned, audit: opened.audit }) ?? j(lastEvent("jobError")));
       const tab = page.locator(".tabs-container .tab", { hasText: `${sid}.md` }).first();
-      const editorUp = await page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const editorUp = await visible(page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first());
       const mode = (await page.locator(".statusbar-item", { hasText: /^Markdown$/ }).count()) > 0;
       check("the editor shows the summarizer's summary, in Markdown mode", editorUp && (await tab.count()) > 0 && mode && opened?.editorText === opened?.summary, j({ editorUp, mode, same: opened?.editorText === opened?.summary }));
       check("nothing is written by the preview", readEntries(SESSION).length === countBefore);
@@ -882,7 +850,7 @@ async function main() {
         if (missing.length > 0) {
           // The fake LLM does not quote the pinned message: the server refuses, the extension asks.
           const dlg = page.locator(".monaco-dialog-box", { hasText: "pinned" }).first();
-          const up = await dlg.waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false);
+          const up = await visible(dlg, 15_000);
           check("a summary that drops a pinned message asks: Commit anyway / Keep editing (modal)", up && (await dlg.locator(".monaco-button", { hasText: "Commit anyway" }).count()) > 0 && (await dlg.locator(".monaco-button", { hasText: "Keep editing" }).count()) > 0, j(missing));
           await shot(page, "pinned-dropped-modal");
           if (up) {
@@ -893,14 +861,14 @@ async function main() {
             await page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first().click();
             await page.keyboard.press("Control+s");
             const dlg2 = page.locator(".monaco-dialog-box", { hasText: "pinned" }).first();
-            if (await dlg2.waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false)) {
+            if (await visible(dlg2, 15_000)) {
               await dlg2.locator(".monaco-button", { hasText: "Commit anyway" }).first().click();
             }
           }
         }
         const committed = await waitFor(() => events().find((e) => e.event === "previewCommitted" && e.kind === "compaction"), 20_000, 200);
         const saved = events().filter((e) => e.event === "previewSave").slice(saves0).pop();
-        const toast = await page.locator(".notification-toast", { hasText: "Compacted the session with your edited summary" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+        const toast = await visible(page.locator(".notification-toast", { hasText: "Compacted the session with your edited summary" }).first());
         check("Ctrl+S commits it: 'Compacted the session with your edited summary: A → B tokens'", !!committed && toast, j(committed ?? lastEvent("previewCommitError")));
         const after = readEntries(SESSION);
         const last = after[after.length - 1];
@@ -912,7 +880,7 @@ async function main() {
         check("real Pi loads it: the leaf is the edited compaction and the context starts with its summary", pl.ok && pl.result.leafId === last?.id && pl.result.messages?.[0]?.role === "compactionSummary" && pl.result.messages[0].summary === text && pl.result.rewritten === false, j(pl.ok ? { leafId: pl.result.leafId, first: pl.result.messages?.[0]?.role } : pl));
         const closed = await waitFor(async () => ((await page.locator(".tabs-container .tab", { hasText: `${sid}.md` }).count()) === 0 ? true : undefined), 10_000, 200);
         check("the committed preview's editor closes (no 'save changes?' prompt)", !!closed && (await page.locator(".monaco-dialog-box").count()) === 0);
-        const leafRow = await waitFor(async () => (await treeRows(page, "Pi Session")).find((x) => /^Compaction/.test(x) && /current leaf/.test(x)), 15_000, 250);
+        const leafRow = await leafRowOf(page, /^Compaction/);
         check("the tree shows the edited compaction as the current leaf", !!leafRow, j(leafRow));
         await sleep(300);
         await shot(page, "preview-committed");
@@ -924,8 +892,7 @@ async function main() {
       const text = "SCRIPT:think take a third path";
       await page.keyboard.press("Escape");
       const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
-      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
-      const menu = up && (await contextMenu(page, row, "Unpin"));
+      const menu = await contextMenu(page, row, "Unpin");
       check("a pinned entry's context menu offers Unpin", menu);
       const unpinned = await waitFor(async () => {
         const r = treePane.locator(".monaco-list-row", { hasText: text }).first();
@@ -948,10 +915,9 @@ async function main() {
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
       const row = treePane.locator(".monaco-list-row", { hasText: targetText }).first();
-      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
-      const menu = up && (await contextMenu(page, row, "Navigate Here"));
+      const menu = await contextMenu(page, row, "Navigate Here");
       const editItem = page.locator(".quick-input-widget .monaco-list-row", { hasText: "Summarize and edit" }).first();
-      const offered = menu && (await editItem.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false));
+      const offered = menu && (await visible(editItem));
       check("Navigate Here… offers 'Summarize and edit…'", offered, target?.id);
       if (offered) {
         await shot(page, "navigate-summarize-and-edit");
@@ -960,7 +926,7 @@ async function main() {
         const sid = path.basename(SESSION, ".jsonl").replace(/^.*_/, "");
         check("the branch summary opens as pi-summary:/branch/<session-id>/<target>.md", opened?.uri === `pi-summary:/branch/${sid}/${target?.id}.md`, j(opened ? { uri: opened.uri, entries: opened.entries } : lastEvent("jobError")));
         check("nothing is written by the branch preview", readEntries(SESSION).pop()?.id === leafBefore);
-        const editorUp = await page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+        const editorUp = await visible(page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first());
         await shot(page, "branch-preview-editor");
         if (opened && editorUp) {
           await page.locator(".monaco-editor .view-lines", { hasText: "fake LLM" }).first().click();
@@ -972,7 +938,7 @@ async function main() {
           await page.keyboard.press("Control+s");
           const committed = await waitFor(() => events().find((e) => e.event === "previewCommitted" && e.kind === "branch"), 20_000, 200);
           const saved = events().filter((e) => e.event === "previewSave").slice(saves0).pop();
-          const toast = await page.locator(".notification-toast", { hasText: "with your edited branch summary" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+          const toast = await visible(page.locator(".notification-toast", { hasText: "with your edited branch summary" }).first());
           check("Ctrl+S navigates with it: 'Moved the session to … with your edited branch summary'", !!committed && toast, j(committed ?? lastEvent("previewCommitError")));
           const last = readEntries(SESSION).pop();
           const text = saved?.text ?? "";
@@ -1001,9 +967,8 @@ async function main() {
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
       const row = treePane.locator(".monaco-list-row", { hasText: "current" }).first();
-      const up = await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
-      const menu = up && (await contextMenu(page, row, "Label"));
-      if (menu && (await page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Label" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false))) {
+      const menu = await contextMenu(page, row, "Label");
+      if (menu && (await visible(page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Label" }).first()))) {
         await page.locator(".quick-input-widget input").fill("before-draft");
         await page.keyboard.press("Enter");
       }
@@ -1019,7 +984,7 @@ async function main() {
       const countBefore = readEntries(SESSION).length;
       const tStart = Date.now();
       await runPalette(page, "Pi: Preview Compaction");
-      const box = await page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Preview Compaction" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+      const box = await visible(page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Preview Compaction" }).first());
       if (box) await page.keyboard.press("Enter");
       const t0 = Date.now();
       const opened = await waitFor(() => events().filter((e) => e.event === "previewOpened" && e.kind === "compaction" && e.t >= tStart).pop(), 15_000, 100);
@@ -1050,7 +1015,7 @@ async function main() {
         await page.keyboard.press("Control+End");
         await page.keyboard.type(" (late edit)");
         await page.keyboard.press("Control+s");
-        const refused = await page.locator(".notification-toast", { hasText: "the session changed since this preview" }).first().waitFor({ state: "visible", timeout: 15_000 }).then(() => true, () => false);
+        const refused = await visible(page.locator(".notification-toast", { hasText: "the session changed since this preview" }).first(), 15_000);
         const err = events().filter((e) => e.event === "previewCommitError" && e.t >= tSave).pop();
         check("saving a preview after Pi wrote a new turn is refused: 'the session changed since this preview … preview again'", refused && err?.errorKind === "sessionChanged" && readEntries(SESSION).length === n0, j(err));
         check("the refused preview stays open", (await page.locator(".tabs-container .tab", { hasText: `${sid}.md` }).count()) > 0);
@@ -1137,7 +1102,7 @@ async function livePiSection(page, session) {
     const owner = await waitFor(() => events().filter((e) => e.event === "owner" && e.live && e.pid === live.pi.pid).pop(), 30_000, 250);
     check("the extension learns that a live pi with the bridge holds the session (output channel line)", !!owner, j(lastEvent("owner")));
     const liveStatus = await waitFor(() => events().filter((e) => e.event === "status" && e.live && /live/.test(e.text)).pop(), 15_000, 200);
-    const shown = await page.locator(".statusbar-item", { hasText: /live/ }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false);
+    const shown = await visible(page.locator(".statusbar-item", { hasText: /live/ }).first());
     check("the status bar shows live", !!liveStatus && shown, j(liveStatus ?? lastEvent("status")));
     await shot(page, "live-status");
 
@@ -1147,7 +1112,7 @@ async function livePiSection(page, session) {
     await page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Compact Session" }).waitFor({ state: "visible", timeout: 10_000 }).catch(() => {});
     await page.locator(".quick-input-widget input").fill(instructions);
     await page.keyboard.press("Enter");
-    const toastP = page.locator(".notification-toast", { hasText: "by the live pi" }).first().waitFor({ state: "visible", timeout: 60_000 }).then(() => true, () => false);
+    const toastP = visible(page.locator(".notification-toast", { hasText: "by the live pi" }).first(), 60_000);
     const done = await waitFor(() => events().filter((e) => (e.event === "jobDone" || e.event === "commandResult") && e.command === "pi.compact" && e.result?.via === "pi").pop(), 60_000, 250);
     check("Compact Session is done by the live pi (result via pi)", !!done, j(lastEvent("jobDone") ?? lastEvent("jobError")));
     const msg = events().filter((e) => e.event === "message" && /by the live pi/.test(e.text ?? "")).pop();
@@ -1166,10 +1131,10 @@ async function livePiSection(page, session) {
     await page.keyboard.press("Escape");
     await runPalette(page, "Pi: Show Session Tree");
     const row = pane(page, "Pi Session").locator(".monaco-list-row", { hasText: targetText }).first();
-    const menu = (await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false)) && (await contextMenu(page, row, "Navigate Here"));
-    const picker = menu && (await page.locator(".quick-input-widget .monaco-list-row", { hasText: "No summary" }).first().waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false));
+    const menu = await contextMenu(page, row, "Navigate Here");
+    const picker = menu && (await visible(page.locator(".quick-input-widget .monaco-list-row", { hasText: "No summary" }).first()));
     if (check("Navigate Here… on the live session asks how to treat the branch left behind", !!picker && !!target)) {
-      const moved = page.locator(".notification-toast", { hasText: "by the live pi" }).first().waitFor({ state: "visible", timeout: 60_000 }).then(() => true, () => false);
+      const moved = visible(page.locator(".notification-toast", { hasText: "by the live pi" }).first(), 60_000);
       await page.keyboard.press("ArrowDown"); // "Summarize"
       await page.keyboard.press("Enter");
       const nav = await waitFor(() => events().filter((e) => e.event === "jobDone" && e.command === "pi.navigate" && e.result?.via === "pi").pop(), 60_000, 250);

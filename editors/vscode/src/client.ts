@@ -257,6 +257,20 @@ export class PiClient {
   }
 }
 
+/**
+ * A pi/* request (method) for a palette command: undefined, with the error shown as
+ * "what: …", when there is no client or the request fails.
+ */
+export async function customRequest<T>(pi: PiContext, what: string, method: string, params: object = {}): Promise<T | undefined> {
+  if (!pi.server.requireClient()) return undefined;
+  try {
+    return await pi.server.custom<T>(method, params);
+  } catch (err) {
+    void showMessage(pi, describeError(what, err));
+    return undefined;
+  }
+}
+
 /** A short command: errors become messages, the result (or undefined) is returned. */
 export async function plain<T>(pi: PiContext, what: string, command: string, params: object): Promise<T | undefined> {
   try {

@@ -5,7 +5,7 @@
  * written through extension boundary drafts, so this extension provides them.
  * RPC `prompt` runs extension commands; every command reports its outcome as a
  * notify UI request whose message is "pi-test-helper:" + JSON, or
- * "pi-test-helper-error:" + message.
+ * "pi-test-helper-error:" + message (see helper-commands.ts).
  *
  *   /navtree <id> [summarize] [label=<text>] [focus=<text until end>]
  *                                (waits for idle first: navigateTree rejects while busy)
@@ -26,166 +26,35 @@
  *   /entries                     every entry: id, parentId, type, role
  */
 
-const PREFIX = "pi-test-helper:";
-const ERROR_PREFIX = "pi-test-helper-error:";
-
-function report(ctx: any, value: unknown) {
-  ctx.ui.notify(PREFIX + JSON.stringify(value ?? null), "info");
-}
-
-function fail(ctx: any, err: unknown) {
-  const msg = err instanceof Error ? err.message : String(err);
-  ctx.ui.notify(ERROR_PREFIX + msg, "error");
-}
-
-function leafInfo(ctx: any) {
-  const sm = ctx.sessionManager;
-  const leafId = sm.getLeafId();
-  const leaf = leafId ? sm.getEntry(leafId) : undefined;
-  return { leafId: leafId ?? null, leafType: leaf?.type ?? null, entryCount: sm.getEntries().length };
-}
+import { command, registerCommonCommands, report } from "./helper-commands.ts";
 
 export default function (pi: any) {
   let armed: string | null = null;
   let warmLimit = Infinity;
   let warmDecisions = 0;
 
-  pi.registerCommand("navtree", {
-    description: "Navigate the session tree: /navtree <id> [summarize] [label=<text>] [focus=<text>]",
-    handler: async (args: string, ctx: any) => {
-      try {
-        let rest = args.trim();
-        let customInstructions: string | undefined;
-        const focusAt = rest.indexOf("focus=");
-        if (focusAt >= 0) {
-          customInstructions = rest.slice(focusAt + "focus=".length).trim();
-          rest = rest.slice(0, focusAt).trim();
-        }
-        const words = rest.split(/\s+/).filter(Boolean);
-        const targetId = words.shift();
-        if (!targetId) throw new Error("usage: /navtree <id> [summarize] [label=<text>] [focus=<text>]");
-        let summarize = false;
-        let label: string | undefined;
-        for (const w of words) {
-          if (w === "summarize") summarize = true;
-          else if (w.startsWith("label=")) label = w.slice("label=".length);
-          else throw new Error(`unknown /navtree argument: ${w}`);
-        }
-        await ctx.waitForIdle();
-        const result = await ctx.navigateTree(targetId, { summarize, label, customInstructions });
-        report(ctx, { command: "navtree", targetId, summarize, label: label ?? null, result, ...leafInfo(ctx) });
-      } catch (err) {
-        fail(ctx, err);
-      }
-    },
+  registerCommonCommands(pi, { waitForIdle: true });
+
+  command(pi, "tools", "Set the active tools: /tools <name,...>", (args) => {
+    const names = args.split(/[\s,]+/).filter(Boolean);
+    if (!names.length) throw new Error("usage: /tools <name,...>");
+    pi.setActiveTools(names);
+    return { active: pi.getActiveTools() };
   });
 
-  pi.registerCommand("label", {
-    description: "Set or clear a label: /label <id> [text]",
-    handler: async (args: string, ctx: any) => {
-      try {
-        const trimmed = args.trim();
-        const space = trimmed.indexOf(" ");
-        const id = space === -1 ? trimmed : trimmed.slice(0, space);
-        const text = space === -1 ? "" : trimmed.slice(space + 1).trim();
-        if (!id) throw new Error("usage: /label <id> [text]");
-        pi.setLabel(id, text === "" ? undefined : text);
-        report(ctx, { command: "label", id, label: text === "" ? null : text, ...leafInfo(ctx) });
-      } catch (err) {
-        fail(ctx, err);
-      }
-    },
+  command(pi, "arm", "Arm the next turn_end: /arm replace|omit|retain-none|keep-all", (args) => {
+    const action = args.trim();
+    if (!["replace", "omit", "retain-none", "keep-all"].includes(action)) throw new Error(`unknown /arm action: ${action}`);
+    armed = action;
+    return { action };
   });
 
-  pi.registerCommand("custom", {
-    description: "Append a custom entry and a custom message: /custom [tag]",
-    handler: async (args: string, ctx: any) => {
-      try {
-        const tag = args.trim() || "default";
-        pi.appendEntry("pi-test-helper-state", { tag, counter: 1, nested: { ok: true } });
-        pi.sendMessage({
-          customType: "pi-test-helper",
-          content: `Custom context note (${tag}): remember that notes.txt was created by the test.`,
-          display: true,
-          details: { tag, source: "pi-test-helper" },
-        });
-        report(ctx, { command: "custom", tag, ...leafInfo(ctx) });
-      } catch (err) {
-        fail(ctx, err);
-      }
-    },
-  });
-
-  pi.registerCommand("tools", {
-    description: "Set the active tools: /tools <name,...>",
-    handler: async (args: string, ctx: any) => {
-      try {
-        const names = args.split(/[\s,]+/).filter(Boolean);
-        if (!names.length) throw new Error("usage: /tools <name,...>");
-        pi.setActiveTools(names);
-        report(ctx, { command: "tools", active: pi.getActiveTools(), ...leafInfo(ctx) });
-      } catch (err) {
-        fail(ctx, err);
-      }
-    },
-  });
-
-  pi.registerCommand("arm", {
-    description: "Arm the next turn_end: /arm replace|omit|retain-none|keep-all",
-    handler: async (args: string, ctx: any) => {
-      try {
-        const action = args.trim();
-        if (!["replace", "omit", "retain-none", "keep-all"].includes(action)) throw new Error(`unknown /arm action: ${action}`);
-        armed = action;
-        report(ctx, { command: "arm", action, ...leafInfo(ctx) });
-      } catch (err) {
-        fail(ctx, err);
-      }
-    },
-  });
-
-  pi.registerCommand("warm-limit", {
-    description: "Allow n prompt-cache warms: /warm-limit <n>",
-    handler: async (args: string, ctx: any) => {
-      try {
-        const n = Number(args.trim());
-        if (!Number.isInteger(n) || n < 0) throw new Error("usage: /warm-limit <n>");
-        warmLimit = n;
-        warmDecisions = 0;
-        report(ctx, { command: "warm-limit", limit: n, ...leafInfo(ctx) });
-      } catch (err) {
-        fail(ctx, err);
-      }
-    },
-  });
-
-  pi.registerCommand("leaf", {
-    description: "Report the current leaf",
-    handler: async (_args: string, ctx: any) => {
-      try {
-        report(ctx, { command: "leaf", ...leafInfo(ctx) });
-      } catch (err) {
-        fail(ctx, err);
-      }
-    },
-  });
-
-  pi.registerCommand("entries", {
-    description: "Report every session entry (id, parentId, type, role)",
-    handler: async (_args: string, ctx: any) => {
-      try {
-        const entries = ctx.sessionManager.getEntries().map((e: any) => ({
-          id: e.id,
-          parentId: e.parentId,
-          type: e.type,
-          role: e.type === "message" ? e.message?.role : undefined,
-          customType: e.customType,
-        }));
-        report(ctx, { command: "entries", entries, ...leafInfo(ctx) });
-      } catch (err) {
-        fail(ctx, err);
-      }
-    },
+  command(pi, "warm-limit", "Allow n prompt-cache warms: /warm-limit <n>", (args) => {
+    const n = Number(args.trim());
+    if (!Number.isInteger(n) || n < 0) throw new Error("usage: /warm-limit <n>");
+    warmLimit = n;
+    warmDecisions = 0;
+    return { limit: n };
   });
 
   pi.on("cache_warming_decision", async (_event: any, ctx: any) => {

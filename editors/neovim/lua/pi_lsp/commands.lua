@@ -515,6 +515,29 @@ local function complete_ids(arglead, cmdline)
   end, tree_ids())
 end
 
+-- Completion of `{id} {word} ...` commands: the first argument an entry id, the second
+-- one of words.
+local function complete_id_then(words)
+  return function(arglead, cmdline)
+    local nargs = #vim.split(vim.trim(cmdline), '%s+')
+    if nargs == 2 and cmdline:match('%s$') or nargs == 3 and not cmdline:match('%s$') then
+      return vim.tbl_filter(function(w)
+        return vim.startswith(w, arglead)
+      end, words)
+    end
+    return complete_ids(arglead, cmdline)
+  end
+end
+
+-- The handler of a user command without arguments: M[name]() (looked up when it runs).
+-- The table entries stay `PiX = { handler, opts }` (internal/rpc/commands_sync_test.go
+-- finds the commands by that shape).
+local function run(name)
+  return function()
+    M[name]()
+  end
+end
+
 --- Neovim user command name -> {handler, options}.
 M.user_commands = {
   PiCompact = {
@@ -572,12 +595,7 @@ M.user_commands = {
       complete = complete_ids,
     },
   },
-  PiUndoCompaction = {
-    function()
-      M.undo_compaction()
-    end,
-    { nargs = 0, desc = 'Pi: undo the last compaction' },
-  },
+  PiUndoCompaction = { run('undo_compaction'), { nargs = 0, desc = 'Pi: undo the last compaction' } },
   PiLabel = {
     function(o)
       local text = o.args:match('^%s*%S+%s+(.-)%s*$')
@@ -592,27 +610,11 @@ M.user_commands = {
     {
       nargs = '+',
       desc = 'Pi: pin an entry {id} [off] (pinned user messages are quoted in every summary)',
-      complete = function(arglead, cmdline)
-        local nargs = #vim.split(vim.trim(cmdline), '%s+')
-        if nargs == 2 and cmdline:match('%s$') or nargs == 3 then
-          return vim.startswith('off', arglead) and { 'off' } or {}
-        end
-        return complete_ids(arglead, cmdline)
-      end,
+      complete = complete_id_then({ 'off' }),
     },
   },
-  PiFiles = {
-    function()
-      M.files()
-    end,
-    { nargs = 0, desc = 'Pi: files read and modified, in the quickfix list' },
-  },
-  PiSessions = {
-    function()
-      M.sessions()
-    end,
-    { nargs = 0, desc = "Pi: pick one of the workspace's sessions" },
-  },
+  PiFiles = { run('files'), { nargs = 0, desc = 'Pi: files read and modified, in the quickfix list' } },
+  PiSessions = { run('sessions'), { nargs = 0, desc = "Pi: pick one of the workspace's sessions" } },
   PiSelectSession = {
     function(o)
       if o.args == '' then
@@ -623,12 +625,7 @@ M.user_commands = {
     end,
     { nargs = '?', complete = 'file', desc = 'Pi: use the session file [path]' },
   },
-  PiContext = {
-    function()
-      M.context()
-    end,
-    { nargs = 0, desc = 'Pi: context usage and the last summary' },
-  },
+  PiContext = { run('context'), { nargs = 0, desc = 'Pi: context usage and the last summary' } },
   PiEditContext = {
     function(o)
       local id, action = o.fargs[1], o.fargs[2]
@@ -645,29 +642,11 @@ M.user_commands = {
     {
       nargs = '+',
       desc = 'Pi: hide (omit), replace or restore a message in the LLM context {id} omit|replace {text}|restore',
-      complete = function(arglead, cmdline)
-        local nargs = #vim.split(vim.trim(cmdline), '%s+')
-        if nargs == 2 and cmdline:match('%s$') or nargs == 3 and not cmdline:match('%s$') then
-          return vim.tbl_filter(function(a)
-            return vim.startswith(a, arglead)
-          end, M.EDIT_ACTIONS)
-        end
-        return complete_ids(arglead, cmdline)
-      end,
+      complete = complete_id_then(M.EDIT_ACTIONS),
     },
   },
-  PiContextBySize = {
-    function()
-      M.context_by_size()
-    end,
-    { nargs = 0, desc = 'Pi: the messages of the context by size, largest first (x hides, e replaces, u restores)' },
-  },
-  PiCancel = {
-    function()
-      M.cancel()
-    end,
-    { nargs = 0, desc = 'Pi: cancel running compactions and summaries' },
-  },
+  PiContextBySize = { run('context_by_size'), { nargs = 0, desc = 'Pi: the messages of the context by size, largest first (x hides, e replaces, u restores)' } },
+  PiCancel = { run('cancel'), { nargs = 0, desc = 'Pi: cancel running compactions and summaries' } },
 }
 
 function M.register()

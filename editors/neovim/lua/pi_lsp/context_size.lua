@@ -81,10 +81,7 @@ end
 --- Re-reads the listing shown in `buf`.
 function M.refresh(buf, cb)
   local b = M.buffers[buf]
-  if not b then
-    return
-  end
-  local client = vim.lsp.get_client_by_id(b.client_id)
+  local client = ui.client_of(b)
   if not client then
     return
   end
@@ -122,6 +119,21 @@ local function edit(action)
   end
 end
 
+-- Opens the tree with the cursor on the message under the cursor.
+local function show_in_tree(buf)
+  local it = at_cursor(buf)
+  if not it then
+    return
+  end
+  require('pi_lsp.commands').tree(nil, function(terr, tbuf)
+    local lnum = not terr and tbuf and require('pi_lsp.tree').line_of(tbuf, it.entryId)
+    local win = lnum and ui.buf_win(tbuf)
+    if win then
+      pcall(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
+    end
+  end)
+end
+
 --- Opens the context of `session` (nil: the current one) by size.
 ---@param cb? fun(err?: any, buf?: integer, result?: table)
 function M.open(session, cb)
@@ -150,37 +162,13 @@ function M.open(session, cb)
         filetype = 'pi_lsp_context_size',
         split_height = 15,
       })
-      local existing = M.buffers[buf]
-      M.buffers[buf] = { client_id = client.id, session = result.session or session, items = {} }
-      if not existing then
-        local map = function(lhs, fn, desc)
-          vim.keymap.set('n', lhs, function()
-            fn(buf)
-          end, { buffer = buf, nowait = true, silent = true, desc = desc })
-        end
-        map('x', edit('omit'), 'Pi: hide this message from the context')
-        map('e', edit('replace'), 'Pi: replace this message in the context')
-        map('u', edit('restore'), 'Pi: restore this message to the context')
-        map('r', M.refresh, 'Pi: refresh')
-        map('<CR>', function(b)
-          local it = at_cursor(b)
-          if not it then
-            return
-          end
-          require('pi_lsp.commands').tree(nil, function(terr, tbuf)
-            local lnum = not terr and tbuf and require('pi_lsp.tree').line_of(tbuf, it.entryId)
-            local win = lnum and ui.buf_win(tbuf)
-            if win then
-              pcall(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
-            end
-          end)
-        end, 'Pi: show this message in the tree')
-        vim.api.nvim_create_autocmd('BufWipeout', {
-          buffer = buf,
-          once = true,
-          callback = function()
-            M.buffers[buf] = nil
-          end,
+      if ui.track(M.buffers, buf, { client_id = client.id, session = result.session or session, items = {} }) then
+        ui.keymaps(buf, {
+          { 'x', edit('omit'), 'Pi: hide this message from the context' },
+          { 'e', edit('replace'), 'Pi: replace this message in the context' },
+          { 'u', edit('restore'), 'Pi: restore this message to the context' },
+          { 'r', M.refresh, 'Pi: refresh' },
+          { '<CR>', show_in_tree, 'Pi: show this message in the tree' },
         })
       end
       paint(buf, result)
@@ -191,15 +179,9 @@ end
 
 --- Refreshes open listings of a client when its session changes.
 function M.on_session_changed(client_id, params)
-  for buf, b in pairs(M.buffers) do
-    if b.client_id == client_id and (not params or not b.session or params.session == b.session) then
-      vim.defer_fn(function()
-        if vim.api.nvim_buf_is_valid(buf) then
-          M.refresh(buf)
-        end
-      end, 100)
-    end
-  end
+  ui.refresh_on_session_change(M.buffers, client_id, params, function(buf)
+    M.refresh(buf)
+  end)
 end
 
 return M

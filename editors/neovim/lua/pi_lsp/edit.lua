@@ -41,10 +41,6 @@ function M.text(buf)
   return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
 end
 
-local function client_of(b)
-  return b and vim.lsp.get_client_by_id(b.client_id) or nil
-end
-
 --- Shows `info` lines as virtual text above the first line, and the first
 --- one in the winbar of the buffer's windows.
 local function set_info(buf, info)
@@ -91,15 +87,8 @@ local function open_buffer(name, text, state, info)
         write(buf, ev)
       end,
     })
-    vim.api.nvim_create_autocmd('BufWipeout', {
-      buffer = buf,
-      once = true,
-      callback = function()
-        M.buffers[buf] = nil
-      end,
-    })
   end
-  M.buffers[buf] = state
+  ui.track(M.buffers, buf, state)
   vim.bo[buf].modifiable = true
   -- The preview text is the start of the undo history.
   local ul = vim.bo[buf].undolevels
@@ -335,7 +324,7 @@ function M.commit(buf, opts, done)
     ui.notify('the summary is empty; nothing was written', vim.log.levels.ERROR)
     return finish(false)
   end
-  local client = client_of(b)
+  local client = ui.client_of(b)
   if not client then
     ui.notify('the pi-lsp client of this preview is gone; preview again', vim.log.levels.ERROR)
     return finish(false)

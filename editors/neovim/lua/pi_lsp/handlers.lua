@@ -106,13 +106,27 @@ local function with_client(params, ctx)
   return data
 end
 
----@type table<string, lsp.Handler>
-M.handlers = {
-  ['pi/sessionChanged'] = function(_, params, ctx)
+-- A handler of a server notification that the User event `event` reports. params that are
+-- not a table are ignored; update(st, params, ctx) brings the client's state st up to date;
+-- then the event is emitted, after(what update returned, params, ctx) runs when given
+-- (messages, refreshes of open buffers), and the statuslines are redrawn.
+local function notification(event, update, after)
+  return function(_, params, ctx)
     if type(params) ~= 'table' then
       return
     end
-    local st = M.get_state(ctx.client_id)
+    local r = update(M.get_state(ctx.client_id), params, ctx)
+    emit(event, with_client(params, ctx))
+    if after then
+      after(r, params, ctx)
+    end
+    redraw()
+  end
+end
+
+---@type table<string, lsp.Handler>
+M.handlers = {
+  ['pi/sessionChanged'] = notification('PiSessionChanged', function(st, params)
     local changed = st.session ~= params.session or st.leafId ~= params.leafId
     if not foreign(st, params.session) then
       st.session, st.leafId, st.entries, st.owner = params.session, params.leafId, params.entries, params.owner
@@ -122,56 +136,40 @@ M.handlers = {
     if st.draft and (st.draft.session == params.session and st.draft.leafId ~= params.leafId) then
       st.draft = nil
     end
-    emit('PiSessionChanged', with_client(params, ctx))
+    return changed
+  end, function(changed, params, ctx)
     if changed then
       require('pi_lsp.tree').on_session_changed(ctx.client_id, params)
       require('pi_lsp.context_size').on_session_changed(ctx.client_id, params)
     end
-    redraw()
-  end,
-  ['pi/contextUsage'] = function(_, params, ctx)
-    if type(params) ~= 'table' then
-      return
-    end
-    local st = M.get_state(ctx.client_id)
+  end),
+  ['pi/contextUsage'] = notification('PiContextUsage', function(st, params)
     if not foreign(st, params.session) then
       st.usage = { tokens = params.tokens, contextWindow = params.contextWindow, percent = params.percent }
       if params.session then
         st.session = params.session
       end
     end
-    emit('PiContextUsage', with_client(params, ctx))
-    redraw()
-  end,
-  ['pi/fileOps'] = function(_, params, ctx)
-    if type(params) ~= 'table' then
-      return
-    end
-    local st = M.get_state(ctx.client_id)
+  end),
+  ['pi/fileOps'] = notification('PiFileOps', function(st, params, ctx)
     if not foreign(st, params.session) then
       st.files = { readFiles = params.readFiles or {}, modifiedFiles = params.modifiedFiles or {} }
     end
-    local added = {}
     if params.stale ~= nil then
-      added = M.set_stale(ctx.client_id, params.session, params.stale)
+      return M.set_stale(ctx.client_id, params.session, params.stale)
     end
-    emit('PiFileOps', with_client(params, ctx))
+    return {}
+  end, function(added)
     if #added > 0 and require('pi_lsp.config').options.stale_notify then
       notify(('changed on disk since the agent read %s: %s (:PiFiles)'):format(
         #added == 1 and 'it' or 'them',
         table.concat(added, ', ')
       ), vim.log.levels.INFO)
     end
-    redraw()
-  end,
-  ['pi/draftReady'] = function(_, params, ctx)
-    if type(params) ~= 'table' then
-      return
-    end
-    local st = M.get_state(ctx.client_id)
+  end),
+  ['pi/draftReady'] = notification('PiDraftReady', function(st, params)
     if foreign(st, params.session) then
-      emit('PiDraftReady', with_client(params, ctx))
-      return
+      return false
     end
     local leaf = st.leafId
     if params.session ~= st.session then
@@ -184,34 +182,25 @@ M.handlers = {
       incremental = params.incremental,
       leafId = leaf,
     }
-    emit('PiDraftReady', with_client(params, ctx))
+    return true
+  end, function(kept, params)
     -- Quiet: a background draft only makes the next compaction instant. An
     -- update of a draft as the session grows (incremental) says nothing.
-    if not params.incremental then
+    if kept and not params.incremental then
       notify(('compaction draft ready (%s tokens before); :PiPreview shows it at once'):format(
         require('pi_lsp.ui').human(params.tokensBefore)
       ), vim.log.levels.DEBUG)
     end
-    redraw()
-  end,
-  ['pi/compactionStart'] = function(_, params, ctx)
-    if type(params) ~= 'table' then
-      return
-    end
-    M.get_state(ctx.client_id).compacting = params.reason or 'manual'
-    emit('PiCompactionStart', with_client(params, ctx))
-    redraw()
-  end,
-  ['pi/compactionEnd'] = function(_, params, ctx)
-    if type(params) ~= 'table' then
-      return
-    end
-    local st = M.get_state(ctx.client_id)
+  end),
+  ['pi/compactionStart'] = notification('PiCompactionStart', function(st, params)
+    st.compacting = params.reason or 'manual'
+  end),
+  ['pi/compactionEnd'] = notification('PiCompactionEnd', function(st, params)
     st.compacting = nil
     if st.draft and st.draft.session == params.session and not params.aborted then
       st.draft = nil
     end
-    emit('PiCompactionEnd', with_client(params, ctx))
+  end, function(_, params)
     -- Manual compactions (:PiCompact, :w of a preview) report through the
     -- command; tell about the others (threshold/overflow compactions).
     if params.errorMessage and params.reason ~= 'manual' then
@@ -221,8 +210,7 @@ M.handlers = {
     elseif params.reason and params.reason ~= 'manual' then
       notify(('session compacted (%s)'):format(params.reason))
     end
-    redraw()
-  end,
+  end),
 }
 
 --- Tracks work-done progress of pi_lsp clients from the LspProgress autocmd

@@ -237,10 +237,7 @@ end
 function M.refresh(buf, cb)
   buf = (buf == nil or buf == 0) and vim.api.nvim_get_current_buf() or buf
   local b = M.buffers[buf]
-  if not b then
-    return
-  end
-  local client = vim.lsp.get_client_by_id(b.client_id)
+  local client = ui.client_of(b)
   if not client then
     return
   end
@@ -355,6 +352,14 @@ local function edit_at_cursor(action)
 end
 M.edit_at_cursor = edit_at_cursor
 
+local function context_by_size(buf)
+  require('pi_lsp.context_size').open(M.buffers[buf] and M.buffers[buf].session)
+end
+
+local function refresh(buf)
+  M.refresh(buf)
+end
+
 --- Opens (or refreshes) the tree of the current session.
 ---@param client vim.lsp.Client
 ---@param opts? {layout?: string, session?: string}
@@ -372,32 +377,16 @@ function M.open(client, opts, cb)
       title = 'Pi tree: ' .. session,
       filetype = 'pi_lsp_tree',
     })
-    local existing = M.buffers[buf]
-    M.buffers[buf] = { client_id = client.id, nodes = {}, result = result, session = result.session }
-    if not existing then
-      local map = function(lhs, fn, desc)
-        vim.keymap.set('n', lhs, function()
-          fn(buf)
-        end, { buffer = buf, nowait = true, silent = true, desc = desc })
-      end
-      map('<CR>', navigate_at_cursor, 'Pi: navigate to this entry')
-      map('l', label_at_cursor, 'Pi: label this entry')
-      map('P', pin_at_cursor, 'Pi: pin or unpin this entry')
-      map('x', edit_at_cursor('omit'), 'Pi: hide this message from the context')
-      map('e', edit_at_cursor('replace'), 'Pi: replace this message in the context')
-      map('u', edit_at_cursor('restore'), 'Pi: restore this message to the context')
-      map('s', function(b)
-        require('pi_lsp.context_size').open(M.buffers[b] and M.buffers[b].session)
-      end, 'Pi: the context by size')
-      map('r', function(b)
-        M.refresh(b)
-      end, 'Pi: refresh the tree')
-      vim.api.nvim_create_autocmd('BufWipeout', {
-        buffer = buf,
-        once = true,
-        callback = function()
-          M.buffers[buf] = nil
-        end,
+    if ui.track(M.buffers, buf, { client_id = client.id, nodes = {}, result = result, session = result.session }) then
+      ui.keymaps(buf, {
+        { '<CR>', navigate_at_cursor, 'Pi: navigate to this entry' },
+        { 'l', label_at_cursor, 'Pi: label this entry' },
+        { 'P', pin_at_cursor, 'Pi: pin or unpin this entry' },
+        { 'x', edit_at_cursor('omit'), 'Pi: hide this message from the context' },
+        { 'e', edit_at_cursor('replace'), 'Pi: replace this message in the context' },
+        { 'u', edit_at_cursor('restore'), 'Pi: restore this message to the context' },
+        { 's', context_by_size, 'Pi: the context by size' },
+        { 'r', refresh, 'Pi: refresh the tree' },
       })
     end
     local win = ui.buf_win(buf)
@@ -411,23 +400,9 @@ function M.open(client, opts, cb)
   end)
 end
 
-local pending = {}
-
 --- Refreshes open trees of a client when the server reports a new leaf.
 function M.on_session_changed(client_id, params)
-  for buf, b in pairs(M.buffers) do
-    if b.client_id == client_id and (not params or not b.session or params.session == b.session) then
-      if not pending[buf] then
-        pending[buf] = true
-        vim.defer_fn(function()
-          pending[buf] = nil
-          if vim.api.nvim_buf_is_valid(buf) then
-            M.refresh(buf)
-          end
-        end, 100)
-      end
-    end
-  end
+  ui.refresh_on_session_change(M.buffers, client_id, params, refresh)
 end
 
 return M

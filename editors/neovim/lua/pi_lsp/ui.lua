@@ -112,6 +112,68 @@ function M.scratch(name, lines, opts)
   return buf, win
 end
 
+--- Sets registry[buf] = state; the first time (registry[buf] was nil), also drops the entry
+--- when buf is wiped out. Returns true that first time, for the caller's one-time setup
+--- (keymaps) of a new buffer.
+---@param registry table<integer, table>
+---@param buf integer
+---@param state table
+---@return boolean new
+function M.track(registry, buf, state)
+  local new = registry[buf] == nil
+  registry[buf] = state
+  if new then
+    vim.api.nvim_create_autocmd('BufWipeout', {
+      buffer = buf,
+      once = true,
+      callback = function()
+        registry[buf] = nil
+      end,
+    })
+  end
+  return new
+end
+
+--- The LSP client of a tracked buffer's state (its client_id), while it runs; nil otherwise.
+---@param state? {client_id: integer}
+function M.client_of(state)
+  return state and vim.lsp.get_client_by_id(state.client_id) or nil
+end
+
+local refresh_pending = {}
+
+--- After client_id's session changed (params: the pi/sessionChanged params, or nil for any
+--- session), calls refresh(buf) for each buffer of registry that shows that session, 100 ms
+--- later and once for the changes that come in that time.
+---@param registry table<integer, {client_id: integer, session?: string}>
+---@param refresh fun(buf: integer)
+function M.refresh_on_session_change(registry, client_id, params, refresh)
+  for buf, b in pairs(registry) do
+    if b.client_id == client_id and (not params or not b.session or params.session == b.session) and not refresh_pending[buf] then
+      refresh_pending[buf] = true
+      vim.defer_fn(function()
+        refresh_pending[buf] = nil
+        if vim.api.nvim_buf_is_valid(buf) then
+          refresh(buf)
+        end
+      end, 100)
+    end
+  end
+end
+
+--- Buffer-local normal-mode keymaps: each of maps is { lhs, fn, desc }, and fn is called
+--- with buf.
+---@param buf integer
+---@param maps {[1]: string, [2]: fun(buf: integer), [3]: string}[]
+function M.keymaps(buf, maps)
+  for _, m in ipairs(maps) do
+    local fn = m[2]
+    vim.keymap.set('n', m[1], function()
+      fn(buf)
+    end, { buffer = buf, nowait = true, silent = true, desc = m[3] })
+  end
+end
+
 --- Closes the windows of a scratch buffer (the buffer is wiped with them).
 function M.close(buf)
   for _, w in ipairs(vim.api.nvim_list_wins()) do
@@ -128,7 +190,6 @@ function M.close(buf)
   end
 end
 
---- "12.3k" for 12345.
 --- `s` on one line (newlines and runs of spaces folded), cut to `max` characters with an
 --- ellipsis; anything but a string or a number (nil, a JSON null) gives "".
 ---@param s any
@@ -145,6 +206,7 @@ function M.one_line(s, max)
   return s
 end
 
+--- "12.3k" for 12345.
 function M.human(n)
   n = tonumber(n)
   if not n then

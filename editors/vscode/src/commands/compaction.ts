@@ -2,8 +2,8 @@
 // editor; saving it compacts, commands/preview.ts) and the summary of the last compaction.
 
 import * as vscode from "vscode";
+import { customRequest } from "../client";
 import type { PiContext } from "../context";
-import { describeError } from "../models/errors";
 import { CompactionDraft } from "../models/preview";
 import { formatTokens } from "../models/status";
 import { info, showMessage } from "../notifications";
@@ -67,14 +67,8 @@ export async function previewCompaction(pi: PiContext): Promise<CompactionPrevie
 }
 
 export async function showLastCompactionSummary(pi: PiContext): Promise<void> {
-  if (!pi.server.requireClient()) return;
-  let c: ContextResult;
-  try {
-    c = await pi.server.custom<ContextResult>(Methods.context, {});
-  } catch (err) {
-    void showMessage(pi, describeError("Reading the context", err));
-    return;
-  }
+  const c = await customRequest<ContextResult>(pi, "Reading the context", Methods.context);
+  if (!c) return;
   if (!c.lastCompaction) {
     void showMessage(pi, {
       severity: "info",

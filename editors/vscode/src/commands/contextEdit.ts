@@ -4,25 +4,18 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { plain } from "../client";
+import { customRequest, plain } from "../client";
 import type { PiContext } from "../context";
-import { describeError } from "../models/errors";
 import { formatTokens } from "../models/status";
 import { oneLine, ViewNode } from "../models/tree";
-import { info, showMessage } from "../notifications";
+import { info } from "../notifications";
 import { ContextResult, EditContextParams, EditContextResult, Methods } from "../protocol";
 import { pickContextItem } from "../views/contextBySize";
 import { openSummary } from "./compaction";
 
 export async function showContext(pi: PiContext): Promise<ContextResult | undefined> {
-  if (!pi.server.requireClient()) return undefined;
-  let c: ContextResult;
-  try {
-    c = await pi.server.custom<ContextResult>(Methods.context, {});
-  } catch (err) {
-    void showMessage(pi, describeError("Reading the context", err));
-    return undefined;
-  }
+  const c = await customRequest<ContextResult>(pi, "Reading the context", Methods.context);
+  if (!c) return undefined;
   const size =
     typeof c.tokens === "number"
       ? `${c.tokens.toLocaleString("en-US")} of ${c.contextWindow.toLocaleString("en-US")} tokens (${Math.round(c.percent ?? (c.tokens / c.contextWindow) * 100)}%)`

@@ -2,9 +2,8 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { plain } from "../client";
+import { customRequest, plain } from "../client";
 import type { PiContext } from "../context";
-import { describeError } from "../models/errors";
 import { oneLine } from "../models/tree";
 import { showMessage } from "../notifications";
 import { Methods, SessionsResult } from "../protocol";
@@ -21,14 +20,8 @@ export async function selectSession(pi: PiContext, params: object): Promise<Sele
 
 /** Palette "Pi: Select Session" / "Pi: List Sessions": the workspace's sessions, newest first. */
 export async function selectSessionInteractive(pi: PiContext): Promise<SelectSessionResult | undefined> {
-  if (!pi.server.requireClient()) return undefined;
-  let list: SessionsResult;
-  try {
-    list = await pi.server.custom<SessionsResult>(Methods.sessions, {});
-  } catch (err) {
-    void showMessage(pi, describeError("Listing the sessions", err));
-    return undefined;
-  }
+  const list = await customRequest<SessionsResult>(pi, "Listing the sessions", Methods.sessions);
+  if (!list) return undefined;
   if (list.sessions.length === 0) {
     void showMessage(pi, {
       severity: "info",

@@ -1,22 +1,15 @@
 // The context-by-size quick pick: the editable messages of the LLM context, largest first.
 
 import * as vscode from "vscode";
+import { customRequest } from "../client";
 import type { PiContext } from "../context";
-import { describeError } from "../models/errors";
 import { formatTokens } from "../models/status";
-import { showMessage } from "../notifications";
 import { ContextBySizeResult, ContextItem, Methods } from "../protocol";
 import { testLog } from "../testLog";
 
 export async function pickContextItem(pi: PiContext, title: string): Promise<ContextItem | undefined> {
-  if (!pi.server.requireClient()) return undefined;
-  let r: ContextBySizeResult;
-  try {
-    r = await pi.server.custom<ContextBySizeResult>(Methods.contextBySize, {});
-  } catch (err) {
-    void showMessage(pi, describeError("Reading the context", err));
-    return undefined;
-  }
+  const r = await customRequest<ContextBySizeResult>(pi, "Reading the context", Methods.contextBySize);
+  if (!r) return undefined;
   type Item = vscode.QuickPickItem & { m: ContextItem };
   const items: Item[] = r.messages
     .filter((m) => m.editable)
