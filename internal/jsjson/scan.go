@@ -389,20 +389,13 @@ func (s *scanner) num() bool {
 	case d[i] == '0':
 		i++
 	case d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = digits(d, i)
 	default:
 		return false
 	}
 	if i < len(d) && d[i] == '.' {
-		i++
-		start := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return false
+		if i = digits(d, i+1); d[i-1] == '.' {
+			return false // a fraction needs a digit
 		}
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
@@ -411,15 +404,20 @@ func (s *scanner) num() bool {
 			i++
 		}
 		start := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return false
+		if i = digits(d, i); i == start {
+			return false // so does an exponent
 		}
 	}
 	s.i = i
 	return true
+}
+
+// digits is the position after the run of digits at i.
+func digits(d []byte, i int) int {
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // value scans one value iteratively (no recursion, so hostile nesting cannot overflow).
