@@ -10,6 +10,8 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 func lastEntry(t *testing.T, path string) *session.Entry {
@@ -24,7 +26,7 @@ func lastEntry(t *testing.T, path string) *session.Entry {
 // TestPreviewEditCommitCompaction: a preview gives the draft summary; the user edits it;
 // committing writes exactly the edited text, marked as edited.
 func TestPreviewEditCommitCompaction(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
 	path := e.Sessions["full-main"]
 	before, _ := os.ReadFile(path)
 	raw, err := e.Call("pi/previewCompaction", map[string]any{"instructions": "focus on tests"})
@@ -59,7 +61,7 @@ func TestPreviewEditCommitCompaction(t *testing.T) {
 	}
 	// A second commit of the same preview no longer matches the session.
 	_, err = e.Call("pi/commitCompaction", map[string]any{"summary": edited, "spanKey": prev.SpanKey})
-	if ce, ok := err.(*CallError); !ok || ce.Code != -32801 {
+	if ce, ok := err.(*lsptest.CallError); !ok || ce.Code != -32801 {
 		if ce == nil || ce.Kind() != "alreadyCompacted" {
 			t.Fatalf("stale commit: %v", err)
 		}
@@ -69,7 +71,7 @@ func TestPreviewEditCommitCompaction(t *testing.T) {
 // TestPreviewAndCommitBranchSummary previews a branch summary, edits it, and navigates
 // with the edited text.
 func TestPreviewAndCommitBranchSummary(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"full-main"}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}})
 	path := e.Sessions["full-main"]
 	f, _ := session.Load(path)
 	ix := session.NewIndex(f)
@@ -108,7 +110,7 @@ func TestPreviewAndCommitBranchSummary(t *testing.T) {
 // TestPinnedMessageIsQuotedAndProtected pins a user message through the server; the next
 // compaction quotes it; pins are listed in previews.
 func TestPinnedMessageIsQuotedAndProtected(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
 	path := e.Sessions["full-main"]
 	f, _ := session.Load(path)
 	ix := session.NewIndex(f)
@@ -136,7 +138,7 @@ func TestPinnedMessageIsQuotedAndProtected(t *testing.T) {
 
 // TestStaleFileIsFlagged changes a file the agent read and waits for pi/fileOps to list it.
 func TestStaleFileIsFlagged(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"full-main"}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}})
 	notes := filepath.Join(e.Workspace, "notes.txt")
 	if err := os.WriteFile(notes, []byte("alpha\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -164,7 +166,7 @@ func TestStaleFileIsFlagged(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("changed after the agent read it\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.Await(10*time.Second, Since(mark, NotificationMatching("pi/fileOps", "notes.txt is stale", func(p json.RawMessage) bool {
+	e.Await(10*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/fileOps", "notes.txt is stale", func(p json.RawMessage) bool {
 		var v struct {
 			Stale []struct{ Path, Reason string }
 		}
@@ -187,12 +189,12 @@ func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 // TestBackgroundDraftMakesCompactionInstant: past the soft threshold the server drafts
 // the summary in the background; the compaction then commits without a model call.
 func TestBackgroundDraftMakesCompactionInstant(t *testing.T) {
-	llm := NewFakeLLM(t)
-	e := NewEnv(t, Config{Corpus: []string{"full-main"},
+	llm := fakemodel.NewSummarizer(t)
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"},
 		InitOptions: map[string]any{"summarizer": "openai", "baseUrl": llm.URL, "model": "m", "apiKeyEnv": "PI_LSP_TEST_KEY",
 			"keepRecentTokens": 60, "contextWindow": 17500},
 		Options: rpc.Options{DraftDelay: 10 * time.Millisecond, SoftThreshold: 0.01}})
-	e.Await(20*time.Second, NotificationMatching("pi/draftReady", "a draft", func(json.RawMessage) bool { return true }))
+	e.Await(20*time.Second, lsptest.NotificationMatching("pi/draftReady", "a draft", func(json.RawMessage) bool { return true }))
 	n := llm.Requests.Load()
 	start := time.Now()
 	if _, err := e.Call("pi/compact", map[string]any{}); err != nil {

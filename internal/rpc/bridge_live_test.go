@@ -27,10 +27,11 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 type livePiEnv struct {
-	e       *Env
+	e       *lsptest.Env
 	pi      *livePi
 	fake    *fakeOpenAI
 	path    string
@@ -51,7 +52,7 @@ func newLivePiEnv(t *testing.T, corpus string) *livePiEnv {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(runtime, "pi-lsp")
-	e := NewEnv(t, Config{Options: rpc.Options{BridgeDir: dir}})
+	e := lsptest.NewEnv(t, lsptest.Config{Options: rpc.Options{BridgeDir: dir}})
 	root := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
@@ -62,7 +63,7 @@ func newLivePiEnv(t *testing.T, corpus string) *livePiEnv {
 	return &livePiEnv{e: e, pi: pi, fake: fake, path: path, dir: dir, reg: reg, ctx: ctx, root: root, runtime: runtime}
 }
 
-func (l *livePiEnv) exec(command string, args map[string]any, token string) *Pending {
+func (l *livePiEnv) exec(command string, args map[string]any, token string) *lsptest.Pending {
 	params := map[string]any{"command": command, "arguments": []any{args}}
 	if token != "" {
 		params["workDoneToken"] = token
@@ -125,7 +126,7 @@ func TestLivePiBridge(t *testing.T) {
 		}
 		// The editor learns that the session is live (its status bar says so) without a
 		// change of the file.
-		e.Await(15*time.Second, NotificationMatching("pi/sessionChanged", "owner with the bridge", func(raw json.RawMessage) bool {
+		e.Await(15*time.Second, lsptest.NotificationMatching("pi/sessionChanged", "owner with the bridge", func(raw json.RawMessage) bool {
 			var p struct {
 				Session string `json:"session"`
 				Owner   *struct {
@@ -224,17 +225,17 @@ func TestLivePiBridge(t *testing.T) {
 		const instructions = "keep the notes.txt history"
 		p := l.exec("pi.compact", map[string]any{"session": path, "instructions": instructions}, "compact-live")
 		e.Await(90*time.Second,
-			Since(mark, ResponseTo(p.ID)),
-			Since(mark, CompletedProgress(compactTitle)),
-			Since(mark, ProgressBeginAtZero(compactTitle)),
-			Since(mark, NotificationMatching("pi/compactionStart", "manual via pi", has(map[string]any{"session": path, "reason": "manual", "via": "pi"}))),
-			Since(mark, NotificationMatching("pi/compactionEnd", "manual success via pi", has(map[string]any{"session": path, "reason": "manual", "aborted": false, "via": "pi"}))),
+			lsptest.Since(mark, lsptest.ResponseTo(p.ID)),
+			lsptest.Since(mark, lsptest.CompletedProgress(compactTitle)),
+			lsptest.Since(mark, lsptest.ProgressBeginAtZero(compactTitle)),
+			lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionStart", "manual via pi", lsptest.Has(map[string]any{"session": path, "reason": "manual", "via": "pi"}))),
+			lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "manual success via pi", lsptest.Has(map[string]any{"session": path, "reason": "manual", "aborted": false, "via": "pi"}))),
 		)
 		raw, cerr := p.Wait(time.Second)
 		if cerr != nil {
 			t.Fatalf("pi.compact: %v", cerr)
 		}
-		res := fields(raw)
+		res := lsptest.Fields(raw)
 		if res["via"] != "pi" {
 			t.Errorf("answer %v does not say pi did it", res)
 		}
@@ -286,7 +287,7 @@ func TestLivePiBridge(t *testing.T) {
 		if err != nil {
 			t.Fatalf("pi.label: %v", err)
 		}
-		if res := fields(raw); res["via"] != "pi" || res["label"] != "from-editor" {
+		if res := lsptest.Fields(raw); res["via"] != "pi" || res["label"] != "from-editor" {
 			t.Errorf("pi.label answered %v", res)
 		}
 		mem, leaf := pi.Entries()
@@ -300,12 +301,12 @@ func TestLivePiBridge(t *testing.T) {
 		mark := e.Mark()
 		const target = "9c870cd6" // "All done: notes.txt now says beta."
 		p := l.exec("pi.navigate", map[string]any{"session": path, "targetId": target, "summarize": true, "instructions": "the abandoned chat", "label": "left"}, "nav-live")
-		e.Await(90*time.Second, Since(mark, ResponseTo(p.ID)), Since(mark, CompletedProgress("Summarizing branch")))
+		e.Await(90*time.Second, lsptest.Since(mark, lsptest.ResponseTo(p.ID)), lsptest.Since(mark, lsptest.CompletedProgress("Summarizing branch")))
 		raw, cerr := p.Wait(time.Second)
 		if cerr != nil {
 			t.Fatalf("pi.navigate: %v", cerr)
 		}
-		res := fields(raw)
+		res := lsptest.Fields(raw)
 		if res["via"] != "pi" {
 			t.Errorf("answer %v does not say pi did it", res)
 		}
@@ -384,12 +385,12 @@ func TestLivePiBridge(t *testing.T) {
 	t.Run("unsupported writes stay refused", func(t *testing.T) {
 		before, _ := os.ReadFile(path)
 		_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.undoCompaction", "arguments": []any{map[string]any{"session": path}}})
-		if ce, ok := err.(*CallError); !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "bridge cannot do this") {
+		if ce, ok := err.(*lsptest.CallError); !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "bridge cannot do this") {
 			t.Errorf("pi.undoCompaction on a live pi: %v, want ownedByPi saying the bridge cannot do it", err)
 		}
 		// pi compacts at its own leaf only.
 		_, err = e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path, "leafId": "9c870cd6"}}})
-		if ce, ok := err.(*CallError); !ok || ce.Code != rpc.CodeInvalidParams || !strings.Contains(ce.Message, "its own leaf") {
+		if ce, ok := err.(*lsptest.CallError); !ok || ce.Code != rpc.CodeInvalidParams || !strings.Contains(ce.Message, "its own leaf") {
 			t.Errorf("pi.compact at another leaf of a live pi: %v, want invalid params", err)
 		}
 		if after, _ := os.ReadFile(path); string(after) != string(before) {
@@ -403,7 +404,7 @@ func TestLivePiBridge(t *testing.T) {
 		pi.Send(map[string]any{"type": "prompt", "message": "SCRIPT:slow keep streaming"}, 30*time.Second)
 		pi.WaitEvent(mark, 30*time.Second, "agent_start", func(ev map[string]any) bool { return ev["type"] == "agent_start" })
 		_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}})
-		if ce, ok := err.(*CallError); !ok || ce.Kind() != "piBusy" {
+		if ce, ok := err.(*lsptest.CallError); !ok || ce.Kind() != "piBusy" {
 			t.Errorf("pi.compact while pi's agent runs: %v, want kind piBusy", err)
 		}
 		pi.WaitEvent(mark, 60*time.Second, "agent_settled", func(ev map[string]any) bool { return ev["type"] == "agent_settled" })
@@ -425,8 +426,8 @@ func TestLivePiBridge(t *testing.T) {
 		pi.WaitEvent(piMark, 30*time.Second, "compaction_start", func(ev map[string]any) bool { return ev["type"] == "compaction_start" })
 		time.Sleep(500 * time.Millisecond) // the summary request is streaming
 		p.Cancel()
-		e.Await(30*time.Second, Since(mark, ResponseTo(p.ID)),
-			Since(mark, NotificationMatching("pi/compactionEnd", "aborted via pi", has(map[string]any{"aborted": true, "via": "pi"}))))
+		e.Await(30*time.Second, lsptest.Since(mark, lsptest.ResponseTo(p.ID)),
+			lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "aborted via pi", lsptest.Has(map[string]any{"aborted": true, "via": "pi"}))))
 		if _, cerr := p.Wait(time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
 			t.Errorf("cancelled pi.compact answered %v, want RequestCancelled", cerr)
 		}
@@ -472,7 +473,7 @@ func TestLivePiBridge(t *testing.T) {
 		}
 		time.Sleep(300 * time.Millisecond)
 		p.Cancel()
-		e.Await(30*time.Second, Since(mark, ResponseTo(p.ID)))
+		e.Await(30*time.Second, lsptest.Since(mark, lsptest.ResponseTo(p.ID)))
 		if _, cerr := p.Wait(time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
 			t.Errorf("cancelled pi.navigate answered %v, want RequestCancelled", cerr)
 		}
@@ -498,8 +499,8 @@ func TestLivePiBridge(t *testing.T) {
 		pi.WaitEvent(piMark, 30*time.Second, "compaction_start", func(ev map[string]any) bool { return ev["type"] == "compaction_start" })
 		time.Sleep(500 * time.Millisecond)
 		pi.Kill()
-		e.Await(30*time.Second, Since(mark, ResponseTo(p.ID)), Since(mark, CompletedProgress(compactTitle)),
-			Since(mark, NotificationMatching("pi/compactionEnd", "failed via pi", has(map[string]any{"aborted": false, "via": "pi"}))))
+		e.Await(30*time.Second, lsptest.Since(mark, lsptest.ResponseTo(p.ID)), lsptest.Since(mark, lsptest.CompletedProgress(compactTitle)),
+			lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "failed via pi", lsptest.Has(map[string]any{"aborted": false, "via": "pi"}))))
 		_, cerr := p.Wait(time.Second)
 		if cerr == nil || cerr.Kind() != "piGone" || !strings.Contains(cerr.Message, "as pi left it") {
 			t.Fatalf("pi.compact when pi died: %v, want kind piGone with a clear message", cerr)
@@ -528,7 +529,7 @@ func TestLivePiWithoutBridge(t *testing.T) {
 	needLivePi(t)
 	runtime := shortTempDir(t)
 	dir := filepath.Join(runtime, "pi-lsp")
-	e := NewEnv(t, Config{Options: rpc.Options{BridgeDir: dir}})
+	e := lsptest.NewEnv(t, lsptest.Config{Options: rpc.Options{BridgeDir: dir}})
 	root := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -538,7 +539,7 @@ func TestLivePiWithoutBridge(t *testing.T) {
 	_ = pi
 	before, _ := os.ReadFile(path)
 	_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}})
-	ce, ok := err.(*CallError)
+	ce, ok := err.(*lsptest.CallError)
 	if !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "editors/pi/extension.ts") || !strings.Contains(ce.Message, "pi install") {
 		t.Fatalf("pi.compact on a pi without the bridge: %v, want ownedByPi saying how to load the extension", err)
 	}
@@ -555,7 +556,7 @@ func TestLivePiInstalledPackage(t *testing.T) {
 	needLivePi(t)
 	runtime := shortTempDir(t)
 	dir := filepath.Join(runtime, "pi-lsp")
-	e := NewEnv(t, Config{Options: rpc.Options{BridgeDir: dir}})
+	e := lsptest.NewEnv(t, lsptest.Config{Options: rpc.Options{BridgeDir: dir}})
 	root := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -579,7 +580,7 @@ func TestLivePiInstalledPackage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pi.label through the installed bridge: %v", err)
 	}
-	if res := fields(raw); res["via"] != "pi" {
+	if res := lsptest.Fields(raw); res["via"] != "pi" {
 		t.Errorf("pi.label answered %v", res)
 	}
 	// When pi exits, its registry file and socket go with it.

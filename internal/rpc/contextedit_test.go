@@ -8,6 +8,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 const (
@@ -32,7 +33,7 @@ type bySize struct {
 }
 
 // treeEdit is the contextEdit of an entry in pi/tree (nested and flat forms agree).
-func treeEdit(t *testing.T, e *Env, session, id string) string {
+func treeEdit(t *testing.T, e *lsptest.Env, session, id string) string {
 	t.Helper()
 	raw, err := e.Call("pi/tree", map[string]any{"session": session, "flat": true})
 	if err != nil {
@@ -89,7 +90,7 @@ func treeEdit(t *testing.T, e *Env, session, id string) string {
 // pi/contextBySize and the answer's tokensAfter agree on; pi/tree marks the entry
 // omitted, then replaced, then (restored) not at all.
 func TestEditContextWritesAndNotifies(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{g16Tools}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{g16Tools}})
 	path := e.Sessions[g16Tools]
 	var sizes bySize
 	raw, err := e.Call("pi/contextBySize", map[string]any{"session": path})
@@ -127,7 +128,7 @@ func TestEditContextWritesAndNotifies(t *testing.T) {
 		}, "", "", "restore"},
 	}
 	for _, st := range steps {
-		before := mustRead(t, path)
+		before := lsptest.MustRead(t, path)
 		f, err := session.Parse(before)
 		if err != nil {
 			t.Fatal(err)
@@ -147,11 +148,11 @@ func TestEditContextWritesAndNotifies(t *testing.T) {
 		if err := json.Unmarshal(res, &ans); err != nil {
 			t.Fatal(err)
 		}
-		now := mustRead(t, path)
+		now := lsptest.MustRead(t, path)
 		if !bytes.HasPrefix(now, before) || !bytes.Equal(now[len(before):], append(append([]byte(nil), ans.Entry...), '\n')) {
 			t.Fatalf("%s: appended %q, answered entry %s", st.action, now[len(before):], ans.Entry)
 		}
-		entry := fields(ans.Entry)
+		entry := lsptest.Fields(ans.Entry)
 		if entry["type"] != "context_edit" || entry["parentId"] != leaf || entry["targetId"] != target {
 			t.Errorf("%s: entry %s", st.action, ans.Entry)
 		}
@@ -166,13 +167,13 @@ func TestEditContextWritesAndNotifies(t *testing.T) {
 			t.Errorf("%s: tokensBefore %v, want %v", st.action, ans.TokensBefore, wantBefore)
 		}
 		e.Await(5*time.Second,
-			Since(mark, NotificationMatching("pi/sessionChanged", "the edit is the leaf", has(map[string]any{"leafId": entry["id"], "entries": float64(len(f.Entries) + 1)}))),
-			Since(mark, NotificationMatching("pi/contextUsage", "the new figure", has(map[string]any{"tokens": ans.TokensAfter}))))
+			lsptest.Since(mark, lsptest.NotificationMatching("pi/sessionChanged", "the edit is the leaf", lsptest.Has(map[string]any{"leafId": entry["id"], "entries": float64(len(f.Entries) + 1)}))),
+			lsptest.Since(mark, lsptest.NotificationMatching("pi/contextUsage", "the new figure", lsptest.Has(map[string]any{"tokens": ans.TokensAfter}))))
 		ctxRaw, err := e.Call("pi/context", map[string]any{"session": path})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fields(ctxRaw)["tokens"]; got != ans.TokensAfter {
+		if got := lsptest.Fields(ctxRaw)["tokens"]; got != ans.TokensAfter {
 			t.Errorf("%s: pi/context tokens %v, tokensAfter %v", st.action, got, ans.TokensAfter)
 		}
 		raw, err := e.Call("pi/contextBySize", map[string]any{"session": path})
@@ -197,7 +198,7 @@ func TestEditContextWritesAndNotifies(t *testing.T) {
 
 // Refused edits answer with a real code and kind and leave the file byte-identical.
 func TestEditContextRefusals(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{g16Tools, g16Tree, g16Compact}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{g16Tools, g16Tree, g16Compact}})
 	pick := func(name string, onPath bool, keep func(*session.Entry) bool) string {
 		f, err := session.Load(e.Sessions[name])
 		if err != nil {
@@ -243,14 +244,14 @@ func TestEditContextRefusals(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := e.Sessions[c.sess]
-			before := mustRead(t, path)
+			before := lsptest.MustRead(t, path)
 			c.params["session"] = path
 			_, err := e.Call("pi/editContext", c.params)
 			ce := wantCode(t, err, c.code)
 			if ce.Kind() != c.kind {
 				t.Errorf("kind %s, want %s (%s)", ce.Kind(), c.kind, ce.Message)
 			}
-			if !bytes.Equal(mustRead(t, path), before) {
+			if !bytes.Equal(lsptest.MustRead(t, path), before) {
 				t.Fatal("a refused edit changed the file")
 			}
 		})

@@ -29,6 +29,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
@@ -167,7 +168,7 @@ func fzEnv(f *testing.F) (agentDir, workspace string) {
 			f.Fatal(err)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(corpusDir, "tree-nav.jsonl"))
+	data, err := os.ReadFile(filepath.Join(corpus.Path("genuine"), "tree-nav.jsonl"))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 // needLivePi skips (or, with PI_LSP_REQUIRE_ORACLE=1, fails) without Node 22 and Pi.
@@ -134,7 +135,7 @@ type livePi struct {
 	t      testing.TB
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *syncBuffer
+	stderr *lsptest.SyncBuffer
 	mu     sync.Mutex
 	events []map[string]any
 	resp   map[string]map[string]any
@@ -203,7 +204,7 @@ func runLivePi(t testing.TB, ctx context.Context, dir string, env, args []string
 	cmd := groupCmd(ctx, oracle.Node(), args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	p := &livePi{t: t, cmd: cmd, stderr: &syncBuffer{}, resp: map[string]map[string]any{}, wake: make(chan struct{}), exited: make(chan struct{})}
+	p := &livePi{t: t, cmd: cmd, stderr: &lsptest.SyncBuffer{}, resp: map[string]map[string]any{}, wake: make(chan struct{}), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
