@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"reflect"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
@@ -54,10 +53,10 @@ func TestCLIMatchesPi16(t *testing.T) {
 					Tokens        json.RawMessage   `json:"tokens"`
 				}
 				cli(t, &got, append([]string{"context", cf.Path, "--json"}, leafArgs(li)...)...)
-				sameJSON(t, "context messages", got.Messages, want.Messages, ids, want.IDs)
-				sameJSON(t, "thinkingLevel", got.ThinkingLevel, want.ThinkingLevel, ids, want.IDs)
-				sameJSON(t, "model", got.Model, want.Model, ids, want.IDs)
-				sameJSON(t, "tokens", got.Tokens, want.Projected, ids, want.IDs)
+				oracle.SameJSON(t, "context messages", got.Messages, want.Messages, ids, want.IDs)
+				oracle.SameJSON(t, "thinkingLevel", got.ThinkingLevel, want.ThinkingLevel, ids, want.IDs)
+				oracle.SameJSON(t, "model", got.Model, want.Model, ids, want.IDs)
+				oracle.SameJSON(t, "tokens", got.Tokens, want.Projected, ids, want.IDs)
 
 				var files, piFiles struct {
 					ReadFiles     []string `json:"readFiles"`
@@ -65,7 +64,7 @@ func TestCLIMatchesPi16(t *testing.T) {
 				}
 				o.Query(t, map[string]any{"op": "files", "file": cf.Path, "leafIndex": li}, &piFiles)
 				cli(t, &files, append([]string{"files", cf.Path, "--json"}, leafArgs(li)...)...)
-				sameJSON(t, "files", files, piFiles, ids, want.IDs)
+				oracle.SameJSON(t, "files", files, piFiles, ids, want.IDs)
 			}
 			var tree struct {
 				Roots json.RawMessage `json:"roots"`
@@ -79,7 +78,7 @@ func TestCLIMatchesPi16(t *testing.T) {
 				return // too deep to nest, or Pi would loop
 			}
 			cli(t, &tree, "tree", cf.Path, "--json")
-			sameJSON(t, "tree", tree.Roots, piTree.Roots, ids, piTree.IDs)
+			oracle.SameJSON(t, "tree", tree.Roots, piTree.Roots, ids, piTree.IDs)
 		})
 	}
 }
@@ -124,16 +123,5 @@ func cli(t *testing.T, out any, args ...string) {
 	}
 	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
 		t.Fatalf("pi-lsp %v: %v: %.300s", args, err, stdout.String())
-	}
-}
-
-func sameJSON(t *testing.T, what string, got, want any, gotIDs, wantIDs []string) {
-	t.Helper()
-	g := oracle.NormalizeIDs(oracle.JSONValue(t, got), gotIDs)
-	w := oracle.NormalizeIDs(oracle.JSONValue(t, want), wantIDs)
-	if !reflect.DeepEqual(g, w) {
-		gb, _ := json.Marshal(g)
-		wb, _ := json.Marshal(w)
-		t.Errorf("%s differs from Pi 1.6.0\n got: %.1200s\nwant: %.1200s", what, gb, wb)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -32,18 +31,7 @@ func TestCLICompactDryRunMatchesPi16(t *testing.T) {
 					continue
 				}
 				for _, keep := range []int{20000, 4000, 1000, 200, 60} {
-					var pi struct {
-						Undefined           bool              `json:"undefined"`
-						FirstKeptEntryID    string            `json:"firstKeptEntryId"`
-						IsSplitTurn         bool              `json:"isSplitTurn"`
-						TokensBefore        float64           `json:"tokensBefore"`
-						MessagesToSummarize []json.RawMessage `json:"messagesToSummarize"`
-						TurnPrefixMessages  []json.RawMessage `json:"turnPrefixMessages"`
-						PreviousSummary     *string           `json:"previousSummary"`
-						ReadFiles           []string          `json:"readFiles"`
-						ModifiedFiles       []string          `json:"modifiedFiles"`
-						IDs                 []string          `json:"ids"`
-					}
+					var pi oracle.Prepared
 					o.Query(t, map[string]any{"op": "prepare", "file": cf.Path, "leafIndex": li, "keep": keep}, &pi)
 					var got map[string]any
 					cli(t, &got, "compact", cf.Path, "--dry-run", "--json", "--leaf", entries[li].ID, "--keep-recent", fmt.Sprint(keep))
@@ -102,14 +90,7 @@ func TestCLINavigateDryRunMatchesPi16(t *testing.T) {
 						continue
 					}
 					for _, budget := range []int{0, 800} {
-						var pi struct {
-							CommonAncestorID *string           `json:"commonAncestorId"`
-							EntryIDs         []string          `json:"entryIds"`
-							Messages         []json.RawMessage `json:"messages"`
-							TotalTokens      float64           `json:"totalTokens"`
-							ReadFiles        []string          `json:"readFiles"`
-							ModifiedFiles    []string          `json:"modifiedFiles"`
-						}
+						var pi oracle.Collected
 						where := fmt.Sprintf("leaf #%d target #%d budget %d", li, ti, budget)
 						err := o.QueryErr(t, map[string]any{"op": "collect", "file": cf.Path, "leafIndex": li, "targetIndex": ti, "budget": budget}, &pi)
 						if err != nil {
@@ -126,7 +107,7 @@ func TestCLINavigateDryRunMatchesPi16(t *testing.T) {
 						}
 						want := map[string]any{
 							"commonAncestorId": ca, "entries": toAnyList(pi.EntryIDs), "messages": float64(len(pi.Messages)),
-							"totalTokens": pi.TotalTokens, "readFiles": toAnyList(pi.ReadFiles), "modifiedFiles": toAnyList(pi.ModifiedFiles),
+							"totalTokens": float64(pi.TotalTokens), "readFiles": toAnyList(pi.ReadFiles), "modifiedFiles": toAnyList(pi.ModifiedFiles),
 						}
 						if !reflect.DeepEqual(got, want) {
 							t.Errorf("%s:\npi-lsp %v\n    Pi %v", where, got, want)

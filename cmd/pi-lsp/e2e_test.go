@@ -23,6 +23,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // e2eBinary builds pi-lsp once per test binary run.
@@ -157,7 +158,7 @@ func TestE2ECoreFlow(t *testing.T) {
 	if err := json.Unmarshal(end, &ev); err != nil || ev.Reason != "manual" || ev.Aborted || ev.Result.Summary != compacted.Entry.Summary {
 		t.Errorf("compactionEnd %s", end)
 	}
-	if !bytes.Contains(lsptest.MustRead(t, paths[1]), []byte(`"id":"`+compacted.Entry.ID+`"`)) {
+	if !bytes.Contains(sessiontest.Read(t, paths[1]), []byte(`"id":"`+compacted.Entry.ID+`"`)) {
 		t.Errorf("the compaction entry is not in the file")
 	}
 
@@ -166,7 +167,7 @@ func TestE2ECoreFlow(t *testing.T) {
 	for len(llm.Started) > 0 {
 		<-llm.Started // the first compaction's
 	}
-	before := lsptest.MustRead(t, paths[0])
+	before := sessiontest.Read(t, paths[0])
 	mark := e.Mark()
 	p := e.Start("pi/compact", map[string]any{"session": paths[0]}, false)
 	select {
@@ -180,7 +181,7 @@ func TestE2ECoreFlow(t *testing.T) {
 	}
 	e.Await(20*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "aborted",
 		lsptest.Has(map[string]any{"aborted": true}))))
-	if after := lsptest.MustRead(t, paths[0]); !bytes.Equal(before, after) {
+	if after := sessiontest.Read(t, paths[0]); !bytes.Equal(before, after) {
 		t.Errorf("the cancelled compaction wrote to the file")
 	}
 

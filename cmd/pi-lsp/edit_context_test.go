@@ -129,8 +129,8 @@ func TestEditContextMatchesPi16(t *testing.T) {
 					Tokens   json.RawMessage   `json:"tokens"`
 				}
 				cli(t, &got, "context", path, "--json")
-				sameJSON(t, "context after "+st.args[0], got.Messages, want.Messages, want.IDs, want.IDs)
-				sameJSON(t, "tokens after "+st.args[0], got.Tokens, want.Projected, want.IDs, want.IDs)
+				oracle.SameJSON(t, "context after "+st.args[0], got.Messages, want.Messages, want.IDs, want.IDs)
+				oracle.SameJSON(t, "tokens after "+st.args[0], got.Tokens, want.Projected, want.IDs, want.IDs)
 				var pt struct {
 					Tokens float64 `json:"tokens"`
 				}

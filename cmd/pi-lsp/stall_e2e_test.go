@@ -21,6 +21,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // cliRun is a started pi-lsp CLI process in its own process group.
@@ -213,7 +214,7 @@ func TestE2ELSPStalledModel(t *testing.T) {
 		AgentFiles: map[string]string{"settings.json": `{"piLsp": {"summaryTimeout": 5, "stallTimeout": 2}}`},
 	})
 	paths := e.Paths
-	before := lsptest.MustRead(t, paths[1])
+	before := sessiontest.Read(t, paths[1])
 	progressOf := func(token string) []lsptest.Progress {
 		var out []lsptest.Progress
 		for _, p := range lsptest.Progresses(e.Messages()) {

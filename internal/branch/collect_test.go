@@ -1,6 +1,7 @@
 package branch
 
 import (
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 	"reflect"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ func abcdefg(t *testing.T) string {
 }
 
 func TestCollectPiTable(t *testing.T) {
-	ix := loadIndex(t, abcdefg(t))
+	ix := sessiontest.Index(t, abcdefg(t))
 	for _, tc := range []struct {
 		old, target string
 		entries     []string
@@ -49,7 +50,7 @@ func TestCollectDefectiveTrees(t *testing.T) {
 		user("P", "P", "self parent"),
 		user("O", "missing", "orphan"), asst("Q", "O", "q"),
 	)
-	ix := loadIndex(t, path)
+	ix := sessiontest.Index(t, path)
 	for _, tc := range []struct {
 		old, target string
 		entries     []string

@@ -12,6 +12,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // Corpus choices (testdata/corpus/genuine, written by real Pi 0.73.1 against a fake model):
@@ -46,7 +47,7 @@ func TestOpenAINormalSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	st := settings(normalKeep, 10001)
 	prep := prepareFile(t, path, st)
 	if prep.IsSplitTurn || prep.HasPrevious || len(prep.MessagesToSummarize) == 0 {
@@ -105,7 +106,7 @@ func TestOpenAINormalSummary(t *testing.T) {
 	if e.Type != session.TypeCompaction || e.ID != res.Entry.ID {
 		t.Fatalf("last entry %s %s, want the new compaction %s", e.Type, e.ID, res.Entry.ID)
 	}
-	if !strings.HasPrefix(string(readFile(t, path)), string(before)) {
+	if !strings.HasPrefix(string(sessiontest.Read(t, path)), string(before)) {
 		t.Fatal("the file was not appended to: its old bytes changed")
 	}
 	m := entryJSON(t, e)
@@ -322,7 +323,7 @@ func TestOpenAIServerErrorsBounded(t *testing.T) {
 	srv := newFakeLLM(t)
 	srv.setFallback(serverError())
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	cfg := fastConfig(srv.URL())
 	cfg.MaxRetries = 2
 	start := time.Now()
@@ -394,7 +395,7 @@ func TestOpenAIFailuresLeaveFileUntouched(t *testing.T) {
 			srv.setFallback(tc.step)
 			for _, file := range []string{normalFile, splitFile} {
 				path := corpusCopy(t, file)
-				before := readFile(t, path)
+				before := sessiontest.Read(t, path)
 				cfg := fastConfig(srv.URL())
 				cfg.MaxRetries = 1
 				if tc.stall > 0 {
@@ -440,7 +441,7 @@ func TestOpenAICancelMidStream(t *testing.T) {
 	seen := make(chan struct{})
 	srv := newFakeLLM(t, slow(20*time.Millisecond, 10*time.Second, seen))
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var cancelledAt time.Time
@@ -477,7 +478,7 @@ func TestOpenAICancelMidStream(t *testing.T) {
 func TestOpenAICancelDuringRetryWait(t *testing.T) {
 	srv := newFakeLLM(t, rateLimited("30"))
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	cfg := fastConfig(srv.URL())
 	cfg.MaxRetryDelay = time.Minute
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -522,7 +523,7 @@ func TestOpenAISplitTurnFailureCancelsTheOther(t *testing.T) {
 		contextTooLong()(w, r, req)
 	})
 	path := corpusCopy(t, splitFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	start := time.Now()
 	_, err := runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), settings(splitKeep, 16384), compaction.Options{})
 	if !errors.Is(err, compaction.ErrContextTooLong) {
@@ -553,7 +554,7 @@ func TestOpenAITotalTimeout(t *testing.T) {
 	srv := newFakeLLM(t)
 	srv.setFallback(slow(50*time.Millisecond, 10*time.Second, nil))
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	cfg := fastConfig(srv.URL())
 	cfg.TotalTimeout = 400 * time.Millisecond
 	start := time.Now()

@@ -17,6 +17,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // boundaryEnv is a workspace with one session inside the sessions folder and copies of
@@ -42,7 +43,7 @@ func newBoundaryEnv(t *testing.T) *boundaryEnv {
 	outDir := filepath.Join(root, "outside")
 	e.outside = corpus.InstallWithCwd(t, corpus.Genuine("tree-nav"), outDir, e.workspace)
 	e.notJSONL = filepath.Join(e.sessionDir, "notes.txt")
-	mustWrite(t, e.notJSONL, readAll(t, e.inside))
+	mustWrite(t, e.notJSONL, sessiontest.Read(t, e.inside))
 	e.symlink = filepath.Join(e.sessionDir, "link.jsonl")
 	if err := os.Symlink(e.outside, e.symlink); err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func snapshot(t testing.TB, dir string) map[string]string {
 func TestRefusesPathsOutsideTheSessionsFolder(t *testing.T) {
 	e := newBoundaryEnv(t)
 	sessionsRoot := session.SessionsRoot(e.agentDir)
-	ids := loadIx(t, e.inside)
+	ids := sessiontest.Index(t, e.inside)
 	entry := ids.Entries()[1].ID
 	paths := map[string]string{
 		"outside the folder":                   e.outside,
@@ -158,7 +159,7 @@ func TestRefusesPathsOutsideTheSessionsFolder(t *testing.T) {
 	if app.Session != e.inside {
 		t.Errorf("pi/append without a session wrote %q, want %q", app.Session, e.inside)
 	}
-	before[e.inside] = string(readAll(t, e.inside)) // that append was expected
+	before[e.inside] = string(sessiontest.Read(t, e.inside)) // that append was expected
 	// Nothing anywhere changed (the tree answer above was a read).
 	after := snapshot(t, e.root)
 	for p, b := range after {

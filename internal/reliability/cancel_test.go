@@ -21,6 +21,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 var cancelSettings = session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 2000}
@@ -46,7 +47,7 @@ func genSession(t testing.TB, n int, seed int64) string {
 // types, appended after the old bytes.
 func checkOutcome(t *testing.T, path string, before []byte, err error, wantTypes ...string) (written bool) {
 	t.Helper()
-	after := readAll(t, path)
+	after := sessiontest.Read(t, path)
 	if err != nil {
 		if !bytes.Equal(before, after) {
 			t.Fatalf("the job failed (%v) but the file changed (%d → %d bytes)", err, len(before), len(after))
@@ -155,7 +156,7 @@ func TestCancelCompactionAtEveryPhase(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := genSession(t, 300, 7)
-			before := readAll(t, path)
+			before := sessiontest.Read(t, path)
 			err := cancelAtPhase(t, c, "## Goal\nheld", func(ctx context.Context, sum compaction.Summarizer, phase func(string)) error {
 				_, err := compaction.Run(ctx, path, compaction.RunOptions{Settings: cancelSettings, Summarizer: sum, Phase: phase})
 				return err
@@ -178,9 +179,9 @@ func TestCancelNavigationAtEveryPhase(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := genSession(t, 300, 11)
-			ix := loadIx(t, path)
+			ix := sessiontest.Index(t, path)
 			target := branchTarget(t, ix)
-			before := readAll(t, path)
+			before := sessiontest.Read(t, path)
 			err := cancelAtPhase(t, c, "held", func(ctx context.Context, sum compaction.Summarizer, phase func(string)) error {
 				_, err := branch.Navigate(ctx, path, target, branch.NavigateOptions{Summarize: true, Summarizer: sum, Label: "here", Phase: phase})
 				return err
@@ -188,15 +189,6 @@ func TestCancelNavigationAtEveryPhase(t *testing.T) {
 			checkOutcome(t, path, before, err, session.TypeBranchSummary, session.TypeLabel)
 		})
 	}
-}
-
-func loadIx(t testing.TB, path string) *session.Index {
-	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return session.NewIndex(f)
 }
 
 // branchTarget is an assistant entry off the current path, so the navigation leaves a
@@ -250,7 +242,7 @@ func TestCancelAtRandomMoments(t *testing.T) {
 	r := rand.New(rand.NewSource(seed))
 	sum := &jitterSummarizer{r: rand.New(rand.NewSource(seed + 1))}
 	path := genSession(t, 300, 5)
-	pristine := readAll(t, path)
+	pristine := sessiontest.Read(t, path)
 	// How long each job takes here, uncancelled: the cancellation moments are spread
 	// uniformly over 1.2 times that.
 	span := func(job func() error) time.Duration {
@@ -286,7 +278,7 @@ func TestCancelAtRandomMoments(t *testing.T) {
 			return err
 		}},
 	}
-	target0 := branchTarget(t, loadIx(t, path))
+	target0 := branchTarget(t, sessiontest.Index(t, path))
 	for _, j := range jobs {
 		j.span = span(func() error { return j.run(context.Background(), target0) })
 	}
@@ -294,7 +286,7 @@ func TestCancelAtRandomMoments(t *testing.T) {
 		if err := os.WriteFile(path, pristine, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ix := loadIx(t, path)
+		ix := sessiontest.Index(t, path)
 		target := branchTarget(t, ix)
 		ctx, cancel := context.WithCancel(context.Background())
 		j := jobs[i%2]

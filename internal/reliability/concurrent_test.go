@@ -26,6 +26,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // piWriter is a running test/pi/pi-writer.mjs.
@@ -135,8 +136,8 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 	t.Logf("pi running as pid %d", pi.pid)
 
 	// While pi runs: every write without force is refused, and the file is untouched.
-	before := readAll(t, path)
-	ix := loadIx(t, path)
+	before := sessiontest.Read(t, path)
+	ix := sessiontest.Index(t, path)
 	someID := ix.Entries()[2].ID
 	refusals := map[string]map[string]any{
 		"pi/append":         {"messages": usageMessages("refused", 10)},
@@ -153,7 +154,7 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 			t.Errorf("%s: the refusal %q does not name pi's pid %d", method, err, pi.pid)
 		}
 	}
-	if string(readAll(t, path)) != string(before) {
+	if string(sessiontest.Read(t, path)) != string(before) {
 		t.Fatal("a refused request changed the file")
 	}
 
@@ -181,10 +182,7 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 	go func() { // session.Append, as the CLI writes
 		defer wg.Done()
 		r := rand.New(rand.NewSource(1))
-		taken := map[string]*session.Entry{}
-		for _, e := range ix.Entries() {
-			taken[e.ID] = e
-		}
+		taken := sessiontest.Taken(ix)
 		parent := ix.LeafID()
 		for i := 0; i < directAppends || running(); i++ {
 			msg, _ := json.Marshal(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text",
@@ -259,7 +257,7 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 	pi.next("stopped", time.Minute)
 
 	// Every line is a whole JSON object: nothing interleaved.
-	data := readAll(t, path)
+	data := sessiontest.Read(t, path)
 	if data[len(data)-1] != '\n' {
 		t.Error("the file does not end with a newline")
 	}

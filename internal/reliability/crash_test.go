@@ -30,6 +30,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 func crashSeed(t *testing.T) int64 {
@@ -97,10 +98,7 @@ func TestHelperCrashAppender(t *testing.T) {
 		os.Exit(3)
 	}
 	ix := session.NewIndex(f)
-	taken := map[string]*session.Entry{}
-	for _, e := range ix.Entries() {
-		taken[e.ID] = e
-	}
+	taken := sessiontest.Taken(ix)
 	leaf := ix.LeafID()
 	fmt.Printf("ready %d\n", len(f.Entries))
 	for seq := from; seq <= to; seq++ {
@@ -329,7 +327,7 @@ func TestCrashDuringAppends(t *testing.T) {
 		t.Fatalf("%d entries at the end, want %d", len(st.seqs), total)
 	}
 	// Every line of the file is a whole entry, except torn tails left by kills.
-	data := readAll(t, path)
+	data := sessiontest.Read(t, path)
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	bad := 0
 	for _, l := range lines {
@@ -424,15 +422,7 @@ func TestHelperCrashCompactor(t *testing.T) {
 // there is always something new to compact.
 func appendTurn(t *testing.T, path string, round int) {
 	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := session.NewIndex(f)
-	taken := map[string]*session.Entry{}
-	for _, e := range ix.Entries() {
-		taken[e.ID] = e
-	}
+	ix, taken := sessiontest.ForAppend(t, path)
 	user, _ := json.Marshal(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("round %d: continue", round)}}, "timestamp": time.Now().UnixMilli()})
 	asst, _ := json.Marshal(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": entryText(round, 12000)}},
 		"api": "openai-completions", "provider": "openai", "model": "gpt-4.1",
@@ -472,7 +462,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 	prepDur, writeDur := 5*time.Millisecond, 2*time.Millisecond
 	for round := 0; round < rounds; round++ {
 		appendTurn(t, path, round)
-		before := readAll(t, path)
+		before := sessiontest.Read(t, path)
 		aim := aims[round%len(aims)]
 		big := "0"
 		if aim == "in-write" {
@@ -575,7 +565,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 		}
 		// The file is the old bytes plus, at most, one compaction entry: whole (and
 		// then visible) or torn (and then skipped).
-		after := readAll(t, path)
+		after := sessiontest.Read(t, path)
 		if len(after) < len(before) || string(after[:len(before)]) != string(before) {
 			t.Fatalf("round %d: the file was changed before its end", round)
 		}

@@ -233,14 +233,5 @@ func (c *client) notifications(method string) []note {
 
 // ---- files ----
 
-func readAll(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // drain discards a reader (for child stderr we do not look at).
 func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }

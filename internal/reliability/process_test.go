@@ -28,6 +28,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 var (
@@ -218,7 +219,7 @@ func binaryScenario(t *testing.T, echo bool) {
 	if _, err := record("pi/compact", map[string]any{"session": path}); err != nil {
 		t.Errorf("compaction: %v", err)
 	}
-	ix := loadIx(t, path)
+	ix := sessiontest.Index(t, path)
 	target := branchTarget(t, ix)
 	if _, err := record("pi/navigate", map[string]any{"session": path, "targetId": target, "summarize": true}); err != nil {
 		t.Errorf("navigate: %v", err)

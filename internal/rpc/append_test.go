@@ -14,6 +14,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 const overflowError = "400 This model's maximum context length is 128000 tokens. (context_length_exceeded)"
@@ -47,7 +48,7 @@ func hostedEnv(t *testing.T) (*lsptest.Env, string) {
 
 func TestAutoCompactionThreshold(t *testing.T) {
 	e, path := hostedEnv(t)
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	now := time.Now().UnixMilli()
 	res, err := e.Call("pi/append", map[string]any{"messages": []any{
 		userMsg("what changed in notes.txt?", now),
@@ -95,7 +96,7 @@ func TestAutoCompactionThreshold(t *testing.T) {
 
 func TestAutoCompactionOverflow(t *testing.T) {
 	e, path := hostedEnv(t)
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	now := time.Now().UnixMilli()
 	res, err := e.Call("pi/append", map[string]any{"messages": []any{
 		userMsg("paste the whole log", now),
@@ -127,7 +128,7 @@ func TestAutoCompactionOverflow(t *testing.T) {
 	if edit := lines[2]; edit["targetId"] != errID || edit["parentId"] != errID {
 		t.Errorf("omission %v, want target and parent %s", edit, errID)
 	}
-	if raw := lsptest.MustRead(t, path); !bytes.Contains(raw, []byte(`"targetId":"`+errID+`","replacement":null}`)) {
+	if raw := sessiontest.Read(t, path); !bytes.Contains(raw, []byte(`"targetId":"`+errID+`","replacement":null}`)) {
 		t.Errorf("the omission is not written as Pi writes it (replacement null, last)")
 	}
 	if lines[3]["parentId"] != lines[2]["id"] {
@@ -155,7 +156,7 @@ func TestAutoCompactionOverflow(t *testing.T) {
 	// A second overflow right after the recovery (no new user message): Pi's failure
 	// message, and no second compaction.
 	mark := e.Mark()
-	before = lsptest.MustRead(t, path)
+	before = sessiontest.Read(t, path)
 	res, err = e.Call("pi/append", map[string]any{"messages": []any{assistantMsg("", 0, "error", overflowError, time.Now().UnixMilli()+5)}})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +205,7 @@ func onPath(t *testing.T, tree json.RawMessage, id string) bool {
 func TestAppendErrors(t *testing.T) {
 	e, path := hostedEnv(t)
 	outside := e.Workspace + "/copy.jsonl"
-	if err := os.WriteFile(outside, lsptest.MustRead(t, path), 0o644); err != nil {
+	if err := os.WriteFile(outside, sessiontest.Read(t, path), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := e.Call("pi/append", map[string]any{"messages": []any{}})
@@ -221,10 +222,10 @@ func TestAppendErrors(t *testing.T) {
 	for i := range many {
 		many[i] = userMsg("x", int64(i))
 	}
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	_, err = e.Call("pi/append", map[string]any{"messages": many})
 	wantCode(t, err, rpc.CodeInvalidParams)
-	if !bytes.Equal(lsptest.MustRead(t, path), before) {
+	if !bytes.Equal(sessiontest.Read(t, path), before) {
 		t.Error("a refused append wrote to the session")
 	}
 }
@@ -234,7 +235,7 @@ func TestAppendErrors(t *testing.T) {
 // whatever whitespace the client put between its tokens.
 func TestAppendWritesMessagesAsSent(t *testing.T) {
 	e, path := hostedEnv(t)
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	mark := e.RawMark()
 	body := "{\"jsonrpc\":\"2.0\",\"id\":\"raw-append\",\"method\":\"pi/append\",\"params\":{\"messages\":[{\n  \"role\": \"user\",\n  \"content\": \"a <b> & c\",\n  \"timestamp\": 1\n}]}}"
 	e.WriteRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)))
@@ -246,7 +247,7 @@ func TestAppendWritesMessagesAsSent(t *testing.T) {
 		}
 		return false
 	})
-	now := lsptest.MustRead(t, path)
+	now := sessiontest.Read(t, path)
 	added := bytes.Split(bytes.TrimSuffix(now[len(before):], []byte("\n")), []byte("\n"))
 	if len(added) != 1 {
 		t.Fatalf("appended %d lines, want 1: %q", len(added), now[len(before):])
@@ -313,7 +314,7 @@ func TestLiveFileFromAnotherWriter(t *testing.T) {
 func TestAutoCompactionNothingToCompactIsSilent(t *testing.T) {
 	llm := fakemodel.NewSummarizer(t)
 	e, path := compactEnv(t, llm, lsptest.Config{InitOptions: map[string]any{"contextWindow": 10000, "reserveTokens": 2000, "keepRecentTokens": 100000}})
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	mark := e.Mark()
 	now := time.Now().UnixMilli()
 	res, err := e.Call("pi/append", map[string]any{"messages": []any{

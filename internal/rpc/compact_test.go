@@ -13,6 +13,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 const compactTitle = "Compacting session"
@@ -20,7 +21,7 @@ const compactTitle = "Compacting session"
 // appended checks the file only grew from before and returns its new lines, decoded.
 func appended(t *testing.T, before []byte, path string) []map[string]any {
 	t.Helper()
-	now := lsptest.MustRead(t, path)
+	now := sessiontest.Read(t, path)
 	if !bytes.HasPrefix(now, before) {
 		t.Fatalf("%s was rewritten, not appended to", path)
 	}
@@ -56,7 +57,7 @@ func TestCompactWithServerCreatedToken(t *testing.T) {
 	llm := fakemodel.NewSummarizer(t)
 	llm.Set(func(f *fakemodel.Summarizer) { f.Delay = 60 * time.Millisecond; f.Chunks = 6 })
 	e, path := compactEnv(t, llm, lsptest.Config{})
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	p := e.Start("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}}, false)
 	msgs := e.Await(15*time.Second,
 		lsptest.ResponseTo(p.ID),
@@ -221,7 +222,7 @@ func TestCompactCancel(t *testing.T) {
 			llm := fakemodel.NewSummarizer(t)
 			llm.Set(func(f *fakemodel.Summarizer) { f.Hold = true })
 			e, path := compactEnv(t, llm, lsptest.Config{})
-			before := lsptest.MustRead(t, path)
+			before := sessiontest.Read(t, path)
 			args := map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}}
 			if tc.token != nil {
 				args["workDoneToken"] = tc.token
@@ -251,7 +252,7 @@ func TestCompactCancel(t *testing.T) {
 				lsptest.CompletedProgress(compactTitle),
 				lsptest.NotificationMatching("pi/compactionEnd", "aborted", lsptest.Has(map[string]any{"reason": "manual", "aborted": true, "willRetry": false, "errorMessage": nil, "result": nil})),
 			)
-			if !bytes.Equal(lsptest.MustRead(t, path), before) {
+			if !bytes.Equal(sessiontest.Read(t, path), before) {
 				t.Errorf("the session file changed")
 			}
 			deadline := time.Now().Add(5 * time.Second)
@@ -271,7 +272,7 @@ func TestShutdownWithJobInFlight(t *testing.T) {
 	llm := fakemodel.NewSummarizer(t)
 	llm.Set(func(f *fakemodel.Summarizer) { f.Hold = true })
 	e, path := compactEnv(t, llm, lsptest.Config{})
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	p := e.Start("pi/compact", map[string]any{}, false)
 	select {
 	case <-llm.Started:
@@ -292,7 +293,7 @@ func TestShutdownWithJobInFlight(t *testing.T) {
 	if code := e.ExitCode(3 * time.Second); code != 0 {
 		t.Errorf("exit code %d", code)
 	}
-	if !bytes.Equal(lsptest.MustRead(t, path), before) {
+	if !bytes.Equal(sessiontest.Read(t, path), before) {
 		t.Errorf("the session file changed")
 	}
 }
@@ -307,14 +308,14 @@ func TestCompactHooks(t *testing.T) {
 				asked = p
 				return map[string]any{"cancel": true}, nil
 			}}})
-		before := lsptest.MustRead(t, path)
+		before := sessiontest.Read(t, path)
 		_, err := e.Call("pi/compact", map[string]any{"instructions": "focus on files"})
 		var ce *lsptest.CallError
 		if !errors.As(err, &ce) || ce.Code != rpc.CodeRequestCancelled {
 			t.Fatalf("answer %v, want %d", err, rpc.CodeRequestCancelled)
 		}
 		e.Await(5*time.Second, lsptest.NotificationMatching("pi/compactionEnd", "aborted", lsptest.Has(map[string]any{"aborted": true})), lsptest.CompletedProgress(compactTitle))
-		if !bytes.Equal(lsptest.MustRead(t, path), before) {
+		if !bytes.Equal(sessiontest.Read(t, path), before) {
 			t.Errorf("the session file changed")
 		}
 		if n := llm.Requests.Load(); n != 0 {
@@ -333,7 +334,7 @@ func TestCompactHooks(t *testing.T) {
 			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
 				return map[string]any{"summary": text}, nil
 			}}})
-		before := lsptest.MustRead(t, path)
+		before := sessiontest.Read(t, path)
 		if _, err := e.Call("pi/compact", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -357,7 +358,7 @@ func TestCompactHooks(t *testing.T) {
 					"usage": map[string]any{"input": 50, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 55,
 						"cost": map[string]any{"input": 0.1, "output": 0.2, "cacheRead": 0, "cacheWrite": 0, "total": 0.3}}}, nil
 			}}})
-		before := lsptest.MustRead(t, path)
+		before := sessiontest.Read(t, path)
 		if _, err := e.Call("pi/compact", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +385,7 @@ func TestCompactHooks(t *testing.T) {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}}})
-		before := lsptest.MustRead(t, path)
+		before := sessiontest.Read(t, path)
 		t0 := time.Now()
 		if _, err := e.Call("pi/compact", nil); err != nil {
 			t.Fatal(err)
@@ -409,7 +410,7 @@ func TestCompactHooks(t *testing.T) {
 			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
 				return nil, errors.New("extension crashed")
 			}}})
-		before := lsptest.MustRead(t, path)
+		before := sessiontest.Read(t, path)
 		if _, err := e.Call("pi/compact", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -437,7 +438,7 @@ func TestCompactHooks(t *testing.T) {
 func TestCompactNothingToCompact(t *testing.T) {
 	llm := fakemodel.NewSummarizer(t)
 	e, path := compactEnv(t, llm, lsptest.Config{Corpus: []string{"tree-nav"}, InitOptions: map[string]any{"keepRecentTokens": 20000}})
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	res, err := e.Call("pi/compact", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -446,7 +447,7 @@ func TestCompactNothingToCompact(t *testing.T) {
 		t.Errorf("answer %s", res)
 	}
 	e.Await(5*time.Second, lsptest.CompletedProgress(compactTitle), lsptest.NotificationMatching("pi/compactionEnd", "not aborted", lsptest.Has(map[string]any{"aborted": false})))
-	if !bytes.Equal(lsptest.MustRead(t, path), before) {
+	if !bytes.Equal(sessiontest.Read(t, path), before) {
 		t.Errorf("the session file changed")
 	}
 	if n := llm.Requests.Load(); n != 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 const (
@@ -128,7 +129,7 @@ func TestEditContextWritesAndNotifies(t *testing.T) {
 		}, "", "", "restore"},
 	}
 	for _, st := range steps {
-		before := lsptest.MustRead(t, path)
+		before := sessiontest.Read(t, path)
 		f, err := session.Parse(before)
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +149,7 @@ func TestEditContextWritesAndNotifies(t *testing.T) {
 		if err := json.Unmarshal(res, &ans); err != nil {
 			t.Fatal(err)
 		}
-		now := lsptest.MustRead(t, path)
+		now := sessiontest.Read(t, path)
 		if !bytes.HasPrefix(now, before) || !bytes.Equal(now[len(before):], append(append([]byte(nil), ans.Entry...), '\n')) {
 			t.Fatalf("%s: appended %q, answered entry %s", st.action, now[len(before):], ans.Entry)
 		}
@@ -244,14 +245,14 @@ func TestEditContextRefusals(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := e.Sessions[c.sess]
-			before := lsptest.MustRead(t, path)
+			before := sessiontest.Read(t, path)
 			c.params["session"] = path
 			_, err := e.Call("pi/editContext", c.params)
 			ce := wantCode(t, err, c.code)
 			if ce.Kind() != c.kind {
 				t.Errorf("kind %s, want %s (%s)", ce.Kind(), c.kind, ce.Message)
 			}
-			if !bytes.Equal(lsptest.MustRead(t, path), before) {
+			if !bytes.Equal(sessiontest.Read(t, path), before) {
 				t.Fatal("a refused edit changed the file")
 			}
 		})

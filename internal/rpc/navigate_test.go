@@ -12,6 +12,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 const navTitle = "Summarizing branch"
@@ -22,7 +23,7 @@ const navTitle = "Summarizing branch"
 func TestNavigateWithoutSummary(t *testing.T) {
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 	path := e.Sessions["tree-nav"]
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	res, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.navigate", "arguments": []any{map[string]any{"targetId": "6411358f"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +54,7 @@ func TestNavigateWithoutSummary(t *testing.T) {
 		t.Errorf("pi/tree leafId %v", lsptest.Fields(tree)["leafId"])
 	}
 	// Navigating to the user message puts its text back in the editor.
-	before = lsptest.MustRead(t, path)
+	before = sessiontest.Read(t, path)
 	res, err = e.Call("pi/navigate", map[string]any{"targetId": "b060d9b3", "label": "third"})
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestNavigateWithSummary(t *testing.T) {
 	t.Setenv("PI_LSP_TEST_KEY", "k")
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, InitOptions: llm.Config()})
 	path := e.Sessions["tree-nav"]
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	p := e.Start("workspace/executeCommand", map[string]any{"command": "pi.navigate", "arguments": []any{map[string]any{"targetId": "b060d9b3", "summarize": true}}}, true)
 	msgs := e.Await(15*time.Second, lsptest.ResponseTo(p.ID), lsptest.ProgressBeginAtZero(navTitle), lsptest.CompletedProgress(navTitle), lsptest.ServerCall("window/workDoneProgress/create"))
 	res, cerr := p.Wait(time.Second)
@@ -116,7 +117,7 @@ func TestNavigateCancel(t *testing.T) {
 	t.Setenv("PI_LSP_TEST_KEY", "k")
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, InitOptions: llm.Config()})
 	path := e.Sessions["tree-nav"]
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	p := e.Start("pi/navigate", map[string]any{"targetId": "6411358f", "summarize": true}, false)
 	select {
 	case <-llm.Started:
@@ -129,7 +130,7 @@ func TestNavigateCancel(t *testing.T) {
 		t.Fatalf("answer %v, want -32800", cerr)
 	}
 	e.Await(5*time.Second, lsptest.CompletedProgress(navTitle))
-	if !bytes.Equal(lsptest.MustRead(t, path), before) {
+	if !bytes.Equal(sessiontest.Read(t, path), before) {
 		t.Errorf("the session file changed")
 	}
 }
@@ -143,7 +144,7 @@ func TestTreeHooks(t *testing.T) {
 				return map[string]any{"cancel": true}, nil
 			}}})
 		path := e.Sessions["tree-nav"]
-		before := lsptest.MustRead(t, path)
+		before := sessiontest.Read(t, path)
 		res, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f", "summarize": true})
 		if err != nil {
 			t.Fatalf("pi/navigate: %v (a hook cancel is an answer with cancelled: true, as Pi's navigateTree returns)", err)
@@ -151,7 +152,7 @@ func TestTreeHooks(t *testing.T) {
 		if got := lsptest.Fields(res); got["cancelled"] != true || got["leafId"] != "9e8d20a8" {
 			t.Errorf("answer %s", res)
 		}
-		if !bytes.Equal(lsptest.MustRead(t, path), before) {
+		if !bytes.Equal(sessiontest.Read(t, path), before) {
 			t.Errorf("the session file changed")
 		}
 		q := lsptest.Fields(asked)
@@ -167,7 +168,7 @@ func TestTreeHooks(t *testing.T) {
 				return map[string]any{"summary": map[string]any{"summary": text, "details": map[string]any{"source": "hook"}}}, nil
 			}}})
 		path := e.Sessions["tree-nav"]
-		before := lsptest.MustRead(t, path)
+		before := sessiontest.Read(t, path)
 		if _, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f", "summarize": true}); err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +187,7 @@ func TestTreeHooks(t *testing.T) {
 				return nil, ctx.Err()
 			}}})
 		path := e.Sessions["tree-nav"]
-		before := lsptest.MustRead(t, path)
+		before := sessiontest.Read(t, path)
 		res, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f"})
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // The recoveries real pi 1.6.0 ran when it wrote the genuine corpus (an overflow error,
@@ -77,7 +78,7 @@ func TestRecoveryWritesWhatPi16Wrote(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Setenv("PI_LSP_TEST_KEY", "test-key")
-			before := lsptest.MustRead(t, path)
+			before := sessiontest.Read(t, path)
 			res, err := e.Call("pi/append", map[string]any{"session": path, "messages": []json.RawMessage{es[userIdx].Message, es[failIdx].Message}})
 			if err != nil {
 				t.Fatal(err)

@@ -15,13 +15,14 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // TestProgressFallbacks: a client without workDoneProgress, or one that refuses the
 // token, gets window/showMessage instead of $/progress, and the job still runs.
 func TestProgressFallbacks(t *testing.T) {
 	check := func(t *testing.T, e *lsptest.Env, path string) {
-		before := lsptest.MustRead(t, path)
+		before := sessiontest.Read(t, path)
 		if _, err := e.Call("pi/compact", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +59,7 @@ func TestProgressFallbacks(t *testing.T) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}}})
-		before := lsptest.MustRead(t, path)
+		before := sessiontest.Read(t, path)
 		p := e.Start("pi/compact", nil, false)
 		e.Await(5*time.Second, lsptest.ServerCall("window/workDoneProgress/create"))
 		p.Cancel()
@@ -69,7 +70,7 @@ func TestProgressFallbacks(t *testing.T) {
 		if d := time.Since(t0); d > time.Second {
 			t.Errorf("the cancelled job waited %v for the unanswered create request", d)
 		}
-		if !bytes.Equal(before, lsptest.MustRead(t, path)) {
+		if !bytes.Equal(before, sessiontest.Read(t, path)) {
 			t.Errorf("the session file changed")
 		}
 	})
@@ -90,7 +91,7 @@ func TestProgressCancelTokenSpelling(t *testing.T) {
 			llm := fakemodel.NewSummarizer(t)
 			llm.Set(func(f *fakemodel.Summarizer) { f.Hold = true })
 			e, path := compactEnv(t, llm, lsptest.Config{})
-			before := lsptest.MustRead(t, path)
+			before := sessiontest.Read(t, path)
 			p := e.Start("pi/compact", map[string]any{"workDoneToken": tc.token}, true)
 			select {
 			case <-llm.Started:
@@ -101,7 +102,7 @@ func TestProgressCancelTokenSpelling(t *testing.T) {
 			if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
 				t.Fatalf("answer %v", cerr)
 			}
-			if !bytes.Equal(before, lsptest.MustRead(t, path)) {
+			if !bytes.Equal(before, sessiontest.Read(t, path)) {
 				t.Errorf("the session file changed")
 			}
 		})
@@ -142,7 +143,7 @@ func TestSessionCommands(t *testing.T) {
 		t.Fatalf("pi.files %v %v", res, err)
 	}
 	// Labels are appended entries.
-	before := lsptest.MustRead(t, treeNav)
+	before := sessiontest.Read(t, treeNav)
 	if res, err = exec("pi.label", map[string]any{"entryId": "5b9d65c4", "label": "start"}); err != nil || res["label"] != "start" {
 		t.Fatalf("pi.label %v %v", res, err)
 	}
@@ -154,7 +155,7 @@ func TestSessionCommands(t *testing.T) {
 		t.Errorf("kind %s", ce.Kind())
 	}
 	// Undo compaction on the session with one: the leaf returns before it.
-	before = lsptest.MustRead(t, auto)
+	before = sessiontest.Read(t, auto)
 	if res, err = exec("pi.undoCompaction", map[string]any{"session": auto}); err != nil || res["compactionId"] != "83073b79" {
 		t.Fatalf("pi.undoCompaction %v %v", res, err)
 	}
@@ -244,7 +245,7 @@ func TestCancelWhileHookPending(t *testing.T) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}}})
-	before := lsptest.MustRead(t, path)
+	before := sessiontest.Read(t, path)
 	p := e.Start("pi/compact", nil, true)
 	e.Await(5*time.Second, lsptest.ServerCall("pi/beforeCompact"))
 	p.Cancel()
@@ -256,7 +257,7 @@ func TestCancelWhileHookPending(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 	e.Await(5*time.Second, lsptest.NotificationMatching("pi/compactionEnd", "aborted", lsptest.Has(map[string]any{"aborted": true})), lsptest.CompletedProgress(compactTitle))
-	if !bytes.Equal(before, lsptest.MustRead(t, path)) {
+	if !bytes.Equal(before, sessiontest.Read(t, path)) {
 		t.Errorf("the session file changed")
 	}
 	if llm.Requests.Load() != 0 {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -39,17 +38,6 @@ func entryIDs(ix *session.Index) []string {
 		ids[i] = e.ID
 	}
 	return ids
-}
-
-func same(t *testing.T, what string, got, want any, gotIDs, wantIDs []string) {
-	t.Helper()
-	g := oracle.NormalizeIDs(oracle.JSONValue(t, got), gotIDs)
-	w := oracle.NormalizeIDs(oracle.JSONValue(t, want), wantIDs)
-	if !reflect.DeepEqual(g, w) {
-		gb, _ := json.Marshal(g)
-		wb, _ := json.Marshal(w)
-		t.Errorf("%s differs from Pi\n got: %.1500s\nwant: %.1500s", what, gb, wb)
-	}
 }
 
 func loadCorpus(t *testing.T, cf oracle.CorpusFile) *session.Index {
@@ -101,17 +89,17 @@ func TestContextMatchesPi(t *testing.T) {
 				if c.Model != nil {
 					model = c.Model
 				}
-				same(t, "messages", msgs, want.Messages, ids, want.IDs)
-				same(t, "thinkingLevel", c.ThinkingLevel, want.ThinkingLevel, ids, want.IDs)
-				same(t, "model", model, want.Model, ids, want.IDs)
-				same(t, "estimateContextTokens", session.EstimateContextTokens(c.Messages), want.Tokens, ids, want.IDs)
-				same(t, "estimateTokens", est, want.Estimates, ids, want.IDs)
-				same(t, "estimateProjectedContextTokens", session.ProjectedContextTokens(c.Path), want.Projected, ids, want.IDs)
+				oracle.SameJSON(t, "messages", msgs, want.Messages, ids, want.IDs)
+				oracle.SameJSON(t, "thinkingLevel", c.ThinkingLevel, want.ThinkingLevel, ids, want.IDs)
+				oracle.SameJSON(t, "model", model, want.Model, ids, want.IDs)
+				oracle.SameJSON(t, "estimateContextTokens", session.EstimateContextTokens(c.Messages), want.Tokens, ids, want.IDs)
+				oracle.SameJSON(t, "estimateTokens", est, want.Estimates, ids, want.IDs)
+				oracle.SameJSON(t, "estimateProjectedContextTokens", session.ProjectedContextTokens(c.Path), want.Projected, ids, want.IDs)
 				var sys json.RawMessage = json.RawMessage("null")
 				if m := session.CurrentSystemMessage(c.Messages); m != nil {
 					sys = m.Raw()
 				}
-				same(t, "getCurrentSystemMessage", sys, want.System, ids, want.IDs)
+				oracle.SameJSON(t, "getCurrentSystemMessage", sys, want.System, ids, want.IDs)
 
 				var files struct {
 					ReadFiles     []string `json:"readFiles"`
@@ -119,7 +107,7 @@ func TestContextMatchesPi(t *testing.T) {
 				}
 				o.Query(t, map[string]any{"op": "files", "file": cf.Path, "leafIndex": li}, &files)
 				read, mod := fileops.ForPath(ix.Path(ids[li]))
-				same(t, "files", map[string]any{"readFiles": read, "modifiedFiles": mod}, files, ids, want.IDs)
+				oracle.SameJSON(t, "files", map[string]any{"readFiles": read, "modifiedFiles": mod}, files, ids, want.IDs)
 			}
 		})
 	}
@@ -156,12 +144,12 @@ func TestTreeMatchesPi(t *testing.T) {
 				IDs    []string        `json:"ids"`
 			}
 			o.Query(t, map[string]any{"op": "tree", "file": cf.Path}, &want)
-			same(t, "tree", toNodes(ix.Tree()), want.Roots, ids, want.IDs)
+			oracle.SameJSON(t, "tree", toNodes(ix.Tree()), want.Roots, ids, want.IDs)
 			var leaf any
 			if l := ix.LeafID(); l != "" {
 				leaf = l
 			}
-			same(t, "leafId", leaf, want.LeafID, ids, want.IDs)
+			oracle.SameJSON(t, "leafId", leaf, want.LeafID, ids, want.IDs)
 		})
 	}
 }
@@ -184,7 +172,7 @@ func TestMigratedEntriesMatchPi(t *testing.T) {
 			for i, e := range ix.Entries() {
 				got[i] = e.Raw()
 			}
-			same(t, "migrated entries", got, want.Entries, ids, want.IDs)
+			oracle.SameJSON(t, "migrated entries", got, want.Entries, ids, want.IDs)
 		})
 	}
 }

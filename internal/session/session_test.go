@@ -17,6 +17,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 const header = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
@@ -402,16 +403,8 @@ func TestAppendedFileLoadsInRealPi(t *testing.T) {
 		t.Run(cf.Name, func(t *testing.T) {
 			data, _ := os.ReadFile(cf.Path)
 			p := writeFile(t, string(data))
-			f, err := session.Load(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ix := session.NewIndex(f)
-			taken := map[string]*session.Entry{}
-			for _, e := range ix.Entries() {
-				taken[e.ID] = e
-			}
-			_, err = session.Append(p, taken, []session.NewEntry{
+			ix, taken := sessiontest.ForAppend(t, p)
+			_, err := session.Append(p, taken, []session.NewEntry{
 				{Type: session.TypeMessage, ParentID: ix.LeafID(), Fields: []session.Field{{Key: "message", Value: json.RawMessage(`{"role":"user","content":[{"type":"text","text":"appended by pi-lsp"}],"timestamp":1795957999999}`)}}},
 				{Type: session.TypeLabel, ParentID: session.ChainToPrevious, Fields: []session.Field{{Key: "targetId", Value: ix.Entries()[0].ID}, {Key: "label", Value: "from-pi-lsp"}}},
 			})

@@ -1164,16 +1164,6 @@ func (s *SyncBuffer) String() string {
 	return s.b.String()
 }
 
-// MustRead reads a file or fails the test.
-func MustRead(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // Merge returns a new map with the entries of all maps.
 func Merge(ms ...map[string]any) map[string]any {
 	out := map[string]any{}
