@@ -9,17 +9,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
@@ -39,11 +38,8 @@ type cliRun struct {
 func startCLI(t *testing.T, env []string, timeout time.Duration, args ...string) *cliRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	cmd := exec.CommandContext(ctx, e2eBinary(t), args...)
+	cmd := isolate.GroupCmd(ctx, e2eBinary(t), args...)
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	r := &cliRun{cmd: cmd, stderr: &lsptest.SyncBuffer{}, stdout: &lsptest.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
 	r.start = time.Now()
@@ -52,20 +48,12 @@ func startCLI(t *testing.T, env []string, timeout time.Duration, args ...string)
 		t.Fatal(err)
 	}
 	go func() {
-		err := cmd.Wait()
+		r.code = isolate.ExitCode(cmd.Wait())
 		r.took = time.Since(r.start)
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-		case errors.As(err, &ee):
-			r.code = ee.ExitCode()
-		default:
-			r.code = -1
-		}
 		close(r.done)
 	}()
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = isolate.KillGroup(cmd)
 		cancel()
 		<-r.done
 	})

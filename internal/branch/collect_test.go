@@ -1,10 +1,11 @@
 package branch
 
 import (
-	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // The tree of pi-behavior.md §14.1: A-B-{C-D, E-F}, plus G on a second root.

@@ -41,7 +41,7 @@ type piWriter struct {
 func startPiWriter(t *testing.T, ctx context.Context, cwd, agentDir, baseDir, sessionFile string) *piWriter {
 	t.Helper()
 	// The real pi 1.6.0 CLI, on the Node 22 it needs.
-	cmd := groupCmd(ctx, oracle.Node(), filepath.Join(oracle.RepoRoot(), "test", "pi", "pi-writer.mjs"),
+	cmd := isolate.GroupCmd(ctx, oracle.Node(), filepath.Join(oracle.RepoRoot(), "test", "pi", "pi-writer.mjs"),
 		"--cwd", cwd, "--agent-dir", agentDir, "--base-dir", baseDir, "--session", sessionFile)
 	if err := os.MkdirAll(baseDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -52,16 +52,9 @@ func startPiWriter(t *testing.T, ctx context.Context, cwd, agentDir, baseDir, se
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdout := isolate.StartPiped(t, cmd)
 	w := &piWriter{t: t, stdin: stdin, events: make(chan map[string]any, 256), wait: cmd.Wait}
-	t.Cleanup(func() { _ = killGroup(cmd); _ = cmd.Wait() })
+	t.Cleanup(func() { _ = isolate.KillGroup(cmd); _ = cmd.Wait() })
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {

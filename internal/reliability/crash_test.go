@@ -222,14 +222,7 @@ func TestCrashDuringAppends(t *testing.T) {
 		cmd := selfCmd(ctx, "TestHelperCrashAppender",
 			"PI_LSP_CRASH_APPEND="+path, "PI_LSP_CRASH_FROM="+strconv.Itoa(from), "PI_LSP_CRASH_TO="+strconv.Itoa(total),
 			"PI_LSP_CRASH_SEED_VICTIM="+strconv.FormatInt(seed, 10), "PI_LSP_CRASH_HUGE="+strconv.Itoa(huge))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		stdout := isolate.StartPiped(t, cmd)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		didKill := false
@@ -265,7 +258,7 @@ func TestCrashDuringAppends(t *testing.T) {
 						}
 						time.Sleep(20 * time.Microsecond)
 					}
-					_ = killGroup(cmd)
+					_ = isolate.KillGroup(cmd)
 					didKill = true
 					inWriteKills++
 					continue
@@ -282,7 +275,7 @@ func TestCrashDuringAppends(t *testing.T) {
 				if d > 0 {
 					time.Sleep(d)
 				}
-				_ = killGroup(cmd)
+				_ = isolate.KillGroup(cmd)
 				didKill = true
 				killDelay = append(killDelay, d)
 			}
@@ -471,14 +464,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		cmd := selfCmd(ctx, "TestHelperCrashCompactor", "PI_LSP_CRASH_COMPACT="+path,
 			"PI_LSP_CRASH_SEED_VICTIM="+strconv.FormatInt(seed+int64(round), 10), "PI_LSP_CRASH_BIG="+big)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		stdout := isolate.StartPiped(t, cmd)
 		var delay time.Duration
 		switch aim {
 		case "preparing":
@@ -529,7 +515,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 							}
 							time.Sleep(20 * time.Microsecond)
 						}
-						_ = killGroup(cmd)
+						_ = isolate.KillGroup(cmd)
 						didKill = true
 					}
 				case len(f) == 3 && f[0] == "done":
@@ -542,7 +528,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 					t.Fatalf("victim failed: %s", l)
 				}
 			case <-timer:
-				_ = killGroup(cmd)
+				_ = isolate.KillGroup(cmd)
 				didKill = true
 				timer = nil
 			}

@@ -10,13 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
@@ -114,26 +114,9 @@ func checkPiLoads(t testing.TB, o *oracle.Oracle, path string) bool {
 
 // ---- processes ----
 
-// groupCmd prepares a command in its own process group, killed with its group when ctx
-// ends.
-func groupCmd(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
-}
-
-func killGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-}
-
 // selfCmd re-executes this test binary running only the named helper test.
 func selfCmd(ctx context.Context, helper string, env ...string) *exec.Cmd {
-	cmd := groupCmd(ctx, os.Args[0], "-test.run=^"+helper+"$", "-test.count=1")
+	cmd := isolate.GroupCmd(ctx, os.Args[0], "-test.run=^"+helper+"$", "-test.count=1")
 	cmd.Env = append(os.Environ(), env...)
 	return cmd
 }

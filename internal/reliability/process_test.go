@@ -49,7 +49,7 @@ func buildBinary(t testing.TB) string {
 		binPath = filepath.Join(dir, "pi-lsp")
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		cmd := groupCmd(ctx, "go", "build", "-o", binPath, "./cmd/pi-lsp")
+		cmd := isolate.GroupCmd(ctx, "go", "build", "-o", binPath, "./cmd/pi-lsp")
 		cmd.Dir = oracle.RepoRoot()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)

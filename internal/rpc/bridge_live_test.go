@@ -27,7 +27,9 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 type livePiEnv struct {
@@ -69,6 +71,31 @@ func (l *livePiEnv) exec(command string, args map[string]any, token string) *lsp
 		params["workDoneToken"] = token
 	}
 	return l.e.Start("workspace/executeCommand", params, false)
+}
+
+// slowCompaction starts pi.compact with a summary the fake server streams slowly, and
+// returns once pi's compaction is under way and its summary request streaming, with the
+// marks of the editor's and pi's messages from before it.
+func (l *livePiEnv) slowCompaction(t *testing.T, instructions, token string) (p *lsptest.Pending, mark, piMark int) {
+	t.Helper()
+	mark, piMark = l.e.Mark(), l.pi.Mark()
+	p = l.exec("pi.compact", map[string]any{"session": l.path, "instructions": instructions}, token)
+	l.pi.WaitEvent(piMark, 30*time.Second, "compaction_start", func(ev map[string]any) bool { return ev["type"] == "compaction_start" })
+	time.Sleep(500 * time.Millisecond) // the summary request is streaming
+	return p, mark, piMark
+}
+
+// keepsFile snapshots the file at path; the check it returns fails the test when the
+// file has changed since, saying which step changed it.
+func keepsFile(t *testing.T, path string) func(what string) {
+	t.Helper()
+	before := sessiontest.Read(t, path)
+	return func(what string) {
+		t.Helper()
+		if after := sessiontest.Read(t, path); string(after) != string(before) {
+			t.Error(what + " changed the file")
+		}
+	}
 }
 
 // rawConn is a connection to the bridge socket that speaks lines.
@@ -165,7 +192,7 @@ func TestLivePiBridge(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
 		defer cancel()
-		cmd := groupCmd(ctx, bin, "-test.run=^TestHelperForeignClient$")
+		cmd := isolate.GroupCmd(ctx, bin, "-test.run=^TestHelperForeignClient$")
 		cmd.Env = []string{"PI_LSP_FOREIGN_SOCKET=" + l.reg.Socket, "PI_LSP_FOREIGN_TOKEN=" + l.reg.Token}
 		cmd.Dir = "/"
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: 65534, Gid: 65534}
@@ -383,7 +410,7 @@ func TestLivePiBridge(t *testing.T) {
 	})
 
 	t.Run("unsupported writes stay refused", func(t *testing.T) {
-		before, _ := os.ReadFile(path)
+		unchanged := keepsFile(t, path)
 		_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.undoCompaction", "arguments": []any{map[string]any{"session": path}}})
 		if ce, ok := err.(*lsptest.CallError); !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "bridge cannot do this") {
 			t.Errorf("pi.undoCompaction on a live pi: %v, want ownedByPi saying the bridge cannot do it", err)
@@ -393,9 +420,7 @@ func TestLivePiBridge(t *testing.T) {
 		if ce, ok := err.(*lsptest.CallError); !ok || ce.Code != rpc.CodeInvalidParams || !strings.Contains(ce.Message, "its own leaf") {
 			t.Errorf("pi.compact at another leaf of a live pi: %v, want invalid params", err)
 		}
-		if after, _ := os.ReadFile(path); string(after) != string(before) {
-			t.Error("the refusal changed the file")
-		}
+		unchanged("the refusal")
 	})
 
 	t.Run("busy", func(t *testing.T) {
@@ -417,14 +442,8 @@ func TestLivePiBridge(t *testing.T) {
 
 	t.Run("cancel", func(t *testing.T) {
 		// Cancelling the editor's request aborts Pi's compaction: nothing is written.
-		before, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mark, piMark := e.Mark(), pi.Mark()
-		p := l.exec("pi.compact", map[string]any{"session": path, "instructions": "SLOWSUMMARY please"}, "compact-cancel")
-		pi.WaitEvent(piMark, 30*time.Second, "compaction_start", func(ev map[string]any) bool { return ev["type"] == "compaction_start" })
-		time.Sleep(500 * time.Millisecond) // the summary request is streaming
+		unchanged := keepsFile(t, path)
+		p, mark, piMark := l.slowCompaction(t, "SLOWSUMMARY please", "compact-cancel")
 		p.Cancel()
 		e.Await(30*time.Second, lsptest.Since(mark, lsptest.ResponseTo(p.ID)),
 			lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "aborted via pi", lsptest.Has(map[string]any{"aborted": true, "via": "pi"}))))
@@ -435,22 +454,13 @@ func TestLivePiBridge(t *testing.T) {
 		if end["aborted"] != true {
 			t.Errorf("pi's compaction_end %v is not aborted", end)
 		}
-		after, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(after) != string(before) {
-			t.Error("an aborted compaction changed the file")
-		}
+		unchanged("an aborted compaction")
 	})
 
 	t.Run("cancel navigation", func(t *testing.T) {
 		// Cancelling a navigation with a summary aborts Pi's branch summary: pi stays
 		// where it was and nothing is written.
-		before, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		unchanged := keepsFile(t, path)
 		_, leaf := pi.Entries()
 		mark := e.Mark()
 		p := l.exec("pi.navigate", map[string]any{"session": path, "targetId": "9962224e", "summarize": true, "instructions": "SLOWSUMMARY branch"}, "nav-cancel")
@@ -480,9 +490,7 @@ func TestLivePiBridge(t *testing.T) {
 		if _, now := pi.Entries(); now != leaf {
 			t.Errorf("pi's leaf moved from %s to %s although the navigation was cancelled", leaf, now)
 		}
-		if after, _ := os.ReadFile(path); string(after) != string(before) {
-			t.Error("a cancelled navigation changed the file")
-		}
+		unchanged("a cancelled navigation")
 		st := pi.Send(map[string]any{"type": "get_state"}, 10*time.Second)["data"].(map[string]any)
 		if st["isCompacting"] == true || st["isStreaming"] == true {
 			t.Errorf("pi is still busy after the cancelled navigation: %v", st)
@@ -490,14 +498,8 @@ func TestLivePiBridge(t *testing.T) {
 	})
 
 	t.Run("pi exits mid-compaction", func(t *testing.T) {
-		before, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mark, piMark := e.Mark(), pi.Mark()
-		p := l.exec("pi.compact", map[string]any{"session": path, "instructions": "SLOWSUMMARY again"}, "compact-kill")
-		pi.WaitEvent(piMark, 30*time.Second, "compaction_start", func(ev map[string]any) bool { return ev["type"] == "compaction_start" })
-		time.Sleep(500 * time.Millisecond)
+		unchanged := keepsFile(t, path)
+		p, mark, _ := l.slowCompaction(t, "SLOWSUMMARY again", "compact-kill")
 		pi.Kill()
 		e.Await(30*time.Second, lsptest.Since(mark, lsptest.ResponseTo(p.ID)), lsptest.Since(mark, lsptest.CompletedProgress(compactTitle)),
 			lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "failed via pi", lsptest.Has(map[string]any{"aborted": false, "via": "pi"}))))
@@ -505,9 +507,7 @@ func TestLivePiBridge(t *testing.T) {
 		if cerr == nil || cerr.Kind() != "piGone" || !strings.Contains(cerr.Message, "as pi left it") {
 			t.Fatalf("pi.compact when pi died: %v, want kind piGone with a clear message", cerr)
 		}
-		if after, _ := os.ReadFile(path); string(after) != string(before) {
-			t.Error("the file changed although pi died before its compaction was written")
-		}
+		unchanged("pi dying before its compaction was written")
 		// The dead pi's registry is stale now: ignored (and cleaned), and the server is
 		// back to its own behaviour for the session.
 		if _, err := bridge.Find(context.Background(), l.dir, path); err != bridge.ErrNoBridge {
@@ -537,16 +537,13 @@ func TestLivePiWithoutBridge(t *testing.T) {
 	fake := startFakeOpenAI(t, ctx, root)
 	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port, NoBridge: true})
 	_ = pi
-	before, _ := os.ReadFile(path)
+	unchanged := keepsFile(t, path)
 	_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}})
 	ce, ok := err.(*lsptest.CallError)
 	if !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "editors/pi/extension.ts") || !strings.Contains(ce.Message, "pi install") {
 		t.Fatalf("pi.compact on a pi without the bridge: %v, want ownedByPi saying how to load the extension", err)
 	}
-	after, _ := os.ReadFile(path)
-	if string(after) != string(before) {
-		t.Error("the refusal changed the file")
-	}
+	unchanged("the refusal")
 }
 
 func strOf(v any) string { s, _ := v.(string); return s }
@@ -564,7 +561,7 @@ func TestLivePiInstalledPackage(t *testing.T) {
 	fake := startFakeOpenAI(t, ctx, root)
 	agentDir := filepath.Join(root, "pi-agent")
 	writePiAgentDir(t, agentDir, fake.Port, 30)
-	install := groupCmd(ctx, oracle.Node(), oracle.PiCLI(), "install", filepath.Join(oracle.RepoRoot(), "editors", "pi"))
+	install := isolate.GroupCmd(ctx, oracle.Node(), oracle.PiCLI(), "install", filepath.Join(oracle.RepoRoot(), "editors", "pi"))
 	install.Env = piEnv(root, runtime, agentDir)
 	install.Dir = e.Workspace
 	if out, err := install.CombinedOutput(); err != nil {

@@ -31,7 +31,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -353,12 +352,9 @@ func (e *Env) spawn(cfg Config) io.ReadWriteCloser {
 		timeout = 2 * time.Minute
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	cmd := exec.CommandContext(ctx, cfg.Binary, append([]string{"serve", "--stdio"}, cfg.Args...)...)
+	cmd := isolate.GroupCmd(ctx, cfg.Binary, append([]string{"serve", "--stdio"}, cfg.Args...)...)
 	cmd.Env = append(os.Environ(), cfg.ExtraEnv...)
 	cmd.Dir = e.Workspace
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	cmd.Stderr = e.logs
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -375,22 +371,11 @@ func (e *Env) spawn(cfg Config) io.ReadWriteCloser {
 		t.Fatal(err)
 	}
 	e.proc = cmd
-	go func() {
-		err := cmd.Wait()
-		code := 0
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			code = ee.ExitCode()
-		case err != nil:
-			code = -1
-		}
-		e.exitCode <- code
-	}()
+	go func() { e.exitCode <- isolate.ExitCode(cmd.Wait()) }()
 	// Registered before NewEnv's own cleanup, so it runs after it: Close first lets
 	// the server exit on its own, then whatever is left of the group is killed.
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = isolate.KillGroup(cmd)
 		cancel()
 	})
 	return stdio{stdout, stdin}
