@@ -43,19 +43,6 @@ func fastConfig(url string) compaction.OpenAIConfig {
 	}
 }
 
-// lastEntry loads the file and returns its last entry.
-func lastEntry(t testing.TB, path string) *session.Entry {
-	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(f.Entries) == 0 {
-		t.Fatal("no entries")
-	}
-	return f.Entries[len(f.Entries)-1]
-}
-
 // entryJSON decodes an entry's raw JSON.
 func entryJSON(t testing.TB, e *session.Entry) map[string]any {
 	t.Helper()

@@ -102,7 +102,7 @@ func TestOpenAINormalSummary(t *testing.T) {
 		t.Errorf("user prompt is not the initial prompt")
 	}
 
-	e := lastEntry(t, path)
+	e := sessiontest.Last(t, path)
 	if e.Type != session.TypeCompaction || e.ID != res.Entry.ID {
 		t.Fatalf("last entry %s %s, want the new compaction %s", e.Type, e.ID, res.Entry.ID)
 	}
@@ -201,7 +201,7 @@ func TestOpenAISplitTurnSequential(t *testing.T) {
 	if res.Outcome.Summary != want {
 		t.Errorf("summary =\n%q\nwant\n%q", res.Outcome.Summary, want)
 	}
-	if got := entryJSON(t, lastEntry(t, path))["summary"]; got != want {
+	if got := entryJSON(t, sessiontest.Last(t, path))["summary"]; got != want {
 		t.Errorf("written summary = %q", got)
 	}
 	if res.Outcome.Usage == nil || res.Outcome.Usage.Input != 2*1227 || res.Outcome.Usage.TotalTokens != 2*1290 {

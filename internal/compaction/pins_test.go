@@ -40,8 +40,7 @@ func appendTurn(t *testing.T, path, text string) {
 // session and compacts three times: every summary quotes it verbatim.
 func TestPinnedConstraintSurvivesThreeCompactions(t *testing.T) {
 	path := copyGenuine(t, "full-main.jsonl")
-	f, _ := session.Load(path)
-	ix := session.NewIndex(f)
+	ix := sessiontest.Index(t, path)
 	var pinID, pinText string
 	for _, e := range ix.Path(ix.LeafID()) {
 		if e.Role() == session.RoleUser {

@@ -172,7 +172,7 @@ func TestHookSuppliedSummary(t *testing.T) {
 	if srv.count() != 0 {
 		t.Errorf("the model was called")
 	}
-	m := entryJSON(t, lastEntry(t, path))
+	m := entryJSON(t, sessiontest.Last(t, path))
 	if m["summary"] != "SUMMARY FROM THE EDITOR" || m["fromHook"] != true || m["tokensBefore"] != float64(999) || m["firstKeptEntryId"] != prep.FirstKeptEntryID {
 		t.Errorf("entry %v", m)
 	}
@@ -205,7 +205,7 @@ func TestHookSuppliedSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := entryJSON(t, lastEntry(t, path)); m["firstKeptEntryId"] != prep.FirstKeptEntryID || m["summary"] != "ONLY TEXT" {
+	if m := entryJSON(t, sessiontest.Last(t, path)); m["firstKeptEntryId"] != prep.FirstKeptEntryID || m["summary"] != "ONLY TEXT" {
 		t.Errorf("entry %v", m)
 	}
 }
@@ -257,7 +257,7 @@ func TestBoundedFileListsInSummary(t *testing.T) {
 	if !strings.Contains(sum, "<read-files>\ndocs/read0.md\ndocs/read1.md\ndocs/read2.md\n</read-files>") {
 		t.Errorf("read-files block: %s", sum)
 	}
-	m := entryJSON(t, lastEntry(t, path))
+	m := entryJSON(t, sessiontest.Last(t, path))
 	var d compaction.Details
 	b, _ := json.Marshal(m["details"])
 	if err := json.Unmarshal(b, &d); err != nil {

@@ -12,16 +12,8 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
-
-func lastEntry(t *testing.T, path string) *session.Entry {
-	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Entries[len(f.Entries)-1]
-}
 
 // TestPreviewEditCommitCompaction: a preview gives the draft summary; the user edits it;
 // committing writes exactly the edited text, marked as edited.
@@ -49,7 +41,7 @@ func TestPreviewEditCommitCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := lastEntry(t, path)
+	last := sessiontest.Last(t, path)
 	c := last.Compaction()
 	if last.Type != session.TypeCompaction || c.Summary != edited || c.FirstKeptEntryID != prev.FirstKeptEntryID {
 		t.Fatalf("committed entry %s", last.Raw())
@@ -95,7 +87,7 @@ func TestPreviewAndCommitBranchSummary(t *testing.T) {
 	if _, err := e.Call("pi/navigate", map[string]any{"targetId": target, "summarize": true, "summary": edited}); err != nil {
 		t.Fatal(err)
 	}
-	last := lastEntry(t, path)
+	last := sessiontest.Last(t, path)
 	b := last.BranchSummary()
 	if last.Type != session.TypeBranchSummary || b.Summary != edited || last.ParentID != target {
 		t.Fatalf("entry %s", last.Raw())
@@ -112,8 +104,7 @@ func TestPreviewAndCommitBranchSummary(t *testing.T) {
 func TestPinnedMessageIsQuotedAndProtected(t *testing.T) {
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
 	path := e.Sessions["full-main"]
-	f, _ := session.Load(path)
-	ix := session.NewIndex(f)
+	ix := sessiontest.Index(t, path)
 	var pinID, pinText string
 	for _, en := range ix.Path(ix.LeafID()) {
 		if en.Role() == session.RoleUser {
@@ -128,7 +119,7 @@ func TestPinnedMessageIsQuotedAndProtected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(lastEntry(t, path).Compaction().Summary, pinText) {
+	if !strings.Contains(sessiontest.Last(t, path).Compaction().Summary, pinText) {
 		t.Fatalf("pinned text not quoted: %s", raw)
 	}
 	if _, err := e.Call("pi/pin", map[string]any{"entryId": "nope"}); err == nil {
@@ -204,7 +195,7 @@ func TestBackgroundDraftMakesCompactionInstant(t *testing.T) {
 		t.Fatalf("the compaction asked the model again (%d → %d requests)", n, got)
 	}
 	t.Logf("compaction with a ready draft took %v", time.Since(start))
-	if lastEntry(t, e.Sessions["full-main"]).Type != session.TypeCompaction {
+	if sessiontest.Last(t, e.Sessions["full-main"]).Type != session.TypeCompaction {
 		t.Fatal("no compaction written")
 	}
 }

@@ -49,3 +49,17 @@ func ForAppend(t testing.TB, path string) (*session.Index, map[string]*session.E
 	ix := Index(t, path)
 	return ix, Taken(ix)
 }
+
+// Last loads the session file at path and returns its last entry (the one written
+// last), failing the test on error or when the file has no entries.
+func Last(t testing.TB, path string) *session.Entry {
+	t.Helper()
+	f, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries) == 0 {
+		t.Fatal("no entries")
+	}
+	return f.Entries[len(f.Entries)-1]
+}
