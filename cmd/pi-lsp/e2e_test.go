@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
@@ -111,21 +112,17 @@ func TestE2ECoreFlow(t *testing.T) {
 	}
 
 	// pi.tree on the current session (the newest copy).
-	res, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.tree", "arguments": []any{}})
+	res, err := e.Command("pi.tree")
 	if err != nil {
 		t.Fatalf("pi.tree: %v", err)
 	}
-	tree := lsptest.Decode[struct {
-		Session string            `json:"session"`
-		LeafID  string            `json:"leafId"`
-		Roots   []json.RawMessage `json:"roots"`
-	}](t, res)
-	if tree.Session != paths[1] || tree.LeafID != "8852ca19" || len(tree.Roots) == 0 {
-		t.Fatalf("pi.tree: session %s leaf %s roots %d", tree.Session, tree.LeafID, len(tree.Roots))
+	tree := lsptest.Decode[rpc.TreeResult](t, res)
+	if tree.Session != paths[1] || lsptest.Str(tree.LeafID) != "8852ca19" || len(tree.Roots) == 0 {
+		t.Fatalf("pi.tree: session %s leaf %s roots %d", tree.Session, lsptest.Str(tree.LeafID), len(tree.Roots))
 	}
 
 	// pi.compact with server-created progress.
-	res, err = e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}})
+	res, err = e.Command("pi.compact", map[string]any{})
 	if err != nil {
 		t.Fatalf("pi.compact: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
@@ -143,9 +144,7 @@ func TestRefusesPathsOutsideTheSessionsFolder(t *testing.T) {
 	// .jsonl of the folder is the symlink out of it: it is not a session of the
 	// folder either. So the current session is the workspace's own, and neither the
 	// session list nor an append without a session parameter reaches the outside file.
-	res := e.c.mustCall("pi/tree", map[string]any{})
-	var tree struct{ Session string }
-	_ = json.Unmarshal(res, &tree)
+	tree := mustCallFor[rpc.TreeResult](e.c, "pi/tree", map[string]any{})
 	if tree.Session != e.inside {
 		t.Errorf("current session %q, want the workspace's %q", tree.Session, e.inside)
 	}
@@ -153,9 +152,7 @@ func TestRefusesPathsOutsideTheSessionsFolder(t *testing.T) {
 	if strings.Contains(list, "link.jsonl") || strings.Contains(list, e.outside) {
 		t.Errorf("pi/sessions lists the symlink out of the folder: %s", list)
 	}
-	res = e.c.mustCall("pi/append", map[string]any{"messages": []any{msg}})
-	var app struct{ Session string }
-	_ = json.Unmarshal(res, &app)
+	app := mustCallFor[rpc.AppendResult](e.c, "pi/append", map[string]any{"messages": []any{msg}})
 	if app.Session != e.inside {
 		t.Errorf("pi/append without a session wrote %q, want %q", app.Session, e.inside)
 	}

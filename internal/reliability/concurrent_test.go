@@ -23,9 +23,11 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
@@ -205,11 +207,7 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 				errs <- fmt.Errorf("pi/append: %w", err)
 				return
 			}
-			var out struct {
-				EntryIDs       []string `json:"entryIds"`
-				AutoCompaction string   `json:"autoCompaction"`
-			}
-			_ = json.Unmarshal(res, &out)
+			out := lsptest.Decode[rpc.AppendResult](t, res)
 			if out.AutoCompaction != "" {
 				errs <- fmt.Errorf("pi/append answered autoCompaction %q while pi runs", out.AutoCompaction)
 			}
@@ -302,11 +300,7 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 
 	// Control: with pi gone, the same append is accepted without force and does
 	// trigger the threshold compaction.
-	res := c.mustCall("pi/append", map[string]any{"messages": usageMessages("after pi", 100)})
-	var out struct {
-		AutoCompaction string `json:"autoCompaction"`
-	}
-	_ = json.Unmarshal(res, &out)
+	out := mustCallFor[rpc.AppendResult](c, "pi/append", map[string]any{"messages": usageMessages("after pi", 100)})
 	if out.AutoCompaction != "threshold" {
 		t.Errorf("after pi exited: autoCompaction %q, want threshold", out.AutoCompaction)
 	}

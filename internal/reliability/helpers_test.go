@@ -197,6 +197,13 @@ func (c *client) mustCall(method string, params any) json.RawMessage {
 	return res
 }
 
+// mustCallFor is mustCall with the answer decoded into an R (a result type of
+// internal/rpc).
+func mustCallFor[R any](c *client, method string, params any) R {
+	c.t.Helper()
+	return lsptest.Decode[R](c.t, c.mustCall(method, params))
+}
+
 // kindOf is the data.kind of an error answer ("" for other errors).
 func kindOf(err error) string {
 	var we *wireErr

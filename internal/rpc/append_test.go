@@ -50,21 +50,15 @@ func TestAutoCompactionThreshold(t *testing.T) {
 	e, path := hostedEnv(t)
 	before := sessiontest.Read(t, path)
 	now := time.Now().UnixMilli()
-	res, err := e.Call("pi/append", map[string]any{"messages": []any{
+	res, err := e.Append(map[string]any{"messages": []any{
 		userMsg("what changed in notes.txt?", now),
 		assistantMsg("It says beta now.", 9000, "stop", "", now+1),
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := lsptest.Decode[struct {
-		Session        string   `json:"session"`
-		EntryIDs       []string `json:"entryIds"`
-		LeafID         string   `json:"leafId"`
-		AutoCompaction string   `json:"autoCompaction"`
-	}](t, res)
-	if got.Session != path || len(got.EntryIDs) != 2 || got.LeafID != got.EntryIDs[1] || got.AutoCompaction != "threshold" {
-		t.Fatalf("answer %s", res)
+	if res.Session != path || len(res.EntryIDs) != 2 || res.LeafID != res.EntryIDs[1] || res.AutoCompaction != "threshold" {
+		t.Fatalf("answer %+v", res)
 	}
 	e.Await(15*time.Second,
 		lsptest.NotificationMatching("pi/compactionStart", "threshold", lsptest.Has(map[string]any{"session": path, "reason": "threshold"})),
@@ -84,13 +78,13 @@ func TestAutoCompactionThreshold(t *testing.T) {
 		t.Errorf("compaction %v", c)
 	}
 	// A small usage does not compact.
-	res, err = e.Call("pi/append", map[string]any{"messages": []any{
+	res, err = e.Append(map[string]any{"messages": []any{
 		userMsg("and now?", time.Now().UnixMilli()), assistantMsg("fine", 500, "stop", "", time.Now().UnixMilli()+1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lsptest.Fields(res)["autoCompaction"] != nil {
-		t.Errorf("answer %s", res)
+	if res.AutoCompaction != "" {
+		t.Errorf("answer %+v", res)
 	}
 }
 
@@ -98,19 +92,17 @@ func TestAutoCompactionOverflow(t *testing.T) {
 	e, path := hostedEnv(t)
 	before := sessiontest.Read(t, path)
 	now := time.Now().UnixMilli()
-	res, err := e.Call("pi/append", map[string]any{"messages": []any{
+	res, err := e.Append(map[string]any{"messages": []any{
 		userMsg("paste the whole log", now),
 		assistantMsg("", 0, "error", overflowError, now+1),
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lsptest.Fields(res)["autoCompaction"] != "overflow" {
-		t.Fatalf("answer %s", res)
+	if res.AutoCompaction != "overflow" {
+		t.Fatalf("answer %+v", res)
 	}
-	ids := lsptest.Decode[struct {
-		EntryIDs []string `json:"entryIds"`
-	}](t, res).EntryIDs
+	ids := res.EntryIDs
 	userID, errID := ids[0], ids[1]
 	e.Await(15*time.Second,
 		lsptest.NotificationMatching("pi/compactionStart", "overflow", lsptest.Has(map[string]any{"reason": "overflow"})),
@@ -157,12 +149,12 @@ func TestAutoCompactionOverflow(t *testing.T) {
 	// message, and no second compaction.
 	mark := e.Mark()
 	before = sessiontest.Read(t, path)
-	res, err = e.Call("pi/append", map[string]any{"messages": []any{assistantMsg("", 0, "error", overflowError, time.Now().UnixMilli()+5)}})
+	res, err = e.Append(map[string]any{"messages": []any{assistantMsg("", 0, "error", overflowError, time.Now().UnixMilli()+5)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lsptest.Fields(res)["autoCompaction"] != nil {
-		t.Errorf("answer %s", res)
+	if res.AutoCompaction != "" {
+		t.Errorf("answer %+v", res)
 	}
 	e.Await(5*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "recovery failed", lsptest.Has(map[string]any{
 		"reason": "overflow", "aborted": false, "willRetry": false, "errorMessage": compaction.OverflowRecoveryFailed}))))
@@ -300,12 +292,12 @@ func TestLiveFileFromAnotherWriter(t *testing.T) {
 	}
 	write(second[20:])
 	e.Await(5*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/sessionChanged", "completed line", lsptest.Has(map[string]any{"leafId": "feed0002", "entries": 47.0}))))
-	res, err := e.Call("pi/context", nil)
+	res, err := e.Context(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lsptest.Fields(res)["leafId"] != "feed0002" {
-		t.Errorf("pi/context leaf %v", lsptest.Fields(res)["leafId"])
+	if lsptest.Str(res.LeafID) != "feed0002" {
+		t.Errorf("pi/context leaf %v", lsptest.Str(res.LeafID))
 	}
 }
 
@@ -317,7 +309,7 @@ func TestAutoCompactionNothingToCompactIsSilent(t *testing.T) {
 	before := sessiontest.Read(t, path)
 	mark := e.Mark()
 	now := time.Now().UnixMilli()
-	res, err := e.Call("pi/append", map[string]any{"messages": []any{
+	res, err := e.Append(map[string]any{"messages": []any{
 		userMsg("one more", now), assistantMsg("It says beta now.", 9000, "stop", "", now+1)}})
 	if err != nil {
 		t.Fatal(err)
@@ -328,8 +320,8 @@ func TestAutoCompactionNothingToCompactIsSilent(t *testing.T) {
 			t.Errorf("an automatic run with nothing to compact sent %s", m.Method)
 		}
 	}
-	if lsptest.Fields(res)["autoCompaction"] != nil || len(appended(t, before, path)) != 2 {
-		t.Errorf("answer %s, appended %v", res, appended(t, before, path))
+	if res.AutoCompaction != "" || len(appended(t, before, path)) != 2 {
+		t.Errorf("answer %+v, appended %v", res, appended(t, before, path))
 	}
 	if n := llm.Requests.Load(); n != 0 {
 		t.Errorf("summarizer called %d times", n)

@@ -21,24 +21,18 @@ func TestPreviewEditCommitCompaction(t *testing.T) {
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
 	path := e.Sessions["full-main"]
 	before, _ := os.ReadFile(path)
-	raw, err := e.Call("pi/previewCompaction", map[string]any{"instructions": "focus on tests"})
+	prev, err := e.PreviewCompaction(map[string]any{"instructions": "focus on tests"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prev struct {
-		SpanKey, Summary, FirstKeptEntryID string
-		TokensBefore, TokensAfter          float64
-	}
-	json.Unmarshal(raw, &prev)
 	if prev.SpanKey == "" || !strings.Contains(prev.Summary, "## Goal") || prev.TokensAfter >= prev.TokensBefore {
-		t.Fatalf("preview: %s", raw)
+		t.Fatalf("preview: %+v", prev)
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Fatal("a preview wrote to the session")
 	}
 	edited := prev.Summary + "\n\n## Note from the user\nKeep the CLI flags stable."
-	raw, err = e.Call("pi/commitCompaction", map[string]any{"summary": edited, "spanKey": prev.SpanKey, "instructions": "focus on tests"})
-	if err != nil {
+	if _, err := e.CommitCompaction(map[string]any{"summary": edited, "spanKey": prev.SpanKey, "instructions": "focus on tests"}); err != nil {
 		t.Fatal(err)
 	}
 	last := sessiontest.Last(t, path)
@@ -52,7 +46,7 @@ func TestPreviewEditCommitCompaction(t *testing.T) {
 		t.Fatalf("details not marked edited: %s", last.RawField("details"))
 	}
 	// A second commit of the same preview no longer matches the session.
-	_, err = e.Call("pi/commitCompaction", map[string]any{"summary": edited, "spanKey": prev.SpanKey})
+	_, err = e.CommitCompaction(map[string]any{"summary": edited, "spanKey": prev.SpanKey})
 	if ce, ok := err.(*lsptest.CallError); !ok || ce.Code != -32801 {
 		if ce == nil || ce.Kind() != "alreadyCompacted" {
 			t.Fatalf("stale commit: %v", err)
@@ -65,8 +59,7 @@ func TestPreviewEditCommitCompaction(t *testing.T) {
 func TestPreviewAndCommitBranchSummary(t *testing.T) {
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}})
 	path := e.Sessions["full-main"]
-	f, _ := session.Load(path)
-	ix := session.NewIndex(f)
+	ix := sessiontest.Index(t, path)
 	var target string
 	for _, en := range ix.Path(ix.LeafID()) {
 		if en.Role() == session.RoleAssistant {
@@ -74,17 +67,15 @@ func TestPreviewAndCommitBranchSummary(t *testing.T) {
 			break
 		}
 	}
-	raw, err := e.Call("pi/previewBranchSummary", map[string]any{"targetId": target})
+	prev, err := e.PreviewBranchSummary(map[string]any{"targetId": target})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prev struct{ Summary string }
-	json.Unmarshal(raw, &prev)
 	if !strings.HasPrefix(prev.Summary, "The user explored a different conversation branch") {
-		t.Fatalf("preview: %s", raw)
+		t.Fatalf("preview: %+v", prev)
 	}
 	edited := prev.Summary + "\n- remember: the second branch was abandoned on purpose"
-	if _, err := e.Call("pi/navigate", map[string]any{"targetId": target, "summarize": true, "summary": edited}); err != nil {
+	if _, err := e.Navigate(map[string]any{"targetId": target, "summarize": true, "summary": edited}); err != nil {
 		t.Fatal(err)
 	}
 	last := sessiontest.Last(t, path)
@@ -112,7 +103,7 @@ func TestPinnedMessageIsQuotedAndProtected(t *testing.T) {
 			pinID, pinText = en.ID, m.Text("")
 		}
 	}
-	if _, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.pin", "arguments": []any{map[string]any{"entryId": pinID}}}); err != nil {
+	if _, err := e.Command("pi.pin", map[string]any{"entryId": pinID}); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := e.Call("pi/compact", map[string]any{})

@@ -309,8 +309,7 @@ func TestLivePiBridge(t *testing.T) {
 	})
 
 	t.Run("label", func(t *testing.T) {
-		raw, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.label",
-			"arguments": []any{map[string]any{"session": path, "entryId": "9962224e", "label": "from-editor"}}})
+		raw, err := e.Command("pi.label", map[string]any{"session": path, "entryId": "9962224e", "label": "from-editor"})
 		if err != nil {
 			t.Fatalf("pi.label: %v", err)
 		}
@@ -411,12 +410,12 @@ func TestLivePiBridge(t *testing.T) {
 
 	t.Run("unsupported writes stay refused", func(t *testing.T) {
 		unchanged := keepsFile(t, path)
-		_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.undoCompaction", "arguments": []any{map[string]any{"session": path}}})
+		_, err := e.Command("pi.undoCompaction", map[string]any{"session": path})
 		if ce, ok := err.(*lsptest.CallError); !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "bridge cannot do this") {
 			t.Errorf("pi.undoCompaction on a live pi: %v, want ownedByPi saying the bridge cannot do it", err)
 		}
 		// pi compacts at its own leaf only.
-		_, err = e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path, "leafId": "9c870cd6"}}})
+		_, err = e.Command("pi.compact", map[string]any{"session": path, "leafId": "9c870cd6"})
 		if ce, ok := err.(*lsptest.CallError); !ok || ce.Code != rpc.CodeInvalidParams || !strings.Contains(ce.Message, "its own leaf") {
 			t.Errorf("pi.compact at another leaf of a live pi: %v, want invalid params", err)
 		}
@@ -428,7 +427,7 @@ func TestLivePiBridge(t *testing.T) {
 		mark := pi.Mark()
 		pi.Send(map[string]any{"type": "prompt", "message": "SCRIPT:slow keep streaming"}, 30*time.Second)
 		pi.WaitEvent(mark, 30*time.Second, "agent_start", func(ev map[string]any) bool { return ev["type"] == "agent_start" })
-		_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}})
+		_, err := e.Command("pi.compact", map[string]any{"session": path})
 		if ce, ok := err.(*lsptest.CallError); !ok || ce.Kind() != "piBusy" {
 			t.Errorf("pi.compact while pi's agent runs: %v, want kind piBusy", err)
 		}
@@ -538,7 +537,7 @@ func TestLivePiWithoutBridge(t *testing.T) {
 	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port, NoBridge: true})
 	_ = pi
 	unchanged := keepsFile(t, path)
-	_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}})
+	_, err := e.Command("pi.compact", map[string]any{"session": path})
 	ce, ok := err.(*lsptest.CallError)
 	if !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "editors/pi/extension.ts") || !strings.Contains(ce.Message, "pi install") {
 		t.Fatalf("pi.compact on a pi without the bridge: %v, want ownedByPi saying how to load the extension", err)
@@ -572,8 +571,7 @@ func TestLivePiInstalledPackage(t *testing.T) {
 	if reg.PID != pi.PID {
 		t.Fatalf("registry pid %d, pi is %d", reg.PID, pi.PID)
 	}
-	raw, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.label",
-		"arguments": []any{map[string]any{"session": path, "entryId": "9962224e", "label": "installed"}}})
+	raw, err := e.Command("pi.label", map[string]any{"session": path, "entryId": "9962224e", "label": "installed"})
 	if err != nil {
 		t.Fatalf("pi.label through the installed bridge: %v", err)
 	}

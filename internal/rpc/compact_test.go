@@ -335,7 +335,7 @@ func TestCompactHooks(t *testing.T) {
 				return map[string]any{"summary": text}, nil
 			}}})
 		before := sessiontest.Read(t, path)
-		if _, err := e.Call("pi/compact", nil); err != nil {
+		if _, err := e.Compact(nil); err != nil {
 			t.Fatal(err)
 		}
 		lines := appended(t, before, path)
@@ -359,7 +359,7 @@ func TestCompactHooks(t *testing.T) {
 						"cost": map[string]any{"input": 0.1, "output": 0.2, "cacheRead": 0, "cacheWrite": 0, "total": 0.3}}}, nil
 			}}})
 		before := sessiontest.Read(t, path)
-		if _, err := e.Call("pi/compact", nil); err != nil {
+		if _, err := e.Compact(nil); err != nil {
 			t.Fatal(err)
 		}
 		lines := appended(t, before, path)
@@ -387,7 +387,7 @@ func TestCompactHooks(t *testing.T) {
 			}}})
 		before := sessiontest.Read(t, path)
 		t0 := time.Now()
-		if _, err := e.Call("pi/compact", nil); err != nil {
+		if _, err := e.Compact(nil); err != nil {
 			t.Fatal(err)
 		}
 		if d := time.Since(t0); d < 300*time.Millisecond {
@@ -411,7 +411,7 @@ func TestCompactHooks(t *testing.T) {
 				return nil, errors.New("extension crashed")
 			}}})
 		before := sessiontest.Read(t, path)
-		if _, err := e.Call("pi/compact", nil); err != nil {
+		if _, err := e.Compact(nil); err != nil {
 			t.Fatal(err)
 		}
 		if lines := appended(t, before, path); len(lines) != 1 || lines[0]["fromHook"] != false {
@@ -424,7 +424,7 @@ func TestCompactHooks(t *testing.T) {
 			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
 				return map[string]any{"cancel": true}, nil
 			}}})
-		if _, err := e.Call("pi/compact", nil); err != nil {
+		if _, err := e.Compact(nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range e.Messages() {
@@ -439,12 +439,12 @@ func TestCompactNothingToCompact(t *testing.T) {
 	llm := fakemodel.NewSummarizer(t)
 	e, path := compactEnv(t, llm, lsptest.Config{Corpus: []string{"tree-nav"}, InitOptions: map[string]any{"keepRecentTokens": 20000}})
 	before := sessiontest.Read(t, path)
-	res, err := e.Call("pi/compact", nil)
+	res, err := e.Compact(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lsptest.Fields(res)["nothingToCompact"] != true {
-		t.Errorf("answer %s", res)
+	if !res.NothingToCompact {
+		t.Errorf("answer %+v", res)
 	}
 	e.Await(5*time.Second, lsptest.CompletedProgress(compactTitle), lsptest.NotificationMatching("pi/compactionEnd", "not aborted", lsptest.Has(map[string]any{"aborted": false})))
 	if !bytes.Equal(sessiontest.Read(t, path), before) {

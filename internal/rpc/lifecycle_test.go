@@ -97,11 +97,11 @@ func TestRequestBeforeInitialize(t *testing.T) {
 	e.Notify("$/cancelRequest", map[string]any{"id": 1})
 	e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{}})
 	e.Initialize(lsptest.Config{})
-	res, err := e.Call("pi/tree", nil)
+	res, err := e.Tree(nil)
 	if err != nil {
 		t.Fatalf("pi/tree after initialize: %v", err)
 	}
-	if got := lsptest.Fields(res)["leafId"]; got != "9e8d20a8" {
+	if got := lsptest.Str(res.LeafID); got != "9e8d20a8" {
 		t.Errorf("leafId = %v", got)
 	}
 }

@@ -24,10 +24,11 @@ func TestNavigateWithoutSummary(t *testing.T) {
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 	path := e.Sessions["tree-nav"]
 	before := sessiontest.Read(t, path)
-	res, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.navigate", "arguments": []any{map[string]any{"targetId": "6411358f"}}})
+	raw, err := e.Command("pi.navigate", map[string]any{"targetId": "6411358f"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := lsptest.Decode[lsptest.NavigateAnswer](t, raw)
 	lines := appended(t, before, path)
 	if len(lines) != 1 {
 		t.Fatalf("appended %v, want one marker entry", lines)
@@ -36,9 +37,8 @@ func TestNavigateWithoutSummary(t *testing.T) {
 	if marker["type"] != "custom" || marker["customType"] != "pi-lsp/navigate" || marker["parentId"] != "6411358f" {
 		t.Errorf("marker %v", marker)
 	}
-	got := lsptest.Fields(res)
-	if got["leafId"] != marker["id"] || got["position"] != "6411358f" || got["summaryEntry"] != nil {
-		t.Errorf("answer %s", res)
+	if lsptest.Str(res.LeafID) != marker["id"] || lsptest.Str(res.Position) != "6411358f" || res.SummaryEntry != nil {
+		t.Errorf("answer %s", raw)
 	}
 	// No summary, no progress.
 	for _, p := range lsptest.Progresses(e.Messages()) {
@@ -46,31 +46,31 @@ func TestNavigateWithoutSummary(t *testing.T) {
 	}
 	e.Await(5*time.Second, lsptest.NotificationMatching("pi/sessionChanged", "new leaf", lsptest.Has(map[string]any{"leafId": marker["id"], "entries": 46.0})))
 	// The tree now marks the new path.
-	tree, err := e.Call("pi/tree", nil)
+	tree, err := e.Tree(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lsptest.Fields(tree)["leafId"] != marker["id"] {
-		t.Errorf("pi/tree leafId %v", lsptest.Fields(tree)["leafId"])
+	if lsptest.Str(tree.LeafID) != marker["id"] {
+		t.Errorf("pi/tree leafId %v", lsptest.Str(tree.LeafID))
 	}
 	// Navigating to the user message puts its text back in the editor.
 	before = sessiontest.Read(t, path)
-	res, err = e.Call("pi/navigate", map[string]any{"targetId": "b060d9b3", "label": "third"})
+	res, err = e.Navigate(map[string]any{"targetId": "b060d9b3", "label": "third"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := lsptest.Fields(res); got["position"] != "cabe21c9" || got["editorText"] != "SCRIPT:chat third question" {
-		t.Errorf("answer %s", res)
+	if lsptest.Str(res.Position) != "cabe21c9" || lsptest.Str(res.EditorText) != "SCRIPT:chat third question" {
+		t.Errorf("answer %+v", res)
 	}
 	if len(appended(t, before, path)) == 0 {
 		t.Errorf("nothing appended")
 	}
 	// Unknown targets and missing ids are errors, not crashes.
-	_, err = e.Call("pi/navigate", map[string]any{"targetId": "nope"})
+	_, err = e.Navigate(map[string]any{"targetId": "nope"})
 	if ce := wantCode(t, err, rpc.CodeRequestFailed); ce.Kind() != rpc.KindNotFound {
 		t.Errorf("kind %s", ce.Kind())
 	}
-	_, err = e.Call("pi/navigate", map[string]any{})
+	_, err = e.Navigate(map[string]any{})
 	wantCode(t, err, rpc.CodeInvalidParams)
 }
 
@@ -145,12 +145,12 @@ func TestTreeHooks(t *testing.T) {
 			}}})
 		path := e.Sessions["tree-nav"]
 		before := sessiontest.Read(t, path)
-		res, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f", "summarize": true})
+		res, err := e.Navigate(map[string]any{"targetId": "6411358f", "summarize": true})
 		if err != nil {
 			t.Fatalf("pi/navigate: %v (a hook cancel is an answer with cancelled: true, as Pi's navigateTree returns)", err)
 		}
-		if got := lsptest.Fields(res); got["cancelled"] != true || got["leafId"] != "9e8d20a8" {
-			t.Errorf("answer %s", res)
+		if !res.Cancelled || lsptest.Str(res.LeafID) != "9e8d20a8" {
+			t.Errorf("answer %+v", res)
 		}
 		if !bytes.Equal(sessiontest.Read(t, path), before) {
 			t.Errorf("the session file changed")
@@ -169,7 +169,7 @@ func TestTreeHooks(t *testing.T) {
 			}}})
 		path := e.Sessions["tree-nav"]
 		before := sessiontest.Read(t, path)
-		if _, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f", "summarize": true}); err != nil {
+		if _, err := e.Navigate(map[string]any{"targetId": "6411358f", "summarize": true}); err != nil {
 			t.Fatal(err)
 		}
 		lines := appended(t, before, path)
@@ -188,12 +188,12 @@ func TestTreeHooks(t *testing.T) {
 			}}})
 		path := e.Sessions["tree-nav"]
 		before := sessiontest.Read(t, path)
-		res, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f"})
+		res, err := e.Navigate(map[string]any{"targetId": "6411358f"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lines := appended(t, before, path); len(lines) != 1 || lsptest.Fields(res)["leafId"] != lines[0]["id"] {
-			t.Fatalf("appended %v, answer %s", lines, res)
+		if lines := appended(t, before, path); len(lines) != 1 || lsptest.Str(res.LeafID) != lines[0]["id"] {
+			t.Fatalf("appended %v, answer %+v", lines, res)
 		}
 	})
 	t.Run("hook error", func(t *testing.T) {
@@ -201,7 +201,7 @@ func TestTreeHooks(t *testing.T) {
 			BeforeTree: func(ctx context.Context, p json.RawMessage) (any, error) {
 				return nil, errors.New("boom")
 			}}})
-		if _, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f"}); err != nil {
+		if _, err := e.Navigate(map[string]any{"targetId": "6411358f"}); err != nil {
 			t.Fatal(err)
 		}
 	})

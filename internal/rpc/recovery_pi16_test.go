@@ -79,12 +79,12 @@ func TestRecoveryWritesWhatPi16Wrote(t *testing.T) {
 			}
 			t.Setenv("PI_LSP_TEST_KEY", "test-key")
 			before := sessiontest.Read(t, path)
-			res, err := e.Call("pi/append", map[string]any{"session": path, "messages": []json.RawMessage{es[userIdx].Message, es[failIdx].Message}})
+			res, err := e.Append(map[string]any{"session": path, "messages": []json.RawMessage{es[userIdx].Message, es[failIdx].Message}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if lsptest.Fields(res)["autoCompaction"] != "overflow" {
-				t.Fatalf("answer %s, want an overflow recovery", res)
+			if res.AutoCompaction != "overflow" {
+				t.Fatalf("answer %+v, want an overflow recovery", res)
 			}
 			e.Await(15*time.Second, lsptest.NotificationMatching("pi/compactionEnd", "recovery", func(p json.RawMessage) bool {
 				return lsptest.Has(map[string]any{"reason": "overflow", "aborted": false, "willRetry": true})(p) && lsptest.Fields(p)["result"] != nil

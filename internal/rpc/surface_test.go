@@ -179,7 +179,7 @@ func TestSessionCommands(t *testing.T) {
 	_, err = exec("pi.selectSession", map[string]any{"path": filepath.Join(e.SessionDir, "..", "..", "..", "work", "project", "x.jsonl")})
 	wantCode(t, err, rpc.CodeInvalidParams)
 	// More than one argument object is a params error.
-	_, err = e.Call("workspace/executeCommand", map[string]any{"command": "pi.tree", "arguments": []any{map[string]any{}, map[string]any{}}})
+	_, err = e.Command("pi.tree", map[string]any{}, map[string]any{})
 	wantCode(t, err, rpc.CodeInvalidParams)
 }
 
@@ -193,11 +193,11 @@ func TestNoSession(t *testing.T) {
 	}
 	_, err = e.Call("pi/append", map[string]any{"messages": []any{userMsg("hello", time.Now().UnixMilli())}})
 	wantCode(t, err, rpc.CodeRequestFailed)
-	res, err := e.Call("pi/append", map[string]any{"create": true, "messages": []any{userMsg("hello", time.Now().UnixMilli())}})
+	res, err := e.Append(map[string]any{"create": true, "messages": []any{userMsg("hello", time.Now().UnixMilli())}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, _ := lsptest.Fields(res)["session"].(string)
+	path := res.Session
 	if filepath.Dir(path) != e.SessionDir {
 		t.Fatalf("created %s, not in %s", path, e.SessionDir)
 	}
@@ -208,11 +208,11 @@ func TestNoSession(t *testing.T) {
 	if f.Header.Cwd != e.Workspace || len(f.Entries) != 1 {
 		t.Errorf("header cwd %q, %d entries", f.Header.Cwd, len(f.Entries))
 	}
-	tree, err := e.Call("pi/tree", nil)
+	tree, err := e.Tree(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lsptest.Fields(tree)["session"] != path {
+	if tree.Session != path {
 		t.Errorf("the created session is not current")
 	}
 }
