@@ -15,14 +15,7 @@ import (
 // liveOracle returns the live Pi oracle. Answers about temp files cannot come from
 // goldens, so without Node and Pi the test is skipped, or fails when
 // PI_LSP_REQUIRE_ORACLE=1.
-func liveOracle(t *testing.T) *oracle.Oracle {
-	t.Helper()
-	o := oracle.StartLive(t)
-	if o == nil {
-		t.Skip("needs the live Pi oracle (node and scripts/install-pi.sh): answers about temp files have no goldens")
-	}
-	return o
-}
+func liveOracle(t *testing.T) *oracle.Oracle { t.Helper(); return oracle.NeedLive(t) }
 
 func decodeAll(t *testing.T, raws []json.RawMessage) []any {
 	t.Helper()

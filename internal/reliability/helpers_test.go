@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
@@ -30,14 +32,7 @@ func needLive(t testing.TB, what string) { t.Helper(); oracle.NeedPiCLI(t, what)
 func liveOracle(t testing.TB) *oracle.Oracle {
 	t.Helper()
 	needLive(t, "loading in real Pi")
-	o := oracle.Start(t)
-	if !o.Live() {
-		if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-			t.Fatal("the live Pi oracle is required (PI_LSP_REQUIRE_ORACLE=1)")
-		}
-		t.Skip("needs the live Pi oracle")
-	}
-	return o
+	return oracle.NeedLive(t)
 }
 
 // optionalOracle is the live oracle, or nil when real Pi is not available (a test then
@@ -45,20 +40,11 @@ func liveOracle(t testing.TB) *oracle.Oracle {
 // missing oracle fails the test.
 func optionalOracle(t testing.TB) *oracle.Oracle {
 	t.Helper()
-	if os.Getenv("PI_LSP_ORACLE_OFFLINE") != "1" {
-		if _, err := exec.LookPath("node"); err == nil {
-			if _, err := os.Stat(filepath.Join(oracle.PiDir(), "dist", "index.js")); err == nil {
-				if o := oracle.Start(t); o.Live() {
-					return o
-				}
-			}
-		}
+	o := oracle.StartLive(t)
+	if o == nil {
+		t.Log("real Pi is not available: the real-Pi load checks are left out")
 	}
-	if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-		t.Fatal("the live Pi oracle is required (PI_LSP_REQUIRE_ORACLE=1)")
-	}
-	t.Log("real Pi is not available: the real-Pi load checks are left out")
-	return nil
+	return o
 }
 
 // piLoad is what real Pi's SessionManager made of a file.
@@ -110,6 +96,31 @@ func checkPiLoads(t testing.TB, o *oracle.Oracle, path string) bool {
 		t.Errorf("real Pi's context has %d messages, pi-lsp's %d", len(got.Messages), n)
 	}
 	return true
+}
+
+// generatedSession isolates the test (isolate.Setup) and installs a session generated
+// with opts as the one session of a workspace there; it returns the agent dir, the
+// workspace and the session's path.
+func generatedSession(t testing.TB, opts gen.Options) (agentDir, workspace, path string) {
+	t.Helper()
+	root := isolate.Setup(t).Root
+	agentDir = filepath.Join(root, "agent")
+	workspace = filepath.Join(root, "work", "project")
+	if err := os.MkdirAll(workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	genPath := filepath.Join(root, "gen.jsonl")
+	gf, err := os.Create(genPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gen.Write(gf, opts); err != nil {
+		t.Fatal(err)
+	}
+	gf.Close()
+	path = corpus.InstallWithCwd(t, genPath, session.SessionDir(agentDir, workspace), workspace)
+	os.Remove(genPath)
+	return agentDir, workspace, path
 }
 
 // ---- processes ----

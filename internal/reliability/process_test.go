@@ -23,8 +23,6 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
-	"github.com/pi-lsp/pi-lsp/internal/session"
-	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
@@ -162,20 +160,8 @@ func TestProviderEchoedKeyIsRedacted(t *testing.T) {
 // With echo, the provider's first answer is a 401 that echoes the Authorization header.
 func binaryScenario(t *testing.T, echo bool) {
 	bin := buildBinary(t)
-	root := isolate.Setup(t).Root
-	agentDir := filepath.Join(root, "agent")
-	workspace := filepath.Join(root, "work", "project")
-	if err := os.MkdirAll(workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	genPath := filepath.Join(root, "gen.jsonl")
-	gf, _ := os.Create(genPath)
-	if err := gen.Write(gf, gen.Options{Entries: 400, Seed: 3, BranchEvery: 4}); err != nil {
-		t.Fatal(err)
-	}
-	gf.Close()
-	path := corpus.InstallWithCwd(t, genPath, session.SessionDir(agentDir, workspace), workspace)
-	os.Remove(genPath)
+	agentDir, workspace, path := generatedSession(t, gen.Options{Entries: 400, Seed: 3, BranchEvery: 4})
+	root := filepath.Dir(agentDir)
 
 	var kb [16]byte
 	_, _ = rand.Read(kb[:])

@@ -44,7 +44,19 @@ type livePiEnv struct {
 	runtime string
 }
 
+// newLivePiEnv is a live pi with pi-lsp's extension on a copy of the genuine 1.6.0
+// session corpus, registered with the editor's server.
 func newLivePiEnv(t *testing.T, corpus string) *livePiEnv {
+	t.Helper()
+	l := newLiveSetup(t, corpus, 4*time.Minute)
+	l.startPi(t, livePiConfig{})
+	return l
+}
+
+// newLiveSetup prepares everything a live pi needs but pi itself: the editor's server
+// with its bridge dir, the session, the fake model and pi's private dirs, all bounded by
+// timeout.
+func newLiveSetup(t *testing.T, corpus string, timeout time.Duration) *livePiEnv {
 	t.Helper()
 	needLivePi(t)
 	// The runtime dir is open to everyone (a real $XDG_RUNTIME_DIR is 0700): only the
@@ -56,13 +68,22 @@ func newLivePiEnv(t *testing.T, corpus string) *livePiEnv {
 	dir := filepath.Join(runtime, "pi-lsp")
 	e := lsptest.NewEnv(t, lsptest.Config{Options: rpc.Options{BridgeDir: dir}})
 	root := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	path := installGenuine16(t, corpus, e.SessionDir, e.Workspace)
 	fake := startFakeOpenAI(t, ctx, root)
-	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port})
-	reg := pi.WaitBridge(dir, path)
-	return &livePiEnv{e: e, pi: pi, fake: fake, path: path, dir: dir, reg: reg, ctx: ctx, root: root, runtime: runtime}
+	return &livePiEnv{e: e, fake: fake, path: path, dir: dir, ctx: ctx, root: root, runtime: runtime}
+}
+
+// startPi starts pi on the setup's session (cfg adds NoBridge, Installed, KeepRecent)
+// and, unless it runs without the bridge, waits for its registration.
+func (l *livePiEnv) startPi(t *testing.T, cfg livePiConfig) {
+	t.Helper()
+	cfg.Root, cfg.RuntimeDir, cfg.Workspace, cfg.Session, cfg.Port = l.root, l.runtime, l.e.Workspace, l.path, l.fake.Port
+	l.pi = startLivePi(t, l.ctx, cfg)
+	if !cfg.NoBridge {
+		l.reg = l.pi.WaitBridge(l.dir, l.path)
+	}
 }
 
 func (l *livePiEnv) exec(command string, args map[string]any, token string) *lsptest.Pending {
@@ -525,17 +546,9 @@ func TestLivePiBridge(t *testing.T) {
 
 // Without the bridge, the refusal says how to load it.
 func TestLivePiWithoutBridge(t *testing.T) {
-	needLivePi(t)
-	runtime := shortTempDir(t)
-	dir := filepath.Join(runtime, "pi-lsp")
-	e := lsptest.NewEnv(t, lsptest.Config{Options: rpc.Options{BridgeDir: dir}})
-	root := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	path := installGenuine16(t, "full-main", e.SessionDir, e.Workspace)
-	fake := startFakeOpenAI(t, ctx, root)
-	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port, NoBridge: true})
-	_ = pi
+	l := newLiveSetup(t, "full-main", 2*time.Minute)
+	e, path := l.e, l.path
+	l.startPi(t, livePiConfig{NoBridge: true})
 	unchanged := keepsFile(t, path)
 	_, err := e.Command("pi.compact", map[string]any{"session": path})
 	ce, ok := err.(*lsptest.CallError)
@@ -549,25 +562,18 @@ func strOf(v any) string { s, _ := v.(string); return s }
 
 // `pi install <repo>/editors/pi` once, and a plain pi (no -e) serves the bridge.
 func TestLivePiInstalledPackage(t *testing.T) {
-	needLivePi(t)
-	runtime := shortTempDir(t)
-	dir := filepath.Join(runtime, "pi-lsp")
-	e := lsptest.NewEnv(t, lsptest.Config{Options: rpc.Options{BridgeDir: dir}})
-	root := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	path := installGenuine16(t, "full-main", e.SessionDir, e.Workspace)
-	fake := startFakeOpenAI(t, ctx, root)
-	agentDir := filepath.Join(root, "pi-agent")
-	writePiAgentDir(t, agentDir, fake.Port, 30)
-	install := isolate.GroupCmd(ctx, oracle.Node(), oracle.PiCLI(), "install", filepath.Join(oracle.RepoRoot(), "editors", "pi"))
-	install.Env = piEnv(root, runtime, agentDir)
+	l := newLiveSetup(t, "full-main", 2*time.Minute)
+	e, path := l.e, l.path
+	agentDir := filepath.Join(l.root, "pi-agent")
+	writePiAgentDir(t, agentDir, l.fake.Port, 30)
+	install := isolate.GroupCmd(l.ctx, oracle.Node(), oracle.PiCLI(), "install", filepath.Join(oracle.RepoRoot(), "editors", "pi"))
+	install.Env = piEnv(l.root, l.runtime, agentDir)
 	install.Dir = e.Workspace
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("pi install editors/pi: %v\n%s", err, out)
 	}
-	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port, Installed: true})
-	reg := pi.WaitBridge(dir, path)
+	l.startPi(t, livePiConfig{Installed: true})
+	pi, reg := l.pi, l.reg
 	if reg.PID != pi.PID {
 		t.Fatalf("registry pid %d, pi is %d", reg.PID, pi.PID)
 	}

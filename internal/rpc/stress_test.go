@@ -129,15 +129,6 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 	t.Logf("%d cancelled answers (%d compactions), %d compactions written", cancelledAnswers, cancelledCompactions, compacted)
 	// Every begun progress ends.
-	open := map[string]bool{}
-	for _, p := range lsptest.Progresses(msgs) {
-		switch p.Kind {
-		case "begin":
-			open[p.Token] = true
-		case "end":
-			delete(open, p.Token)
-		}
-	}
 	e.Await(5*time.Second, lsptest.Expectation{Desc: "every progress ended", Check: func(msgs []lsptest.Msg) lsptest.Verdict {
 		open := map[string]bool{}
 		for _, p := range lsptest.Progresses(msgs) {

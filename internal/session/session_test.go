@@ -389,13 +389,7 @@ func TestHelperAppender(t *testing.T) {
 // TestAppendedFileLoadsInRealPi appends entries with pi-lsp's writer and checks that real
 // Pi loads the file with exactly the context pi-lsp reports.
 func TestAppendedFileLoadsInRealPi(t *testing.T) {
-	o := oracle.Start(t)
-	if !o.Live() {
-		if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-			t.Fatal("live Pi oracle required")
-		}
-		t.Skip("needs the live Pi oracle (scripts/install-pi.sh)")
-	}
+	o := oracle.NeedLive(t)
 	for _, cf := range oracle.Corpus(t) {
 		if cf.Synthetic {
 			continue

@@ -36,31 +36,22 @@ func (e *Env) Command(command string, args ...any) (json.RawMessage, error) {
 }
 
 // CompactAnswer is any answer of pi/compact and pi/commitCompaction: a compaction
-// pi-lsp wrote (rpc.Compacted), one a live pi made (rpc.CompactedViaPi, Via "pi"), or
-// rpc.NothingToCompact.
+// pi-lsp wrote (rpc.Compacted, whose tokensAfter is always set), one a live pi made
+// (rpc.CompactedViaPi, Via "pi"), or rpc.NothingToCompact.
 type CompactAnswer struct {
-	Entry        json.RawMessage  `json:"entry"`
-	TokensBefore float64          `json:"tokensBefore"`
-	TokensAfter  *float64         `json:"tokensAfter"`
-	Audit        compaction.Audit `json:"audit"`
-	Via          string           `json:"via"`
-	PID          int              `json:"pid"`
-
-	NothingToCompact bool   `json:"nothingToCompact"`
-	Reason           string `json:"reason"`
+	rpc.CompactedViaPi
+	Audit            compaction.Audit `json:"audit"`
+	NothingToCompact bool             `json:"nothingToCompact"`
+	Reason           string           `json:"reason"`
 }
 
-// NavigateAnswer is any answer of pi/navigate: rpc.Navigated, rpc.NavigateCancelled or
-// rpc.NavigatedViaPi.
+// NavigateAnswer is any answer of pi/navigate: rpc.Navigated, rpc.NavigateCancelled
+// (Cancelled) or rpc.NavigatedViaPi (Via "pi").
 type NavigateAnswer struct {
-	LeafID       *string         `json:"leafId"`
-	Position     *string         `json:"position"`
-	AlreadyThere bool            `json:"alreadyThere"`
-	SummaryEntry json.RawMessage `json:"summaryEntry"`
-	EditorText   *string         `json:"editorText"`
-	Cancelled    bool            `json:"cancelled"`
-	Via          string          `json:"via"`
-	PID          int             `json:"pid"`
+	rpc.Navigated
+	Cancelled bool   `json:"cancelled"`
+	Via       string `json:"via"`
+	PID       int    `json:"pid"`
 }
 
 // Compact is pi/compact.

@@ -935,10 +935,8 @@ func AnyOf(xs ...Expectation) Expectation {
 // (nil: any).
 func NotificationMatching(method string, desc string, pred func(params json.RawMessage) bool) Expectation {
 	return Expectation{Desc: method + " " + desc, Check: func(msgs []Msg) Verdict {
-		for _, m := range msgs {
-			if m.Kind == KindNotification && m.Method == method && (pred == nil || pred(m.Params)) {
-				return Met
-			}
+		if sawNotification(msgs, method, pred) {
+			return Met
 		}
 		return Unmet
 	}}
@@ -947,13 +945,22 @@ func NotificationMatching(method string, desc string, pred func(params json.RawM
 // NoNotification is met as long as no matching notification was seen.
 func NoNotification(method string, pred func(params json.RawMessage) bool) Expectation {
 	return Expectation{Desc: "no " + method, Check: func(msgs []Msg) Verdict {
-		for _, m := range msgs {
-			if m.Kind == KindNotification && m.Method == method && (pred == nil || pred(m.Params)) {
-				return Unmeetable
-			}
+		if sawNotification(msgs, method, pred) {
+			return Unmeetable
 		}
 		return Met
 	}}
+}
+
+// sawNotification reports whether msgs hold a notification of method whose params
+// satisfy pred (nil: any).
+func sawNotification(msgs []Msg, method string, pred func(params json.RawMessage) bool) bool {
+	for _, m := range msgs {
+		if m.Kind == KindNotification && m.Method == method && (pred == nil || pred(m.Params)) {
+			return true
+		}
+	}
+	return false
 }
 
 // ServerCall is met by a server→client request of method.
