@@ -934,57 +934,47 @@ func AnyOf(xs ...Expectation) Expectation {
 // NotificationMatching is met by a notification of method whose params satisfy pred
 // (nil: any).
 func NotificationMatching(method string, desc string, pred func(params json.RawMessage) bool) Expectation {
-	return Expectation{Desc: method + " " + desc, Check: func(msgs []Msg) Verdict {
-		if sawNotification(msgs, method, pred) {
-			return Met
-		}
-		return Unmet
-	}}
+	return messageSeen(method+" "+desc, func(m Msg) bool { return isNotification(m, method, pred) })
 }
 
 // NoNotification is met as long as no matching notification was seen.
 func NoNotification(method string, pred func(params json.RawMessage) bool) Expectation {
 	return Expectation{Desc: "no " + method, Check: func(msgs []Msg) Verdict {
-		if sawNotification(msgs, method, pred) {
-			return Unmeetable
+		for _, m := range msgs {
+			if isNotification(m, method, pred) {
+				return Unmeetable
+			}
 		}
 		return Met
 	}}
 }
 
-// sawNotification reports whether msgs hold a notification of method whose params
-// satisfy pred (nil: any).
-func sawNotification(msgs []Msg, method string, pred func(params json.RawMessage) bool) bool {
-	for _, m := range msgs {
-		if m.Kind == KindNotification && m.Method == method && (pred == nil || pred(m.Params)) {
-			return true
+// isNotification reports whether m is a notification of method whose params satisfy
+// pred (nil: any).
+func isNotification(m Msg, method string, pred func(params json.RawMessage) bool) bool {
+	return m.Kind == KindNotification && m.Method == method && (pred == nil || pred(m.Params))
+}
+
+// messageSeen is met once a recorded message matches.
+func messageSeen(desc string, match func(Msg) bool) Expectation {
+	return Expectation{Desc: desc, Check: func(msgs []Msg) Verdict {
+		for _, m := range msgs {
+			if match(m) {
+				return Met
+			}
 		}
-	}
-	return false
+		return Unmet
+	}}
 }
 
 // ServerCall is met by a server→client request of method.
 func ServerCall(method string) Expectation {
-	return Expectation{Desc: "server request " + method, Check: func(msgs []Msg) Verdict {
-		for _, m := range msgs {
-			if m.Kind == KindCall && m.Method == method {
-				return Met
-			}
-		}
-		return Unmet
-	}}
+	return messageSeen("server request "+method, func(m Msg) bool { return m.Kind == KindCall && m.Method == method })
 }
 
 // ResponseTo is met by the answer to the request with that id.
 func ResponseTo(id string) Expectation {
-	return Expectation{Desc: "response to " + id, Check: func(msgs []Msg) Verdict {
-		for _, m := range msgs {
-			if m.Kind == KindResponse && m.ID == id {
-				return Met
-			}
-		}
-		return Unmet
-	}}
+	return messageSeen("response to "+id, func(m Msg) bool { return m.Kind == KindResponse && m.ID == id })
 }
 
 // Progress is one $/progress notification, decoded.
