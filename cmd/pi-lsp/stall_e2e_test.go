@@ -75,6 +75,18 @@ func stallEnv(env []string, url string, extra ...string) []string {
 	return append(env, extra...)
 }
 
+// startCompact runs `pi-lsp compact` on the older of two session copies with the OpenAI
+// summarizer at llm, env the stall and summary bounds, and more args after the command's
+// own; it returns the run, the copy and the copy's bytes before.
+func startCompact(t *testing.T, llm *fakemodel.Server, env []string, args ...string) (r *cliRun, path string, before []byte) {
+	t.Helper()
+	base, _, paths := e2eWorkspace(t)
+	before = sessiontest.Read(t, paths[0])
+	r = startCLI(t, stallEnv(base, llm.URL, env...), 60*time.Second,
+		append([]string{"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200"}, args...)...)
+	return r, paths[0], before
+}
+
 var elapsedRe = regexp.MustCompile(`\((\d+(?:\.\d+)?)s\)$`)
 
 // lineSeconds is the "(2.0s)" at the end of a progress line.
@@ -92,10 +104,7 @@ func lineSeconds(line string) float64 {
 func TestE2ECompactStalledModel(t *testing.T) {
 	llm := fakemodel.New(t)
 	llm.SetFallback(fakemodel.StallAfterHeaders(time.Minute))
-	env, _, paths := e2eWorkspace(t)
-	before, _ := os.ReadFile(paths[0])
-	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=5s"), 60*time.Second,
-		"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200")
+	r, path, before := startCompact(t, llm, []string{"PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=5s"})
 	r.wait(t)
 	stderr := r.stderr.String()
 	t.Logf("exit %d after %v; stderr:\n%s", r.code, r.took.Round(10*time.Millisecond), stderr)
@@ -127,7 +136,7 @@ func TestE2ECompactStalledModel(t *testing.T) {
 	if n := llm.Count(); n != 2 {
 		t.Errorf("%d requests, want 2", n)
 	}
-	if after, _ := os.ReadFile(paths[0]); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 		t.Error("the session file changed")
 	}
 	t.Logf("RESULT stalled-model (CLI): pi-lsp compact --summarizer openai against 200 + event-stream + nothing: exit %d after %v (bound 5s, stall 2s), %d requests, progress lines before the error %q, file byte-identical",
@@ -138,10 +147,7 @@ func TestE2ECompactStalledModel(t *testing.T) {
 // answers (a local model on a long prompt) is not stalled: the compaction is written.
 func TestE2ECompactKeepAliveModel(t *testing.T) {
 	llm := fakemodel.New(t, fakemodel.KeepAlivesThen(200*time.Millisecond, 3*time.Second, "## Goal\nLate local summary."))
-	env, _, paths := e2eWorkspace(t)
-	before, _ := os.ReadFile(paths[0])
-	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=20"), 60*time.Second,
-		"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200", "--json")
+	r, path, before := startCompact(t, llm, []string{"PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=20"}, "--json")
 	r.wait(t)
 	stderr := r.stderr.String()
 	if r.code != 0 {
@@ -153,7 +159,7 @@ func TestE2ECompactKeepAliveModel(t *testing.T) {
 	if llm.Count() != 1 || strings.Contains(stderr, "attempt 2") {
 		t.Errorf("%d requests; stderr:\n%s", llm.Count(), stderr)
 	}
-	after, _ := os.ReadFile(paths[0])
+	after, _ := os.ReadFile(path)
 	if !bytes.HasPrefix(after, before) || !bytes.Contains(after[len(before):], []byte("Late local summary.")) {
 		t.Errorf("no compaction entry with the summary appended")
 	}
@@ -163,10 +169,7 @@ func TestE2ECompactKeepAliveModel(t *testing.T) {
 func TestE2ECompactInterruptMidStall(t *testing.T) {
 	llm := fakemodel.New(t)
 	llm.SetFallback(fakemodel.StallAfterHeaders(time.Minute))
-	env, _, paths := e2eWorkspace(t)
-	before, _ := os.ReadFile(paths[0])
-	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=20", "PI_LSP_SUMMARY_TIMEOUT=60"), 60*time.Second,
-		"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200")
+	r, path, before := startCompact(t, llm, []string{"PI_LSP_STALL_TIMEOUT=20", "PI_LSP_SUMMARY_TIMEOUT=60"})
 	select {
 	case <-llm.Started:
 	case <-time.After(20 * time.Second):
@@ -184,7 +187,7 @@ func TestE2ECompactInterruptMidStall(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr.String(), "context canceled") {
 		t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr.String())
 	}
-	if after, _ := os.ReadFile(paths[0]); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 		t.Error("the session file changed")
 	}
 }

@@ -180,19 +180,11 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-type piLoad struct {
-	LeafID    *string           `json:"leafId"`
-	Messages  []json.RawMessage `json:"messages"`
-	IDs       []string          `json:"ids"`
-	Rewritten bool              `json:"rewritten"`
-}
-
 // assertPiLoads checks that real Pi, opening the file, has the leaf and exactly the
 // context pi-lsp builds for it.
 func assertPiLoads(t *testing.T, o *oracle.Oracle, path, what string) {
 	t.Helper()
-	var pi piLoad
-	o.Query(t, map[string]any{"op": "piload", "file": path}, &pi)
+	pi := o.PiLoad(t, path)
 	ix := sessiontest.Index(t, path)
 	ours := ids(ix.Entries())
 	var piLeaf any
@@ -329,8 +321,7 @@ func TestDifferentialUndoRestoresPreCompactionContext(t *testing.T) {
 			if _, err := UndoCompaction(context.Background(), path, ""); err != nil {
 				t.Fatal(err)
 			}
-			var after piLoad
-			o.Query(t, map[string]any{"op": "piload", "file": path}, &after)
+			after := o.PiLoad(t, path)
 			if got, want := normalized(t, after.Messages, after.IDs), normalized(t, before.Messages, before.IDs); !reflect.DeepEqual(got, want) {
 				t.Errorf("Pi's context after undo differs from Pi's context before compaction %s\nafter  %v\nbefore %v", comp.ID, got, want)
 			}

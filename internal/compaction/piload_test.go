@@ -65,13 +65,7 @@ func TestPiLoadsOurCompaction(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					var pi struct {
-						LeafID    *string           `json:"leafId"`
-						Messages  []json.RawMessage `json:"messages"`
-						Rewritten bool              `json:"rewritten"`
-						IDs       []string          `json:"ids"`
-					}
-					o.Query(t, map[string]any{"op": "piload", "file": path}, &pi)
+					pi := o.PiLoad(t, path)
 					f, err := session.Load(path)
 					if err != nil {
 						t.Fatal(err)

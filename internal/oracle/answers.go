@@ -54,3 +54,24 @@ func SameJSON(t testing.TB, what string, got, want any, gotIDs, wantIDs []string
 		t.Errorf("%s differs from Pi\n got: %.1500s\nwant: %.1500s", what, gb, wb)
 	}
 }
+
+// PiLoad is the answer of op "piload": what Pi's SessionManager made of a file it
+// opened (a copy): the entries, the leaf and the context it builds.
+type PiLoad struct {
+	LeafID     *string           `json:"leafId"`
+	Messages   []json.RawMessage `json:"messages"`
+	EntryCount int               `json:"entryCount"`
+	// NewSession: Pi did not recognise the header and started a new session.
+	NewSession bool `json:"newSession"`
+	// Rewritten: Pi rewrote the file on open.
+	Rewritten bool     `json:"rewritten"`
+	IDs       []string `json:"ids"`
+}
+
+// PiLoad asks Pi to open the session file at path (op "piload").
+func (o *Oracle) PiLoad(t testing.TB, path string) PiLoad {
+	t.Helper()
+	var out PiLoad
+	o.Query(t, map[string]any{"op": "piload", "file": path}, &out)
+	return out
+}

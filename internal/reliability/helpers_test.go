@@ -47,16 +47,6 @@ func optionalOracle(t testing.TB) *oracle.Oracle {
 	return o
 }
 
-// piLoad is what real Pi's SessionManager made of a file.
-type piLoad struct {
-	LeafID     *string           `json:"leafId"`
-	Messages   []json.RawMessage `json:"messages"`
-	EntryCount int               `json:"entryCount"`
-	NewSession bool              `json:"newSession"`
-	Rewritten  bool              `json:"rewritten"`
-	IDs        []string          `json:"ids"`
-}
-
 // checkPiLoads loads path in real Pi (a copy) and checks that Pi sees exactly the
 // entries, leaf and number of context messages that pi-lsp sees. It reports whether the
 // check ran (o nil: no real Pi).
@@ -70,8 +60,7 @@ func checkPiLoads(t testing.TB, o *oracle.Oracle, path string) bool {
 		t.Fatalf("pi-lsp cannot load %s: %v", path, err)
 	}
 	ix := session.NewIndex(f)
-	var got piLoad
-	o.Query(t, map[string]any{"op": "piload", "file": path}, &got)
+	got := o.PiLoad(t, path)
 	if got.NewSession {
 		t.Errorf("real Pi did not recognise the session header and started a new session")
 	}

@@ -283,11 +283,11 @@ func TestLivePiBridge(t *testing.T) {
 		if cerr != nil {
 			t.Fatalf("pi.compact: %v", cerr)
 		}
-		res := lsptest.Fields(raw)
-		if res["via"] != "pi" {
-			t.Errorf("answer %v does not say pi did it", res)
+		res := lsptest.Decode[lsptest.CompactAnswer](t, raw)
+		if res.Via != "pi" {
+			t.Errorf("answer %s does not say pi did it", raw)
 		}
-		entry, _ := res["entry"].(map[string]any)
+		entry := lsptest.Fields(res.Entry)
 		if entry["type"] != "compaction" || entry["systemMessage"] == nil {
 			t.Fatalf("answer's entry %v is not Pi's compaction with its systemMessage", entry)
 		}
@@ -334,8 +334,8 @@ func TestLivePiBridge(t *testing.T) {
 		if err != nil {
 			t.Fatalf("pi.label: %v", err)
 		}
-		if res := lsptest.Fields(raw); res["via"] != "pi" || res["label"] != "from-editor" {
-			t.Errorf("pi.label answered %v", res)
+		if res := lsptest.Decode[rpc.LabelResult](t, raw); res.Via != "pi" || res.Label != "from-editor" {
+			t.Errorf("pi.label answered %s", raw)
 		}
 		mem, leaf := pi.Entries()
 		last := mem[len(mem)-1]
@@ -353,21 +353,21 @@ func TestLivePiBridge(t *testing.T) {
 		if cerr != nil {
 			t.Fatalf("pi.navigate: %v", cerr)
 		}
-		res := lsptest.Fields(raw)
-		if res["via"] != "pi" {
-			t.Errorf("answer %v does not say pi did it", res)
+		res := lsptest.Decode[lsptest.NavigateAnswer](t, raw)
+		if res.Via != "pi" {
+			t.Errorf("answer %s does not say pi did it", raw)
 		}
-		sum, _ := res["summaryEntry"].(map[string]any)
+		sum := lsptest.Fields(res.SummaryEntry)
 		if sum["type"] != "branch_summary" || sum["parentId"] != target {
-			t.Fatalf("navigate answered %v", res)
+			t.Fatalf("navigate answered %s", raw)
 		}
 		if !strings.Contains(sum["summary"].(string), "the abandoned chat") {
 			t.Errorf("the branch summary does not carry the instructions: %q", sum["summary"])
 		}
 		// Pi labels the summary entry: its leaf is the label on it.
 		mem, leaf := pi.Entries()
-		if leaf != res["leafId"] {
-			t.Fatalf("pi's leaf is %s, the answer says %v", leaf, res["leafId"])
+		if leaf != lsptest.Str(res.LeafID) {
+			t.Fatalf("pi's leaf is %s, the answer says %v", leaf, lsptest.Str(res.LeafID))
 		}
 		last := mem[len(mem)-1]
 		if last["id"] != leaf || last["type"] != "label" || last["targetId"] != sum["id"] || last["label"] != "left" {
@@ -581,8 +581,8 @@ func TestLivePiInstalledPackage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pi.label through the installed bridge: %v", err)
 	}
-	if res := lsptest.Fields(raw); res["via"] != "pi" {
-		t.Errorf("pi.label answered %v", res)
+	if res := lsptest.Decode[rpc.LabelResult](t, raw); res.Via != "pi" {
+		t.Errorf("pi.label answered %s", raw)
 	}
 	// When pi exits, its registry file and socket go with it.
 	_ = pi.stdin.Close()

@@ -408,13 +408,9 @@ func TestAppendedFileLoadsInRealPi(t *testing.T) {
 			f2, _ := session.Load(p)
 			ix2 := session.NewIndex(f2)
 			c := ix2.BuildContext("")
-			var got struct {
-				LeafID   string            `json:"leafId"`
-				Messages []json.RawMessage `json:"messages"`
-			}
-			o.Query(t, map[string]any{"op": "piload", "file": p}, &got)
-			if got.LeafID != ix2.LeafID() {
-				t.Errorf("Pi's leaf %s, pi-lsp's %s", got.LeafID, ix2.LeafID())
+			got := o.PiLoad(t, p)
+			if got.LeafID == nil || *got.LeafID != ix2.LeafID() {
+				t.Errorf("Pi's leaf %v, pi-lsp's %s", got.LeafID, ix2.LeafID())
 			}
 			mine := make([]json.RawMessage, len(c.Messages))
 			for i, m := range c.Messages {
