@@ -94,6 +94,26 @@ func (l *livePiEnv) exec(command string, args map[string]any, token string) *lsp
 	return l.e.Start("workspace/executeCommand", params, false)
 }
 
+// answerViaPi waits up to 90 s for the answer to p and, on the messages since mark, the
+// expectations; it fails the test on an error answer, checks that the answer says pi
+// did the work, and decodes it into an R.
+func answerViaPi[R any](t *testing.T, l *livePiEnv, p *lsptest.Pending, mark int, exps ...lsptest.Expectation) R {
+	t.Helper()
+	since := []lsptest.Expectation{lsptest.Since(mark, lsptest.ResponseTo(p.ID))}
+	for _, x := range exps {
+		since = append(since, lsptest.Since(mark, x))
+	}
+	l.e.Await(90*time.Second, since...)
+	raw, cerr := p.Wait(time.Second)
+	if cerr != nil {
+		t.Fatalf("%s: %v", p.Method, cerr)
+	}
+	if via := lsptest.Decode[struct{ Via string }](t, raw).Via; via != "pi" {
+		t.Errorf("answer %s does not say pi did it", raw)
+	}
+	return lsptest.Decode[R](t, raw)
+}
+
 // slowCompaction starts pi.compact with a summary the fake server streams slowly, and
 // returns once pi's compaction is under way and its summary request streaming, with the
 // marks of the editor's and pi's messages from before it.
@@ -272,21 +292,12 @@ func TestLivePiBridge(t *testing.T) {
 		mark, piMark := e.Mark(), pi.Mark()
 		const instructions = "keep the notes.txt history"
 		p := l.exec("pi.compact", map[string]any{"session": path, "instructions": instructions}, "compact-live")
-		e.Await(90*time.Second,
-			lsptest.Since(mark, lsptest.ResponseTo(p.ID)),
-			lsptest.Since(mark, lsptest.CompletedProgress(compactTitle)),
-			lsptest.Since(mark, lsptest.ProgressBeginAtZero(compactTitle)),
-			lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionStart", "manual via pi", lsptest.Has(map[string]any{"session": path, "reason": "manual", "via": "pi"}))),
-			lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "manual success via pi", lsptest.Has(map[string]any{"session": path, "reason": "manual", "aborted": false, "via": "pi"}))),
+		res := answerViaPi[lsptest.CompactAnswer](t, l, p, mark,
+			lsptest.CompletedProgress(compactTitle),
+			lsptest.ProgressBeginAtZero(compactTitle),
+			lsptest.NotificationMatching("pi/compactionStart", "manual via pi", lsptest.Has(map[string]any{"session": path, "reason": "manual", "via": "pi"})),
+			lsptest.NotificationMatching("pi/compactionEnd", "manual success via pi", lsptest.Has(map[string]any{"session": path, "reason": "manual", "aborted": false, "via": "pi"})),
 		)
-		raw, cerr := p.Wait(time.Second)
-		if cerr != nil {
-			t.Fatalf("pi.compact: %v", cerr)
-		}
-		res := lsptest.Decode[lsptest.CompactAnswer](t, raw)
-		if res.Via != "pi" {
-			t.Errorf("answer %s does not say pi did it", raw)
-		}
 		entry := lsptest.Fields(res.Entry)
 		if entry["type"] != "compaction" || entry["systemMessage"] == nil {
 			t.Fatalf("answer's entry %v is not Pi's compaction with its systemMessage", entry)
@@ -348,18 +359,10 @@ func TestLivePiBridge(t *testing.T) {
 		mark := e.Mark()
 		const target = "9c870cd6" // "All done: notes.txt now says beta."
 		p := l.exec("pi.navigate", map[string]any{"session": path, "targetId": target, "summarize": true, "instructions": "the abandoned chat", "label": "left"}, "nav-live")
-		e.Await(90*time.Second, lsptest.Since(mark, lsptest.ResponseTo(p.ID)), lsptest.Since(mark, lsptest.CompletedProgress("Summarizing branch")))
-		raw, cerr := p.Wait(time.Second)
-		if cerr != nil {
-			t.Fatalf("pi.navigate: %v", cerr)
-		}
-		res := lsptest.Decode[lsptest.NavigateAnswer](t, raw)
-		if res.Via != "pi" {
-			t.Errorf("answer %s does not say pi did it", raw)
-		}
+		res := answerViaPi[lsptest.NavigateAnswer](t, l, p, mark, lsptest.CompletedProgress("Summarizing branch"))
 		sum := lsptest.Fields(res.SummaryEntry)
 		if sum["type"] != "branch_summary" || sum["parentId"] != target {
-			t.Fatalf("navigate answered %s", raw)
+			t.Fatalf("navigate answered %+v", res)
 		}
 		if !strings.Contains(sum["summary"].(string), "the abandoned chat") {
 			t.Errorf("the branch summary does not carry the instructions: %q", sum["summary"])

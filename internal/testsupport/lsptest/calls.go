@@ -110,21 +110,6 @@ func (e *Env) Append(params any) (rpc.AppendResult, error) {
 	return CallFor[rpc.AppendResult](e, "pi/append", params)
 }
 
-// Files is pi/files.
-func (e *Env) Files(params any) (rpc.FilesResult, error) {
-	return CallFor[rpc.FilesResult](e, "pi/files", params)
-}
-
-// ListSessions is pi/sessions (Sessions are the Env's corpus copies).
-func (e *Env) ListSessions(params any) (rpc.SessionsResult, error) {
-	return CallFor[rpc.SessionsResult](e, "pi/sessions", params)
-}
-
-// SelectSession is pi/selectSession.
-func (e *Env) SelectSession(params any) (rpc.SelectSessionResult, error) {
-	return CallFor[rpc.SelectSessionResult](e, "pi/selectSession", params)
-}
-
 // Str is *p, or "" for a nil p (an id the answer gives as null).
 func Str(p *string) string {
 	if p == nil {
