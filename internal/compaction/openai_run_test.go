@@ -36,6 +36,19 @@ func runWith(ctx context.Context, path string, s compaction.Summarizer, st sessi
 	return compaction.Run(ctx, path, compaction.RunOptions{Options: opt, Settings: st, Summarizer: s})
 }
 
+// normalRun compacts a fresh copy of normalFile under ctx with the OpenAI summarizer at
+// srv (fastConfig, adjusted by tune), and returns the copy, its bytes before the run and
+// what Run returned.
+func normalRun(t *testing.T, ctx context.Context, srv *fakeLLM, tune func(*compaction.OpenAIConfig)) (path string, before []byte, res *compaction.RunResult, err error) {
+	t.Helper()
+	path = corpusCopy(t, normalFile)
+	before = sessiontest.Read(t, path)
+	cfg := fastConfig(srv.URL())
+	tune(&cfg)
+	res, err = runWith(ctx, path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	return path, before, res, err
+}
+
 // A normal summary: one request with Pi's shape, one compaction entry with the summary,
 // the cut, tokensBefore, details and the usage of the stream's usage chunk.
 func TestOpenAINormalSummary(t *testing.T) {
@@ -296,10 +309,7 @@ func TestOpenAIRetryAfter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newFakeLLM(t, rateLimited(tc.retryAfter), say("AFTER RATE LIMIT"))
-			cfg := fastConfig(srv.URL())
-			cfg.MaxRetryDelay = tc.maxDelay
-			path := corpusCopy(t, normalFile)
-			res, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+			_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetryDelay = tc.maxDelay })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -322,12 +332,8 @@ func TestOpenAIRetryAfter(t *testing.T) {
 func TestOpenAIServerErrorsBounded(t *testing.T) {
 	srv := newFakeLLM(t)
 	srv.setFallback(serverError())
-	path := corpusCopy(t, normalFile)
-	before := sessiontest.Read(t, path)
-	cfg := fastConfig(srv.URL())
-	cfg.MaxRetries = 2
 	start := time.Now()
-	_, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	path, before, _, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetries = 2 })
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -353,10 +359,7 @@ func TestOpenAIServerErrorsBounded(t *testing.T) {
 // Transient failures followed by a good answer recover.
 func TestOpenAIRecoversAfterTransientFailures(t *testing.T) {
 	srv := newFakeLLM(t, serverError(), cutAfter(2), say("RECOVERED"))
-	path := corpusCopy(t, normalFile)
-	cfg := fastConfig(srv.URL())
-	cfg.MaxRetries = 3
-	res, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetries = 3 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,14 +480,10 @@ func TestOpenAICancelMidStream(t *testing.T) {
 // Cancelling during a retry wait stops at once.
 func TestOpenAICancelDuringRetryWait(t *testing.T) {
 	srv := newFakeLLM(t, rateLimited("30"))
-	path := corpusCopy(t, normalFile)
-	before := sessiontest.Read(t, path)
-	cfg := fastConfig(srv.URL())
-	cfg.MaxRetryDelay = time.Minute
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := runWith(ctx, path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	path, before, _, err := normalRun(t, ctx, srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetryDelay = time.Minute })
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v", err)
 	}
@@ -498,10 +497,7 @@ func TestOpenAICancelDuringRetryWait(t *testing.T) {
 // the stall timeout before answering is not a stall.
 func TestOpenAIKeepAlivesAreNotStalls(t *testing.T) {
 	srv := newFakeLLM(t, keepAlivesThen(50*time.Millisecond, 700*time.Millisecond, "THOUGHT LONG"))
-	path := corpusCopy(t, normalFile)
-	cfg := fastConfig(srv.URL())
-	cfg.StallTimeout = 300 * time.Millisecond
-	res, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.StallTimeout = 300 * time.Millisecond })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,12 +549,8 @@ func TestOpenAISplitTurnFailureCancelsTheOther(t *testing.T) {
 func TestOpenAITotalTimeout(t *testing.T) {
 	srv := newFakeLLM(t)
 	srv.setFallback(slow(50*time.Millisecond, 10*time.Second, nil))
-	path := corpusCopy(t, normalFile)
-	before := sessiontest.Read(t, path)
-	cfg := fastConfig(srv.URL())
-	cfg.TotalTimeout = 400 * time.Millisecond
 	start := time.Now()
-	_, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	path, before, _, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.TotalTimeout = 400 * time.Millisecond })
 	if err == nil || !strings.Contains(err.Error(), "total timeout of 400ms") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v", err)
 	}
