@@ -295,16 +295,11 @@ func TestDifferentialUndoRestoresPreCompactionContext(t *testing.T) {
 			src := filepath.Join(oracle.RepoRoot(), "testdata", "corpus", "genuine", name)
 			ix := sessiontest.Index(t, src)
 			p := ix.Path(ix.LeafID())
-			var comp *session.Entry
-			for i := len(p) - 1; i >= 0; i-- {
-				if p[i].Type == session.TypeCompaction {
-					comp = p[i]
-					break
-				}
-			}
-			if comp == nil {
+			ci := session.LastCompactionIndex(p)
+			if ci < 0 {
 				t.Skip("no compaction on the path")
 			}
+			comp := p[ci]
 			parentIndex := -1
 			for i, e := range ix.Entries() {
 				if e.ID == comp.ParentID {
