@@ -18,11 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // e2eBinary builds pi-lsp once per test binary run.
@@ -110,21 +112,17 @@ func TestE2ECoreFlow(t *testing.T) {
 	}
 
 	// pi.tree on the current session (the newest copy).
-	res, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.tree", "arguments": []any{}})
+	res, err := e.Command("pi.tree")
 	if err != nil {
 		t.Fatalf("pi.tree: %v", err)
 	}
-	tree := lsptest.Decode[struct {
-		Session string            `json:"session"`
-		LeafID  string            `json:"leafId"`
-		Roots   []json.RawMessage `json:"roots"`
-	}](t, res)
-	if tree.Session != paths[1] || tree.LeafID != "8852ca19" || len(tree.Roots) == 0 {
-		t.Fatalf("pi.tree: session %s leaf %s roots %d", tree.Session, tree.LeafID, len(tree.Roots))
+	tree := lsptest.Decode[rpc.TreeResult](t, res)
+	if tree.Session != paths[1] || lsptest.Str(tree.LeafID) != "8852ca19" || len(tree.Roots) == 0 {
+		t.Fatalf("pi.tree: session %s leaf %s roots %d", tree.Session, lsptest.Str(tree.LeafID), len(tree.Roots))
 	}
 
 	// pi.compact with server-created progress.
-	res, err = e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}})
+	res, err = e.Command("pi.compact", map[string]any{})
 	if err != nil {
 		t.Fatalf("pi.compact: %v", err)
 	}
@@ -157,7 +155,7 @@ func TestE2ECoreFlow(t *testing.T) {
 	if err := json.Unmarshal(end, &ev); err != nil || ev.Reason != "manual" || ev.Aborted || ev.Result.Summary != compacted.Entry.Summary {
 		t.Errorf("compactionEnd %s", end)
 	}
-	if !bytes.Contains(lsptest.MustRead(t, paths[1]), []byte(`"id":"`+compacted.Entry.ID+`"`)) {
+	if !bytes.Contains(sessiontest.Read(t, paths[1]), []byte(`"id":"`+compacted.Entry.ID+`"`)) {
 		t.Errorf("the compaction entry is not in the file")
 	}
 
@@ -166,7 +164,7 @@ func TestE2ECoreFlow(t *testing.T) {
 	for len(llm.Started) > 0 {
 		<-llm.Started // the first compaction's
 	}
-	before := lsptest.MustRead(t, paths[0])
+	before := sessiontest.Read(t, paths[0])
 	mark := e.Mark()
 	p := e.Start("pi/compact", map[string]any{"session": paths[0]}, false)
 	select {
@@ -180,7 +178,7 @@ func TestE2ECoreFlow(t *testing.T) {
 	}
 	e.Await(20*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "aborted",
 		lsptest.Has(map[string]any{"aborted": true}))))
-	if after := lsptest.MustRead(t, paths[0]); !bytes.Equal(before, after) {
+	if after := sessiontest.Read(t, paths[0]); !bytes.Equal(before, after) {
 		t.Errorf("the cancelled compaction wrote to the file")
 	}
 

@@ -21,13 +21,7 @@ import (
 //   - the real pi 1.6.0 CLI's next request to the model lacks the omitted message,
 //     carries the replacement text, and after the restore the original again.
 func TestEditContextMatchesPi16(t *testing.T) {
-	o := oracle.Start(t)
-	if !o.Live() {
-		if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-			t.Fatal("the live Pi oracle is required (PI_LSP_REQUIRE_ORACLE=1) but not available")
-		}
-		t.Skip("needs the live Pi oracle: answers about edited temp files have no goldens")
-	}
+	o := oracle.NeedLive(t) // answers about edited temp files have no goldens
 	cases := []struct {
 		file, role, wireRole string
 	}{
@@ -129,8 +123,8 @@ func TestEditContextMatchesPi16(t *testing.T) {
 					Tokens   json.RawMessage   `json:"tokens"`
 				}
 				cli(t, &got, "context", path, "--json")
-				sameJSON(t, "context after "+st.args[0], got.Messages, want.Messages, want.IDs, want.IDs)
-				sameJSON(t, "tokens after "+st.args[0], got.Tokens, want.Projected, want.IDs, want.IDs)
+				oracle.SameJSON(t, "context after "+st.args[0], got.Messages, want.Messages, want.IDs, want.IDs)
+				oracle.SameJSON(t, "tokens after "+st.args[0], got.Tokens, want.Projected, want.IDs, want.IDs)
 				var pt struct {
 					Tokens float64 `json:"tokens"`
 				}

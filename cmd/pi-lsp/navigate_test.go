@@ -14,6 +14,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // corpusCopy copies a genuine corpus session into a temp dir.
@@ -33,15 +34,6 @@ func keys(m map[string]json.RawMessage) []string {
 	}
 	sort.Strings(k)
 	return k
-}
-
-func lastEntry(t *testing.T, path string) *session.Entry {
-	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Entries[len(f.Entries)-1]
 }
 
 func TestNavigateCLIDryRunJSON(t *testing.T) {
@@ -86,7 +78,7 @@ func TestNavigateCLISummarizeJSON(t *testing.T) {
 	if got := keys(m); !reflect.DeepEqual(got, []string{"editorText", "leafId", "summaryEntry"}) {
 		t.Errorf("keys %v", got)
 	}
-	last := lastEntry(t, path)
+	last := sessiontest.Last(t, path)
 	if string(m["leafId"]) != `"`+last.ID+`"` || last.Type != session.TypeBranchSummary {
 		t.Errorf("leafId %s, last entry %s", m["leafId"], last.Raw())
 	}
@@ -112,7 +104,7 @@ func TestNavigateCLINoSummaryAndLabel(t *testing.T) {
 	if !strings.Contains(out, "cabe21c9") {
 		t.Errorf("output %s", out)
 	}
-	last := lastEntry(t, path)
+	last := sessiontest.Last(t, path)
 	if last.Type != session.TypeLabel || last.Label().TargetID != "cabe21c9" || last.Label().Label != "tools done" {
 		t.Errorf("last entry %s", last.Raw())
 	}
@@ -154,7 +146,7 @@ func TestLabelCLI(t *testing.T) {
 	if code, _, errOut := runCLI(t, "label", path, "aef84878", "second question"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if l := lastEntry(t, path).Label(); l.TargetID != "aef84878" || l.Label != "second question" {
+	if l := sessiontest.Last(t, path).Label(); l.TargetID != "aef84878" || l.Label != "second question" {
 		t.Errorf("label %+v", l)
 	}
 	if code, out, errOut := runCLI(t, "label", path, "aef84878"); code != 0 || !strings.Contains(out, "cleared") {
@@ -179,7 +171,7 @@ func TestUndoCompactionCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
 		t.Fatal(err)
 	}
-	if m["compactionId"] != "863e33c2" || m["leafId"] != lastEntry(t, path).ID {
+	if m["compactionId"] != "863e33c2" || m["leafId"] != sessiontest.Last(t, path).ID {
 		t.Errorf("output %s", out)
 	}
 	f, _ = session.Load(path)

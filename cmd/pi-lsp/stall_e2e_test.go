@@ -9,18 +9,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // cliRun is a started pi-lsp CLI process in its own process group.
@@ -38,11 +38,8 @@ type cliRun struct {
 func startCLI(t *testing.T, env []string, timeout time.Duration, args ...string) *cliRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	cmd := exec.CommandContext(ctx, e2eBinary(t), args...)
+	cmd := isolate.GroupCmd(ctx, e2eBinary(t), args...)
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	r := &cliRun{cmd: cmd, stderr: &lsptest.SyncBuffer{}, stdout: &lsptest.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
 	r.start = time.Now()
@@ -51,20 +48,12 @@ func startCLI(t *testing.T, env []string, timeout time.Duration, args ...string)
 		t.Fatal(err)
 	}
 	go func() {
-		err := cmd.Wait()
+		r.code = isolate.ExitCode(cmd.Wait())
 		r.took = time.Since(r.start)
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-		case errors.As(err, &ee):
-			r.code = ee.ExitCode()
-		default:
-			r.code = -1
-		}
 		close(r.done)
 	}()
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = isolate.KillGroup(cmd)
 		cancel()
 		<-r.done
 	})
@@ -86,6 +75,18 @@ func stallEnv(env []string, url string, extra ...string) []string {
 	return append(env, extra...)
 }
 
+// startCompact runs `pi-lsp compact` on the older of two session copies with the OpenAI
+// summarizer at llm, env the stall and summary bounds, and more args after the command's
+// own; it returns the run, the copy and the copy's bytes before.
+func startCompact(t *testing.T, llm *fakemodel.Server, env []string, args ...string) (r *cliRun, path string, before []byte) {
+	t.Helper()
+	base, _, paths := e2eWorkspace(t)
+	before = sessiontest.Read(t, paths[0])
+	r = startCLI(t, stallEnv(base, llm.URL, env...), 60*time.Second,
+		append([]string{"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200"}, args...)...)
+	return r, paths[0], before
+}
+
 var elapsedRe = regexp.MustCompile(`\((\d+(?:\.\d+)?)s\)$`)
 
 // lineSeconds is the "(2.0s)" at the end of a progress line.
@@ -103,10 +104,7 @@ func lineSeconds(line string) float64 {
 func TestE2ECompactStalledModel(t *testing.T) {
 	llm := fakemodel.New(t)
 	llm.SetFallback(fakemodel.StallAfterHeaders(time.Minute))
-	env, _, paths := e2eWorkspace(t)
-	before, _ := os.ReadFile(paths[0])
-	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=5s"), 60*time.Second,
-		"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200")
+	r, path, before := startCompact(t, llm, []string{"PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=5s"})
 	r.wait(t)
 	stderr := r.stderr.String()
 	t.Logf("exit %d after %v; stderr:\n%s", r.code, r.took.Round(10*time.Millisecond), stderr)
@@ -138,7 +136,7 @@ func TestE2ECompactStalledModel(t *testing.T) {
 	if n := llm.Count(); n != 2 {
 		t.Errorf("%d requests, want 2", n)
 	}
-	if after, _ := os.ReadFile(paths[0]); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 		t.Error("the session file changed")
 	}
 	t.Logf("RESULT stalled-model (CLI): pi-lsp compact --summarizer openai against 200 + event-stream + nothing: exit %d after %v (bound 5s, stall 2s), %d requests, progress lines before the error %q, file byte-identical",
@@ -149,10 +147,7 @@ func TestE2ECompactStalledModel(t *testing.T) {
 // answers (a local model on a long prompt) is not stalled: the compaction is written.
 func TestE2ECompactKeepAliveModel(t *testing.T) {
 	llm := fakemodel.New(t, fakemodel.KeepAlivesThen(200*time.Millisecond, 3*time.Second, "## Goal\nLate local summary."))
-	env, _, paths := e2eWorkspace(t)
-	before, _ := os.ReadFile(paths[0])
-	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=20"), 60*time.Second,
-		"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200", "--json")
+	r, path, before := startCompact(t, llm, []string{"PI_LSP_STALL_TIMEOUT=2", "PI_LSP_SUMMARY_TIMEOUT=20"}, "--json")
 	r.wait(t)
 	stderr := r.stderr.String()
 	if r.code != 0 {
@@ -164,7 +159,7 @@ func TestE2ECompactKeepAliveModel(t *testing.T) {
 	if llm.Count() != 1 || strings.Contains(stderr, "attempt 2") {
 		t.Errorf("%d requests; stderr:\n%s", llm.Count(), stderr)
 	}
-	after, _ := os.ReadFile(paths[0])
+	after, _ := os.ReadFile(path)
 	if !bytes.HasPrefix(after, before) || !bytes.Contains(after[len(before):], []byte("Late local summary.")) {
 		t.Errorf("no compaction entry with the summary appended")
 	}
@@ -174,10 +169,7 @@ func TestE2ECompactKeepAliveModel(t *testing.T) {
 func TestE2ECompactInterruptMidStall(t *testing.T) {
 	llm := fakemodel.New(t)
 	llm.SetFallback(fakemodel.StallAfterHeaders(time.Minute))
-	env, _, paths := e2eWorkspace(t)
-	before, _ := os.ReadFile(paths[0])
-	r := startCLI(t, stallEnv(env, llm.URL, "PI_LSP_STALL_TIMEOUT=20", "PI_LSP_SUMMARY_TIMEOUT=60"), 60*time.Second,
-		"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200")
+	r, path, before := startCompact(t, llm, []string{"PI_LSP_STALL_TIMEOUT=20", "PI_LSP_SUMMARY_TIMEOUT=60"})
 	select {
 	case <-llm.Started:
 	case <-time.After(20 * time.Second):
@@ -195,7 +187,7 @@ func TestE2ECompactInterruptMidStall(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr.String(), "context canceled") {
 		t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr.String())
 	}
-	if after, _ := os.ReadFile(paths[0]); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 		t.Error("the session file changed")
 	}
 }
@@ -213,7 +205,7 @@ func TestE2ELSPStalledModel(t *testing.T) {
 		AgentFiles: map[string]string{"settings.json": `{"piLsp": {"summaryTimeout": 5, "stallTimeout": 2}}`},
 	})
 	paths := e.Paths
-	before := lsptest.MustRead(t, paths[1])
+	before := sessiontest.Read(t, paths[1])
 	progressOf := func(token string) []lsptest.Progress {
 		var out []lsptest.Progress
 		for _, p := range lsptest.Progresses(e.Messages()) {

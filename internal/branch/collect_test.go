@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // The tree of pi-behavior.md §14.1: A-B-{C-D, E-F}, plus G on a second root.
@@ -17,7 +19,7 @@ func abcdefg(t *testing.T) string {
 }
 
 func TestCollectPiTable(t *testing.T) {
-	ix := loadIndex(t, abcdefg(t))
+	ix := sessiontest.Index(t, abcdefg(t))
 	for _, tc := range []struct {
 		old, target string
 		entries     []string
@@ -49,7 +51,7 @@ func TestCollectDefectiveTrees(t *testing.T) {
 		user("P", "P", "self parent"),
 		user("O", "missing", "orphan"), asst("Q", "O", "q"),
 	)
-	ix := loadIndex(t, path)
+	ix := sessiontest.Index(t, path)
 	for _, tc := range []struct {
 		old, target string
 		entries     []string

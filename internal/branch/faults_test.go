@@ -18,6 +18,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 const faultSummary = "## Goal\nSummary of the abandoned branch from the fake model."
@@ -101,7 +102,7 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 				c.cfg(&cfg)
 			}
 			path := mainTree(t)
-			before := readFile(t, path)
+			before := sessiontest.Read(t, path)
 			start := time.Now()
 			var res *NavigateResult
 			var err error
@@ -136,7 +137,7 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 			if w.maxTime > 0 && elapsed > w.maxTime {
 				t.Errorf("took %v, want at most %v", elapsed, w.maxTime)
 			}
-			after := readFile(t, path)
+			after := sessiontest.Read(t, path)
 			if !w.ok {
 				if err == nil {
 					t.Fatalf("navigation succeeded, want an error (%v)", w.errHas)

@@ -144,24 +144,6 @@ func writeSession(t testing.TB, lines ...line) string {
 	return path
 }
 
-func loadIndex(t testing.TB, path string) *session.Index {
-	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return session.NewIndex(f)
-}
-
-func readFile(t testing.TB, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 func ids(entries []*session.Entry) []string {
 	out := []string{}
 	for _, e := range entries {

@@ -14,6 +14,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // mainTree: u1-a1-{u2-a2, u3-a3}; the leaf (last entry) is a3.
@@ -31,11 +32,11 @@ func mainTree(t *testing.T) string {
 // appended returns the entries appended to path since before (its old content).
 func appended(t *testing.T, path string, before []byte) []*session.Entry {
 	t.Helper()
-	after := readFile(t, path)
+	after := sessiontest.Read(t, path)
 	if !bytes.HasPrefix(after, before) {
 		t.Fatalf("the file was rewritten, not appended to")
 	}
-	ix := loadIndex(t, path)
+	ix := sessiontest.Index(t, path)
 	old, err := session.Parse(before)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func appended(t *testing.T, path string, before []byte) []*session.Entry {
 // contextTexts is the context real Pi builds on open (leaf = last entry), as texts.
 func contextTexts(t *testing.T, path string) []string {
 	t.Helper()
-	return texts(loadIndex(t, path).BuildContext("").Messages)
+	return texts(sessiontest.Index(t, path).BuildContext("").Messages)
 }
 
 func field(t *testing.T, e *session.Entry, name string) any {
@@ -145,7 +146,7 @@ func TestNavigate(t *testing.T) {
 				// Pi's leaf is a4 here, so the move to a3 is recorded.
 				tc.types, tc.parent = []string{"custom"}, "a3"
 			}
-			before := readFile(t, path)
+			before := sessiontest.Read(t, path)
 			f := &fake{}
 			tc.opt.Summarizer = f
 			res, err := Navigate(context.Background(), path, tc.target, tc.opt)
@@ -228,7 +229,7 @@ func TestNavigate(t *testing.T) {
 					if l.TargetID != want || l.Label != "here" {
 						t.Errorf("label %+v, want target %s", l, want)
 					}
-					if got := loadIndex(t, path).Label(want); got != "here" {
+					if got := sessiontest.Index(t, path).Label(want); got != "here" {
 						t.Errorf("label on %s: %q", want, got)
 					}
 				}
@@ -245,14 +246,14 @@ func ptr(s string) *string { return &s }
 // 51: the current leaf is a no-op; the hook is not asked.
 func TestNavigateToCurrentLeaf(t *testing.T) {
 	path := mainTree(t)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	hooked := false
 	res, err := Navigate(context.Background(), path, "a3", NavigateOptions{Summarize: true, Summarizer: &fake{},
 		Hook: func(context.Context, *Preparation) (HookDecision, error) { hooked = true; return HookDecision{}, nil }})
 	if err != nil || !res.AlreadyThere || res.LeafID != "a3" || hooked {
 		t.Fatalf("res %+v err %v hooked %v", res, err, hooked)
 	}
-	if !bytes.Equal(before, readFile(t, path)) {
+	if !bytes.Equal(before, sessiontest.Read(t, path)) {
 		t.Error("the file changed")
 	}
 }
@@ -260,7 +261,7 @@ func TestNavigateToCurrentLeaf(t *testing.T) {
 // Unknown ids are errors that write nothing.
 func TestNavigateUnknown(t *testing.T) {
 	path := mainTree(t)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	_, err := Navigate(context.Background(), path, "nope", NavigateOptions{})
 	if err == nil || err.Error() != "entry nope not found" || !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown target: %v", err)
@@ -269,7 +270,7 @@ func TestNavigateUnknown(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "entry gone not found") {
 		t.Errorf("unknown leaf: %v", err)
 	}
-	if !bytes.Equal(before, readFile(t, path)) {
+	if !bytes.Equal(before, sessiontest.Read(t, path)) {
 		t.Error("the file changed")
 	}
 }
@@ -278,7 +279,7 @@ func TestNavigateUnknown(t *testing.T) {
 // summarizer error writes nothing either.
 func TestNavigateCancelAndError(t *testing.T) {
 	path := mainTree(t)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	f := &fake{block: true, started: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-f.started; cancel() }()
@@ -294,7 +295,7 @@ func TestNavigateCancelAndError(t *testing.T) {
 	if err == nil {
 		t.Error("no summarizer: no error")
 	}
-	if !bytes.Equal(before, readFile(t, path)) {
+	if !bytes.Equal(before, sessiontest.Read(t, path)) {
 		t.Error("the file changed")
 	}
 }
@@ -303,7 +304,7 @@ func TestNavigateCancelAndError(t *testing.T) {
 func TestNavigateHook(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		path := mainTree(t)
-		before := readFile(t, path)
+		before := sessiontest.Read(t, path)
 		var got *Preparation
 		_, err := Navigate(context.Background(), path, "u2", NavigateOptions{Summarize: true, Summarizer: &fake{}, Label: "L",
 			CustomInstructions: "focus",
@@ -318,13 +319,13 @@ func TestNavigateHook(t *testing.T) {
 			!reflect.DeepEqual(ids(got.Entries), []string{"u3", "a3"}) || !got.UserWantsSummary || got.Label != "L" || got.CustomInstructions != "focus" {
 			t.Errorf("preparation %+v", got)
 		}
-		if !bytes.Equal(before, readFile(t, path)) {
+		if !bytes.Equal(before, sessiontest.Read(t, path)) {
 			t.Error("the file changed")
 		}
 	})
 	t.Run("label from the hook, no summary", func(t *testing.T) {
 		path := mainTree(t)
-		before := readFile(t, path)
+		before := sessiontest.Read(t, path)
 		res, err := Navigate(context.Background(), path, "a2", NavigateOptions{
 			Hook: func(context.Context, *Preparation) (HookDecision, error) {
 				return HookDecision{Label: ptr("from hook")}, nil
@@ -382,12 +383,12 @@ func TestNavigateHook(t *testing.T) {
 	})
 	t.Run("hook error", func(t *testing.T) {
 		path := mainTree(t)
-		before := readFile(t, path)
+		before := sessiontest.Read(t, path)
 		_, err := Navigate(context.Background(), path, "a2", NavigateOptions{
 			Hook: func(context.Context, *Preparation) (HookDecision, error) {
 				return HookDecision{}, errors.New("client gone")
 			}})
-		if err == nil || !bytes.Equal(before, readFile(t, path)) {
+		if err == nil || !bytes.Equal(before, sessiontest.Read(t, path)) {
 			t.Errorf("err %v", err)
 		}
 	})
@@ -456,7 +457,7 @@ func TestNavigateSummaryAccumulatesCompactionDetails(t *testing.T) {
 
 func TestNavigateDryRun(t *testing.T) {
 	path := mainTree(t)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	f := &fake{}
 	hooked := false
 	res, err := Navigate(context.Background(), path, "u2", NavigateOptions{DryRun: true, Summarize: true, Summarizer: f, Budget: 1,
@@ -469,7 +470,7 @@ func TestNavigateDryRun(t *testing.T) {
 		len(p.Prepared.Messages) != 0 || !reflect.DeepEqual(p.ModifiedFiles, []string{"alt.go"}) {
 		t.Errorf("preparation %+v", p)
 	}
-	if hooked || len(f.calls()) != 0 || !bytes.Equal(before, readFile(t, path)) || res.Position != "a1" || res.EditorText != "Main branch continue" {
+	if hooked || len(f.calls()) != 0 || !bytes.Equal(before, sessiontest.Read(t, path)) || res.Position != "a1" || res.EditorText != "Main branch continue" {
 		t.Errorf("dry run did something: %+v", res)
 	}
 }
@@ -490,7 +491,7 @@ func TestNavigateSessionChanged(t *testing.T) {
 	if !errors.Is(err, ErrSessionChanged) || !errors.Is(err, compaction.ErrSessionChanged) {
 		t.Fatalf("err %v", err)
 	}
-	ix := loadIndex(t, path)
+	ix := sessiontest.Index(t, path)
 	if ix.LeafID() != "zz" {
 		t.Errorf("leaf %s: something was written after the concurrent entry", ix.LeafID())
 	}
@@ -519,14 +520,14 @@ func TestNavigateDefectiveTrees(t *testing.T) {
 		{"from a self-parented entry", "P", "S", nil, "S"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := readFile(t, path)
+			before := sessiontest.Read(t, path)
 			var res *NavigateResult
 			var err error
 			noHang(t, 5*time.Second, func() {
 				res, err = Navigate(context.Background(), path, tc.target, NavigateOptions{FromLeaf: tc.from, Summarize: true, Summarizer: &fake{}})
 			})
 			if tc.err != nil {
-				if !errors.Is(err, tc.err) || !bytes.Equal(before, readFile(t, path)) {
+				if !errors.Is(err, tc.err) || !bytes.Equal(before, sessiontest.Read(t, path)) {
 					t.Errorf("err %v", err)
 				}
 				return
@@ -538,7 +539,7 @@ func TestNavigateDefectiveTrees(t *testing.T) {
 				t.Errorf("position %q, want %q", res.Position, tc.position)
 			}
 			var ctxLen int
-			noHang(t, 5*time.Second, func() { ctxLen = len(loadIndex(t, path).BuildContext("").Messages) })
+			noHang(t, 5*time.Second, func() { ctxLen = len(sessiontest.Index(t, path).BuildContext("").Messages) })
 			_ = ctxLen
 		})
 	}
@@ -553,14 +554,14 @@ func TestUndoCompaction(t *testing.T) {
 		compactionLine("c2", "a3", "SUMMARY TWO", "u3", nil, false),
 		user("u4", "c2", "fourth"), asst("a4", "u4", "four"),
 	)
-	ix := loadIndex(t, path)
+	ix := sessiontest.Index(t, path)
 	wantFirst := rawMessages(ix.BuildContext("a3").Messages)
 	wantSecond := rawMessages(ix.BuildContext("a2").Messages)
 	if len(wantSecond) != 4 {
 		t.Fatalf("pre-compaction context %d messages", len(wantSecond))
 	}
 
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	res, err := UndoCompaction(context.Background(), path, "")
 	if err != nil {
 		t.Fatal(err)
@@ -571,7 +572,7 @@ func TestUndoCompaction(t *testing.T) {
 	if d := field(t, res.MarkerEntry, "data").(map[string]any); d["undoneCompactionId"] != "c2" || d["fromId"] != "a4" || d["targetId"] != "a3" {
 		t.Errorf("marker data %v", d)
 	}
-	if got := rawMessages(loadIndex(t, path).BuildContext("").Messages); !reflect.DeepEqual(got, wantFirst) {
+	if got := rawMessages(sessiontest.Index(t, path).BuildContext("").Messages); !reflect.DeepEqual(got, wantFirst) {
 		t.Errorf("context after the first undo\n%v\nwant\n%v", got, wantFirst)
 	}
 	if added := appended(t, path, before); len(added) != 1 {
@@ -585,19 +586,19 @@ func TestUndoCompaction(t *testing.T) {
 	if res.UndoneCompactionID != "c1" {
 		t.Errorf("second undo: %s", res.UndoneCompactionID)
 	}
-	if got := rawMessages(loadIndex(t, path).BuildContext("").Messages); !reflect.DeepEqual(got, wantSecond) {
+	if got := rawMessages(sessiontest.Index(t, path).BuildContext("").Messages); !reflect.DeepEqual(got, wantSecond) {
 		t.Errorf("context after the second undo\n%v\nwant\n%v", got, wantSecond)
 	}
 
-	before = readFile(t, path)
+	before = sessiontest.Read(t, path)
 	if _, err := UndoCompaction(context.Background(), path, ""); !errors.Is(err, ErrNoCompaction) {
 		t.Errorf("third undo: %v", err)
 	}
-	if !bytes.Equal(before, readFile(t, path)) {
+	if !bytes.Equal(before, sessiontest.Read(t, path)) {
 		t.Error("the file changed")
 	}
 	// Nothing was deleted: every original entry is still there.
-	ix = loadIndex(t, path)
+	ix = sessiontest.Index(t, path)
 	for _, id := range []string{"u1", "a1", "u2", "a2", "c1", "u3", "a3", "c2", "u4", "a4"} {
 		if ix.Entry(id) == nil {
 			t.Errorf("%s is gone", id)
@@ -613,7 +614,7 @@ func TestUndoCompactionOnUserMessage(t *testing.T) {
 		compactionLine("c1", "u2", "S", "u2", nil, false),
 		asst("a2", "c1", "answer"),
 	)
-	want := rawMessages(loadIndex(t, path).BuildContext("u2").Messages)
+	want := rawMessages(sessiontest.Index(t, path).BuildContext("u2").Messages)
 	res, err := UndoCompaction(context.Background(), path, "")
 	if err != nil {
 		t.Fatal(err)
@@ -621,7 +622,7 @@ func TestUndoCompactionOnUserMessage(t *testing.T) {
 	if res.Position != "u2" || res.HasEditorText {
 		t.Errorf("res %+v", res)
 	}
-	if got := rawMessages(loadIndex(t, path).BuildContext("").Messages); !reflect.DeepEqual(got, want) {
+	if got := rawMessages(sessiontest.Index(t, path).BuildContext("").Messages); !reflect.DeepEqual(got, want) {
 		t.Errorf("context %v, want %v", got, want)
 	}
 }
@@ -635,7 +636,7 @@ func TestSetLabel(t *testing.T) {
 	if e.ParentID != "a3" || e.Label().TargetID != "u2" || e.Label().Label != "checkpoint" {
 		t.Errorf("entry %s", e.Raw())
 	}
-	ix := loadIndex(t, path)
+	ix := sessiontest.Index(t, path)
 	if ix.Label("u2") != "checkpoint" || ix.LeafID() != e.ID {
 		t.Errorf("label %q leaf %s", ix.Label("u2"), ix.LeafID())
 	}
@@ -650,14 +651,14 @@ func TestSetLabel(t *testing.T) {
 	if c.ParentID != e.ID || c.RawField("label") != nil {
 		t.Errorf("clearing entry %s", c.Raw())
 	}
-	if l := loadIndex(t, path).Label("u2"); l != "" {
+	if l := sessiontest.Index(t, path).Label("u2"); l != "" {
 		t.Errorf("label after clearing %q", l)
 	}
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	if _, err := SetLabel(path, "non-existent", "x"); err == nil || err.Error() != "entry non-existent not found" {
 		t.Errorf("unknown: %v", err)
 	}
-	if !bytes.Equal(before, readFile(t, path)) {
+	if !bytes.Equal(before, sessiontest.Read(t, path)) {
 		t.Error("the file changed")
 	}
 }
@@ -693,7 +694,7 @@ func TestNavigateCorpusDefectiveFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix := loadIndex(t, src)
+		ix := sessiontest.Index(t, src)
 		for _, e := range ix.Entries() {
 			path := t.TempDir() + "/" + name
 			if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -706,7 +707,7 @@ func TestNavigateCorpusDefectiveFiles(t *testing.T) {
 			if err != nil && !errors.Is(err, ErrCycle) {
 				t.Errorf("%s → %s: %v", name, e.ID, err)
 			}
-			noHang(t, 5*time.Second, func() { loadIndex(t, path).BuildContext("") })
+			noHang(t, 5*time.Second, func() { sessiontest.Index(t, path).BuildContext("") })
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 func TestMain(m *testing.M) { os.Exit(oracle.Main(m)) }
@@ -69,17 +70,6 @@ func messagesRaw(ms []*session.Message) []json.RawMessage {
 	return out
 }
 
-type collectResult struct {
-	EntryIDs         []string          `json:"entryIds"`
-	CommonAncestorID *string           `json:"commonAncestorId"`
-	Messages         []json.RawMessage `json:"messages"`
-	TotalTokens      int               `json:"totalTokens"`
-	ReadFiles        []string          `json:"readFiles"`
-	ModifiedFiles    []string          `json:"modifiedFiles"`
-	Serialized       string            `json:"serialized"`
-	IDs              []string          `json:"ids"`
-}
-
 // Collect and Prepare give what Pi's collectEntriesForBranchSummary and
 // prepareBranchEntries give, for many (leaf, target) pairs and budgets over every
 // corpus file (cycle-unsafe leaves and targets left out: Pi loops on them).
@@ -102,7 +92,7 @@ func TestDifferentialCollectPrepare(t *testing.T) {
 			targets := sample(n, 14, cf.Safe)
 			pairs := 0
 			check := func(name string, req map[string]any, leaf, target string, budget int) {
-				var pi collectResult
+				var pi oracle.Collected
 				if err := o.QueryErr(t, req, &pi); err != nil {
 					// Pi itself throws on some hostile branches (an assistant message with
 					// null content: "content is not iterable"); pi-lsp prepares them.
@@ -190,20 +180,12 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-type piLoad struct {
-	LeafID    *string           `json:"leafId"`
-	Messages  []json.RawMessage `json:"messages"`
-	IDs       []string          `json:"ids"`
-	Rewritten bool              `json:"rewritten"`
-}
-
 // assertPiLoads checks that real Pi, opening the file, has the leaf and exactly the
 // context pi-lsp builds for it.
 func assertPiLoads(t *testing.T, o *oracle.Oracle, path, what string) {
 	t.Helper()
-	var pi piLoad
-	o.Query(t, map[string]any{"op": "piload", "file": path}, &pi)
-	ix := loadIndex(t, path)
+	pi := o.PiLoad(t, path)
+	ix := sessiontest.Index(t, path)
 	ours := ids(ix.Entries())
 	var piLeaf any
 	if pi.LeafID != nil {
@@ -236,7 +218,7 @@ func copyTo(t *testing.T, src string) string {
 // types the next message.
 func appendUser(t *testing.T, path, text string) {
 	t.Helper()
-	ix := loadIndex(t, path)
+	ix := sessiontest.Index(t, path)
 	msg := map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}, "timestamp": 1767322000000}
 	if _, err := session.Append(path, taken(ix), []session.NewEntry{{Type: session.TypeMessage, ParentID: ix.LeafID(),
 		Fields: []session.Field{{Key: "message", Value: msg}}}}); err != nil {
@@ -311,18 +293,13 @@ func TestDifferentialUndoRestoresPreCompactionContext(t *testing.T) {
 	for _, name := range []string{"compact-twice.jsonl", "compact-split.jsonl", "overflow.jsonl", "auto-threshold.jsonl"} {
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join(oracle.RepoRoot(), "testdata", "corpus", "genuine", name)
-			ix := loadIndex(t, src)
+			ix := sessiontest.Index(t, src)
 			p := ix.Path(ix.LeafID())
-			var comp *session.Entry
-			for i := len(p) - 1; i >= 0; i-- {
-				if p[i].Type == session.TypeCompaction {
-					comp = p[i]
-					break
-				}
-			}
-			if comp == nil {
+			ci := session.LastCompactionIndex(p)
+			if ci < 0 {
 				t.Skip("no compaction on the path")
 			}
+			comp := p[ci]
 			parentIndex := -1
 			for i, e := range ix.Entries() {
 				if e.ID == comp.ParentID {
@@ -339,8 +316,7 @@ func TestDifferentialUndoRestoresPreCompactionContext(t *testing.T) {
 			if _, err := UndoCompaction(context.Background(), path, ""); err != nil {
 				t.Fatal(err)
 			}
-			var after piLoad
-			o.Query(t, map[string]any{"op": "piload", "file": path}, &after)
+			after := o.PiLoad(t, path)
 			if got, want := normalized(t, after.Messages, after.IDs), normalized(t, before.Messages, before.IDs); !reflect.DeepEqual(got, want) {
 				t.Errorf("Pi's context after undo differs from Pi's context before compaction %s\nafter  %v\nbefore %v", comp.ID, got, want)
 			}

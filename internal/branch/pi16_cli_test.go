@@ -8,6 +8,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // The real pi 1.6.0 CLI takes every other kind of entry pi-lsp writes (a branch summary,
@@ -55,8 +56,8 @@ func TestPi16CLITakesOurEntries(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := copyTo(t, src(tc.file))
-			tc.write(t, path, loadIndex(t, path))
-			c := loadIndex(t, path).BuildContext("")
+			tc.write(t, path, sessiontest.Index(t, path))
+			c := sessiontest.Index(t, path).BuildContext("")
 			r := oracle.InspectPrompt(t, path, "SCRIPT:chat CHARS=40 next")
 			var roles []string
 			for _, m := range c.Messages {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // tags are the first two characters of each message's text (or summary).
@@ -34,7 +35,7 @@ func TestPrepareBudgetTable(t *testing.T) {
 		toolResult("tr", "a1", chars("tr", 16000)),
 		user("u2", "tr", chars("u2", 400)),
 	)
-	entries := loadIndex(t, path).Path("u2")
+	entries := sessiontest.Index(t, path).Path("u2")
 	all := []string{"u0", "C!", "u1", "a1", "u2"}
 	for _, tc := range []struct {
 		budget int
@@ -67,7 +68,7 @@ func TestPrepareSummaryException(t *testing.T) {
 		user("u1", "bs", chars("u1", 400)),
 		asst("a1", "u1", chars("a1", 400)),
 	)
-	p := Prepare(loadIndex(t, path).Path("a1"), 250)
+	p := Prepare(sessiontest.Index(t, path).Path("a1"), 250)
 	if got := tags(p.Messages); !reflect.DeepEqual(got, []string{"bs", "u1", "a1"}) || p.TotalTokens != 400 {
 		t.Errorf("got %v total %d, want [bs u1 a1] total 400", got, p.TotalTokens)
 	}
@@ -84,7 +85,7 @@ func TestPrepareFileOpsCollectionLimit(t *testing.T) {
 		compactionLine("ch", "cp", "c", "a", details([]string{"comp-hook-read"}, nil), true),
 		user("u", "ch", chars("u", 404)),
 	)
-	entries := loadIndex(t, path).Path("u")
+	entries := sessiontest.Index(t, path).Path("u")
 	for _, tc := range []struct {
 		name       string
 		budget     int
@@ -116,7 +117,7 @@ func TestPrepareSkipsNonMessages(t *testing.T) {
 		customMessage("cm", "t", "custom text"),
 		toolResult("tr", "cm", "result"),
 	)
-	p := Prepare(loadIndex(t, path).Path("tr"), 0)
+	p := Prepare(sessiontest.Index(t, path).Path("tr"), 0)
 	if got := texts(p.Messages); !reflect.DeepEqual(got, []string{"user:hello", "custom:custom text"}) {
 		t.Errorf("messages %v", got)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // fake is a Summarizer that records its requests.
@@ -61,7 +62,7 @@ func TestGenerateAccumulatesDetails(t *testing.T) {
 		asst("a", "u", "", toolCall{"write", "w.ts"}, toolCall{"read", "w.ts"}),
 	)
 	f := &fake{text: "TEXT"}
-	s, err := Generate(context.Background(), loadIndex(t, path).Path("a"), f, SummaryOptions{})
+	s, err := Generate(context.Background(), sessiontest.Index(t, path).Path("a"), f, SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestGenerateAccumulatesDetails(t *testing.T) {
 // branch prompt plus "Additional focus".
 func TestGenerateInstructions(t *testing.T) {
 	path := writeSession(t, user("u", "", "hello"), asst("a", "u", "hi"))
-	entries := loadIndex(t, path).Path("a")
+	entries := sessiontest.Index(t, path).Path("a")
 	for _, tc := range []struct {
 		opt    SummaryOptions
 		suffix string
@@ -117,11 +118,11 @@ func TestGenerateEmptyErrorCancel(t *testing.T) {
 		t.Errorf("empty: %+v %v, %d calls", s, err, len(f.calls()))
 	}
 	path := writeSession(t, user("u", "", "hello"), labelLine("l", "u", "u", "x"))
-	labelsOnly := loadIndex(t, path).Path("l")[1:]
+	labelsOnly := sessiontest.Index(t, path).Path("l")[1:]
 	if s, err := Generate(context.Background(), labelsOnly, f, SummaryOptions{}); err != nil || s.Text != NoContent || len(f.calls()) != 0 {
 		t.Errorf("labels only: %+v %v", s, err)
 	}
-	entries := loadIndex(t, path).Path("l")
+	entries := sessiontest.Index(t, path).Path("l")
 	bad := &fake{err: errors.New("bad")}
 	if _, err := Generate(context.Background(), entries, bad, SummaryOptions{}); err == nil || !strings.Contains(err.Error(), "bad") {
 		t.Errorf("error: %v", err)
@@ -158,7 +159,7 @@ func TestGenerateBoundsFileLists(t *testing.T) {
 		calls = append(calls, toolCall{"edit", "f" + string(rune('A'+i/26)) + string(rune('a'+i%26)) + ".go"})
 	}
 	path := writeSession(t, user("u", "", "edit all"), asst("a", "u", "", calls...))
-	s, err := Generate(context.Background(), loadIndex(t, path).Path("a"), &fake{}, SummaryOptions{})
+	s, err := Generate(context.Background(), sessiontest.Index(t, path).Path("a"), &fake{}, SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"reflect"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
@@ -14,29 +13,6 @@ import (
 )
 
 func TestMain(m *testing.M) { os.Exit(oracle.Main(m)) }
-
-func norm(t *testing.T, v any, ids []string) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return oracle.NormalizeIDs(out, ids)
-}
-
-func check(t *testing.T, what string, got, want any, gotIDs, wantIDs []string) {
-	t.Helper()
-	g, w := norm(t, got, gotIDs), norm(t, want, wantIDs)
-	if !reflect.DeepEqual(g, w) {
-		gb, _ := json.Marshal(g)
-		wb, _ := json.Marshal(w)
-		t.Errorf("%s differs from Pi\n got: %.1200s\nwant: %.1200s", what, gb, wb)
-	}
-}
 
 func raws(ms []*session.Message) []json.RawMessage {
 	out := make([]json.RawMessage, len(ms))
@@ -88,21 +64,7 @@ func TestPrepareMatchesPi(t *testing.T) {
 						t.Errorf("leaf %d keep %d: findCutPoint = %+v, Pi %+v", li, keep, got, cut)
 					}
 
-					var want struct {
-						Undefined           bool              `json:"undefined"`
-						FirstKeptEntryID    string            `json:"firstKeptEntryId"`
-						IsSplitTurn         bool              `json:"isSplitTurn"`
-						TokensBefore        float64           `json:"tokensBefore"`
-						MessagesToSummarize []json.RawMessage `json:"messagesToSummarize"`
-						TurnPrefixMessages  []json.RawMessage `json:"turnPrefixMessages"`
-						PreviousSummary     *string           `json:"previousSummary"`
-						ReadFiles           []string          `json:"readFiles"`
-						ModifiedFiles       []string          `json:"modifiedFiles"`
-						Serialized          string            `json:"serialized"`
-						SerializedPrefix    string            `json:"serializedPrefix"`
-						FormattedFiles      string            `json:"formattedFiles"`
-						IDs                 []string          `json:"ids"`
-					}
+					var want oracle.Prepared
 					req["op"] = "prepare"
 					o.Query(t, req, &want)
 					p, err := compaction.Prepare(path, session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep})
@@ -121,7 +83,7 @@ func TestPrepareMatchesPi(t *testing.T) {
 					if p.HasPrevious {
 						prev = &p.PreviousSummary
 					}
-					check(t, "preparation", map[string]any{
+					oracle.SameJSON(t, "preparation", map[string]any{
 						"firstKeptEntryId": p.FirstKeptEntryID, "isSplitTurn": p.IsSplitTurn, "tokensBefore": p.TokensBefore,
 						"messagesToSummarize": raws(p.MessagesToSummarize), "turnPrefixMessages": raws(p.TurnPrefixMessages),
 						"previousSummary": prev, "readFiles": read, "modifiedFiles": mod,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 var checkpointSections = []string{
@@ -198,7 +199,7 @@ func TestExtractiveHonoursCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	_, err := compaction.Run(ctx, path, compaction.RunOptions{Settings: settings(normalKeep, 16384), Summarizer: compaction.Extractive{}})
 	if err == nil || !strings.Contains(err.Error(), "context canceled") {
 		t.Errorf("error %v", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // t10Session writes spec §22.2 T10's shape: an earlier compaction (summary PREV) that
@@ -227,7 +228,7 @@ func TestT11SummaryFailureMessage(t *testing.T) {
 	srv := newFakeLLM(t)
 	srv.setFallback(status(400, `{"error":{"message":"boom","type":"invalid_request_error","code":null}}`))
 	path := normalCopy(t)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	_, err := runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), settings(normalKeep, 16384), compaction.Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), "Summarization failed: ") || !strings.Contains(err.Error(), "HTTP 400: boom") {
 		t.Errorf("error %v", err)

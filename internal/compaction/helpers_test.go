@@ -3,32 +3,23 @@ package compaction_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // corpusCopy copies testdata/corpus/<rel> into a fresh temp dir and returns the copy's
 // path, so a test can write to it.
 func corpusCopy(t testing.TB, rel string) string { return corpus.Copy(t, rel) }
 
-func readFile(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // sameBytes fails unless the file at path still holds exactly before.
 func sameBytes(t testing.TB, path string, before []byte) {
 	t.Helper()
-	after := readFile(t, path)
+	after := sessiontest.Read(t, path)
 	if !bytes.Equal(before, after) {
 		t.Errorf("session file changed: %d bytes before, %d after\nadded: %q", len(before), len(after), after[min(len(before), len(after)):])
 	}
@@ -52,19 +43,6 @@ func fastConfig(url string) compaction.OpenAIConfig {
 	}
 }
 
-// lastEntry loads the file and returns its last entry.
-func lastEntry(t testing.TB, path string) *session.Entry {
-	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(f.Entries) == 0 {
-		t.Fatal("no entries")
-	}
-	return f.Entries[len(f.Entries)-1]
-}
-
 // entryJSON decodes an entry's raw JSON.
 func entryJSON(t testing.TB, e *session.Entry) map[string]any {
 	t.Helper()
@@ -78,11 +56,7 @@ func entryJSON(t testing.TB, e *session.Entry) map[string]any {
 // prepareFile prepares a compaction of the file's default leaf.
 func prepareFile(t testing.TB, path string, s session.CompactionSettings) *compaction.Preparation {
 	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := session.NewIndex(f)
+	ix := sessiontest.Index(t, path)
 	p, err := compaction.Prepare(ix.Path(ix.LeafID()), s)
 	if err != nil {
 		t.Fatal(err)
@@ -94,15 +68,7 @@ func prepareFile(t testing.TB, path string, s session.CompactionSettings) *compa
 // chained after its current leaf.
 func appendMessages(t testing.TB, path string, messages ...string) {
 	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := session.NewIndex(f)
-	taken := map[string]*session.Entry{}
-	for _, e := range ix.Entries() {
-		taken[e.ID] = e
-	}
+	ix, taken := sessiontest.ForAppend(t, path)
 	var nes []session.NewEntry
 	for i, m := range messages {
 		parent := ix.LeafID()

@@ -12,6 +12,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // Corpus choices (testdata/corpus/genuine, written by real Pi 0.73.1 against a fake model):
@@ -35,6 +36,19 @@ func runWith(ctx context.Context, path string, s compaction.Summarizer, st sessi
 	return compaction.Run(ctx, path, compaction.RunOptions{Options: opt, Settings: st, Summarizer: s})
 }
 
+// normalRun compacts a fresh copy of normalFile under ctx with the OpenAI summarizer at
+// srv (fastConfig, adjusted by tune), and returns the copy, its bytes before the run and
+// what Run returned.
+func normalRun(t *testing.T, ctx context.Context, srv *fakeLLM, tune func(*compaction.OpenAIConfig)) (path string, before []byte, res *compaction.RunResult, err error) {
+	t.Helper()
+	path = corpusCopy(t, normalFile)
+	before = sessiontest.Read(t, path)
+	cfg := fastConfig(srv.URL())
+	tune(&cfg)
+	res, err = runWith(ctx, path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	return path, before, res, err
+}
+
 // A normal summary: one request with Pi's shape, one compaction entry with the summary,
 // the cut, tokensBefore, details and the usage of the stream's usage chunk.
 func TestOpenAINormalSummary(t *testing.T) {
@@ -46,7 +60,7 @@ func TestOpenAINormalSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	st := settings(normalKeep, 10001)
 	prep := prepareFile(t, path, st)
 	if prep.IsSplitTurn || prep.HasPrevious || len(prep.MessagesToSummarize) == 0 {
@@ -101,11 +115,11 @@ func TestOpenAINormalSummary(t *testing.T) {
 		t.Errorf("user prompt is not the initial prompt")
 	}
 
-	e := lastEntry(t, path)
+	e := sessiontest.Last(t, path)
 	if e.Type != session.TypeCompaction || e.ID != res.Entry.ID {
 		t.Fatalf("last entry %s %s, want the new compaction %s", e.Type, e.ID, res.Entry.ID)
 	}
-	if !strings.HasPrefix(string(readFile(t, path)), string(before)) {
+	if !strings.HasPrefix(string(sessiontest.Read(t, path)), string(before)) {
 		t.Fatal("the file was not appended to: its old bytes changed")
 	}
 	m := entryJSON(t, e)
@@ -200,7 +214,7 @@ func TestOpenAISplitTurnSequential(t *testing.T) {
 	if res.Outcome.Summary != want {
 		t.Errorf("summary =\n%q\nwant\n%q", res.Outcome.Summary, want)
 	}
-	if got := entryJSON(t, lastEntry(t, path))["summary"]; got != want {
+	if got := entryJSON(t, sessiontest.Last(t, path))["summary"]; got != want {
 		t.Errorf("written summary = %q", got)
 	}
 	if res.Outcome.Usage == nil || res.Outcome.Usage.Input != 2*1227 || res.Outcome.Usage.TotalTokens != 2*1290 {
@@ -295,10 +309,7 @@ func TestOpenAIRetryAfter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newFakeLLM(t, rateLimited(tc.retryAfter), say("AFTER RATE LIMIT"))
-			cfg := fastConfig(srv.URL())
-			cfg.MaxRetryDelay = tc.maxDelay
-			path := corpusCopy(t, normalFile)
-			res, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+			_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetryDelay = tc.maxDelay })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -321,12 +332,8 @@ func TestOpenAIRetryAfter(t *testing.T) {
 func TestOpenAIServerErrorsBounded(t *testing.T) {
 	srv := newFakeLLM(t)
 	srv.setFallback(serverError())
-	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
-	cfg := fastConfig(srv.URL())
-	cfg.MaxRetries = 2
 	start := time.Now()
-	_, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	path, before, _, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetries = 2 })
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -352,10 +359,7 @@ func TestOpenAIServerErrorsBounded(t *testing.T) {
 // Transient failures followed by a good answer recover.
 func TestOpenAIRecoversAfterTransientFailures(t *testing.T) {
 	srv := newFakeLLM(t, serverError(), cutAfter(2), say("RECOVERED"))
-	path := corpusCopy(t, normalFile)
-	cfg := fastConfig(srv.URL())
-	cfg.MaxRetries = 3
-	res, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetries = 3 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +398,7 @@ func TestOpenAIFailuresLeaveFileUntouched(t *testing.T) {
 			srv.setFallback(tc.step)
 			for _, file := range []string{normalFile, splitFile} {
 				path := corpusCopy(t, file)
-				before := readFile(t, path)
+				before := sessiontest.Read(t, path)
 				cfg := fastConfig(srv.URL())
 				cfg.MaxRetries = 1
 				if tc.stall > 0 {
@@ -440,7 +444,7 @@ func TestOpenAICancelMidStream(t *testing.T) {
 	seen := make(chan struct{})
 	srv := newFakeLLM(t, slow(20*time.Millisecond, 10*time.Second, seen))
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var cancelledAt time.Time
@@ -476,14 +480,10 @@ func TestOpenAICancelMidStream(t *testing.T) {
 // Cancelling during a retry wait stops at once.
 func TestOpenAICancelDuringRetryWait(t *testing.T) {
 	srv := newFakeLLM(t, rateLimited("30"))
-	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
-	cfg := fastConfig(srv.URL())
-	cfg.MaxRetryDelay = time.Minute
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := runWith(ctx, path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	path, before, _, err := normalRun(t, ctx, srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetryDelay = time.Minute })
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v", err)
 	}
@@ -497,10 +497,7 @@ func TestOpenAICancelDuringRetryWait(t *testing.T) {
 // the stall timeout before answering is not a stall.
 func TestOpenAIKeepAlivesAreNotStalls(t *testing.T) {
 	srv := newFakeLLM(t, keepAlivesThen(50*time.Millisecond, 700*time.Millisecond, "THOUGHT LONG"))
-	path := corpusCopy(t, normalFile)
-	cfg := fastConfig(srv.URL())
-	cfg.StallTimeout = 300 * time.Millisecond
-	res, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.StallTimeout = 300 * time.Millisecond })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +519,7 @@ func TestOpenAISplitTurnFailureCancelsTheOther(t *testing.T) {
 		contextTooLong()(w, r, req)
 	})
 	path := corpusCopy(t, splitFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	start := time.Now()
 	_, err := runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), settings(splitKeep, 16384), compaction.Options{})
 	if !errors.Is(err, compaction.ErrContextTooLong) {
@@ -552,12 +549,8 @@ func TestOpenAISplitTurnFailureCancelsTheOther(t *testing.T) {
 func TestOpenAITotalTimeout(t *testing.T) {
 	srv := newFakeLLM(t)
 	srv.setFallback(slow(50*time.Millisecond, 10*time.Second, nil))
-	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
-	cfg := fastConfig(srv.URL())
-	cfg.TotalTimeout = 400 * time.Millisecond
 	start := time.Now()
-	_, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	path, before, _, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.TotalTimeout = 400 * time.Millisecond })
 	if err == nil || !strings.Contains(err.Error(), "total timeout of 400ms") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v", err)
 	}

@@ -91,10 +91,7 @@ func TestPi16TakesOurCompactionAsItsOwn(t *testing.T) {
 			}
 
 			// Pi's library builds the context pi-lsp reports.
-			var pi struct {
-				Messages []json.RawMessage `json:"messages"`
-			}
-			o.Query(t, map[string]any{"op": "piload", "file": path}, &pi)
+			pi := o.PiLoad(t, path)
 			f, err := session.Load(path)
 			if err != nil {
 				t.Fatal(err)
@@ -177,14 +174,7 @@ func TestOurCompactionStillLoadsInPi073(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var pi struct {
-				LeafID     *string           `json:"leafId"`
-				Messages   []json.RawMessage `json:"messages"`
-				EntryCount int               `json:"entryCount"`
-				NewSession bool              `json:"newSession"`
-				Rewritten  bool              `json:"rewritten"`
-			}
-			o.Query(t, map[string]any{"op": "piload", "file": path}, &pi)
+			pi := o.PiLoad(t, path)
 			f, err := session.Load(path)
 			if err != nil {
 				t.Fatal(err)

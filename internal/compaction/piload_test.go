@@ -15,14 +15,7 @@ import (
 // liveOracle returns the live Pi oracle. Answers about temp files cannot come from
 // goldens, so without Node and Pi the test is skipped, or fails when
 // PI_LSP_REQUIRE_ORACLE=1.
-func liveOracle(t *testing.T) *oracle.Oracle {
-	t.Helper()
-	o := oracle.StartLive(t)
-	if o == nil {
-		t.Skip("needs the live Pi oracle (node and scripts/install-pi.sh): answers about temp files have no goldens")
-	}
-	return o
-}
+func liveOracle(t *testing.T) *oracle.Oracle { t.Helper(); return oracle.NeedLive(t) }
 
 func decodeAll(t *testing.T, raws []json.RawMessage) []any {
 	t.Helper()
@@ -72,13 +65,7 @@ func TestPiLoadsOurCompaction(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					var pi struct {
-						LeafID    *string           `json:"leafId"`
-						Messages  []json.RawMessage `json:"messages"`
-						Rewritten bool              `json:"rewritten"`
-						IDs       []string          `json:"ids"`
-					}
-					o.Query(t, map[string]any{"op": "piload", "file": path}, &pi)
+					pi := o.PiLoad(t, path)
 					f, err := session.Load(path)
 					if err != nil {
 						t.Fatal(err)

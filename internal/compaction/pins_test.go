@@ -10,6 +10,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 func pinnedOf(t *testing.T, path string) []string {
@@ -24,12 +25,7 @@ func pinnedOf(t *testing.T, path string) []string {
 
 func appendTurn(t *testing.T, path, text string) {
 	t.Helper()
-	f, _ := session.Load(path)
-	ix := session.NewIndex(f)
-	taken := map[string]*session.Entry{}
-	for _, e := range ix.Entries() {
-		taken[e.ID] = e
-	}
+	ix, taken := sessiontest.ForAppend(t, path)
 	body := strings.Repeat(text+" ", 40)
 	_, err := session.Append(path, taken, []session.NewEntry{
 		{Type: session.TypeMessage, ParentID: ix.LeafID(), Fields: []session.Field{{Key: "message", Value: map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": body}}, "timestamp": 1795957400000}}}},
@@ -44,8 +40,7 @@ func appendTurn(t *testing.T, path, text string) {
 // session and compacts three times: every summary quotes it verbatim.
 func TestPinnedConstraintSurvivesThreeCompactions(t *testing.T) {
 	path := copyGenuine(t, "full-main.jsonl")
-	f, _ := session.Load(path)
-	ix := session.NewIndex(f)
+	ix := sessiontest.Index(t, path)
 	var pinID, pinText string
 	for _, e := range ix.Path(ix.LeafID()) {
 		if e.Role() == session.RoleUser {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // Design divergence 2: nothing to summarize means no model call at all and a clear
@@ -26,7 +27,7 @@ func TestNothingToCompactMakesNoRequest(t *testing.T) {
 		{"genuine/compact-twice.jsonl", 300},   // a previous compaction, nothing new before the kept part
 	} {
 		path := corpusCopy(t, tc.file)
-		before := readFile(t, path)
+		before := sessiontest.Read(t, path)
 		hookCalled := false
 		_, err := compaction.Run(context.Background(), path, compaction.RunOptions{
 			Settings:   settings(tc.keep, 16384),
@@ -57,7 +58,7 @@ func TestAlreadyCompacted(t *testing.T) {
 	s := compaction.NewOpenAI(fastConfig(srv.URL()))
 	// A leaf that is a compaction entry.
 	path := corpusCopy(t, "genuine/compact-split.jsonl")
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	_, err := compaction.Run(context.Background(), path, compaction.RunOptions{LeafID: "fb319c52", Settings: settings(1, 16384), Summarizer: s})
 	if !errors.Is(err, compaction.ErrAlreadyCompacted) {
 		t.Errorf("error %v, want ErrAlreadyCompacted", err)
@@ -68,7 +69,7 @@ func TestAlreadyCompacted(t *testing.T) {
 	if _, err := runWith(context.Background(), path, s, settings(normalKeep, 16384), compaction.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	before = readFile(t, path)
+	before = sessiontest.Read(t, path)
 	n := srv.count()
 	_, err = runWith(context.Background(), path, s, settings(normalKeep, 16384), compaction.Options{})
 	if !errors.Is(err, compaction.ErrAlreadyCompacted) {
@@ -85,23 +86,15 @@ func TestAlreadyCompacted(t *testing.T) {
 func TestSessionChangedDuringSummary(t *testing.T) {
 	srv := newFakeLLM(t)
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := session.NewIndex(f)
-	taken := map[string]*session.Entry{}
-	for _, e := range ix.Entries() {
-		taken[e.ID] = e
-	}
+	before := sessiontest.Read(t, path)
+	ix, taken := sessiontest.ForAppend(t, path)
 	appended := make(chan error, 1)
 	srv.onRequest = func(*llmRequest) {
 		_, err := session.Append(path, taken, []session.NewEntry{{Type: session.TypeMessage, ParentID: ix.LeafID(),
 			Fields: []session.Field{{Key: "message", Value: json.RawMessage(userMsg("typed while compacting"))}}}})
 		appended <- err
 	}
-	_, err = runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), settings(normalKeep, 16384), compaction.Options{})
+	_, err := runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), settings(normalKeep, 16384), compaction.Options{})
 	if err := <-appended; err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +104,7 @@ func TestSessionChangedDuringSummary(t *testing.T) {
 	if !strings.Contains(err.Error(), "nothing was written") {
 		t.Errorf("error %q does not say nothing was written", err)
 	}
-	after := readFile(t, path)
+	after := sessiontest.Read(t, path)
 	if !bytes.HasPrefix(after, before) {
 		t.Fatal("old bytes changed")
 	}
@@ -125,7 +118,7 @@ func TestSessionChangedDuringSummary(t *testing.T) {
 func TestHookCancel(t *testing.T) {
 	srv := newFakeLLM(t)
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	var seen *compaction.Preparation
 	_, err := compaction.Run(context.Background(), path, compaction.RunOptions{
 		Settings: settings(normalKeep, 16384), Summarizer: compaction.NewOpenAI(fastConfig(srv.URL())),
@@ -179,7 +172,7 @@ func TestHookSuppliedSummary(t *testing.T) {
 	if srv.count() != 0 {
 		t.Errorf("the model was called")
 	}
-	m := entryJSON(t, lastEntry(t, path))
+	m := entryJSON(t, sessiontest.Last(t, path))
 	if m["summary"] != "SUMMARY FROM THE EDITOR" || m["fromHook"] != true || m["tokensBefore"] != float64(999) || m["firstKeptEntryId"] != prep.FirstKeptEntryID {
 		t.Errorf("entry %v", m)
 	}
@@ -212,7 +205,7 @@ func TestHookSuppliedSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := entryJSON(t, lastEntry(t, path)); m["firstKeptEntryId"] != prep.FirstKeptEntryID || m["summary"] != "ONLY TEXT" {
+	if m := entryJSON(t, sessiontest.Last(t, path)); m["firstKeptEntryId"] != prep.FirstKeptEntryID || m["summary"] != "ONLY TEXT" {
 		t.Errorf("entry %v", m)
 	}
 }
@@ -264,7 +257,7 @@ func TestBoundedFileListsInSummary(t *testing.T) {
 	if !strings.Contains(sum, "<read-files>\ndocs/read0.md\ndocs/read1.md\ndocs/read2.md\n</read-files>") {
 		t.Errorf("read-files block: %s", sum)
 	}
-	m := entryJSON(t, lastEntry(t, path))
+	m := entryJSON(t, sessiontest.Last(t, path))
 	var d compaction.Details
 	b, _ := json.Marshal(m["details"])
 	if err := json.Unmarshal(b, &d); err != nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // attemptLog records the attempt notes a summary reports and when they came.
@@ -81,7 +82,7 @@ func TestOpenAIStallFailsWithinTheBound(t *testing.T) {
 	srv.setFallback(stallAfterHeaders(time.Minute))
 	sum := summarizerFromSettings(t, srv.URL(), `{"summaryTimeout": 5, "stallTimeout": "2s"}`)
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	log := newAttemptLog()
 	_, err := runWith(context.Background(), path, sum, settings(normalKeep, 16384), compaction.Options{Progress: log.record})
 	elapsed := time.Since(log.start)
@@ -133,7 +134,7 @@ func TestOpenAIStallFailsWithinTheBound(t *testing.T) {
 
 	// A split turn runs two summaries at once: both stall, the job is still bounded.
 	split := corpusCopy(t, splitFile)
-	before = readFile(t, split)
+	before = sessiontest.Read(t, split)
 	n0 := srv.count()
 	log = newAttemptLog()
 	_, err = runWith(context.Background(), split, sum, settings(splitKeep, 16384), compaction.Options{Progress: log.record})
@@ -237,7 +238,7 @@ func TestOpenAIBoundStopsKeepAlivesForever(t *testing.T) {
 	srv.setFallback(keepAlivesThen(100*time.Millisecond, time.Minute, "NEVER"))
 	sum := summarizerFromSettings(t, srv.URL(), `{"summaryTimeout": 1.5, "stallTimeout": 0.5}`)
 	path := corpusCopy(t, normalFile)
-	before := readFile(t, path)
+	before := sessiontest.Read(t, path)
 	start := time.Now()
 	_, err := runWith(context.Background(), path, sum, settings(normalKeep, 16384), compaction.Options{})
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
@@ -266,7 +267,7 @@ func TestOpenAICancelMidStall(t *testing.T) {
 			srv.setFallback(stallAfterHeaders(time.Minute))
 			sum := summarizerFromSettings(t, srv.URL(), `{"summaryTimeout": 30, "stallTimeout": 1}`)
 			path := corpusCopy(t, normalFile)
-			before := readFile(t, path)
+			before := sessiontest.Read(t, path)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var mu sync.Mutex

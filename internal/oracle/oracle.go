@@ -182,6 +182,17 @@ func StartLive(t testing.TB) *Oracle {
 	return nil
 }
 
+// NeedLive is StartLive for a test that cannot run without the live oracle: it skips
+// the test when Node or Pi is missing (and fails it when PI_LSP_REQUIRE_ORACLE=1).
+func NeedLive(t testing.TB) *Oracle {
+	t.Helper()
+	o := StartLive(t)
+	if o == nil {
+		t.Skip("needs the live Pi oracle (node and scripts/install-pi.sh): answers about temp files have no goldens")
+	}
+	return o
+}
+
 // Main runs the tests and then stops the live oracle. Use it from TestMain:
 //
 //	func TestMain(m *testing.M) { os.Exit(oracle.Main(m)) }

@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // boundaryEnv is a workspace with one session inside the sessions folder and copies of
@@ -42,7 +44,7 @@ func newBoundaryEnv(t *testing.T) *boundaryEnv {
 	outDir := filepath.Join(root, "outside")
 	e.outside = corpus.InstallWithCwd(t, corpus.Genuine("tree-nav"), outDir, e.workspace)
 	e.notJSONL = filepath.Join(e.sessionDir, "notes.txt")
-	mustWrite(t, e.notJSONL, readAll(t, e.inside))
+	mustWrite(t, e.notJSONL, sessiontest.Read(t, e.inside))
 	e.symlink = filepath.Join(e.sessionDir, "link.jsonl")
 	if err := os.Symlink(e.outside, e.symlink); err != nil {
 		t.Fatal(err)
@@ -89,7 +91,7 @@ func snapshot(t testing.TB, dir string) map[string]string {
 func TestRefusesPathsOutsideTheSessionsFolder(t *testing.T) {
 	e := newBoundaryEnv(t)
 	sessionsRoot := session.SessionsRoot(e.agentDir)
-	ids := loadIx(t, e.inside)
+	ids := sessiontest.Index(t, e.inside)
 	entry := ids.Entries()[1].ID
 	paths := map[string]string{
 		"outside the folder":                   e.outside,
@@ -142,9 +144,7 @@ func TestRefusesPathsOutsideTheSessionsFolder(t *testing.T) {
 	// .jsonl of the folder is the symlink out of it: it is not a session of the
 	// folder either. So the current session is the workspace's own, and neither the
 	// session list nor an append without a session parameter reaches the outside file.
-	res := e.c.mustCall("pi/tree", map[string]any{})
-	var tree struct{ Session string }
-	_ = json.Unmarshal(res, &tree)
+	tree := mustCallFor[rpc.TreeResult](e.c, "pi/tree", map[string]any{})
 	if tree.Session != e.inside {
 		t.Errorf("current session %q, want the workspace's %q", tree.Session, e.inside)
 	}
@@ -152,13 +152,11 @@ func TestRefusesPathsOutsideTheSessionsFolder(t *testing.T) {
 	if strings.Contains(list, "link.jsonl") || strings.Contains(list, e.outside) {
 		t.Errorf("pi/sessions lists the symlink out of the folder: %s", list)
 	}
-	res = e.c.mustCall("pi/append", map[string]any{"messages": []any{msg}})
-	var app struct{ Session string }
-	_ = json.Unmarshal(res, &app)
+	app := mustCallFor[rpc.AppendResult](e.c, "pi/append", map[string]any{"messages": []any{msg}})
 	if app.Session != e.inside {
 		t.Errorf("pi/append without a session wrote %q, want %q", app.Session, e.inside)
 	}
-	before[e.inside] = string(readAll(t, e.inside)) // that append was expected
+	before[e.inside] = string(sessiontest.Read(t, e.inside)) // that append was expected
 	// Nothing anywhere changed (the tree answer above was a read).
 	after := snapshot(t, e.root)
 	for p, b := range after {

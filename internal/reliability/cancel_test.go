@@ -21,6 +21,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 var cancelSettings = session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 2000}
@@ -46,7 +47,7 @@ func genSession(t testing.TB, n int, seed int64) string {
 // types, appended after the old bytes.
 func checkOutcome(t *testing.T, path string, before []byte, err error, wantTypes ...string) (written bool) {
 	t.Helper()
-	after := readAll(t, path)
+	after := sessiontest.Read(t, path)
 	if err != nil {
 		if !bytes.Equal(before, after) {
 			t.Fatalf("the job failed (%v) but the file changed (%d → %d bytes)", err, len(before), len(after))
@@ -82,18 +83,68 @@ func openAI(url string) *compaction.OpenAI {
 		MaxRetries: 3, RetryBase: 10 * time.Millisecond, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute})
 }
 
+// phaseCase is one controlled cancellation point of a job.
+type phaseCase struct {
+	name        string
+	cancelAt    string // phase name, "start", "chunk" or "retry"
+	wantErr     bool
+	maxRequests int
+}
+
+// cancelAtPhase runs job against a scripted summarizer under a context that is
+// cancelled at c.cancelAt: a phase the job reports, "start" (before it runs), "chunk"
+// (after the first streamed chunk of held) or "retry" (while it waits to retry a
+// server error). It checks that the cancellation was prompt, that no request followed
+// it beyond c.maxRequests, and that the job's error is the one c wants, and returns it.
+func cancelAtPhase(t *testing.T, c phaseCase, held string, job func(ctx context.Context, sum compaction.Summarizer, phase func(string)) error) error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	stop := func() { once.Do(cancel) }
+	srv := fakemodel.New(t)
+	switch c.cancelAt {
+	case "chunk":
+		srv.SetFallback(fakemodel.Stream(held, fakemodel.StreamOpts{Chunks: 3, HoldAfter: 1, OnChunk: func(int) { stop() }}))
+	case "retry":
+		srv.SetFallback(fakemodel.ServerError())
+		go func() { <-srv.Started; time.Sleep(50 * time.Millisecond); stop() }()
+	}
+	sum := compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "k",
+		MaxRetries: 3, RetryBase: 10 * time.Second, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute})
+	if c.cancelAt == "start" {
+		stop()
+	}
+	var phases []string
+	start := time.Now()
+	err := job(ctx, sum, func(p string) {
+		phases = append(phases, p)
+		if p == c.cancelAt {
+			stop()
+		}
+	})
+	t.Logf("phases %v, %d request(s), %v: err=%v", phases, srv.Count(), time.Since(start).Round(time.Millisecond), err)
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("cancellation took %v", time.Since(start))
+	}
+	if srv.Count() > c.maxRequests {
+		t.Errorf("%d requests after the cancellation, want at most %d", srv.Count(), c.maxRequests)
+	}
+	if c.wantErr {
+		if !isCancelled(err) {
+			t.Fatalf("err = %v, want a cancellation", err)
+		}
+	} else if err != nil {
+		t.Fatalf("err = %v", err)
+	}
+	return err
+}
+
 // TestCancelCompactionAtEveryPhase cancels compaction.Run at controlled points: before
 // it starts, when summarizing begins (before any request), mid-stream, during a retry
 // wait, and when writing begins.
 func TestCancelCompactionAtEveryPhase(t *testing.T) {
-	cases := []struct {
-		name string
-		// setup returns the summarizer and arms the cancellation.
-		steps       []fakemodel.Step
-		cancelAt    string // phase name, "start", "chunk" or "retry"
-		wantErr     bool
-		maxRequests int
-	}{
+	cases := []phaseCase{
 		{name: "before Run", cancelAt: "start", wantErr: true, maxRequests: 0},
 		{name: "preparing", cancelAt: "preparing", wantErr: true, maxRequests: 0},
 		{name: "summarizing, before the request", cancelAt: "summarizing", wantErr: true, maxRequests: 0},
@@ -105,53 +156,11 @@ func TestCancelCompactionAtEveryPhase(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := genSession(t, 300, 7)
-			before := readAll(t, path)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var once sync.Once
-			stop := func() { once.Do(cancel) }
-			var srv *fakemodel.Server
-			switch c.cancelAt {
-			case "chunk":
-				srv = fakemodel.New(t)
-				srv.SetFallback(fakemodel.Stream("## Goal\nheld", fakemodel.StreamOpts{Chunks: 3, HoldAfter: 1, OnChunk: func(int) { stop() }}))
-			case "retry":
-				srv = fakemodel.New(t)
-				srv.SetFallback(fakemodel.ServerError())
-				go func() { <-srv.Started; time.Sleep(50 * time.Millisecond); stop() }()
-			default:
-				srv = fakemodel.New(t)
-			}
-			sum := compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "k",
-				MaxRetries: 3, RetryBase: 10 * time.Second, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute})
-			if c.cancelAt == "start" {
-				stop()
-			}
-			var phases []string
-			start := time.Now()
-			_, err := compaction.Run(ctx, path, compaction.RunOptions{
-				Settings: cancelSettings, Summarizer: sum,
-				Phase: func(p string) {
-					phases = append(phases, p)
-					if p == c.cancelAt {
-						stop()
-					}
-				},
+			before := sessiontest.Read(t, path)
+			err := cancelAtPhase(t, c, "## Goal\nheld", func(ctx context.Context, sum compaction.Summarizer, phase func(string)) error {
+				_, err := compaction.Run(ctx, path, compaction.RunOptions{Settings: cancelSettings, Summarizer: sum, Phase: phase})
+				return err
 			})
-			t.Logf("phases %v, %d request(s), %v: err=%v", phases, srv.Count(), time.Since(start).Round(time.Millisecond), err)
-			if time.Since(start) > 5*time.Second {
-				t.Errorf("cancellation took %v", time.Since(start))
-			}
-			if srv.Count() > c.maxRequests {
-				t.Errorf("%d requests after the cancellation, want at most %d", srv.Count(), c.maxRequests)
-			}
-			if c.wantErr {
-				if !isCancelled(err) {
-					t.Fatalf("err = %v, want a cancellation", err)
-				}
-			} else if err != nil {
-				t.Fatalf("err = %v", err)
-			}
 			checkOutcome(t, path, before, err, session.TypeCompaction)
 		})
 	}
@@ -159,12 +168,7 @@ func TestCancelCompactionAtEveryPhase(t *testing.T) {
 
 // TestCancelNavigationAtEveryPhase does the same for a navigation with a branch summary.
 func TestCancelNavigationAtEveryPhase(t *testing.T) {
-	cases := []struct {
-		name        string
-		cancelAt    string
-		wantErr     bool
-		maxRequests int
-	}{
+	cases := []phaseCase{
 		{name: "before Navigate", cancelAt: "start", wantErr: true},
 		{name: "preparing", cancelAt: "preparing", wantErr: true},
 		{name: "summarizing, before the request", cancelAt: "summarizing", wantErr: true},
@@ -175,61 +179,16 @@ func TestCancelNavigationAtEveryPhase(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := genSession(t, 300, 11)
-			ix := loadIx(t, path)
+			ix := sessiontest.Index(t, path)
 			target := branchTarget(t, ix)
-			before := readAll(t, path)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var once sync.Once
-			stop := func() { once.Do(cancel) }
-			srv := fakemodel.New(t)
-			switch c.cancelAt {
-			case "chunk":
-				srv.SetFallback(fakemodel.Stream("held", fakemodel.StreamOpts{Chunks: 3, HoldAfter: 1, OnChunk: func(int) { stop() }}))
-			case "retry":
-				srv.SetFallback(fakemodel.ServerError())
-				go func() { <-srv.Started; time.Sleep(50 * time.Millisecond); stop() }()
-			}
-			sum := compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "k",
-				MaxRetries: 3, RetryBase: 10 * time.Second, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute})
-			if c.cancelAt == "start" {
-				stop()
-			}
-			var phases []string
-			start := time.Now()
-			_, err := branch.Navigate(ctx, path, target, branch.NavigateOptions{Summarize: true, Summarizer: sum, Label: "here",
-				Phase: func(p string) {
-					phases = append(phases, p)
-					if p == c.cancelAt {
-						stop()
-					}
-				}})
-			t.Logf("phases %v, %d request(s), %v: err=%v", phases, srv.Count(), time.Since(start).Round(time.Millisecond), err)
-			if time.Since(start) > 5*time.Second {
-				t.Errorf("cancellation took %v", time.Since(start))
-			}
-			if srv.Count() > c.maxRequests {
-				t.Errorf("%d requests after the cancellation, want at most %d", srv.Count(), c.maxRequests)
-			}
-			if c.wantErr {
-				if !isCancelled(err) {
-					t.Fatalf("err = %v, want a cancellation", err)
-				}
-			} else if err != nil {
-				t.Fatalf("err = %v", err)
-			}
+			before := sessiontest.Read(t, path)
+			err := cancelAtPhase(t, c, "held", func(ctx context.Context, sum compaction.Summarizer, phase func(string)) error {
+				_, err := branch.Navigate(ctx, path, target, branch.NavigateOptions{Summarize: true, Summarizer: sum, Label: "here", Phase: phase})
+				return err
+			})
 			checkOutcome(t, path, before, err, session.TypeBranchSummary, session.TypeLabel)
 		})
 	}
-}
-
-func loadIx(t testing.TB, path string) *session.Index {
-	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return session.NewIndex(f)
 }
 
 // branchTarget is an assistant entry off the current path, so the navigation leaves a
@@ -283,7 +242,7 @@ func TestCancelAtRandomMoments(t *testing.T) {
 	r := rand.New(rand.NewSource(seed))
 	sum := &jitterSummarizer{r: rand.New(rand.NewSource(seed + 1))}
 	path := genSession(t, 300, 5)
-	pristine := readAll(t, path)
+	pristine := sessiontest.Read(t, path)
 	// How long each job takes here, uncancelled: the cancellation moments are spread
 	// uniformly over 1.2 times that.
 	span := func(job func() error) time.Duration {
@@ -300,53 +259,51 @@ func TestCancelAtRandomMoments(t *testing.T) {
 		}
 		return best * 6 / 5
 	}
-	target0 := branchTarget(t, loadIx(t, path))
-	compSpan := span(func() error {
-		_, err := compaction.Run(context.Background(), path, compaction.RunOptions{Settings: cancelSettings, Summarizer: sum})
-		return err
-	})
-	navSpan := span(func() error {
-		_, err := branch.Navigate(context.Background(), path, target0, branch.NavigateOptions{Summarize: true, Summarizer: sum})
-		return err
-	})
-	var compWritten, compCancelled, navWritten, navCancelled int
+	// The two jobs alternate; each runs against the file as it is (its navigation
+	// target is picked anew after every restore).
+	type job struct {
+		name               string
+		run                func(ctx context.Context, target string) error
+		wantType           string
+		span               time.Duration
+		written, cancelled int
+	}
+	jobs := []*job{
+		{name: "compaction", wantType: session.TypeCompaction, run: func(ctx context.Context, _ string) error {
+			_, err := compaction.Run(ctx, path, compaction.RunOptions{Settings: cancelSettings, Summarizer: sum})
+			return err
+		}},
+		{name: "navigation", wantType: session.TypeBranchSummary, run: func(ctx context.Context, target string) error {
+			_, err := branch.Navigate(ctx, path, target, branch.NavigateOptions{Summarize: true, Summarizer: sum})
+			return err
+		}},
+	}
+	target0 := branchTarget(t, sessiontest.Index(t, path))
+	for _, j := range jobs {
+		j.span = span(func() error { return j.run(context.Background(), target0) })
+	}
 	for i := 0; i < iterations; i++ {
 		if err := os.WriteFile(path, pristine, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ix := loadIx(t, path)
+		ix := sessiontest.Index(t, path)
 		target := branchTarget(t, ix)
 		ctx, cancel := context.WithCancel(context.Background())
-		d := compSpan
-		if i%2 == 1 {
-			d = navSpan
+		j := jobs[i%2]
+		timer := time.AfterFunc(time.Duration(r.Int63n(int64(j.span))), cancel)
+		err := j.run(ctx, target)
+		if err != nil && !isCancelled(err) {
+			t.Fatalf("%s: %v", j.name, err)
 		}
-		timer := time.AfterFunc(time.Duration(r.Int63n(int64(d))), cancel)
-		var err error
-		if i%2 == 0 {
-			_, err = compaction.Run(ctx, path, compaction.RunOptions{Settings: cancelSettings, Summarizer: sum})
-			if err != nil && !isCancelled(err) {
-				t.Fatalf("compaction: %v", err)
-			}
-			if checkOutcome(t, path, pristine, err, session.TypeCompaction) {
-				compWritten++
-			} else {
-				compCancelled++
-			}
+		if checkOutcome(t, path, pristine, err, j.wantType) {
+			j.written++
 		} else {
-			_, err = branch.Navigate(ctx, path, target, branch.NavigateOptions{Summarize: true, Summarizer: sum})
-			if err != nil && !isCancelled(err) {
-				t.Fatalf("navigation: %v", err)
-			}
-			if checkOutcome(t, path, pristine, err, session.TypeBranchSummary) {
-				navWritten++
-			} else {
-				navCancelled++
-			}
+			j.cancelled++
 		}
 		timer.Stop()
 		cancel()
 	}
+	comp, nav := jobs[0], jobs[1]
 	t.Logf("RESULT cancel-random: compactions written=%d cancelled=%d (cancelled at 0-%v), navigations written=%d cancelled=%d (0-%v); partial writes 0",
-		compWritten, compCancelled, compSpan.Round(time.Microsecond), navWritten, navCancelled, navSpan.Round(time.Microsecond))
+		comp.written, comp.cancelled, comp.span.Round(time.Microsecond), nav.written, nav.cancelled, nav.span.Round(time.Microsecond))
 }

@@ -23,9 +23,12 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // piWriter is a running test/pi/pi-writer.mjs.
@@ -40,7 +43,7 @@ type piWriter struct {
 func startPiWriter(t *testing.T, ctx context.Context, cwd, agentDir, baseDir, sessionFile string) *piWriter {
 	t.Helper()
 	// The real pi 1.6.0 CLI, on the Node 22 it needs.
-	cmd := groupCmd(ctx, oracle.Node(), filepath.Join(oracle.RepoRoot(), "test", "pi", "pi-writer.mjs"),
+	cmd := isolate.GroupCmd(ctx, oracle.Node(), filepath.Join(oracle.RepoRoot(), "test", "pi", "pi-writer.mjs"),
 		"--cwd", cwd, "--agent-dir", agentDir, "--base-dir", baseDir, "--session", sessionFile)
 	if err := os.MkdirAll(baseDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -51,16 +54,9 @@ func startPiWriter(t *testing.T, ctx context.Context, cwd, agentDir, baseDir, se
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdout := isolate.StartPiped(t, cmd)
 	w := &piWriter{t: t, stdin: stdin, events: make(chan map[string]any, 256), wait: cmd.Wait}
-	t.Cleanup(func() { _ = killGroup(cmd); _ = cmd.Wait() })
+	t.Cleanup(func() { _ = isolate.KillGroup(cmd); _ = cmd.Wait() })
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -135,8 +131,8 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 	t.Logf("pi running as pid %d", pi.pid)
 
 	// While pi runs: every write without force is refused, and the file is untouched.
-	before := readAll(t, path)
-	ix := loadIx(t, path)
+	before := sessiontest.Read(t, path)
+	ix := sessiontest.Index(t, path)
 	someID := ix.Entries()[2].ID
 	refusals := map[string]map[string]any{
 		"pi/append":         {"messages": usageMessages("refused", 10)},
@@ -153,7 +149,7 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 			t.Errorf("%s: the refusal %q does not name pi's pid %d", method, err, pi.pid)
 		}
 	}
-	if string(readAll(t, path)) != string(before) {
+	if string(sessiontest.Read(t, path)) != string(before) {
 		t.Fatal("a refused request changed the file")
 	}
 
@@ -181,10 +177,7 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 	go func() { // session.Append, as the CLI writes
 		defer wg.Done()
 		r := rand.New(rand.NewSource(1))
-		taken := map[string]*session.Entry{}
-		for _, e := range ix.Entries() {
-			taken[e.ID] = e
-		}
+		taken := sessiontest.Taken(ix)
 		parent := ix.LeafID()
 		for i := 0; i < directAppends || running(); i++ {
 			msg, _ := json.Marshal(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text",
@@ -214,11 +207,7 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 				errs <- fmt.Errorf("pi/append: %w", err)
 				return
 			}
-			var out struct {
-				EntryIDs       []string `json:"entryIds"`
-				AutoCompaction string   `json:"autoCompaction"`
-			}
-			_ = json.Unmarshal(res, &out)
+			out := lsptest.Decode[rpc.AppendResult](t, res)
 			if out.AutoCompaction != "" {
 				errs <- fmt.Errorf("pi/append answered autoCompaction %q while pi runs", out.AutoCompaction)
 			}
@@ -259,7 +248,7 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 	pi.next("stopped", time.Minute)
 
 	// Every line is a whole JSON object: nothing interleaved.
-	data := readAll(t, path)
+	data := sessiontest.Read(t, path)
 	if data[len(data)-1] != '\n' {
 		t.Error("the file does not end with a newline")
 	}
@@ -311,11 +300,7 @@ func TestConcurrentWritersWithRealPi(t *testing.T) {
 
 	// Control: with pi gone, the same append is accepted without force and does
 	// trigger the threshold compaction.
-	res := c.mustCall("pi/append", map[string]any{"messages": usageMessages("after pi", 100)})
-	var out struct {
-		AutoCompaction string `json:"autoCompaction"`
-	}
-	_ = json.Unmarshal(res, &out)
+	out := mustCallFor[rpc.AppendResult](c, "pi/append", map[string]any{"messages": usageMessages("after pi", 100)})
 	if out.AutoCompaction != "threshold" {
 		t.Errorf("after pi exited: autoCompaction %q, want threshold", out.AutoCompaction)
 	}

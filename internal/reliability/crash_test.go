@@ -30,6 +30,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 func crashSeed(t *testing.T) int64 {
@@ -97,10 +98,7 @@ func TestHelperCrashAppender(t *testing.T) {
 		os.Exit(3)
 	}
 	ix := session.NewIndex(f)
-	taken := map[string]*session.Entry{}
-	for _, e := range ix.Entries() {
-		taken[e.ID] = e
-	}
+	taken := sessiontest.Taken(ix)
 	leaf := ix.LeafID()
 	fmt.Printf("ready %d\n", len(f.Entries))
 	for seq := from; seq <= to; seq++ {
@@ -224,14 +222,7 @@ func TestCrashDuringAppends(t *testing.T) {
 		cmd := selfCmd(ctx, "TestHelperCrashAppender",
 			"PI_LSP_CRASH_APPEND="+path, "PI_LSP_CRASH_FROM="+strconv.Itoa(from), "PI_LSP_CRASH_TO="+strconv.Itoa(total),
 			"PI_LSP_CRASH_SEED_VICTIM="+strconv.FormatInt(seed, 10), "PI_LSP_CRASH_HUGE="+strconv.Itoa(huge))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		stdout := isolate.StartPiped(t, cmd)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		didKill := false
@@ -267,7 +258,7 @@ func TestCrashDuringAppends(t *testing.T) {
 						}
 						time.Sleep(20 * time.Microsecond)
 					}
-					_ = killGroup(cmd)
+					_ = isolate.KillGroup(cmd)
 					didKill = true
 					inWriteKills++
 					continue
@@ -284,7 +275,7 @@ func TestCrashDuringAppends(t *testing.T) {
 				if d > 0 {
 					time.Sleep(d)
 				}
-				_ = killGroup(cmd)
+				_ = isolate.KillGroup(cmd)
 				didKill = true
 				killDelay = append(killDelay, d)
 			}
@@ -329,7 +320,7 @@ func TestCrashDuringAppends(t *testing.T) {
 		t.Fatalf("%d entries at the end, want %d", len(st.seqs), total)
 	}
 	// Every line of the file is a whole entry, except torn tails left by kills.
-	data := readAll(t, path)
+	data := sessiontest.Read(t, path)
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	bad := 0
 	for _, l := range lines {
@@ -424,15 +415,7 @@ func TestHelperCrashCompactor(t *testing.T) {
 // there is always something new to compact.
 func appendTurn(t *testing.T, path string, round int) {
 	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := session.NewIndex(f)
-	taken := map[string]*session.Entry{}
-	for _, e := range ix.Entries() {
-		taken[e.ID] = e
-	}
+	ix, taken := sessiontest.ForAppend(t, path)
 	user, _ := json.Marshal(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("round %d: continue", round)}}, "timestamp": time.Now().UnixMilli()})
 	asst, _ := json.Marshal(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": entryText(round, 12000)}},
 		"api": "openai-completions", "provider": "openai", "model": "gpt-4.1",
@@ -472,7 +455,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 	prepDur, writeDur := 5*time.Millisecond, 2*time.Millisecond
 	for round := 0; round < rounds; round++ {
 		appendTurn(t, path, round)
-		before := readAll(t, path)
+		before := sessiontest.Read(t, path)
 		aim := aims[round%len(aims)]
 		big := "0"
 		if aim == "in-write" {
@@ -481,14 +464,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		cmd := selfCmd(ctx, "TestHelperCrashCompactor", "PI_LSP_CRASH_COMPACT="+path,
 			"PI_LSP_CRASH_SEED_VICTIM="+strconv.FormatInt(seed+int64(round), 10), "PI_LSP_CRASH_BIG="+big)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		stdout := isolate.StartPiped(t, cmd)
 		var delay time.Duration
 		switch aim {
 		case "preparing":
@@ -539,7 +515,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 							}
 							time.Sleep(20 * time.Microsecond)
 						}
-						_ = killGroup(cmd)
+						_ = isolate.KillGroup(cmd)
 						didKill = true
 					}
 				case len(f) == 3 && f[0] == "done":
@@ -552,7 +528,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 					t.Fatalf("victim failed: %s", l)
 				}
 			case <-timer:
-				_ = killGroup(cmd)
+				_ = isolate.KillGroup(cmd)
 				didKill = true
 				timer = nil
 			}
@@ -575,7 +551,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 		}
 		// The file is the old bytes plus, at most, one compaction entry: whole (and
 		// then visible) or torn (and then skipped).
-		after := readAll(t, path)
+		after := sessiontest.Read(t, path)
 		if len(after) < len(before) || string(after[:len(before)]) != string(before) {
 			t.Fatalf("round %d: the file was changed before its end", round)
 		}

@@ -10,13 +10,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
@@ -30,14 +32,7 @@ func needLive(t testing.TB, what string) { t.Helper(); oracle.NeedPiCLI(t, what)
 func liveOracle(t testing.TB) *oracle.Oracle {
 	t.Helper()
 	needLive(t, "loading in real Pi")
-	o := oracle.Start(t)
-	if !o.Live() {
-		if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-			t.Fatal("the live Pi oracle is required (PI_LSP_REQUIRE_ORACLE=1)")
-		}
-		t.Skip("needs the live Pi oracle")
-	}
-	return o
+	return oracle.NeedLive(t)
 }
 
 // optionalOracle is the live oracle, or nil when real Pi is not available (a test then
@@ -45,30 +40,11 @@ func liveOracle(t testing.TB) *oracle.Oracle {
 // missing oracle fails the test.
 func optionalOracle(t testing.TB) *oracle.Oracle {
 	t.Helper()
-	if os.Getenv("PI_LSP_ORACLE_OFFLINE") != "1" {
-		if _, err := exec.LookPath("node"); err == nil {
-			if _, err := os.Stat(filepath.Join(oracle.PiDir(), "dist", "index.js")); err == nil {
-				if o := oracle.Start(t); o.Live() {
-					return o
-				}
-			}
-		}
+	o := oracle.StartLive(t)
+	if o == nil {
+		t.Log("real Pi is not available: the real-Pi load checks are left out")
 	}
-	if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-		t.Fatal("the live Pi oracle is required (PI_LSP_REQUIRE_ORACLE=1)")
-	}
-	t.Log("real Pi is not available: the real-Pi load checks are left out")
-	return nil
-}
-
-// piLoad is what real Pi's SessionManager made of a file.
-type piLoad struct {
-	LeafID     *string           `json:"leafId"`
-	Messages   []json.RawMessage `json:"messages"`
-	EntryCount int               `json:"entryCount"`
-	NewSession bool              `json:"newSession"`
-	Rewritten  bool              `json:"rewritten"`
-	IDs        []string          `json:"ids"`
+	return o
 }
 
 // checkPiLoads loads path in real Pi (a copy) and checks that Pi sees exactly the
@@ -84,8 +60,7 @@ func checkPiLoads(t testing.TB, o *oracle.Oracle, path string) bool {
 		t.Fatalf("pi-lsp cannot load %s: %v", path, err)
 	}
 	ix := session.NewIndex(f)
-	var got piLoad
-	o.Query(t, map[string]any{"op": "piload", "file": path}, &got)
+	got := o.PiLoad(t, path)
 	if got.NewSession {
 		t.Errorf("real Pi did not recognise the session header and started a new session")
 	}
@@ -112,28 +87,36 @@ func checkPiLoads(t testing.TB, o *oracle.Oracle, path string) bool {
 	return true
 }
 
-// ---- processes ----
-
-// groupCmd prepares a command in its own process group, killed with its group when ctx
-// ends.
-func groupCmd(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
-}
-
-func killGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
+// generatedSession isolates the test (isolate.Setup) and installs a session generated
+// with opts as the one session of a workspace there; it returns the agent dir, the
+// workspace and the session's path.
+func generatedSession(t testing.TB, opts gen.Options) (agentDir, workspace, path string) {
+	t.Helper()
+	root := isolate.Setup(t).Root
+	agentDir = filepath.Join(root, "agent")
+	workspace = filepath.Join(root, "work", "project")
+	if err := os.MkdirAll(workspace, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	genPath := filepath.Join(root, "gen.jsonl")
+	gf, err := os.Create(genPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gen.Write(gf, opts); err != nil {
+		t.Fatal(err)
+	}
+	gf.Close()
+	path = corpus.InstallWithCwd(t, genPath, session.SessionDir(agentDir, workspace), workspace)
+	os.Remove(genPath)
+	return agentDir, workspace, path
 }
+
+// ---- processes ----
 
 // selfCmd re-executes this test binary running only the named helper test.
 func selfCmd(ctx context.Context, helper string, env ...string) *exec.Cmd {
-	cmd := groupCmd(ctx, os.Args[0], "-test.run=^"+helper+"$", "-test.count=1")
+	cmd := isolate.GroupCmd(ctx, os.Args[0], "-test.run=^"+helper+"$", "-test.count=1")
 	cmd.Env = append(os.Environ(), env...)
 	return cmd
 }
@@ -214,6 +197,13 @@ func (c *client) mustCall(method string, params any) json.RawMessage {
 	return res
 }
 
+// mustCallFor is mustCall with the answer decoded into an R (a result type of
+// internal/rpc).
+func mustCallFor[R any](c *client, method string, params any) R {
+	c.t.Helper()
+	return lsptest.Decode[R](c.t, c.mustCall(method, params))
+}
+
 // kindOf is the data.kind of an error answer ("" for other errors).
 func kindOf(err error) string {
 	var we *wireErr
@@ -232,15 +222,6 @@ func (c *client) notifications(method string) []note {
 }
 
 // ---- files ----
-
-func readAll(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // drain discards a reader (for child stderr we do not look at).
 func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }

@@ -18,7 +18,6 @@ import (
 	"math/rand"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -28,10 +27,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/gen"
-	"github.com/pi-lsp/pi-lsp/internal/session"
-	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
-	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 type sample struct {
@@ -80,25 +76,9 @@ func TestLoadMixedRequests(t *testing.T) {
 	if s := os.Getenv("PI_LSP_LOAD_TREE"); s != "" {
 		treePct, _ = strconv.Atoi(s)
 	}
-	root := isolate.Setup(t).Root
-	agentDir := filepath.Join(root, "agent")
-	workspace := filepath.Join(root, "work", "project")
-	if err := os.MkdirAll(workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	genPath := filepath.Join(root, "gen.jsonl")
-	gf, err := os.Create(genPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
 	// About 1.6 KB per generated entry.
-	if err := gen.Write(gf, gen.Options{Entries: sizeMB << 20 / 1600, Seed: 9, BranchEvery: 7, CompactEvery: 25}); err != nil {
-		t.Fatal(err)
-	}
-	gf.Close()
-	path := corpus.InstallWithCwd(t, genPath, session.SessionDir(agentDir, workspace), workspace)
-	os.Remove(genPath)
+	agentDir, workspace, path := generatedSession(t, gen.Options{Entries: sizeMB << 20 / 1600, Seed: 9, BranchEvery: 7, CompactEvery: 25})
 	st, _ := os.Stat(path)
 	t.Logf("session: %d MB generated in %v", st.Size()>>20, time.Since(start).Round(time.Millisecond))
 

@@ -23,11 +23,10 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
-	"github.com/pi-lsp/pi-lsp/internal/session"
-	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 var (
@@ -48,7 +47,7 @@ func buildBinary(t testing.TB) string {
 		binPath = filepath.Join(dir, "pi-lsp")
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		cmd := groupCmd(ctx, "go", "build", "-o", binPath, "./cmd/pi-lsp")
+		cmd := isolate.GroupCmd(ctx, "go", "build", "-o", binPath, "./cmd/pi-lsp")
 		cmd.Dir = oracle.RepoRoot()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
@@ -161,20 +160,8 @@ func TestProviderEchoedKeyIsRedacted(t *testing.T) {
 // With echo, the provider's first answer is a 401 that echoes the Authorization header.
 func binaryScenario(t *testing.T, echo bool) {
 	bin := buildBinary(t)
-	root := isolate.Setup(t).Root
-	agentDir := filepath.Join(root, "agent")
-	workspace := filepath.Join(root, "work", "project")
-	if err := os.MkdirAll(workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	genPath := filepath.Join(root, "gen.jsonl")
-	gf, _ := os.Create(genPath)
-	if err := gen.Write(gf, gen.Options{Entries: 400, Seed: 3, BranchEvery: 4}); err != nil {
-		t.Fatal(err)
-	}
-	gf.Close()
-	path := corpus.InstallWithCwd(t, genPath, session.SessionDir(agentDir, workspace), workspace)
-	os.Remove(genPath)
+	agentDir, workspace, path := generatedSession(t, gen.Options{Entries: 400, Seed: 3, BranchEvery: 4})
+	root := filepath.Dir(agentDir)
 
 	var kb [16]byte
 	_, _ = rand.Read(kb[:])
@@ -218,7 +205,7 @@ func binaryScenario(t *testing.T, echo bool) {
 	if _, err := record("pi/compact", map[string]any{"session": path}); err != nil {
 		t.Errorf("compaction: %v", err)
 	}
-	ix := loadIx(t, path)
+	ix := sessiontest.Index(t, path)
 	target := branchTarget(t, ix)
 	if _, err := record("pi/navigate", map[string]any{"session": path, "targetId": target, "summarize": true}); err != nil {
 		t.Errorf("navigate: %v", err)

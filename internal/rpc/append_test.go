@@ -12,6 +12,9 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 const overflowError = "400 This model's maximum context length is 128000 tokens. (context_length_exceeded)"
@@ -38,37 +41,31 @@ func assistantMsg(text string, input int, stop, errMsg string, ts int64) map[str
 
 // hostedEnv is a session the sidecar hosts, with a 10k window and 2k reserve, so an
 // assistant usage above 8k triggers the threshold compaction.
-func hostedEnv(t *testing.T) (*Env, string) {
-	llm := NewFakeLLM(t)
-	return compactEnv(t, llm, Config{InitOptions: map[string]any{"contextWindow": 10000, "reserveTokens": 2000}})
+func hostedEnv(t *testing.T) (*lsptest.Env, string) {
+	llm := fakemodel.NewSummarizer(t)
+	return compactEnv(t, llm, lsptest.Config{InitOptions: map[string]any{"contextWindow": 10000, "reserveTokens": 2000}})
 }
 
 func TestAutoCompactionThreshold(t *testing.T) {
 	e, path := hostedEnv(t)
-	before := mustRead(t, path)
+	before := sessiontest.Read(t, path)
 	now := time.Now().UnixMilli()
-	res, err := e.Call("pi/append", map[string]any{"messages": []any{
+	res, err := e.Append(map[string]any{"messages": []any{
 		userMsg("what changed in notes.txt?", now),
 		assistantMsg("It says beta now.", 9000, "stop", "", now+1),
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := decode[struct {
-		Session        string   `json:"session"`
-		EntryIDs       []string `json:"entryIds"`
-		LeafID         string   `json:"leafId"`
-		AutoCompaction string   `json:"autoCompaction"`
-	}](t, res)
-	if got.Session != path || len(got.EntryIDs) != 2 || got.LeafID != got.EntryIDs[1] || got.AutoCompaction != "threshold" {
-		t.Fatalf("answer %s", res)
+	if res.Session != path || len(res.EntryIDs) != 2 || res.LeafID != res.EntryIDs[1] || res.AutoCompaction != "threshold" {
+		t.Fatalf("answer %+v", res)
 	}
 	e.Await(15*time.Second,
-		NotificationMatching("pi/compactionStart", "threshold", has(map[string]any{"session": path, "reason": "threshold"})),
-		NotificationMatching("pi/compactionEnd", "threshold success", func(p json.RawMessage) bool {
-			return has(map[string]any{"reason": "threshold", "aborted": false, "willRetry": false, "errorMessage": nil})(p) && fields(p)["result"] != nil
+		lsptest.NotificationMatching("pi/compactionStart", "threshold", lsptest.Has(map[string]any{"session": path, "reason": "threshold"})),
+		lsptest.NotificationMatching("pi/compactionEnd", "threshold success", func(p json.RawMessage) bool {
+			return lsptest.Has(map[string]any{"reason": "threshold", "aborted": false, "willRetry": false, "errorMessage": nil})(p) && lsptest.Fields(p)["result"] != nil
 		}),
-		CompletedProgress(compactTitle),
+		lsptest.CompletedProgress(compactTitle),
 	)
 	lines := appended(t, before, path)
 	if len(lines) != 3 {
@@ -81,38 +78,36 @@ func TestAutoCompactionThreshold(t *testing.T) {
 		t.Errorf("compaction %v", c)
 	}
 	// A small usage does not compact.
-	res, err = e.Call("pi/append", map[string]any{"messages": []any{
+	res, err = e.Append(map[string]any{"messages": []any{
 		userMsg("and now?", time.Now().UnixMilli()), assistantMsg("fine", 500, "stop", "", time.Now().UnixMilli()+1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fields(res)["autoCompaction"] != nil {
-		t.Errorf("answer %s", res)
+	if res.AutoCompaction != "" {
+		t.Errorf("answer %+v", res)
 	}
 }
 
 func TestAutoCompactionOverflow(t *testing.T) {
 	e, path := hostedEnv(t)
-	before := mustRead(t, path)
+	before := sessiontest.Read(t, path)
 	now := time.Now().UnixMilli()
-	res, err := e.Call("pi/append", map[string]any{"messages": []any{
+	res, err := e.Append(map[string]any{"messages": []any{
 		userMsg("paste the whole log", now),
 		assistantMsg("", 0, "error", overflowError, now+1),
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fields(res)["autoCompaction"] != "overflow" {
-		t.Fatalf("answer %s", res)
+	if res.AutoCompaction != "overflow" {
+		t.Fatalf("answer %+v", res)
 	}
-	ids := decode[struct {
-		EntryIDs []string `json:"entryIds"`
-	}](t, res).EntryIDs
+	ids := res.EntryIDs
 	userID, errID := ids[0], ids[1]
 	e.Await(15*time.Second,
-		NotificationMatching("pi/compactionStart", "overflow", has(map[string]any{"reason": "overflow"})),
-		NotificationMatching("pi/compactionEnd", "overflow, will retry", func(p json.RawMessage) bool {
-			return has(map[string]any{"reason": "overflow", "aborted": false, "willRetry": true, "errorMessage": nil})(p) && fields(p)["result"] != nil
+		lsptest.NotificationMatching("pi/compactionStart", "overflow", lsptest.Has(map[string]any{"reason": "overflow"})),
+		lsptest.NotificationMatching("pi/compactionEnd", "overflow, will retry", func(p json.RawMessage) bool {
+			return lsptest.Has(map[string]any{"reason": "overflow", "aborted": false, "willRetry": true, "errorMessage": nil})(p) && lsptest.Fields(p)["result"] != nil
 		}),
 	)
 	// Pi 1.6.0's recovery: the failed attempt is hidden by a context_edit omission on the
@@ -125,7 +120,7 @@ func TestAutoCompactionOverflow(t *testing.T) {
 	if edit := lines[2]; edit["targetId"] != errID || edit["parentId"] != errID {
 		t.Errorf("omission %v, want target and parent %s", edit, errID)
 	}
-	if raw := mustRead(t, path); !bytes.Contains(raw, []byte(`"targetId":"`+errID+`","replacement":null}`)) {
+	if raw := sessiontest.Read(t, path); !bytes.Contains(raw, []byte(`"targetId":"`+errID+`","replacement":null}`)) {
 		t.Errorf("the omission is not written as Pi writes it (replacement null, last)")
 	}
 	if lines[3]["parentId"] != lines[2]["id"] {
@@ -153,15 +148,15 @@ func TestAutoCompactionOverflow(t *testing.T) {
 	// A second overflow right after the recovery (no new user message): Pi's failure
 	// message, and no second compaction.
 	mark := e.Mark()
-	before = mustRead(t, path)
-	res, err = e.Call("pi/append", map[string]any{"messages": []any{assistantMsg("", 0, "error", overflowError, time.Now().UnixMilli()+5)}})
+	before = sessiontest.Read(t, path)
+	res, err = e.Append(map[string]any{"messages": []any{assistantMsg("", 0, "error", overflowError, time.Now().UnixMilli()+5)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fields(res)["autoCompaction"] != nil {
-		t.Errorf("answer %s", res)
+	if res.AutoCompaction != "" {
+		t.Errorf("answer %+v", res)
 	}
-	e.Await(5*time.Second, Since(mark, NotificationMatching("pi/compactionEnd", "recovery failed", has(map[string]any{
+	e.Await(5*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "recovery failed", lsptest.Has(map[string]any{
 		"reason": "overflow", "aborted": false, "willRetry": false, "errorMessage": compaction.OverflowRecoveryFailed}))))
 	if !strings.HasPrefix(compaction.OverflowRecoveryFailed, "Context overflow recovery failed after one compact-and-retry attempt.") {
 		t.Errorf("message %q", compaction.OverflowRecoveryFailed)
@@ -202,7 +197,7 @@ func onPath(t *testing.T, tree json.RawMessage, id string) bool {
 func TestAppendErrors(t *testing.T) {
 	e, path := hostedEnv(t)
 	outside := e.Workspace + "/copy.jsonl"
-	if err := os.WriteFile(outside, mustRead(t, path), 0o644); err != nil {
+	if err := os.WriteFile(outside, sessiontest.Read(t, path), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := e.Call("pi/append", map[string]any{"messages": []any{}})
@@ -219,10 +214,10 @@ func TestAppendErrors(t *testing.T) {
 	for i := range many {
 		many[i] = userMsg("x", int64(i))
 	}
-	before := mustRead(t, path)
+	before := sessiontest.Read(t, path)
 	_, err = e.Call("pi/append", map[string]any{"messages": many})
 	wantCode(t, err, rpc.CodeInvalidParams)
-	if !bytes.Equal(mustRead(t, path), before) {
+	if !bytes.Equal(sessiontest.Read(t, path), before) {
 		t.Error("a refused append wrote to the session")
 	}
 }
@@ -232,7 +227,7 @@ func TestAppendErrors(t *testing.T) {
 // whatever whitespace the client put between its tokens.
 func TestAppendWritesMessagesAsSent(t *testing.T) {
 	e, path := hostedEnv(t)
-	before := mustRead(t, path)
+	before := sessiontest.Read(t, path)
 	mark := e.RawMark()
 	body := "{\"jsonrpc\":\"2.0\",\"id\":\"raw-append\",\"method\":\"pi/append\",\"params\":{\"messages\":[{\n  \"role\": \"user\",\n  \"content\": \"a <b> & c\",\n  \"timestamp\": 1\n}]}}"
 	e.WriteRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)))
@@ -244,7 +239,7 @@ func TestAppendWritesMessagesAsSent(t *testing.T) {
 		}
 		return false
 	})
-	now := mustRead(t, path)
+	now := sessiontest.Read(t, path)
 	added := bytes.Split(bytes.TrimSuffix(now[len(before):], []byte("\n")), []byte("\n"))
 	if len(added) != 1 {
 		t.Fatalf("appended %d lines, want 1: %q", len(added), now[len(before):])
@@ -262,9 +257,9 @@ func TestAppendWritesMessagesAsSent(t *testing.T) {
 // are pushed as pi/sessionChanged with the new leaf and entry count; a torn line waits
 // for its newline.
 func TestLiveFileFromAnotherWriter(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 	path := e.Sessions["tree-nav"]
-	e.Await(5*time.Second, NotificationMatching("pi/sessionChanged", "initial state", has(map[string]any{"session": path, "leafId": "9e8d20a8", "entries": 45.0})))
+	e.Await(5*time.Second, lsptest.NotificationMatching("pi/sessionChanged", "initial state", lsptest.Has(map[string]any{"session": path, "leafId": "9e8d20a8", "entries": 45.0})))
 	write := func(s string) {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
@@ -282,8 +277,8 @@ func TestLiveFileFromAnotherWriter(t *testing.T) {
 	}
 	mark := e.Mark()
 	write(line("feed0001", "9e8d20a8", "typed in another terminal"))
-	e.Await(5*time.Second, Since(mark, NotificationMatching("pi/sessionChanged", "new leaf", has(map[string]any{"session": path, "leafId": "feed0001", "entries": 46.0}))),
-		Since(mark, NotificationMatching("pi/contextUsage", "usage", has(map[string]any{"session": path}))))
+	e.Await(5*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/sessionChanged", "new leaf", lsptest.Has(map[string]any{"session": path, "leafId": "feed0001", "entries": 46.0}))),
+		lsptest.Since(mark, lsptest.NotificationMatching("pi/contextUsage", "usage", lsptest.Has(map[string]any{"session": path}))))
 
 	// A torn line is not an entry until its newline arrives.
 	second := line("feed0002", "feed0001", "second line")
@@ -291,30 +286,30 @@ func TestLiveFileFromAnotherWriter(t *testing.T) {
 	write(second[:20])
 	time.Sleep(500 * time.Millisecond)
 	for _, m := range e.Messages()[mark:] {
-		if m.Method == "pi/sessionChanged" && fields(m.Params)["leafId"] == "feed0002" {
+		if m.Method == "pi/sessionChanged" && lsptest.Fields(m.Params)["leafId"] == "feed0002" {
 			t.Fatalf("a torn line was indexed: %s", m)
 		}
 	}
 	write(second[20:])
-	e.Await(5*time.Second, Since(mark, NotificationMatching("pi/sessionChanged", "completed line", has(map[string]any{"leafId": "feed0002", "entries": 47.0}))))
-	res, err := e.Call("pi/context", nil)
+	e.Await(5*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/sessionChanged", "completed line", lsptest.Has(map[string]any{"leafId": "feed0002", "entries": 47.0}))))
+	res, err := e.Context(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fields(res)["leafId"] != "feed0002" {
-		t.Errorf("pi/context leaf %v", fields(res)["leafId"])
+	if lsptest.Str(res.LeafID) != "feed0002" {
+		t.Errorf("pi/context leaf %v", lsptest.Str(res.LeafID))
 	}
 }
 
 // An automatic run with nothing to compact emits nothing (Pi 1.6.0 prepares first): no
 // progress, no start, no end.
 func TestAutoCompactionNothingToCompactIsSilent(t *testing.T) {
-	llm := NewFakeLLM(t)
-	e, path := compactEnv(t, llm, Config{InitOptions: map[string]any{"contextWindow": 10000, "reserveTokens": 2000, "keepRecentTokens": 100000}})
-	before := mustRead(t, path)
+	llm := fakemodel.NewSummarizer(t)
+	e, path := compactEnv(t, llm, lsptest.Config{InitOptions: map[string]any{"contextWindow": 10000, "reserveTokens": 2000, "keepRecentTokens": 100000}})
+	before := sessiontest.Read(t, path)
 	mark := e.Mark()
 	now := time.Now().UnixMilli()
-	res, err := e.Call("pi/append", map[string]any{"messages": []any{
+	res, err := e.Append(map[string]any{"messages": []any{
 		userMsg("one more", now), assistantMsg("It says beta now.", 9000, "stop", "", now+1)}})
 	if err != nil {
 		t.Fatal(err)
@@ -325,8 +320,8 @@ func TestAutoCompactionNothingToCompactIsSilent(t *testing.T) {
 			t.Errorf("an automatic run with nothing to compact sent %s", m.Method)
 		}
 	}
-	if fields(res)["autoCompaction"] != nil || len(appended(t, before, path)) != 2 {
-		t.Errorf("answer %s, appended %v", res, appended(t, before, path))
+	if res.AutoCompaction != "" || len(appended(t, before, path)) != 2 {
+		t.Errorf("answer %+v, appended %v", res, appended(t, before, path))
 	}
 	if n := llm.Requests.Load(); n != 0 {
 		t.Errorf("summarizer called %d times", n)

@@ -10,44 +10,32 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
-
-func lastEntry(t *testing.T, path string) *session.Entry {
-	t.Helper()
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Entries[len(f.Entries)-1]
-}
 
 // TestPreviewEditCommitCompaction: a preview gives the draft summary; the user edits it;
 // committing writes exactly the edited text, marked as edited.
 func TestPreviewEditCommitCompaction(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
 	path := e.Sessions["full-main"]
 	before, _ := os.ReadFile(path)
-	raw, err := e.Call("pi/previewCompaction", map[string]any{"instructions": "focus on tests"})
+	prev, err := e.PreviewCompaction(map[string]any{"instructions": "focus on tests"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prev struct {
-		SpanKey, Summary, FirstKeptEntryID string
-		TokensBefore, TokensAfter          float64
-	}
-	json.Unmarshal(raw, &prev)
 	if prev.SpanKey == "" || !strings.Contains(prev.Summary, "## Goal") || prev.TokensAfter >= prev.TokensBefore {
-		t.Fatalf("preview: %s", raw)
+		t.Fatalf("preview: %+v", prev)
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Fatal("a preview wrote to the session")
 	}
 	edited := prev.Summary + "\n\n## Note from the user\nKeep the CLI flags stable."
-	raw, err = e.Call("pi/commitCompaction", map[string]any{"summary": edited, "spanKey": prev.SpanKey, "instructions": "focus on tests"})
-	if err != nil {
+	if _, err := e.CommitCompaction(map[string]any{"summary": edited, "spanKey": prev.SpanKey, "instructions": "focus on tests"}); err != nil {
 		t.Fatal(err)
 	}
-	last := lastEntry(t, path)
+	last := sessiontest.Last(t, path)
 	c := last.Compaction()
 	if last.Type != session.TypeCompaction || c.Summary != edited || c.FirstKeptEntryID != prev.FirstKeptEntryID {
 		t.Fatalf("committed entry %s", last.Raw())
@@ -58,8 +46,8 @@ func TestPreviewEditCommitCompaction(t *testing.T) {
 		t.Fatalf("details not marked edited: %s", last.RawField("details"))
 	}
 	// A second commit of the same preview no longer matches the session.
-	_, err = e.Call("pi/commitCompaction", map[string]any{"summary": edited, "spanKey": prev.SpanKey})
-	if ce, ok := err.(*CallError); !ok || ce.Code != -32801 {
+	_, err = e.CommitCompaction(map[string]any{"summary": edited, "spanKey": prev.SpanKey})
+	if ce, ok := err.(*lsptest.CallError); !ok || ce.Code != -32801 {
 		if ce == nil || ce.Kind() != "alreadyCompacted" {
 			t.Fatalf("stale commit: %v", err)
 		}
@@ -69,10 +57,9 @@ func TestPreviewEditCommitCompaction(t *testing.T) {
 // TestPreviewAndCommitBranchSummary previews a branch summary, edits it, and navigates
 // with the edited text.
 func TestPreviewAndCommitBranchSummary(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"full-main"}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}})
 	path := e.Sessions["full-main"]
-	f, _ := session.Load(path)
-	ix := session.NewIndex(f)
+	ix := sessiontest.Index(t, path)
 	var target string
 	for _, en := range ix.Path(ix.LeafID()) {
 		if en.Role() == session.RoleAssistant {
@@ -80,20 +67,18 @@ func TestPreviewAndCommitBranchSummary(t *testing.T) {
 			break
 		}
 	}
-	raw, err := e.Call("pi/previewBranchSummary", map[string]any{"targetId": target})
+	prev, err := e.PreviewBranchSummary(map[string]any{"targetId": target})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prev struct{ Summary string }
-	json.Unmarshal(raw, &prev)
 	if !strings.HasPrefix(prev.Summary, "The user explored a different conversation branch") {
-		t.Fatalf("preview: %s", raw)
+		t.Fatalf("preview: %+v", prev)
 	}
 	edited := prev.Summary + "\n- remember: the second branch was abandoned on purpose"
-	if _, err := e.Call("pi/navigate", map[string]any{"targetId": target, "summarize": true, "summary": edited}); err != nil {
+	if _, err := e.Navigate(map[string]any{"targetId": target, "summarize": true, "summary": edited}); err != nil {
 		t.Fatal(err)
 	}
-	last := lastEntry(t, path)
+	last := sessiontest.Last(t, path)
 	b := last.BranchSummary()
 	if last.Type != session.TypeBranchSummary || b.Summary != edited || last.ParentID != target {
 		t.Fatalf("entry %s", last.Raw())
@@ -108,10 +93,9 @@ func TestPreviewAndCommitBranchSummary(t *testing.T) {
 // TestPinnedMessageIsQuotedAndProtected pins a user message through the server; the next
 // compaction quotes it; pins are listed in previews.
 func TestPinnedMessageIsQuotedAndProtected(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
 	path := e.Sessions["full-main"]
-	f, _ := session.Load(path)
-	ix := session.NewIndex(f)
+	ix := sessiontest.Index(t, path)
 	var pinID, pinText string
 	for _, en := range ix.Path(ix.LeafID()) {
 		if en.Role() == session.RoleUser {
@@ -119,14 +103,14 @@ func TestPinnedMessageIsQuotedAndProtected(t *testing.T) {
 			pinID, pinText = en.ID, m.Text("")
 		}
 	}
-	if _, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.pin", "arguments": []any{map[string]any{"entryId": pinID}}}); err != nil {
+	if _, err := e.Command("pi.pin", map[string]any{"entryId": pinID}); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := e.Call("pi/compact", map[string]any{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(lastEntry(t, path).Compaction().Summary, pinText) {
+	if !strings.Contains(sessiontest.Last(t, path).Compaction().Summary, pinText) {
 		t.Fatalf("pinned text not quoted: %s", raw)
 	}
 	if _, err := e.Call("pi/pin", map[string]any{"entryId": "nope"}); err == nil {
@@ -136,7 +120,7 @@ func TestPinnedMessageIsQuotedAndProtected(t *testing.T) {
 
 // TestStaleFileIsFlagged changes a file the agent read and waits for pi/fileOps to list it.
 func TestStaleFileIsFlagged(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"full-main"}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}})
 	notes := filepath.Join(e.Workspace, "notes.txt")
 	if err := os.WriteFile(notes, []byte("alpha\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -164,7 +148,7 @@ func TestStaleFileIsFlagged(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("changed after the agent read it\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.Await(10*time.Second, Since(mark, NotificationMatching("pi/fileOps", "notes.txt is stale", func(p json.RawMessage) bool {
+	e.Await(10*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/fileOps", "notes.txt is stale", func(p json.RawMessage) bool {
 		var v struct {
 			Stale []struct{ Path, Reason string }
 		}
@@ -187,12 +171,12 @@ func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 // TestBackgroundDraftMakesCompactionInstant: past the soft threshold the server drafts
 // the summary in the background; the compaction then commits without a model call.
 func TestBackgroundDraftMakesCompactionInstant(t *testing.T) {
-	llm := NewFakeLLM(t)
-	e := NewEnv(t, Config{Corpus: []string{"full-main"},
+	llm := fakemodel.NewSummarizer(t)
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"},
 		InitOptions: map[string]any{"summarizer": "openai", "baseUrl": llm.URL, "model": "m", "apiKeyEnv": "PI_LSP_TEST_KEY",
 			"keepRecentTokens": 60, "contextWindow": 17500},
 		Options: rpc.Options{DraftDelay: 10 * time.Millisecond, SoftThreshold: 0.01}})
-	e.Await(20*time.Second, NotificationMatching("pi/draftReady", "a draft", func(json.RawMessage) bool { return true }))
+	e.Await(20*time.Second, lsptest.NotificationMatching("pi/draftReady", "a draft", func(json.RawMessage) bool { return true }))
 	n := llm.Requests.Load()
 	start := time.Now()
 	if _, err := e.Call("pi/compact", map[string]any{}); err != nil {
@@ -202,7 +186,7 @@ func TestBackgroundDraftMakesCompactionInstant(t *testing.T) {
 		t.Fatalf("the compaction asked the model again (%d → %d requests)", n, got)
 	}
 	t.Logf("compaction with a ready draft took %v", time.Since(start))
-	if lastEntry(t, e.Sessions["full-main"]).Type != session.TypeCompaction {
+	if sessiontest.Last(t, e.Sessions["full-main"]).Type != session.TypeCompaction {
 		t.Fatal("no compaction written")
 	}
 }

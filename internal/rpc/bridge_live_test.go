@@ -27,10 +27,13 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 type livePiEnv struct {
-	e       *Env
+	e       *lsptest.Env
 	pi      *livePi
 	fake    *fakeOpenAI
 	path    string
@@ -41,7 +44,19 @@ type livePiEnv struct {
 	runtime string
 }
 
+// newLivePiEnv is a live pi with pi-lsp's extension on a copy of the genuine 1.6.0
+// session corpus, registered with the editor's server.
 func newLivePiEnv(t *testing.T, corpus string) *livePiEnv {
+	t.Helper()
+	l := newLiveSetup(t, corpus, 4*time.Minute)
+	l.startPi(t, livePiConfig{})
+	return l
+}
+
+// newLiveSetup prepares everything a live pi needs but pi itself: the editor's server
+// with its bridge dir, the session, the fake model and pi's private dirs, all bounded by
+// timeout.
+func newLiveSetup(t *testing.T, corpus string, timeout time.Duration) *livePiEnv {
 	t.Helper()
 	needLivePi(t)
 	// The runtime dir is open to everyone (a real $XDG_RUNTIME_DIR is 0700): only the
@@ -51,23 +66,77 @@ func newLivePiEnv(t *testing.T, corpus string) *livePiEnv {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(runtime, "pi-lsp")
-	e := NewEnv(t, Config{Options: rpc.Options{BridgeDir: dir}})
+	e := lsptest.NewEnv(t, lsptest.Config{Options: rpc.Options{BridgeDir: dir}})
 	root := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	path := installGenuine16(t, corpus, e.SessionDir, e.Workspace)
 	fake := startFakeOpenAI(t, ctx, root)
-	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port})
-	reg := pi.WaitBridge(dir, path)
-	return &livePiEnv{e: e, pi: pi, fake: fake, path: path, dir: dir, reg: reg, ctx: ctx, root: root, runtime: runtime}
+	return &livePiEnv{e: e, fake: fake, path: path, dir: dir, ctx: ctx, root: root, runtime: runtime}
 }
 
-func (l *livePiEnv) exec(command string, args map[string]any, token string) *Pending {
+// startPi starts pi on the setup's session (cfg adds NoBridge, Installed, KeepRecent)
+// and, unless it runs without the bridge, waits for its registration.
+func (l *livePiEnv) startPi(t *testing.T, cfg livePiConfig) {
+	t.Helper()
+	cfg.Root, cfg.RuntimeDir, cfg.Workspace, cfg.Session, cfg.Port = l.root, l.runtime, l.e.Workspace, l.path, l.fake.Port
+	l.pi = startLivePi(t, l.ctx, cfg)
+	if !cfg.NoBridge {
+		l.reg = l.pi.WaitBridge(l.dir, l.path)
+	}
+}
+
+func (l *livePiEnv) exec(command string, args map[string]any, token string) *lsptest.Pending {
 	params := map[string]any{"command": command, "arguments": []any{args}}
 	if token != "" {
 		params["workDoneToken"] = token
 	}
 	return l.e.Start("workspace/executeCommand", params, false)
+}
+
+// answerViaPi waits up to 90 s for the answer to p and, on the messages since mark, the
+// expectations; it fails the test on an error answer, checks that the answer says pi
+// did the work, and decodes it into an R.
+func answerViaPi[R any](t *testing.T, l *livePiEnv, p *lsptest.Pending, mark int, exps ...lsptest.Expectation) R {
+	t.Helper()
+	since := []lsptest.Expectation{lsptest.Since(mark, lsptest.ResponseTo(p.ID))}
+	for _, x := range exps {
+		since = append(since, lsptest.Since(mark, x))
+	}
+	l.e.Await(90*time.Second, since...)
+	raw, cerr := p.Wait(time.Second)
+	if cerr != nil {
+		t.Fatalf("%s: %v", p.Method, cerr)
+	}
+	if via := lsptest.Decode[struct{ Via string }](t, raw).Via; via != "pi" {
+		t.Errorf("answer %s does not say pi did it", raw)
+	}
+	return lsptest.Decode[R](t, raw)
+}
+
+// slowCompaction starts pi.compact with a summary the fake server streams slowly, and
+// returns once pi's compaction is under way and its summary request streaming, with the
+// marks of the editor's and pi's messages from before it.
+func (l *livePiEnv) slowCompaction(t *testing.T, instructions, token string) (p *lsptest.Pending, mark, piMark int) {
+	t.Helper()
+	mark, piMark = l.e.Mark(), l.pi.Mark()
+	p = l.exec("pi.compact", map[string]any{"session": l.path, "instructions": instructions}, token)
+	l.pi.WaitEvent(piMark, 30*time.Second, "compaction_start", func(ev map[string]any) bool { return ev["type"] == "compaction_start" })
+	time.Sleep(500 * time.Millisecond) // the summary request is streaming
+	return p, mark, piMark
+}
+
+// keepsFile snapshots the file at path; the check it returns fails the test when the
+// file has changed since, saying which step changed it.
+func keepsFile(t *testing.T, path string) func(what string) {
+	t.Helper()
+	before := sessiontest.Read(t, path)
+	return func(what string) {
+		t.Helper()
+		if after := sessiontest.Read(t, path); string(after) != string(before) {
+			t.Error(what + " changed the file")
+		}
+	}
 }
 
 // rawConn is a connection to the bridge socket that speaks lines.
@@ -125,7 +194,7 @@ func TestLivePiBridge(t *testing.T) {
 		}
 		// The editor learns that the session is live (its status bar says so) without a
 		// change of the file.
-		e.Await(15*time.Second, NotificationMatching("pi/sessionChanged", "owner with the bridge", func(raw json.RawMessage) bool {
+		e.Await(15*time.Second, lsptest.NotificationMatching("pi/sessionChanged", "owner with the bridge", func(raw json.RawMessage) bool {
 			var p struct {
 				Session string `json:"session"`
 				Owner   *struct {
@@ -164,7 +233,7 @@ func TestLivePiBridge(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
 		defer cancel()
-		cmd := groupCmd(ctx, bin, "-test.run=^TestHelperForeignClient$")
+		cmd := isolate.GroupCmd(ctx, bin, "-test.run=^TestHelperForeignClient$")
 		cmd.Env = []string{"PI_LSP_FOREIGN_SOCKET=" + l.reg.Socket, "PI_LSP_FOREIGN_TOKEN=" + l.reg.Token}
 		cmd.Dir = "/"
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: 65534, Gid: 65534}
@@ -223,22 +292,13 @@ func TestLivePiBridge(t *testing.T) {
 		mark, piMark := e.Mark(), pi.Mark()
 		const instructions = "keep the notes.txt history"
 		p := l.exec("pi.compact", map[string]any{"session": path, "instructions": instructions}, "compact-live")
-		e.Await(90*time.Second,
-			Since(mark, ResponseTo(p.ID)),
-			Since(mark, CompletedProgress(compactTitle)),
-			Since(mark, ProgressBeginAtZero(compactTitle)),
-			Since(mark, NotificationMatching("pi/compactionStart", "manual via pi", has(map[string]any{"session": path, "reason": "manual", "via": "pi"}))),
-			Since(mark, NotificationMatching("pi/compactionEnd", "manual success via pi", has(map[string]any{"session": path, "reason": "manual", "aborted": false, "via": "pi"}))),
+		res := answerViaPi[lsptest.CompactAnswer](t, l, p, mark,
+			lsptest.CompletedProgress(compactTitle),
+			lsptest.ProgressBeginAtZero(compactTitle),
+			lsptest.NotificationMatching("pi/compactionStart", "manual via pi", lsptest.Has(map[string]any{"session": path, "reason": "manual", "via": "pi"})),
+			lsptest.NotificationMatching("pi/compactionEnd", "manual success via pi", lsptest.Has(map[string]any{"session": path, "reason": "manual", "aborted": false, "via": "pi"})),
 		)
-		raw, cerr := p.Wait(time.Second)
-		if cerr != nil {
-			t.Fatalf("pi.compact: %v", cerr)
-		}
-		res := fields(raw)
-		if res["via"] != "pi" {
-			t.Errorf("answer %v does not say pi did it", res)
-		}
-		entry, _ := res["entry"].(map[string]any)
+		entry := lsptest.Fields(res.Entry)
 		if entry["type"] != "compaction" || entry["systemMessage"] == nil {
 			t.Fatalf("answer's entry %v is not Pi's compaction with its systemMessage", entry)
 		}
@@ -281,13 +341,12 @@ func TestLivePiBridge(t *testing.T) {
 	})
 
 	t.Run("label", func(t *testing.T) {
-		raw, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.label",
-			"arguments": []any{map[string]any{"session": path, "entryId": "9962224e", "label": "from-editor"}}})
+		raw, err := e.Command("pi.label", map[string]any{"session": path, "entryId": "9962224e", "label": "from-editor"})
 		if err != nil {
 			t.Fatalf("pi.label: %v", err)
 		}
-		if res := fields(raw); res["via"] != "pi" || res["label"] != "from-editor" {
-			t.Errorf("pi.label answered %v", res)
+		if res := lsptest.Decode[rpc.LabelResult](t, raw); res.Via != "pi" || res.Label != "from-editor" {
+			t.Errorf("pi.label answered %s", raw)
 		}
 		mem, leaf := pi.Entries()
 		last := mem[len(mem)-1]
@@ -300,26 +359,18 @@ func TestLivePiBridge(t *testing.T) {
 		mark := e.Mark()
 		const target = "9c870cd6" // "All done: notes.txt now says beta."
 		p := l.exec("pi.navigate", map[string]any{"session": path, "targetId": target, "summarize": true, "instructions": "the abandoned chat", "label": "left"}, "nav-live")
-		e.Await(90*time.Second, Since(mark, ResponseTo(p.ID)), Since(mark, CompletedProgress("Summarizing branch")))
-		raw, cerr := p.Wait(time.Second)
-		if cerr != nil {
-			t.Fatalf("pi.navigate: %v", cerr)
-		}
-		res := fields(raw)
-		if res["via"] != "pi" {
-			t.Errorf("answer %v does not say pi did it", res)
-		}
-		sum, _ := res["summaryEntry"].(map[string]any)
+		res := answerViaPi[lsptest.NavigateAnswer](t, l, p, mark, lsptest.CompletedProgress("Summarizing branch"))
+		sum := lsptest.Fields(res.SummaryEntry)
 		if sum["type"] != "branch_summary" || sum["parentId"] != target {
-			t.Fatalf("navigate answered %v", res)
+			t.Fatalf("navigate answered %+v", res)
 		}
 		if !strings.Contains(sum["summary"].(string), "the abandoned chat") {
 			t.Errorf("the branch summary does not carry the instructions: %q", sum["summary"])
 		}
 		// Pi labels the summary entry: its leaf is the label on it.
 		mem, leaf := pi.Entries()
-		if leaf != res["leafId"] {
-			t.Fatalf("pi's leaf is %s, the answer says %v", leaf, res["leafId"])
+		if leaf != lsptest.Str(res.LeafID) {
+			t.Fatalf("pi's leaf is %s, the answer says %v", leaf, lsptest.Str(res.LeafID))
 		}
 		last := mem[len(mem)-1]
 		if last["id"] != leaf || last["type"] != "label" || last["targetId"] != sum["id"] || last["label"] != "left" {
@@ -382,19 +433,17 @@ func TestLivePiBridge(t *testing.T) {
 	})
 
 	t.Run("unsupported writes stay refused", func(t *testing.T) {
-		before, _ := os.ReadFile(path)
-		_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.undoCompaction", "arguments": []any{map[string]any{"session": path}}})
-		if ce, ok := err.(*CallError); !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "bridge cannot do this") {
+		unchanged := keepsFile(t, path)
+		_, err := e.Command("pi.undoCompaction", map[string]any{"session": path})
+		if ce, ok := err.(*lsptest.CallError); !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "bridge cannot do this") {
 			t.Errorf("pi.undoCompaction on a live pi: %v, want ownedByPi saying the bridge cannot do it", err)
 		}
 		// pi compacts at its own leaf only.
-		_, err = e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path, "leafId": "9c870cd6"}}})
-		if ce, ok := err.(*CallError); !ok || ce.Code != rpc.CodeInvalidParams || !strings.Contains(ce.Message, "its own leaf") {
+		_, err = e.Command("pi.compact", map[string]any{"session": path, "leafId": "9c870cd6"})
+		if ce, ok := err.(*lsptest.CallError); !ok || ce.Code != rpc.CodeInvalidParams || !strings.Contains(ce.Message, "its own leaf") {
 			t.Errorf("pi.compact at another leaf of a live pi: %v, want invalid params", err)
 		}
-		if after, _ := os.ReadFile(path); string(after) != string(before) {
-			t.Error("the refusal changed the file")
-		}
+		unchanged("the refusal")
 	})
 
 	t.Run("busy", func(t *testing.T) {
@@ -402,8 +451,8 @@ func TestLivePiBridge(t *testing.T) {
 		mark := pi.Mark()
 		pi.Send(map[string]any{"type": "prompt", "message": "SCRIPT:slow keep streaming"}, 30*time.Second)
 		pi.WaitEvent(mark, 30*time.Second, "agent_start", func(ev map[string]any) bool { return ev["type"] == "agent_start" })
-		_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}})
-		if ce, ok := err.(*CallError); !ok || ce.Kind() != "piBusy" {
+		_, err := e.Command("pi.compact", map[string]any{"session": path})
+		if ce, ok := err.(*lsptest.CallError); !ok || ce.Kind() != "piBusy" {
 			t.Errorf("pi.compact while pi's agent runs: %v, want kind piBusy", err)
 		}
 		pi.WaitEvent(mark, 60*time.Second, "agent_settled", func(ev map[string]any) bool { return ev["type"] == "agent_settled" })
@@ -416,17 +465,11 @@ func TestLivePiBridge(t *testing.T) {
 
 	t.Run("cancel", func(t *testing.T) {
 		// Cancelling the editor's request aborts Pi's compaction: nothing is written.
-		before, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mark, piMark := e.Mark(), pi.Mark()
-		p := l.exec("pi.compact", map[string]any{"session": path, "instructions": "SLOWSUMMARY please"}, "compact-cancel")
-		pi.WaitEvent(piMark, 30*time.Second, "compaction_start", func(ev map[string]any) bool { return ev["type"] == "compaction_start" })
-		time.Sleep(500 * time.Millisecond) // the summary request is streaming
+		unchanged := keepsFile(t, path)
+		p, mark, piMark := l.slowCompaction(t, "SLOWSUMMARY please", "compact-cancel")
 		p.Cancel()
-		e.Await(30*time.Second, Since(mark, ResponseTo(p.ID)),
-			Since(mark, NotificationMatching("pi/compactionEnd", "aborted via pi", has(map[string]any{"aborted": true, "via": "pi"}))))
+		e.Await(30*time.Second, lsptest.Since(mark, lsptest.ResponseTo(p.ID)),
+			lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "aborted via pi", lsptest.Has(map[string]any{"aborted": true, "via": "pi"}))))
 		if _, cerr := p.Wait(time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
 			t.Errorf("cancelled pi.compact answered %v, want RequestCancelled", cerr)
 		}
@@ -434,22 +477,13 @@ func TestLivePiBridge(t *testing.T) {
 		if end["aborted"] != true {
 			t.Errorf("pi's compaction_end %v is not aborted", end)
 		}
-		after, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(after) != string(before) {
-			t.Error("an aborted compaction changed the file")
-		}
+		unchanged("an aborted compaction")
 	})
 
 	t.Run("cancel navigation", func(t *testing.T) {
 		// Cancelling a navigation with a summary aborts Pi's branch summary: pi stays
 		// where it was and nothing is written.
-		before, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		unchanged := keepsFile(t, path)
 		_, leaf := pi.Entries()
 		mark := e.Mark()
 		p := l.exec("pi.navigate", map[string]any{"session": path, "targetId": "9962224e", "summarize": true, "instructions": "SLOWSUMMARY branch"}, "nav-cancel")
@@ -472,16 +506,14 @@ func TestLivePiBridge(t *testing.T) {
 		}
 		time.Sleep(300 * time.Millisecond)
 		p.Cancel()
-		e.Await(30*time.Second, Since(mark, ResponseTo(p.ID)))
+		e.Await(30*time.Second, lsptest.Since(mark, lsptest.ResponseTo(p.ID)))
 		if _, cerr := p.Wait(time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
 			t.Errorf("cancelled pi.navigate answered %v, want RequestCancelled", cerr)
 		}
 		if _, now := pi.Entries(); now != leaf {
 			t.Errorf("pi's leaf moved from %s to %s although the navigation was cancelled", leaf, now)
 		}
-		if after, _ := os.ReadFile(path); string(after) != string(before) {
-			t.Error("a cancelled navigation changed the file")
-		}
+		unchanged("a cancelled navigation")
 		st := pi.Send(map[string]any{"type": "get_state"}, 10*time.Second)["data"].(map[string]any)
 		if st["isCompacting"] == true || st["isStreaming"] == true {
 			t.Errorf("pi is still busy after the cancelled navigation: %v", st)
@@ -489,24 +521,16 @@ func TestLivePiBridge(t *testing.T) {
 	})
 
 	t.Run("pi exits mid-compaction", func(t *testing.T) {
-		before, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mark, piMark := e.Mark(), pi.Mark()
-		p := l.exec("pi.compact", map[string]any{"session": path, "instructions": "SLOWSUMMARY again"}, "compact-kill")
-		pi.WaitEvent(piMark, 30*time.Second, "compaction_start", func(ev map[string]any) bool { return ev["type"] == "compaction_start" })
-		time.Sleep(500 * time.Millisecond)
+		unchanged := keepsFile(t, path)
+		p, mark, _ := l.slowCompaction(t, "SLOWSUMMARY again", "compact-kill")
 		pi.Kill()
-		e.Await(30*time.Second, Since(mark, ResponseTo(p.ID)), Since(mark, CompletedProgress(compactTitle)),
-			Since(mark, NotificationMatching("pi/compactionEnd", "failed via pi", has(map[string]any{"aborted": false, "via": "pi"}))))
+		e.Await(30*time.Second, lsptest.Since(mark, lsptest.ResponseTo(p.ID)), lsptest.Since(mark, lsptest.CompletedProgress(compactTitle)),
+			lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "failed via pi", lsptest.Has(map[string]any{"aborted": false, "via": "pi"}))))
 		_, cerr := p.Wait(time.Second)
 		if cerr == nil || cerr.Kind() != "piGone" || !strings.Contains(cerr.Message, "as pi left it") {
 			t.Fatalf("pi.compact when pi died: %v, want kind piGone with a clear message", cerr)
 		}
-		if after, _ := os.ReadFile(path); string(after) != string(before) {
-			t.Error("the file changed although pi died before its compaction was written")
-		}
+		unchanged("pi dying before its compaction was written")
 		// The dead pi's registry is stale now: ignored (and cleaned), and the server is
 		// back to its own behaviour for the session.
 		if _, err := bridge.Find(context.Background(), l.dir, path); err != bridge.ErrNoBridge {
@@ -525,62 +549,43 @@ func TestLivePiBridge(t *testing.T) {
 
 // Without the bridge, the refusal says how to load it.
 func TestLivePiWithoutBridge(t *testing.T) {
-	needLivePi(t)
-	runtime := shortTempDir(t)
-	dir := filepath.Join(runtime, "pi-lsp")
-	e := NewEnv(t, Config{Options: rpc.Options{BridgeDir: dir}})
-	root := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	path := installGenuine16(t, "full-main", e.SessionDir, e.Workspace)
-	fake := startFakeOpenAI(t, ctx, root)
-	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port, NoBridge: true})
-	_ = pi
-	before, _ := os.ReadFile(path)
-	_, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}})
-	ce, ok := err.(*CallError)
+	l := newLiveSetup(t, "full-main", 2*time.Minute)
+	e, path := l.e, l.path
+	l.startPi(t, livePiConfig{NoBridge: true})
+	unchanged := keepsFile(t, path)
+	_, err := e.Command("pi.compact", map[string]any{"session": path})
+	ce, ok := err.(*lsptest.CallError)
 	if !ok || ce.Kind() != "ownedByPi" || !strings.Contains(ce.Message, "editors/pi/extension.ts") || !strings.Contains(ce.Message, "pi install") {
 		t.Fatalf("pi.compact on a pi without the bridge: %v, want ownedByPi saying how to load the extension", err)
 	}
-	after, _ := os.ReadFile(path)
-	if string(after) != string(before) {
-		t.Error("the refusal changed the file")
-	}
+	unchanged("the refusal")
 }
 
 func strOf(v any) string { s, _ := v.(string); return s }
 
 // `pi install <repo>/editors/pi` once, and a plain pi (no -e) serves the bridge.
 func TestLivePiInstalledPackage(t *testing.T) {
-	needLivePi(t)
-	runtime := shortTempDir(t)
-	dir := filepath.Join(runtime, "pi-lsp")
-	e := NewEnv(t, Config{Options: rpc.Options{BridgeDir: dir}})
-	root := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	path := installGenuine16(t, "full-main", e.SessionDir, e.Workspace)
-	fake := startFakeOpenAI(t, ctx, root)
-	agentDir := filepath.Join(root, "pi-agent")
-	writePiAgentDir(t, agentDir, fake.Port, 30)
-	install := groupCmd(ctx, oracle.Node(), oracle.PiCLI(), "install", filepath.Join(oracle.RepoRoot(), "editors", "pi"))
-	install.Env = piEnv(root, runtime, agentDir)
+	l := newLiveSetup(t, "full-main", 2*time.Minute)
+	e, path := l.e, l.path
+	agentDir := filepath.Join(l.root, "pi-agent")
+	writePiAgentDir(t, agentDir, l.fake.Port, 30)
+	install := isolate.GroupCmd(l.ctx, oracle.Node(), oracle.PiCLI(), "install", filepath.Join(oracle.RepoRoot(), "editors", "pi"))
+	install.Env = piEnv(l.root, l.runtime, agentDir)
 	install.Dir = e.Workspace
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("pi install editors/pi: %v\n%s", err, out)
 	}
-	pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: runtime, Workspace: e.Workspace, Session: path, Port: fake.Port, Installed: true})
-	reg := pi.WaitBridge(dir, path)
+	l.startPi(t, livePiConfig{Installed: true})
+	pi, reg := l.pi, l.reg
 	if reg.PID != pi.PID {
 		t.Fatalf("registry pid %d, pi is %d", reg.PID, pi.PID)
 	}
-	raw, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.label",
-		"arguments": []any{map[string]any{"session": path, "entryId": "9962224e", "label": "installed"}}})
+	raw, err := e.Command("pi.label", map[string]any{"session": path, "entryId": "9962224e", "label": "installed"})
 	if err != nil {
 		t.Fatalf("pi.label through the installed bridge: %v", err)
 	}
-	if res := fields(raw); res["via"] != "pi" {
-		t.Errorf("pi.label answered %v", res)
+	if res := lsptest.Decode[rpc.LabelResult](t, raw); res.Via != "pi" {
+		t.Errorf("pi.label answered %s", raw)
 	}
 	// When pi exits, its registry file and socket go with it.
 	_ = pi.stdin.Close()

@@ -11,6 +11,9 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 const compactTitle = "Compacting session"
@@ -18,7 +21,7 @@ const compactTitle = "Compacting session"
 // appended checks the file only grew from before and returns its new lines, decoded.
 func appended(t *testing.T, before []byte, path string) []map[string]any {
 	t.Helper()
-	now := mustRead(t, path)
+	now := sessiontest.Read(t, path)
 	if !bytes.HasPrefix(now, before) {
 		t.Fatalf("%s was rewritten, not appended to", path)
 	}
@@ -37,34 +40,34 @@ func appended(t *testing.T, before []byte, path string) []map[string]any {
 }
 
 // compactEnv is a session with something to compact and a fake LLM as summarizer.
-func compactEnv(t *testing.T, llm *FakeLLM, cfg Config) (*Env, string) {
+func compactEnv(t *testing.T, llm *fakemodel.Summarizer, cfg lsptest.Config) (*lsptest.Env, string) {
 	t.Helper()
 	t.Setenv("PI_LSP_TEST_KEY", "test-key")
 	if cfg.Corpus == nil {
 		cfg.Corpus = []string{"auto-threshold"}
 	}
-	cfg.InitOptions = merge(llm.Config(), map[string]any{"keepRecentTokens": 200}, cfg.InitOptions)
-	e := NewEnv(t, cfg)
+	cfg.InitOptions = lsptest.Merge(llm.Config(), map[string]any{"keepRecentTokens": 200}, cfg.InitOptions)
+	e := lsptest.NewEnv(t, cfg)
 	return e, e.Sessions[cfg.Corpus[len(cfg.Corpus)-1]]
 }
 
-func isEnd(want map[string]any) func(json.RawMessage) bool { return has(want) }
+func isEnd(want map[string]any) func(json.RawMessage) bool { return lsptest.Has(want) }
 
 func TestCompactWithServerCreatedToken(t *testing.T) {
-	llm := NewFakeLLM(t)
-	llm.Set(func(f *FakeLLM) { f.Delay = 60 * time.Millisecond; f.Chunks = 6 })
-	e, path := compactEnv(t, llm, Config{})
-	before := mustRead(t, path)
+	llm := fakemodel.NewSummarizer(t)
+	llm.Set(func(f *fakemodel.Summarizer) { f.Delay = 60 * time.Millisecond; f.Chunks = 6 })
+	e, path := compactEnv(t, llm, lsptest.Config{})
+	before := sessiontest.Read(t, path)
 	p := e.Start("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}}, false)
 	msgs := e.Await(15*time.Second,
-		ResponseTo(p.ID),
-		ServerCall("window/workDoneProgress/create"),
-		ProgressBeginAtZero(compactTitle),
-		ProgressReportMatching(compactTitle, "summarizing"),
-		CompletedProgress(compactTitle),
-		NotificationMatching("pi/compactionStart", "manual", has(map[string]any{"session": path, "reason": "manual"})),
-		OnceMet(CompletedProgress(compactTitle),
-			NotificationMatching("pi/compactionEnd", "manual success", has(map[string]any{"session": path, "reason": "manual", "aborted": false, "willRetry": false}))),
+		lsptest.ResponseTo(p.ID),
+		lsptest.ServerCall("window/workDoneProgress/create"),
+		lsptest.ProgressBeginAtZero(compactTitle),
+		lsptest.ProgressReportMatching(compactTitle, "summarizing"),
+		lsptest.CompletedProgress(compactTitle),
+		lsptest.NotificationMatching("pi/compactionStart", "manual", lsptest.Has(map[string]any{"session": path, "reason": "manual"})),
+		lsptest.OnceMet(lsptest.CompletedProgress(compactTitle),
+			lsptest.NotificationMatching("pi/compactionEnd", "manual success", lsptest.Has(map[string]any{"session": path, "reason": "manual", "aborted": false, "willRetry": false}))),
 	)
 	res, cerr := p.Wait(time.Second)
 	if cerr != nil {
@@ -74,13 +77,13 @@ func TestCompactWithServerCreatedToken(t *testing.T) {
 	var created string
 	createSeq := -1
 	for _, m := range msgs {
-		if m.Kind == KindCall && m.Method == "window/workDoneProgress/create" {
-			created = string(decode[struct{ Token json.RawMessage }](t, m.Params).Token)
+		if m.Kind == lsptest.KindCall && m.Method == "window/workDoneProgress/create" {
+			created = string(lsptest.Decode[struct{ Token json.RawMessage }](t, m.Params).Token)
 			createSeq = m.Seq
 			break
 		}
 	}
-	ps := ProgressOf(msgs, compactTitle)
+	ps := lsptest.ProgressOf(msgs, compactTitle)
 	if ps[0].Token != created || ps[0].Seq < createSeq {
 		t.Errorf("begin token %s at #%d, created token %s at #%d", ps[0].Token, ps[0].Seq, created, createSeq)
 	}
@@ -120,7 +123,7 @@ func TestCompactWithServerCreatedToken(t *testing.T) {
 	// The answer comes last, so a client that closes its progress UI on the answer
 	// has seen every report.
 	for _, m := range msgs {
-		if m.Kind == KindResponse && m.ID == p.ID && m.Seq < ps[len(ps)-1].Seq {
+		if m.Kind == lsptest.KindResponse && m.ID == p.ID && m.Seq < ps[len(ps)-1].Seq {
 			t.Errorf("answer #%d before progress end #%d", m.Seq, ps[len(ps)-1].Seq)
 		}
 	}
@@ -136,27 +139,27 @@ func TestCompactWithServerCreatedToken(t *testing.T) {
 	if !strings.HasPrefix(entry["summary"].(string), "## Goal\nFake summary from the test endpoint.") {
 		t.Errorf("summary = %q", entry["summary"])
 	}
-	got := decode[struct {
+	got := lsptest.Decode[struct {
 		Entry        map[string]any `json:"entry"`
 		TokensBefore float64        `json:"tokensBefore"`
 		TokensAfter  float64        `json:"tokensAfter"`
 	}](t, res)
 	if got.Entry["id"] != entry["id"] || got.TokensBefore != entry["tokensBefore"] || got.TokensAfter <= 0 || got.TokensAfter >= got.TokensBefore {
-		t.Errorf("answer %s does not match the entry %v", trunc(res), entry)
+		t.Errorf("answer %s does not match the entry %v", lsptest.Trunc(res), entry)
 	}
 	for _, m := range msgs {
 		if m.Method == "pi/compactionEnd" {
-			r := fields(m.Params)["result"].(map[string]any)
+			r := lsptest.Fields(m.Params)["result"].(map[string]any)
 			if r["summary"] != entry["summary"] || r["firstKeptEntryId"] != entry["firstKeptEntryId"] {
 				t.Errorf("compactionEnd.result %v differs from the entry", r)
 			}
-			if _, ok := fields(m.Params)["errorMessage"]; ok {
+			if _, ok := lsptest.Fields(m.Params)["errorMessage"]; ok {
 				t.Errorf("errorMessage on success: %s", m.Params)
 			}
 		}
 	}
 	// The new state is pushed.
-	e.Await(5*time.Second, NotificationMatching("pi/sessionChanged", "new leaf", has(map[string]any{"session": path, "leafId": entry["id"]})))
+	e.Await(5*time.Second, lsptest.NotificationMatching("pi/sessionChanged", "new leaf", lsptest.Has(map[string]any{"session": path, "leafId": entry["id"]})))
 }
 
 func TestCompactWithClientToken(t *testing.T) {
@@ -166,20 +169,20 @@ func TestCompactWithClientToken(t *testing.T) {
 		raw   string
 	}{{"numeric", 42, "42"}, {"string", "tok-abc", `"tok-abc"`}} {
 		t.Run(tc.name, func(t *testing.T) {
-			llm := NewFakeLLM(t)
-			llm.Set(func(f *FakeLLM) { f.Delay = 30 * time.Millisecond })
-			e, path := compactEnv(t, llm, Config{})
+			llm := fakemodel.NewSummarizer(t)
+			llm.Set(func(f *fakemodel.Summarizer) { f.Delay = 30 * time.Millisecond })
+			e, path := compactEnv(t, llm, lsptest.Config{})
 			p := e.Start("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}, "workDoneToken": tc.token}, false)
-			msgs := e.Await(15*time.Second, ResponseTo(p.ID), CompletedProgress(compactTitle), ProgressBeginAtZero(compactTitle))
+			msgs := e.Await(15*time.Second, lsptest.ResponseTo(p.ID), lsptest.CompletedProgress(compactTitle), lsptest.ProgressBeginAtZero(compactTitle))
 			if _, err := p.Wait(time.Second); err != nil {
 				t.Fatal(err)
 			}
 			for _, m := range msgs {
-				if m.Kind == KindCall && m.Method == "window/workDoneProgress/create" {
+				if m.Kind == lsptest.KindCall && m.Method == "window/workDoneProgress/create" {
 					t.Errorf("server created a token although the client sent one")
 				}
 			}
-			for _, pr := range Progresses(msgs) {
+			for _, pr := range lsptest.Progresses(msgs) {
 				if pr.Token != tc.raw {
 					t.Errorf("progress on token %s, want %s exactly", pr.Token, tc.raw)
 				}
@@ -187,14 +190,14 @@ func TestCompactWithClientToken(t *testing.T) {
 		})
 	}
 	t.Run("pi/compact request", func(t *testing.T) {
-		llm := NewFakeLLM(t)
-		e, _ := compactEnv(t, llm, Config{})
+		llm := fakemodel.NewSummarizer(t)
+		e, _ := compactEnv(t, llm, lsptest.Config{})
 		p := e.Start("pi/compact", map[string]any{"workDoneToken": "custom-7"}, true)
-		msgs := e.Await(15*time.Second, ResponseTo(p.ID), CompletedProgress(compactTitle))
+		msgs := e.Await(15*time.Second, lsptest.ResponseTo(p.ID), lsptest.CompletedProgress(compactTitle))
 		if _, err := p.Wait(time.Second); err != nil {
 			t.Fatal(err)
 		}
-		if ps := ProgressOf(msgs, compactTitle); ps[0].Token != `"custom-7"` {
+		if ps := lsptest.ProgressOf(msgs, compactTitle); ps[0].Token != `"custom-7"` {
 			t.Errorf("token %s", ps[0].Token)
 		}
 	})
@@ -216,10 +219,10 @@ func TestCompactCancel(t *testing.T) {
 		{"workDoneProgress/cancel string client token", false, "progress", "tok-x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			llm := NewFakeLLM(t)
-			llm.Set(func(f *FakeLLM) { f.Hold = true })
-			e, path := compactEnv(t, llm, Config{})
-			before := mustRead(t, path)
+			llm := fakemodel.NewSummarizer(t)
+			llm.Set(func(f *fakemodel.Summarizer) { f.Hold = true })
+			e, path := compactEnv(t, llm, lsptest.Config{})
+			before := sessiontest.Read(t, path)
 			args := map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}}
 			if tc.token != nil {
 				args["workDoneToken"] = tc.token
@@ -230,11 +233,11 @@ func TestCompactCancel(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("the summarizer was never called")
 			}
-			msgs := e.Await(5*time.Second, ProgressReportMatching(compactTitle, "summarizing"))
+			msgs := e.Await(5*time.Second, lsptest.ProgressReportMatching(compactTitle, "summarizing"))
 			if tc.how == "request" {
 				p.Cancel()
 			} else {
-				tok := json.RawMessage(ProgressOf(msgs, compactTitle)[0].Token)
+				tok := json.RawMessage(lsptest.ProgressOf(msgs, compactTitle)[0].Token)
 				e.Notify("window/workDoneProgress/cancel", map[string]any{"token": tok})
 			}
 			t0 := time.Now()
@@ -246,10 +249,10 @@ func TestCompactCancel(t *testing.T) {
 				t.Errorf("cancellation took %v", d)
 			}
 			e.Await(5*time.Second,
-				CompletedProgress(compactTitle),
-				NotificationMatching("pi/compactionEnd", "aborted", has(map[string]any{"reason": "manual", "aborted": true, "willRetry": false, "errorMessage": nil, "result": nil})),
+				lsptest.CompletedProgress(compactTitle),
+				lsptest.NotificationMatching("pi/compactionEnd", "aborted", lsptest.Has(map[string]any{"reason": "manual", "aborted": true, "willRetry": false, "errorMessage": nil, "result": nil})),
 			)
-			if !bytes.Equal(mustRead(t, path), before) {
+			if !bytes.Equal(sessiontest.Read(t, path), before) {
 				t.Errorf("the session file changed")
 			}
 			deadline := time.Now().Add(5 * time.Second)
@@ -266,10 +269,10 @@ func TestCompactCancel(t *testing.T) {
 // TestShutdownWithJobInFlight: shutdown answers within a second, the running job gets
 // -32800 and writes nothing, and exit then returns 0.
 func TestShutdownWithJobInFlight(t *testing.T) {
-	llm := NewFakeLLM(t)
-	llm.Set(func(f *FakeLLM) { f.Hold = true })
-	e, path := compactEnv(t, llm, Config{})
-	before := mustRead(t, path)
+	llm := fakemodel.NewSummarizer(t)
+	llm.Set(func(f *fakemodel.Summarizer) { f.Hold = true })
+	e, path := compactEnv(t, llm, lsptest.Config{})
+	before := sessiontest.Read(t, path)
 	p := e.Start("pi/compact", map[string]any{}, false)
 	select {
 	case <-llm.Started:
@@ -290,7 +293,7 @@ func TestShutdownWithJobInFlight(t *testing.T) {
 	if code := e.ExitCode(3 * time.Second); code != 0 {
 		t.Errorf("exit code %d", code)
 	}
-	if !bytes.Equal(mustRead(t, path), before) {
+	if !bytes.Equal(sessiontest.Read(t, path), before) {
 		t.Errorf("the session file changed")
 	}
 }
@@ -298,41 +301,41 @@ func TestShutdownWithJobInFlight(t *testing.T) {
 // TestCompactHooks: with experimental.pi.hooks the client decides before compacting.
 func TestCompactHooks(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
-		llm := NewFakeLLM(t)
+		llm := fakemodel.NewSummarizer(t)
 		var asked json.RawMessage
-		e, path := compactEnv(t, llm, Config{ClientHooks: true, Hooks: Hooks{
+		e, path := compactEnv(t, llm, lsptest.Config{ClientHooks: true, Hooks: lsptest.Hooks{
 			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
 				asked = p
 				return map[string]any{"cancel": true}, nil
 			}}})
-		before := mustRead(t, path)
+		before := sessiontest.Read(t, path)
 		_, err := e.Call("pi/compact", map[string]any{"instructions": "focus on files"})
-		var ce *CallError
+		var ce *lsptest.CallError
 		if !errors.As(err, &ce) || ce.Code != rpc.CodeRequestCancelled {
 			t.Fatalf("answer %v, want %d", err, rpc.CodeRequestCancelled)
 		}
-		e.Await(5*time.Second, NotificationMatching("pi/compactionEnd", "aborted", has(map[string]any{"aborted": true})), CompletedProgress(compactTitle))
-		if !bytes.Equal(mustRead(t, path), before) {
+		e.Await(5*time.Second, lsptest.NotificationMatching("pi/compactionEnd", "aborted", lsptest.Has(map[string]any{"aborted": true})), lsptest.CompletedProgress(compactTitle))
+		if !bytes.Equal(sessiontest.Read(t, path), before) {
 			t.Errorf("the session file changed")
 		}
 		if n := llm.Requests.Load(); n != 0 {
 			t.Errorf("summarizer called %d times", n)
 		}
-		q := fields(asked)
+		q := lsptest.Fields(asked)
 		prep, _ := q["preparation"].(map[string]any)
 		if q["session"] != path || q["reason"] != "manual" || q["customInstructions"] != "focus on files" || prep == nil || prep["firstKeptEntryId"] == nil || prep["conversation"] == "" {
-			t.Errorf("pi/beforeCompact params %s", trunc(asked))
+			t.Errorf("pi/beforeCompact params %s", lsptest.Trunc(asked))
 		}
 	})
 	t.Run("summary from the hook", func(t *testing.T) {
-		llm := NewFakeLLM(t)
+		llm := fakemodel.NewSummarizer(t)
 		const text = "Summary written by the editor hook."
-		e, path := compactEnv(t, llm, Config{ClientHooks: true, Hooks: Hooks{
+		e, path := compactEnv(t, llm, lsptest.Config{ClientHooks: true, Hooks: lsptest.Hooks{
 			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
 				return map[string]any{"summary": text}, nil
 			}}})
-		before := mustRead(t, path)
-		if _, err := e.Call("pi/compact", nil); err != nil {
+		before := sessiontest.Read(t, path)
+		if _, err := e.Compact(nil); err != nil {
 			t.Fatal(err)
 		}
 		lines := appended(t, before, path)
@@ -344,19 +347,19 @@ func TestCompactHooks(t *testing.T) {
 		}
 	})
 	t.Run("retain-none with usage from the hook", func(t *testing.T) {
-		llm := NewFakeLLM(t)
+		llm := fakemodel.NewSummarizer(t)
 		const text = "Everything so far, in the editor's words."
-		e, path := compactEnv(t, llm, Config{ClientHooks: true, Hooks: Hooks{
+		e, path := compactEnv(t, llm, lsptest.Config{ClientHooks: true, Hooks: lsptest.Hooks{
 			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
-				if fields(p)["willRetry"] != false {
-					t.Errorf("pi/beforeCompact without willRetry: %s", trunc(p))
+				if lsptest.Fields(p)["willRetry"] != false {
+					t.Errorf("pi/beforeCompact without willRetry: %s", lsptest.Trunc(p))
 				}
 				return map[string]any{"summary": text, "firstKeptEntryId": nil,
 					"usage": map[string]any{"input": 50, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 55,
 						"cost": map[string]any{"input": 0.1, "output": 0.2, "cacheRead": 0, "cacheWrite": 0, "total": 0.3}}}, nil
 			}}})
-		before := mustRead(t, path)
-		if _, err := e.Call("pi/compact", nil); err != nil {
+		before := sessiontest.Read(t, path)
+		if _, err := e.Compact(nil); err != nil {
 			t.Fatal(err)
 		}
 		lines := appended(t, before, path)
@@ -376,15 +379,15 @@ func TestCompactHooks(t *testing.T) {
 		}
 	})
 	t.Run("hook that never answers", func(t *testing.T) {
-		llm := NewFakeLLM(t)
-		e, path := compactEnv(t, llm, Config{ClientHooks: true, Options: rpc.Options{HookTimeout: 300 * time.Millisecond}, Hooks: Hooks{
+		llm := fakemodel.NewSummarizer(t)
+		e, path := compactEnv(t, llm, lsptest.Config{ClientHooks: true, Options: rpc.Options{HookTimeout: 300 * time.Millisecond}, Hooks: lsptest.Hooks{
 			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}}})
-		before := mustRead(t, path)
+		before := sessiontest.Read(t, path)
 		t0 := time.Now()
-		if _, err := e.Call("pi/compact", nil); err != nil {
+		if _, err := e.Compact(nil); err != nil {
 			t.Fatal(err)
 		}
 		if d := time.Since(t0); d < 300*time.Millisecond {
@@ -397,18 +400,18 @@ func TestCompactHooks(t *testing.T) {
 		if n := llm.Requests.Load(); n == 0 {
 			t.Errorf("the default summarizer did not run")
 		}
-		e.Await(time.Second, NotificationMatching("window/logMessage", "about the hook", func(p json.RawMessage) bool {
+		e.Await(time.Second, lsptest.NotificationMatching("window/logMessage", "about the hook", func(p json.RawMessage) bool {
 			return strings.Contains(string(p), "pi/beforeCompact")
 		}))
 	})
 	t.Run("hook error", func(t *testing.T) {
-		llm := NewFakeLLM(t)
-		e, path := compactEnv(t, llm, Config{ClientHooks: true, Hooks: Hooks{
+		llm := fakemodel.NewSummarizer(t)
+		e, path := compactEnv(t, llm, lsptest.Config{ClientHooks: true, Hooks: lsptest.Hooks{
 			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
 				return nil, errors.New("extension crashed")
 			}}})
-		before := mustRead(t, path)
-		if _, err := e.Call("pi/compact", nil); err != nil {
+		before := sessiontest.Read(t, path)
+		if _, err := e.Compact(nil); err != nil {
 			t.Fatal(err)
 		}
 		if lines := appended(t, before, path); len(lines) != 1 || lines[0]["fromHook"] != false {
@@ -416,16 +419,16 @@ func TestCompactHooks(t *testing.T) {
 		}
 	})
 	t.Run("not asked without the capability", func(t *testing.T) {
-		llm := NewFakeLLM(t)
-		e, _ := compactEnv(t, llm, Config{Hooks: Hooks{
+		llm := fakemodel.NewSummarizer(t)
+		e, _ := compactEnv(t, llm, lsptest.Config{Hooks: lsptest.Hooks{
 			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
 				return map[string]any{"cancel": true}, nil
 			}}})
-		if _, err := e.Call("pi/compact", nil); err != nil {
+		if _, err := e.Compact(nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range e.Messages() {
-			if m.Kind == KindCall && m.Method == "pi/beforeCompact" {
+			if m.Kind == lsptest.KindCall && m.Method == "pi/beforeCompact" {
 				t.Errorf("hook asked although the client did not declare hooks")
 			}
 		}
@@ -433,18 +436,18 @@ func TestCompactHooks(t *testing.T) {
 }
 
 func TestCompactNothingToCompact(t *testing.T) {
-	llm := NewFakeLLM(t)
-	e, path := compactEnv(t, llm, Config{Corpus: []string{"tree-nav"}, InitOptions: map[string]any{"keepRecentTokens": 20000}})
-	before := mustRead(t, path)
-	res, err := e.Call("pi/compact", nil)
+	llm := fakemodel.NewSummarizer(t)
+	e, path := compactEnv(t, llm, lsptest.Config{Corpus: []string{"tree-nav"}, InitOptions: map[string]any{"keepRecentTokens": 20000}})
+	before := sessiontest.Read(t, path)
+	res, err := e.Compact(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fields(res)["nothingToCompact"] != true {
-		t.Errorf("answer %s", res)
+	if !res.NothingToCompact {
+		t.Errorf("answer %+v", res)
 	}
-	e.Await(5*time.Second, CompletedProgress(compactTitle), NotificationMatching("pi/compactionEnd", "not aborted", has(map[string]any{"aborted": false})))
-	if !bytes.Equal(mustRead(t, path), before) {
+	e.Await(5*time.Second, lsptest.CompletedProgress(compactTitle), lsptest.NotificationMatching("pi/compactionEnd", "not aborted", lsptest.Has(map[string]any{"aborted": false})))
+	if !bytes.Equal(sessiontest.Read(t, path), before) {
 		t.Errorf("the session file changed")
 	}
 	if n := llm.Requests.Load(); n != 0 {

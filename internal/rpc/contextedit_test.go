@@ -8,6 +8,8 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 const (
@@ -16,50 +18,15 @@ const (
 	g16Compact = "../genuine-1.6/compact-twice"
 )
 
-type contextItem struct {
-	EntryID     string `json:"entryId"`
-	Role        string `json:"role"`
-	ToolName    string `json:"toolName"`
-	Tokens      int    `json:"tokens"`
-	Editable    bool   `json:"editable"`
-	ContextEdit string `json:"contextEdit"`
-}
-
-type bySize struct {
-	Tokens          *float64      `json:"tokens"`
-	ProjectedTokens float64       `json:"projectedTokens"`
-	Messages        []contextItem `json:"messages"`
-}
-
 // treeEdit is the contextEdit of an entry in pi/tree (nested and flat forms agree).
-func treeEdit(t *testing.T, e *Env, session, id string) string {
+func treeEdit(t *testing.T, e *lsptest.Env, session, id string) string {
 	t.Helper()
-	raw, err := e.Call("pi/tree", map[string]any{"session": session, "flat": true})
+	flat, err := e.FlatTree(map[string]any{"session": session, "flat": true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var flat struct {
-		Nodes []struct {
-			ID          string `json:"id"`
-			ContextEdit string `json:"contextEdit"`
-		} `json:"nodes"`
-	}
-	if err := json.Unmarshal(raw, &flat); err != nil {
-		t.Fatal(err)
-	}
-	raw, err = e.Call("pi/tree", map[string]any{"session": session})
+	nested, err := e.Tree(map[string]any{"session": session})
 	if err != nil {
-		t.Fatal(err)
-	}
-	type node struct {
-		ID          string  `json:"id"`
-		ContextEdit string  `json:"contextEdit"`
-		Children    []*node `json:"children"`
-	}
-	var nested struct {
-		Roots []*node `json:"roots"`
-	}
-	if err := json.Unmarshal(raw, &nested); err != nil {
 		t.Fatal(err)
 	}
 	inNested := "?"
@@ -89,14 +56,10 @@ func treeEdit(t *testing.T, e *Env, session, id string) string {
 // pi/contextBySize and the answer's tokensAfter agree on; pi/tree marks the entry
 // omitted, then replaced, then (restored) not at all.
 func TestEditContextWritesAndNotifies(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{g16Tools}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{g16Tools}})
 	path := e.Sessions[g16Tools]
-	var sizes bySize
-	raw, err := e.Call("pi/contextBySize", map[string]any{"session": path})
+	sizes, err := e.ContextBySize(map[string]any{"session": path})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &sizes); err != nil {
 		t.Fatal(err)
 	}
 	target := ""
@@ -107,27 +70,30 @@ func TestEditContextWritesAndNotifies(t *testing.T) {
 		}
 	}
 	if target == "" {
-		t.Fatalf("no toolResult in %s", raw)
+		t.Fatalf("no toolResult in %+v", sizes.Messages)
 	}
 	steps := []struct {
-		call   func() (json.RawMessage, error)
+		call   func() (rpc.EditContextResult, error)
 		repl   string
 		state  string
 		action string
 	}{
-		{func() (json.RawMessage, error) {
-			return e.Call("workspace/executeCommand", map[string]any{"command": "pi.editContext",
-				"arguments": []any{map[string]any{"session": path, "entryId": target, "action": "omit"}}})
+		{func() (rpc.EditContextResult, error) {
+			raw, err := e.Command("pi.editContext", map[string]any{"session": path, "entryId": target, "action": "omit"})
+			if err != nil {
+				return rpc.EditContextResult{}, err
+			}
+			return lsptest.Decode[rpc.EditContextResult](t, raw), nil
 		}, "null", "omitted", "omit"},
-		{func() (json.RawMessage, error) {
-			return e.Call("pi/editContext", map[string]any{"session": path, "entryId": target, "action": "replace", "text": "trimmed"})
+		{func() (rpc.EditContextResult, error) {
+			return e.EditContext(map[string]any{"session": path, "entryId": target, "action": "replace", "text": "trimmed"})
 		}, `{"content":[{"type":"text","text":"trimmed"}]}`, "replaced", "replace"},
-		{func() (json.RawMessage, error) {
-			return e.Call("pi/editContext", map[string]any{"session": path, "entryId": target, "action": "restore"})
+		{func() (rpc.EditContextResult, error) {
+			return e.EditContext(map[string]any{"session": path, "entryId": target, "action": "restore"})
 		}, "", "", "restore"},
 	}
 	for _, st := range steps {
-		before := mustRead(t, path)
+		before := sessiontest.Read(t, path)
 		f, err := session.Parse(before)
 		if err != nil {
 			t.Fatal(err)
@@ -135,23 +101,15 @@ func TestEditContextWritesAndNotifies(t *testing.T) {
 		leaf := f.Entries[len(f.Entries)-1].ID
 		wantBefore := session.ProjectedContextTokens(session.NewIndex(f).LeafPath()).Tokens
 		mark := e.Mark()
-		res, err := st.call()
+		ans, err := st.call()
 		if err != nil {
 			t.Fatalf("%s: %v", st.action, err)
 		}
-		var ans struct {
-			Entry        json.RawMessage `json:"entry"`
-			TokensBefore float64         `json:"tokensBefore"`
-			TokensAfter  float64         `json:"tokensAfter"`
-		}
-		if err := json.Unmarshal(res, &ans); err != nil {
-			t.Fatal(err)
-		}
-		now := mustRead(t, path)
+		now := sessiontest.Read(t, path)
 		if !bytes.HasPrefix(now, before) || !bytes.Equal(now[len(before):], append(append([]byte(nil), ans.Entry...), '\n')) {
 			t.Fatalf("%s: appended %q, answered entry %s", st.action, now[len(before):], ans.Entry)
 		}
-		entry := fields(ans.Entry)
+		entry := lsptest.Fields(ans.Entry)
 		if entry["type"] != "context_edit" || entry["parentId"] != leaf || entry["targetId"] != target {
 			t.Errorf("%s: entry %s", st.action, ans.Entry)
 		}
@@ -166,26 +124,24 @@ func TestEditContextWritesAndNotifies(t *testing.T) {
 			t.Errorf("%s: tokensBefore %v, want %v", st.action, ans.TokensBefore, wantBefore)
 		}
 		e.Await(5*time.Second,
-			Since(mark, NotificationMatching("pi/sessionChanged", "the edit is the leaf", has(map[string]any{"leafId": entry["id"], "entries": float64(len(f.Entries) + 1)}))),
-			Since(mark, NotificationMatching("pi/contextUsage", "the new figure", has(map[string]any{"tokens": ans.TokensAfter}))))
-		ctxRaw, err := e.Call("pi/context", map[string]any{"session": path})
+			lsptest.Since(mark, lsptest.NotificationMatching("pi/sessionChanged", "the edit is the leaf", lsptest.Has(map[string]any{"leafId": entry["id"], "entries": float64(len(f.Entries) + 1)}))),
+			lsptest.Since(mark, lsptest.NotificationMatching("pi/contextUsage", "the new figure", lsptest.Has(map[string]any{"tokens": ans.TokensAfter}))))
+		cur, err := e.Context(map[string]any{"session": path})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fields(ctxRaw)["tokens"]; got != ans.TokensAfter {
-			t.Errorf("%s: pi/context tokens %v, tokensAfter %v", st.action, got, ans.TokensAfter)
+		if cur.Tokens == nil || *cur.Tokens != ans.TokensAfter {
+			t.Errorf("%s: pi/context tokens %v, tokensAfter %v", st.action, cur.Tokens, ans.TokensAfter)
 		}
-		raw, err := e.Call("pi/contextBySize", map[string]any{"session": path})
+		now2, err := e.ContextBySize(map[string]any{"session": path})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var now2 bySize
-		_ = json.Unmarshal(raw, &now2)
 		if now2.ProjectedTokens != ans.TokensAfter {
 			t.Errorf("%s: pi/contextBySize figure %v, tokensAfter %v", st.action, now2.ProjectedTokens, ans.TokensAfter)
 		}
 		for _, m := range now2.Messages {
-			if m.EntryID == target && m.ContextEdit != st.state {
+			if m.EntryID == target && string(m.ContextEdit) != st.state {
 				t.Errorf("%s: pi/contextBySize says %q", st.action, m.ContextEdit)
 			}
 		}
@@ -197,13 +153,9 @@ func TestEditContextWritesAndNotifies(t *testing.T) {
 
 // Refused edits answer with a real code and kind and leave the file byte-identical.
 func TestEditContextRefusals(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{g16Tools, g16Tree, g16Compact}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{g16Tools, g16Tree, g16Compact}})
 	pick := func(name string, onPath bool, keep func(*session.Entry) bool) string {
-		f, err := session.Load(e.Sessions[name])
-		if err != nil {
-			t.Fatal(err)
-		}
-		ix := session.NewIndex(f)
+		ix := sessiontest.Index(t, e.Sessions[name])
 		in := map[string]bool{}
 		for _, x := range ix.LeafPath() {
 			in[x.ID] = true
@@ -219,10 +171,7 @@ func TestEditContextRefusals(t *testing.T) {
 	isRole := func(r string) func(*session.Entry) bool {
 		return func(x *session.Entry) bool { return x.Type == session.TypeMessage && x.Role() == r }
 	}
-	lastOf := func(name string) string {
-		f, _ := session.Load(e.Sessions[name])
-		return f.Entries[len(f.Entries)-1].ID
-	}
+	lastOf := func(name string) string { return sessiontest.Last(t, e.Sessions[name]).ID }
 	cases := []struct {
 		name   string
 		sess   string
@@ -243,14 +192,14 @@ func TestEditContextRefusals(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := e.Sessions[c.sess]
-			before := mustRead(t, path)
+			before := sessiontest.Read(t, path)
 			c.params["session"] = path
-			_, err := e.Call("pi/editContext", c.params)
+			_, err := e.EditContext(c.params)
 			ce := wantCode(t, err, c.code)
 			if ce.Kind() != c.kind {
 				t.Errorf("kind %s, want %s (%s)", ce.Kind(), c.kind, ce.Message)
 			}
-			if !bytes.Equal(mustRead(t, path), before) {
+			if !bytes.Equal(sessiontest.Read(t, path), before) {
 				t.Fatal("a refused edit changed the file")
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 func frame(body string) []byte {
@@ -30,7 +31,7 @@ type rawError struct {
 // server keeps serving the next request.
 func TestMalformedFrames(t *testing.T) {
 	const maxFrame = 1 << 20
-	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, Options: rpc.Options{MaxFrameBytes: maxFrame}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, Options: rpc.Options{MaxFrameBytes: maxFrame}})
 	deep := func(depth int) string {
 		return `{"jsonrpc":"2.0","id":"deep","method":"pi/tree","params":{"session":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}}`
 	}
@@ -115,12 +116,12 @@ func TestMalformedFrames(t *testing.T) {
 
 // TestLowercaseHeader: header names are case-insensitive, and other headers are ignored.
 func TestLowercaseHeader(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 	body := `{"jsonrpc":"2.0","id":"lc","method":"pi/files"}`
 	e.WriteRaw([]byte(fmt.Sprintf("content-type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length: %d\r\n\r\n%s", len(body), body)))
-	e.Await(5*time.Second, ResponseTo(`"lc"`))
+	e.Await(5*time.Second, lsptest.ResponseTo(`"lc"`))
 	for _, m := range e.Messages() {
-		if m.Kind == KindResponse && m.ID == `"lc"` && m.Err != nil {
+		if m.Kind == lsptest.KindResponse && m.ID == `"lc"` && m.Err != nil {
 			t.Fatalf("lowercase header: %s", m)
 		}
 	}

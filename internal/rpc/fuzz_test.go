@@ -29,6 +29,8 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/heap"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
@@ -167,7 +169,7 @@ func fzEnv(f *testing.F) (agentDir, workspace string) {
 			f.Fatal(err)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(corpusDir, "tree-nav.jsonl"))
+	data, err := os.ReadFile(filepath.Join(corpus.Path("genuine"), "tree-nav.jsonl"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -326,10 +328,8 @@ func TestFramingLargeHostileFrames(t *testing.T) {
 	if !c.awaitID("init", 10*time.Second) {
 		t.Fatal("no answer to initialize")
 	}
-	var ms runtime.MemStats
 	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	start := ms.HeapAlloc
+	start := heap.HeapAlloc()
 	worst := 0.0
 	for i, b := range bodies {
 		next := fmt.Sprintf("next-%d", i)
@@ -338,30 +338,7 @@ func TestFramingLargeHostileFrames(t *testing.T) {
 			frame = fzFrame(string(frame))
 		}
 		nextFrame := fzFrame(`{"jsonrpc":"2.0","id":"` + next + `","method":"pi/sessions","params":{}}`)
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		base := ms.HeapAlloc
-		var peakMu sync.Mutex
-		peak := base
-		stopSampling := make(chan struct{})
-		sampled := make(chan struct{})
-		go func() {
-			defer close(sampled)
-			var m runtime.MemStats
-			tick := time.NewTicker(2 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stopSampling:
-					return
-				case <-tick.C:
-					runtime.ReadMemStats(&m)
-					peakMu.Lock()
-					peak = max(peak, m.HeapAlloc)
-					peakMu.Unlock()
-				}
-			}
-		}()
+		peak := heap.StartPeak()
 		go func() {
 			_, _ = c.conn.Write(frame)
 			_, _ = c.conn.Write(nextFrame)
@@ -372,10 +349,7 @@ func TestFramingLargeHostileFrames(t *testing.T) {
 		if b.id != "" && !c.awaitID(b.id, 60*time.Second) {
 			t.Fatalf("%s: no answer to the large request", b.name)
 		}
-		close(stopSampling)
-		<-sampled
-		runtime.ReadMemStats(&ms) // garbage not yet collected still counts: a fast frame is seen
-		peak = max(peak, ms.HeapAlloc)
+		grew := peak.Stop()
 		runtime.KeepAlive(frame)
 		c.mu.Lock()
 		largest, errs := 0, 0
@@ -387,7 +361,6 @@ func TestFramingLargeHostileFrames(t *testing.T) {
 		}
 		c.frames = nil
 		c.mu.Unlock()
-		grew := int64(peak) - int64(base)
 		ratio := float64(grew) / float64(len(frame))
 		worst = max(worst, ratio)
 		t.Logf("RESULT hostile-frame %q: %d bytes, %d error answer(s), largest answer %d bytes, peak heap +%d MB (%.1f× the frame)",
@@ -400,11 +373,7 @@ func TestFramingLargeHostileFrames(t *testing.T) {
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // let the answered jobs finish
-	for i := 0; i < 3; i++ {
-		runtime.GC() // twice at least: sync.Pool buffers survive one collection
-	}
-	runtime.ReadMemStats(&ms)
-	after := int64(ms.HeapAlloc) - int64(start)
+	after := int64(heap.Settled()) - int64(start)
 	t.Logf("RESULT hostile-frames: %d frames of %d MB answered with errors; peak heap at most %.1f× a frame (the test's reading of the answers included); heap after GC %+d MB from the baseline",
 		len(bodies), size>>20, worst, after>>20)
 	if after > 8<<20 {

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
-func wantCode(t *testing.T, err error, code int64) *CallError {
+func wantCode(t *testing.T, err error, code int64) *lsptest.CallError {
 	t.Helper()
-	var ce *CallError
+	var ce *lsptest.CallError
 	if !errors.As(err, &ce) {
 		t.Fatalf("got %v, want JSON-RPC error %d", err, code)
 	}
@@ -23,7 +24,7 @@ func wantCode(t *testing.T, err error, code int64) *CallError {
 }
 
 func TestInitializeAdvertisesCommandTable(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 	var res struct {
 		Capabilities struct {
 			ExecuteCommandProvider struct {
@@ -81,12 +82,12 @@ func TestInitializeAdvertisesCommandTable(t *testing.T) {
 		t.Fatalf("pi/tree after a second initialize: %v", err)
 	}
 	// The current session is the workspace's newest, and its state is pushed.
-	e.Await(5*time.Second, NotificationMatching("pi/sessionChanged", "for the copied session",
-		has(map[string]any{"session": e.Sessions["tree-nav"], "leafId": "9e8d20a8"})))
+	e.Await(5*time.Second, lsptest.NotificationMatching("pi/sessionChanged", "for the copied session",
+		lsptest.Has(map[string]any{"session": e.Sessions["tree-nav"], "leafId": "9e8d20a8"})))
 }
 
 func TestRequestBeforeInitialize(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, SkipInitialize: true})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, SkipInitialize: true})
 	for _, m := range []string{"pi/tree", "shutdown", "workspace/executeCommand", "no/such/method"} {
 		// LSP: every request before initialize, shutdown included, gets -32002.
 		_, err := e.Call(m, map[string]any{})
@@ -95,18 +96,18 @@ func TestRequestBeforeInitialize(t *testing.T) {
 	// Notifications before initialize are dropped, not answered.
 	e.Notify("$/cancelRequest", map[string]any{"id": 1})
 	e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{}})
-	e.Initialize(Config{})
-	res, err := e.Call("pi/tree", nil)
+	e.Initialize(lsptest.Config{})
+	res, err := e.Tree(nil)
 	if err != nil {
 		t.Fatalf("pi/tree after initialize: %v", err)
 	}
-	if got := fields(res)["leafId"]; got != "9e8d20a8" {
+	if got := lsptest.Str(res.LeafID); got != "9e8d20a8" {
 		t.Errorf("leafId = %v", got)
 	}
 }
 
 func TestAfterShutdown(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 	if _, err := e.Call("shutdown", nil); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
@@ -124,7 +125,7 @@ func TestAfterShutdown(t *testing.T) {
 }
 
 func TestUnknownMethods(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 	for _, m := range []string{"pi/noSuchThing", "textDocument/hover", "$/unknownRequest"} {
 		_, err := e.Call(m, map[string]any{})
 		wantCode(t, err, rpc.CodeMethodNotFound)
@@ -138,10 +139,10 @@ func TestUnknownMethods(t *testing.T) {
 		t.Fatalf("pi/files after unknown notifications: %v", err)
 	}
 	for _, m := range e.Messages()[mark:] {
-		if m.Kind == KindResponse && m.Err != nil {
+		if m.Kind == lsptest.KindResponse && m.Err != nil {
 			t.Errorf("unexpected error answer after notifications: %s", m)
 		}
-		if m.Kind == KindUndecodable {
+		if m.Kind == lsptest.KindUndecodable {
 			t.Errorf("unexpected undecodable message: %s", m)
 		}
 	}
@@ -152,7 +153,7 @@ func TestUnknownMethods(t *testing.T) {
 
 func TestExitCodes(t *testing.T) {
 	t.Run("shutdown then exit", func(t *testing.T) {
-		e := NewEnv(t, Config{Corpus: []string{"tree-nav"}})
+		e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 		if _, err := e.Call("shutdown", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -162,14 +163,14 @@ func TestExitCodes(t *testing.T) {
 		}
 	})
 	t.Run("exit without shutdown", func(t *testing.T) {
-		e := NewEnv(t, Config{Corpus: []string{"tree-nav"}})
+		e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 		e.Notify("exit", nil)
 		if code := e.ExitCode(2 * time.Second); code != 1 {
 			t.Errorf("Serve returned %d, want 1", code)
 		}
 	})
 	t.Run("EOF without shutdown", func(t *testing.T) {
-		e := NewEnv(t, Config{Corpus: []string{"tree-nav"}})
+		e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 		if _, err := e.Call("pi/tree", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +180,7 @@ func TestExitCodes(t *testing.T) {
 		}
 	})
 	t.Run("EOF before initialize", func(t *testing.T) {
-		e := NewEnv(t, Config{SkipInitialize: true})
+		e := lsptest.NewEnv(t, lsptest.Config{SkipInitialize: true})
 		_ = e.Conn.Close()
 		if code := e.ExitCode(2 * time.Second); code != 1 {
 			t.Errorf("Serve returned %d, want 1", code)

@@ -17,32 +17,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 // needLivePi skips (or, with PI_LSP_REQUIRE_ORACLE=1, fails) without Node 22 and Pi.
 func needLivePi(t testing.TB) { t.Helper(); oracle.NeedPiCLI(t, "this test") }
-
-// groupCmd starts in its own process group, killed as a whole when ctx ends.
-func groupCmd(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
-}
-
-func killGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-}
 
 // shortTempDir is a temp dir with a short path (a Unix socket path has at most 107
 // bytes), removed after the test.
@@ -65,17 +50,10 @@ type fakeOpenAI struct {
 func startFakeOpenAI(t testing.TB, ctx context.Context, dir string) *fakeOpenAI {
 	t.Helper()
 	log := filepath.Join(dir, "fake-requests.jsonl")
-	cmd := groupCmd(ctx, oracle.Node(), filepath.Join(oracle.RepoRoot(), "test", "pi", "fake-openai.mjs"), "0", log)
+	cmd := isolate.GroupCmd(ctx, oracle.Node(), filepath.Join(oracle.RepoRoot(), "test", "pi", "fake-openai.mjs"), "0", log)
 	cmd.Env = append(os.Environ(), "FAKE_OPENAI_MAX_SECONDS=600")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = killGroup(cmd); _ = cmd.Wait() })
+	out := isolate.StartPiped(t, cmd)
+	t.Cleanup(func() { _ = isolate.KillGroup(cmd); _ = cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatalf("fake server: %v", err)
@@ -134,7 +112,7 @@ type livePi struct {
 	t      testing.TB
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *syncBuffer
+	stderr *lsptest.SyncBuffer
 	mu     sync.Mutex
 	events []map[string]any
 	resp   map[string]map[string]any
@@ -200,10 +178,10 @@ func piEnv(root, runtimeDir, agentDir string) []string {
 
 func runLivePi(t testing.TB, ctx context.Context, dir string, env, args []string) *livePi {
 	t.Helper()
-	cmd := groupCmd(ctx, oracle.Node(), args...)
+	cmd := isolate.GroupCmd(ctx, oracle.Node(), args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	p := &livePi{t: t, cmd: cmd, stderr: &syncBuffer{}, resp: map[string]map[string]any{}, wake: make(chan struct{}), exited: make(chan struct{})}
+	p := &livePi{t: t, cmd: cmd, stderr: &lsptest.SyncBuffer{}, resp: map[string]map[string]any{}, wake: make(chan struct{}), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
@@ -247,7 +225,7 @@ func runLivePi(t testing.TB, ctx context.Context, dir string, env, args []string
 
 // Kill ends pi and everything it started.
 func (p *livePi) Kill() {
-	_ = killGroup(p.cmd)
+	_ = isolate.KillGroup(p.cmd)
 	select {
 	case <-p.exited:
 	case <-time.After(10 * time.Second):

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 const navTitle = "Summarizing branch"
@@ -18,13 +21,14 @@ const navTitle = "Summarizing branch"
 // another branch; b060d9b3 is a user message whose parent is cabe21c9.
 
 func TestNavigateWithoutSummary(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 	path := e.Sessions["tree-nav"]
-	before := mustRead(t, path)
-	res, err := e.Call("workspace/executeCommand", map[string]any{"command": "pi.navigate", "arguments": []any{map[string]any{"targetId": "6411358f"}}})
+	before := sessiontest.Read(t, path)
+	raw, err := e.Command("pi.navigate", map[string]any{"targetId": "6411358f"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := lsptest.Decode[lsptest.NavigateAnswer](t, raw)
 	lines := appended(t, before, path)
 	if len(lines) != 1 {
 		t.Fatalf("appended %v, want one marker entry", lines)
@@ -33,53 +37,52 @@ func TestNavigateWithoutSummary(t *testing.T) {
 	if marker["type"] != "custom" || marker["customType"] != "pi-lsp/navigate" || marker["parentId"] != "6411358f" {
 		t.Errorf("marker %v", marker)
 	}
-	got := fields(res)
-	if got["leafId"] != marker["id"] || got["position"] != "6411358f" || got["summaryEntry"] != nil {
-		t.Errorf("answer %s", res)
+	if lsptest.Str(res.LeafID) != marker["id"] || lsptest.Str(res.Position) != "6411358f" || res.SummaryEntry != nil {
+		t.Errorf("answer %s", raw)
 	}
 	// No summary, no progress.
-	for _, p := range Progresses(e.Messages()) {
+	for _, p := range lsptest.Progresses(e.Messages()) {
 		t.Errorf("unexpected progress %+v", p)
 	}
-	e.Await(5*time.Second, NotificationMatching("pi/sessionChanged", "new leaf", has(map[string]any{"leafId": marker["id"], "entries": 46.0})))
+	e.Await(5*time.Second, lsptest.NotificationMatching("pi/sessionChanged", "new leaf", lsptest.Has(map[string]any{"leafId": marker["id"], "entries": 46.0})))
 	// The tree now marks the new path.
-	tree, err := e.Call("pi/tree", nil)
+	tree, err := e.Tree(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fields(tree)["leafId"] != marker["id"] {
-		t.Errorf("pi/tree leafId %v", fields(tree)["leafId"])
+	if lsptest.Str(tree.LeafID) != marker["id"] {
+		t.Errorf("pi/tree leafId %v", lsptest.Str(tree.LeafID))
 	}
 	// Navigating to the user message puts its text back in the editor.
-	before = mustRead(t, path)
-	res, err = e.Call("pi/navigate", map[string]any{"targetId": "b060d9b3", "label": "third"})
+	before = sessiontest.Read(t, path)
+	res, err = e.Navigate(map[string]any{"targetId": "b060d9b3", "label": "third"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fields(res); got["position"] != "cabe21c9" || got["editorText"] != "SCRIPT:chat third question" {
-		t.Errorf("answer %s", res)
+	if lsptest.Str(res.Position) != "cabe21c9" || lsptest.Str(res.EditorText) != "SCRIPT:chat third question" {
+		t.Errorf("answer %+v", res)
 	}
 	if len(appended(t, before, path)) == 0 {
 		t.Errorf("nothing appended")
 	}
 	// Unknown targets and missing ids are errors, not crashes.
-	_, err = e.Call("pi/navigate", map[string]any{"targetId": "nope"})
+	_, err = e.Navigate(map[string]any{"targetId": "nope"})
 	if ce := wantCode(t, err, rpc.CodeRequestFailed); ce.Kind() != rpc.KindNotFound {
 		t.Errorf("kind %s", ce.Kind())
 	}
-	_, err = e.Call("pi/navigate", map[string]any{})
+	_, err = e.Navigate(map[string]any{})
 	wantCode(t, err, rpc.CodeInvalidParams)
 }
 
 func TestNavigateWithSummary(t *testing.T) {
-	llm := NewFakeLLM(t)
-	llm.Set(func(f *FakeLLM) { f.Delay = 30 * time.Millisecond })
+	llm := fakemodel.NewSummarizer(t)
+	llm.Set(func(f *fakemodel.Summarizer) { f.Delay = 30 * time.Millisecond })
 	t.Setenv("PI_LSP_TEST_KEY", "k")
-	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, InitOptions: llm.Config()})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, InitOptions: llm.Config()})
 	path := e.Sessions["tree-nav"]
-	before := mustRead(t, path)
+	before := sessiontest.Read(t, path)
 	p := e.Start("workspace/executeCommand", map[string]any{"command": "pi.navigate", "arguments": []any{map[string]any{"targetId": "b060d9b3", "summarize": true}}}, true)
-	msgs := e.Await(15*time.Second, ResponseTo(p.ID), ProgressBeginAtZero(navTitle), CompletedProgress(navTitle), ServerCall("window/workDoneProgress/create"))
+	msgs := e.Await(15*time.Second, lsptest.ResponseTo(p.ID), lsptest.ProgressBeginAtZero(navTitle), lsptest.CompletedProgress(navTitle), lsptest.ServerCall("window/workDoneProgress/create"))
 	res, cerr := p.Wait(time.Second)
 	if cerr != nil {
 		t.Fatal(cerr)
@@ -96,7 +99,7 @@ func TestNavigateWithSummary(t *testing.T) {
 	if !strings.Contains(bs["summary"].(string), "Fake summary from the test endpoint.") {
 		t.Errorf("summary %q", bs["summary"])
 	}
-	got := fields(res)
+	got := lsptest.Fields(res)
 	if got["leafId"] != bs["id"] || got["editorText"] != "SCRIPT:chat third question" {
 		t.Errorf("answer %s", res)
 	}
@@ -109,25 +112,25 @@ func TestNavigateWithSummary(t *testing.T) {
 }
 
 func TestNavigateCancel(t *testing.T) {
-	llm := NewFakeLLM(t)
-	llm.Set(func(f *FakeLLM) { f.Hold = true })
+	llm := fakemodel.NewSummarizer(t)
+	llm.Set(func(f *fakemodel.Summarizer) { f.Hold = true })
 	t.Setenv("PI_LSP_TEST_KEY", "k")
-	e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, InitOptions: llm.Config()})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, InitOptions: llm.Config()})
 	path := e.Sessions["tree-nav"]
-	before := mustRead(t, path)
+	before := sessiontest.Read(t, path)
 	p := e.Start("pi/navigate", map[string]any{"targetId": "6411358f", "summarize": true}, false)
 	select {
 	case <-llm.Started:
 	case <-time.After(10 * time.Second):
 		t.Fatal("summarizer not called")
 	}
-	msgs := e.Await(5*time.Second, ProgressReportMatching(navTitle, "summarizing"))
-	e.Notify("window/workDoneProgress/cancel", map[string]any{"token": json.RawMessage(ProgressOf(msgs, navTitle)[0].Token)})
+	msgs := e.Await(5*time.Second, lsptest.ProgressReportMatching(navTitle, "summarizing"))
+	e.Notify("window/workDoneProgress/cancel", map[string]any{"token": json.RawMessage(lsptest.ProgressOf(msgs, navTitle)[0].Token)})
 	if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
 		t.Fatalf("answer %v, want -32800", cerr)
 	}
-	e.Await(5*time.Second, CompletedProgress(navTitle))
-	if !bytes.Equal(mustRead(t, path), before) {
+	e.Await(5*time.Second, lsptest.CompletedProgress(navTitle))
+	if !bytes.Equal(sessiontest.Read(t, path), before) {
 		t.Errorf("the session file changed")
 	}
 }
@@ -135,38 +138,38 @@ func TestNavigateCancel(t *testing.T) {
 func TestTreeHooks(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		var asked json.RawMessage
-		e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Hooks: Hooks{
+		e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Hooks: lsptest.Hooks{
 			BeforeTree: func(ctx context.Context, p json.RawMessage) (any, error) {
 				asked = p
 				return map[string]any{"cancel": true}, nil
 			}}})
 		path := e.Sessions["tree-nav"]
-		before := mustRead(t, path)
-		res, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f", "summarize": true})
+		before := sessiontest.Read(t, path)
+		res, err := e.Navigate(map[string]any{"targetId": "6411358f", "summarize": true})
 		if err != nil {
 			t.Fatalf("pi/navigate: %v (a hook cancel is an answer with cancelled: true, as Pi's navigateTree returns)", err)
 		}
-		if got := fields(res); got["cancelled"] != true || got["leafId"] != "9e8d20a8" {
-			t.Errorf("answer %s", res)
+		if !res.Cancelled || lsptest.Str(res.LeafID) != "9e8d20a8" {
+			t.Errorf("answer %+v", res)
 		}
-		if !bytes.Equal(mustRead(t, path), before) {
+		if !bytes.Equal(sessiontest.Read(t, path), before) {
 			t.Errorf("the session file changed")
 		}
-		q := fields(asked)
+		q := lsptest.Fields(asked)
 		if q["targetId"] != "6411358f" || q["oldLeafId"] != "9e8d20a8" || q["userWantsSummary"] != true {
 			t.Errorf("pi/beforeTree params %s", asked)
 		}
-		e.Await(5*time.Second, CompletedProgress(navTitle))
+		e.Await(5*time.Second, lsptest.CompletedProgress(navTitle))
 	})
 	t.Run("summary from the hook", func(t *testing.T) {
 		const text = "Branch summary from the editor."
-		e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Hooks: Hooks{
+		e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Hooks: lsptest.Hooks{
 			BeforeTree: func(ctx context.Context, p json.RawMessage) (any, error) {
 				return map[string]any{"summary": map[string]any{"summary": text, "details": map[string]any{"source": "hook"}}}, nil
 			}}})
 		path := e.Sessions["tree-nav"]
-		before := mustRead(t, path)
-		if _, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f", "summarize": true}); err != nil {
+		before := sessiontest.Read(t, path)
+		if _, err := e.Navigate(map[string]any{"targetId": "6411358f", "summarize": true}); err != nil {
 			t.Fatal(err)
 		}
 		lines := appended(t, before, path)
@@ -178,27 +181,27 @@ func TestTreeHooks(t *testing.T) {
 		}
 	})
 	t.Run("hook that never answers", func(t *testing.T) {
-		e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Options: rpc.Options{HookTimeout: 200 * time.Millisecond}, Hooks: Hooks{
+		e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Options: rpc.Options{HookTimeout: 200 * time.Millisecond}, Hooks: lsptest.Hooks{
 			BeforeTree: func(ctx context.Context, p json.RawMessage) (any, error) {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}}})
 		path := e.Sessions["tree-nav"]
-		before := mustRead(t, path)
-		res, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f"})
+		before := sessiontest.Read(t, path)
+		res, err := e.Navigate(map[string]any{"targetId": "6411358f"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lines := appended(t, before, path); len(lines) != 1 || fields(res)["leafId"] != lines[0]["id"] {
-			t.Fatalf("appended %v, answer %s", lines, res)
+		if lines := appended(t, before, path); len(lines) != 1 || lsptest.Str(res.LeafID) != lines[0]["id"] {
+			t.Fatalf("appended %v, answer %+v", lines, res)
 		}
 	})
 	t.Run("hook error", func(t *testing.T) {
-		e := NewEnv(t, Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Hooks: Hooks{
+		e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Hooks: lsptest.Hooks{
 			BeforeTree: func(ctx context.Context, p json.RawMessage) (any, error) {
 				return nil, errors.New("boom")
 			}}})
-		if _, err := e.Call("pi/navigate", map[string]any{"targetId": "6411358f"}); err != nil {
+		if _, err := e.Navigate(map[string]any{"targetId": "6411358f"}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // The recoveries real pi 1.6.0 ran when it wrote the genuine corpus (an overflow error,
@@ -57,8 +60,8 @@ func TestRecoveryWritesWhatPi16Wrote(t *testing.T) {
 			userIdx, failIdx := edit-2, edit-1
 			piCompaction := es[edit+1]
 
-			e := NewEnv(t, Config{InitOptions: map[string]any{"contextWindow": 128000, "maxTokens": 4096}})
-			llm := NewFakeLLM(t)
+			e := lsptest.NewEnv(t, lsptest.Config{InitOptions: map[string]any{"contextWindow": 128000, "maxTokens": 4096}})
+			llm := fakemodel.NewSummarizer(t)
 			cfg := llm.Config()
 			cfg["contextWindow"], cfg["maxTokens"] = 128000, 4096
 			e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": cfg})
@@ -75,16 +78,16 @@ func TestRecoveryWritesWhatPi16Wrote(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Setenv("PI_LSP_TEST_KEY", "test-key")
-			before := mustRead(t, path)
-			res, err := e.Call("pi/append", map[string]any{"session": path, "messages": []json.RawMessage{es[userIdx].Message, es[failIdx].Message}})
+			before := sessiontest.Read(t, path)
+			res, err := e.Append(map[string]any{"session": path, "messages": []json.RawMessage{es[userIdx].Message, es[failIdx].Message}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fields(res)["autoCompaction"] != "overflow" {
-				t.Fatalf("answer %s, want an overflow recovery", res)
+			if res.AutoCompaction != "overflow" {
+				t.Fatalf("answer %+v, want an overflow recovery", res)
 			}
-			e.Await(15*time.Second, NotificationMatching("pi/compactionEnd", "recovery", func(p json.RawMessage) bool {
-				return has(map[string]any{"reason": "overflow", "aborted": false, "willRetry": true})(p) && fields(p)["result"] != nil
+			e.Await(15*time.Second, lsptest.NotificationMatching("pi/compactionEnd", "recovery", func(p json.RawMessage) bool {
+				return lsptest.Has(map[string]any{"reason": "overflow", "aborted": false, "willRetry": true})(p) && lsptest.Fields(p)["result"] != nil
 			}))
 			got := appended(t, before, path)
 			types := make([]string, len(got))

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 // TestAnswersHaveTheirDocumentedShape drives every pi/* request over one session and
@@ -14,8 +16,8 @@ import (
 // editors' types are generated from: no key that is not documented, no documented
 // member missing.
 func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
-	llm := NewFakeLLM(t)
-	e, path := compactEnv(t, llm, Config{ClientHooks: true})
+	llm := fakemodel.NewSummarizer(t)
+	e, path := compactEnv(t, llm, lsptest.Config{ClientHooks: true})
 	results := map[string][]reflect.Type{}
 	for _, c := range append(rpc.Commands(), rpc.Requests()...) {
 		results[c.Method] = c.Result
@@ -28,7 +30,7 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 			t.Fatalf("%s: %v", method, err)
 		}
 		if err := rpc.MatchShape(raw, results[method]...); err != nil {
-			t.Errorf("%s answer %s does not have its documented shape: %v", method, trunc(raw), err)
+			t.Errorf("%s answer %s does not have its documented shape: %v", method, lsptest.Trunc(raw), err)
 		}
 		seen[method] = true
 		return raw
@@ -40,7 +42,7 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 	call("pi/files", nil)
 	call("pi/contextBySize", map[string]any{"limit": 3})
 	call("pi/tree", map[string]any{"flat": true, "limit": 5})
-	tree := decode[struct {
+	tree := lsptest.Decode[struct {
 		LeafID string `json:"leafId"`
 		Roots  []struct {
 			ID string `json:"id"`
@@ -50,7 +52,7 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 	call("pi/label", map[string]any{"entryId": root, "label": "start"})
 	call("pi/pin", map[string]any{"entryId": root})
 	call("pi/previewBranchSummary", map[string]any{"targetId": root})
-	preview := decode[struct {
+	preview := lsptest.Decode[struct {
 		SpanKey string `json:"spanKey"`
 		Summary string `json:"summary"`
 	}](t, call("pi/previewCompaction", nil))
@@ -59,7 +61,7 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 	call("pi/compact", nil)
 	call("pi/navigate", map[string]any{"targetId": root, "summarize": true})
 	call("pi/navigate", map[string]any{"targetId": tree.LeafID})
-	appended := decode[struct {
+	appended := lsptest.Decode[struct {
 		EntryIDs []string `json:"entryIds"`
 	}](t, call("pi/append", map[string]any{"messages": []any{userMsg("one more", time.Now().UnixMilli())}}))
 	call("pi/editContext", map[string]any{"entryId": appended.EntryIDs[0], "action": "omit"})
@@ -70,7 +72,7 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 	}
 
 	// The notifications of all that, and the hooks the server asked.
-	e.Await(5*time.Second, NotificationMatching("pi/contextUsage", "after the edit", nil))
+	e.Await(5*time.Second, lsptest.NotificationMatching("pi/contextUsage", "after the edit", nil))
 	notes := map[string]reflect.Type{}
 	for _, n := range rpc.Notifications() {
 		notes[n.Method] = n.Params
@@ -83,16 +85,16 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 	for _, m := range e.Messages() {
 		var want reflect.Type
 		switch {
-		case m.Kind == KindNotification && notes[m.Method] != nil:
+		case m.Kind == lsptest.KindNotification && notes[m.Method] != nil:
 			want = notes[m.Method]
-		case m.Kind == KindCall && hooks[m.Method] != nil:
+		case m.Kind == lsptest.KindCall && hooks[m.Method] != nil:
 			want = hooks[m.Method]
 		default:
 			continue
 		}
 		got[m.Method] = true
 		if err := rpc.MatchShape(m.Params, want); err != nil {
-			t.Errorf("%s params %s do not have their documented shape: %v", m.Method, trunc(m.Params), err)
+			t.Errorf("%s params %s do not have their documented shape: %v", m.Method, lsptest.Trunc(m.Params), err)
 		}
 	}
 	for _, m := range []string{"pi/sessionChanged", "pi/compactionStart", "pi/compactionEnd", "pi/fileOps", "pi/contextUsage", "pi/beforeCompact", "pi/beforeTree"} {

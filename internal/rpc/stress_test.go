@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
 // TestConcurrentRequests sends 200 requests at once (tree, context, files and slow
@@ -17,14 +19,14 @@ import (
 // that nothing is left running once the connection is closed. Run it with -race.
 func TestConcurrentRequests(t *testing.T) {
 	baseline := runtime.NumGoroutine()
-	llm := NewFakeLLM(t)
-	llm.Set(func(f *FakeLLM) { f.Delay = 15 * time.Millisecond; f.Chunks = 4 })
-	e, _ := compactEnv(t, llm, Config{Corpus: []string{"auto-threshold", "auto-threshold", "auto-threshold", "auto-threshold"}})
+	llm := fakemodel.NewSummarizer(t)
+	llm.Set(func(f *fakemodel.Summarizer) { f.Delay = 15 * time.Millisecond; f.Chunks = 4 })
+	e, _ := compactEnv(t, llm, lsptest.Config{Corpus: []string{"auto-threshold", "auto-threshold", "auto-threshold", "auto-threshold"}})
 	sessions := e.Paths
 	rng := rand.New(rand.NewSource(1))
 
 	type req struct {
-		p         *Pending
+		p         *lsptest.Pending
 		cancelled bool
 	}
 	const n = 200
@@ -62,18 +64,18 @@ func TestConcurrentRequests(t *testing.T) {
 			}()
 		}
 	}
-	var exps []Expectation
+	var exps []lsptest.Expectation
 	for _, r := range reqs {
-		exps = append(exps, ResponseTo(r.p.ID))
+		exps = append(exps, lsptest.ResponseTo(r.p.ID))
 	}
 	msgs := e.Await(60*time.Second, exps...)
 	// Let late duplicates, if any, arrive before counting.
 	time.Sleep(200 * time.Millisecond)
 	msgs = e.Messages()
 	count := map[string]int{}
-	byID := map[string]Msg{}
+	byID := map[string]lsptest.Msg{}
 	for _, m := range msgs {
-		if m.Kind == KindResponse {
+		if m.Kind == lsptest.KindResponse {
 			count[m.ID]++
 			byID[m.ID] = m
 		}
@@ -100,25 +102,25 @@ func TestConcurrentRequests(t *testing.T) {
 			t.Errorf("request %d (%s, cancelled=%v): error %d %s", i, r.p.Method, r.cancelled, m.Err.Code, m.Err.Message)
 			continue
 		}
-		res := fields(m.Result)
+		res := lsptest.Fields(m.Result)
 		switch {
 		case i%6 == 0 || i%6 == 5:
 			if _, ok := res["entry"]; ok {
 				compacted++
 			} else if res["nothingToCompact"] != true {
-				t.Errorf("request %d: compact answer %s", i, trunc(m.Result))
+				t.Errorf("request %d: compact answer %s", i, lsptest.Trunc(m.Result))
 			}
 		case i%6 == 1 || i%6 == 4:
 			if _, ok := res["roots"]; !ok || res["session"] == nil {
-				t.Errorf("request %d: tree answer %s", i, trunc(m.Result))
+				t.Errorf("request %d: tree answer %s", i, lsptest.Trunc(m.Result))
 			}
 		case i%6 == 2:
 			if _, ok := res["messageCount"]; !ok {
-				t.Errorf("request %d: context answer %s", i, trunc(m.Result))
+				t.Errorf("request %d: context answer %s", i, lsptest.Trunc(m.Result))
 			}
 		case i%6 == 3:
 			if _, ok := res["readFiles"]; !ok {
-				t.Errorf("request %d: files answer %s", i, trunc(m.Result))
+				t.Errorf("request %d: files answer %s", i, lsptest.Trunc(m.Result))
 			}
 		}
 	}
@@ -127,18 +129,9 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 	t.Logf("%d cancelled answers (%d compactions), %d compactions written", cancelledAnswers, cancelledCompactions, compacted)
 	// Every begun progress ends.
-	open := map[string]bool{}
-	for _, p := range Progresses(msgs) {
-		switch p.Kind {
-		case "begin":
-			open[p.Token] = true
-		case "end":
-			delete(open, p.Token)
-		}
-	}
-	e.Await(5*time.Second, Expectation{Desc: "every progress ended", Check: func(msgs []Msg) Verdict {
+	e.Await(5*time.Second, lsptest.Expectation{Desc: "every progress ended", Check: func(msgs []lsptest.Msg) lsptest.Verdict {
 		open := map[string]bool{}
-		for _, p := range Progresses(msgs) {
+		for _, p := range lsptest.Progresses(msgs) {
 			switch p.Kind {
 			case "begin":
 				open[p.Token] = true
@@ -147,9 +140,9 @@ func TestConcurrentRequests(t *testing.T) {
 			}
 		}
 		if len(open) == 0 {
-			return Met
+			return lsptest.Met
 		}
-		return Unmet
+		return lsptest.Unmet
 	}})
 	// Every session file still loads: no torn or interleaved writes.
 	for _, s := range sessions {

@@ -13,52 +13,55 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // TestProgressFallbacks: a client without workDoneProgress, or one that refuses the
 // token, gets window/showMessage instead of $/progress, and the job still runs.
 func TestProgressFallbacks(t *testing.T) {
-	check := func(t *testing.T, e *Env, path string) {
-		before := mustRead(t, path)
+	check := func(t *testing.T, e *lsptest.Env, path string) {
+		before := sessiontest.Read(t, path)
 		if _, err := e.Call("pi/compact", nil); err != nil {
 			t.Fatal(err)
 		}
 		if len(appended(t, before, path)) != 1 {
 			t.Errorf("nothing compacted")
 		}
-		msgs := e.Await(5*time.Second, NotificationMatching("window/showMessage", "job end", func(p json.RawMessage) bool {
-			return strings.HasPrefix(fields(p)["message"].(string), compactTitle+": ")
+		msgs := e.Await(5*time.Second, lsptest.NotificationMatching("window/showMessage", "job end", func(p json.RawMessage) bool {
+			return strings.HasPrefix(lsptest.Fields(p)["message"].(string), compactTitle+": ")
 		}))
-		if ps := Progresses(msgs); len(ps) != 0 {
+		if ps := lsptest.Progresses(msgs); len(ps) != 0 {
 			t.Errorf("$/progress sent: %+v", ps)
 		}
 	}
 	t.Run("no capability", func(t *testing.T) {
-		llm := NewFakeLLM(t)
-		e, path := compactEnv(t, llm, Config{NoProgress: true})
+		llm := fakemodel.NewSummarizer(t)
+		e, path := compactEnv(t, llm, lsptest.Config{NoProgress: true})
 		check(t, e, path)
 		for _, m := range e.Messages() {
-			if m.Kind == KindCall && m.Method == "window/workDoneProgress/create" {
+			if m.Kind == lsptest.KindCall && m.Method == "window/workDoneProgress/create" {
 				t.Errorf("token created for a client without workDoneProgress")
 			}
 		}
 	})
 	t.Run("create refused", func(t *testing.T) {
-		llm := NewFakeLLM(t)
-		e, path := compactEnv(t, llm, Config{Hooks: Hooks{CreateProgress: func(ctx context.Context, p json.RawMessage) (any, error) {
+		llm := fakemodel.NewSummarizer(t)
+		e, path := compactEnv(t, llm, lsptest.Config{Hooks: lsptest.Hooks{CreateProgress: func(ctx context.Context, p json.RawMessage) (any, error) {
 			return nil, errors.New("no progress here")
 		}}})
 		check(t, e, path)
 	})
 	t.Run("create never answered, job cancelled", func(t *testing.T) {
-		llm := NewFakeLLM(t)
-		e, path := compactEnv(t, llm, Config{Hooks: Hooks{CreateProgress: func(ctx context.Context, p json.RawMessage) (any, error) {
+		llm := fakemodel.NewSummarizer(t)
+		e, path := compactEnv(t, llm, lsptest.Config{Hooks: lsptest.Hooks{CreateProgress: func(ctx context.Context, p json.RawMessage) (any, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}}})
-		before := mustRead(t, path)
+		before := sessiontest.Read(t, path)
 		p := e.Start("pi/compact", nil, false)
-		e.Await(5*time.Second, ServerCall("window/workDoneProgress/create"))
+		e.Await(5*time.Second, lsptest.ServerCall("window/workDoneProgress/create"))
 		p.Cancel()
 		t0 := time.Now()
 		if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
@@ -67,7 +70,7 @@ func TestProgressFallbacks(t *testing.T) {
 		if d := time.Since(t0); d > time.Second {
 			t.Errorf("the cancelled job waited %v for the unanswered create request", d)
 		}
-		if !bytes.Equal(before, mustRead(t, path)) {
+		if !bytes.Equal(before, sessiontest.Read(t, path)) {
 			t.Errorf("the session file changed")
 		}
 	})
@@ -85,10 +88,10 @@ func TestProgressCancelTokenSpelling(t *testing.T) {
 		{"number as float", 42, json.RawMessage(`42.0`)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			llm := NewFakeLLM(t)
-			llm.Set(func(f *FakeLLM) { f.Hold = true })
-			e, path := compactEnv(t, llm, Config{})
-			before := mustRead(t, path)
+			llm := fakemodel.NewSummarizer(t)
+			llm.Set(func(f *fakemodel.Summarizer) { f.Hold = true })
+			e, path := compactEnv(t, llm, lsptest.Config{})
+			before := sessiontest.Read(t, path)
 			p := e.Start("pi/compact", map[string]any{"workDoneToken": tc.token}, true)
 			select {
 			case <-llm.Started:
@@ -99,7 +102,7 @@ func TestProgressCancelTokenSpelling(t *testing.T) {
 			if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
 				t.Fatalf("answer %v", cerr)
 			}
-			if !bytes.Equal(before, mustRead(t, path)) {
+			if !bytes.Equal(before, sessiontest.Read(t, path)) {
 				t.Errorf("the session file changed")
 			}
 		})
@@ -109,7 +112,7 @@ func TestProgressCancelTokenSpelling(t *testing.T) {
 // TestSessionCommands covers pi.sessions, pi.selectSession, pi.label, pi.undoCompaction,
 // pi.files and pi.context over executeCommand.
 func TestSessionCommands(t *testing.T) {
-	e := NewEnv(t, Config{Corpus: []string{"tree-nav", "auto-threshold"}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav", "auto-threshold"}})
 	treeNav, auto := e.Sessions["tree-nav"], e.Sessions["auto-threshold"]
 	exec := func(cmd string, arg map[string]any) (map[string]any, error) {
 		args := []any{}
@@ -120,7 +123,7 @@ func TestSessionCommands(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return fields(res), nil
+		return lsptest.Fields(res), nil
 	}
 	res, err := exec("pi.sessions", nil)
 	if err != nil {
@@ -132,7 +135,7 @@ func TestSessionCommands(t *testing.T) {
 	if res, err = exec("pi.selectSession", map[string]any{"path": treeNav}); err != nil || res["session"] != treeNav {
 		t.Fatalf("pi.selectSession %v %v", res, err)
 	}
-	e.Await(5*time.Second, NotificationMatching("pi/sessionChanged", "selected", has(map[string]any{"session": treeNav})))
+	e.Await(5*time.Second, lsptest.NotificationMatching("pi/sessionChanged", "selected", lsptest.Has(map[string]any{"session": treeNav})))
 	if res, err = exec("pi.context", nil); err != nil || res["session"] != treeNav || res["leafId"] != "9e8d20a8" {
 		t.Fatalf("pi.context %v %v", res, err)
 	}
@@ -140,7 +143,7 @@ func TestSessionCommands(t *testing.T) {
 		t.Fatalf("pi.files %v %v", res, err)
 	}
 	// Labels are appended entries.
-	before := mustRead(t, treeNav)
+	before := sessiontest.Read(t, treeNav)
 	if res, err = exec("pi.label", map[string]any{"entryId": "5b9d65c4", "label": "start"}); err != nil || res["label"] != "start" {
 		t.Fatalf("pi.label %v %v", res, err)
 	}
@@ -152,7 +155,7 @@ func TestSessionCommands(t *testing.T) {
 		t.Errorf("kind %s", ce.Kind())
 	}
 	// Undo compaction on the session with one: the leaf returns before it.
-	before = mustRead(t, auto)
+	before = sessiontest.Read(t, auto)
 	if res, err = exec("pi.undoCompaction", map[string]any{"session": auto}); err != nil || res["compactionId"] != "83073b79" {
 		t.Fatalf("pi.undoCompaction %v %v", res, err)
 	}
@@ -176,25 +179,25 @@ func TestSessionCommands(t *testing.T) {
 	_, err = exec("pi.selectSession", map[string]any{"path": filepath.Join(e.SessionDir, "..", "..", "..", "work", "project", "x.jsonl")})
 	wantCode(t, err, rpc.CodeInvalidParams)
 	// More than one argument object is a params error.
-	_, err = e.Call("workspace/executeCommand", map[string]any{"command": "pi.tree", "arguments": []any{map[string]any{}, map[string]any{}}})
+	_, err = e.Command("pi.tree", map[string]any{}, map[string]any{})
 	wantCode(t, err, rpc.CodeInvalidParams)
 }
 
 // TestNoSession: a workspace without sessions answers noSession, and pi/append with
 // create starts one in Pi's folder for the workspace.
 func TestNoSession(t *testing.T) {
-	e := NewEnv(t, Config{})
+	e := lsptest.NewEnv(t, lsptest.Config{})
 	_, err := e.Call("pi/tree", nil)
 	if ce := wantCode(t, err, rpc.CodeRequestFailed); ce.Kind() != rpc.KindNoSession {
 		t.Errorf("kind %s", ce.Kind())
 	}
 	_, err = e.Call("pi/append", map[string]any{"messages": []any{userMsg("hello", time.Now().UnixMilli())}})
 	wantCode(t, err, rpc.CodeRequestFailed)
-	res, err := e.Call("pi/append", map[string]any{"create": true, "messages": []any{userMsg("hello", time.Now().UnixMilli())}})
+	res, err := e.Append(map[string]any{"create": true, "messages": []any{userMsg("hello", time.Now().UnixMilli())}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, _ := fields(res)["session"].(string)
+	path := res.Session
 	if filepath.Dir(path) != e.SessionDir {
 		t.Fatalf("created %s, not in %s", path, e.SessionDir)
 	}
@@ -205,11 +208,11 @@ func TestNoSession(t *testing.T) {
 	if f.Header.Cwd != e.Workspace || len(f.Entries) != 1 {
 		t.Errorf("header cwd %q, %d entries", f.Header.Cwd, len(f.Entries))
 	}
-	tree, err := e.Call("pi/tree", nil)
+	tree, err := e.Tree(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fields(tree)["session"] != path {
+	if tree.Session != path {
 		t.Errorf("the created session is not current")
 	}
 }
@@ -217,9 +220,9 @@ func TestNoSession(t *testing.T) {
 // TestConfigurationChange: workspace/didChangeConfiguration is applied in wire order,
 // so the next request already uses it (VS Code's nested piLsp form here).
 func TestConfigurationChange(t *testing.T) {
-	llm := NewFakeLLM(t)
+	llm := fakemodel.NewSummarizer(t)
 	t.Setenv("PI_LSP_TEST_KEY", "k")
-	e := NewEnv(t, Config{Corpus: []string{"auto-threshold"}, InitOptions: map[string]any{"keepRecentTokens": 200}})
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"auto-threshold"}, InitOptions: map[string]any{"keepRecentTokens": 200}})
 	e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"piLsp": map[string]any{
 		"summarizer": map[string]any{"kind": "openai", "baseUrl": llm.URL, "model": "m", "apiKeyEnv": "PI_LSP_TEST_KEY"},
 		"compaction": map[string]any{"keepRecentTokens": 200},
@@ -229,22 +232,22 @@ func TestConfigurationChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	if llm.Requests.Load() == 0 {
-		t.Errorf("the new summarizer was not used: %s", trunc(res))
+		t.Errorf("the new summarizer was not used: %s", lsptest.Trunc(res))
 	}
 }
 
 // TestCancelWhileHookPending: cancelling a job that waits for the client's hook answers
 // at once, without waiting for the hook timeout.
 func TestCancelWhileHookPending(t *testing.T) {
-	llm := NewFakeLLM(t)
-	e, path := compactEnv(t, llm, Config{ClientHooks: true, Options: rpc.Options{HookTimeout: 30 * time.Second}, Hooks: Hooks{
+	llm := fakemodel.NewSummarizer(t)
+	e, path := compactEnv(t, llm, lsptest.Config{ClientHooks: true, Options: rpc.Options{HookTimeout: 30 * time.Second}, Hooks: lsptest.Hooks{
 		BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}}})
-	before := mustRead(t, path)
+	before := sessiontest.Read(t, path)
 	p := e.Start("pi/compact", nil, true)
-	e.Await(5*time.Second, ServerCall("pi/beforeCompact"))
+	e.Await(5*time.Second, lsptest.ServerCall("pi/beforeCompact"))
 	p.Cancel()
 	t0 := time.Now()
 	if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
@@ -253,8 +256,8 @@ func TestCancelWhileHookPending(t *testing.T) {
 	if d := time.Since(t0); d > time.Second {
 		t.Errorf("took %v", d)
 	}
-	e.Await(5*time.Second, NotificationMatching("pi/compactionEnd", "aborted", has(map[string]any{"aborted": true})), CompletedProgress(compactTitle))
-	if !bytes.Equal(before, mustRead(t, path)) {
+	e.Await(5*time.Second, lsptest.NotificationMatching("pi/compactionEnd", "aborted", lsptest.Has(map[string]any{"aborted": true})), lsptest.CompletedProgress(compactTitle))
+	if !bytes.Equal(before, sessiontest.Read(t, path)) {
 		t.Errorf("the session file changed")
 	}
 	if llm.Requests.Load() != 0 {

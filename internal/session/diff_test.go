@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -41,17 +40,6 @@ func entryIDs(ix *session.Index) []string {
 	return ids
 }
 
-func same(t *testing.T, what string, got, want any, gotIDs, wantIDs []string) {
-	t.Helper()
-	g := oracle.NormalizeIDs(oracle.JSONValue(t, got), gotIDs)
-	w := oracle.NormalizeIDs(oracle.JSONValue(t, want), wantIDs)
-	if !reflect.DeepEqual(g, w) {
-		gb, _ := json.Marshal(g)
-		wb, _ := json.Marshal(w)
-		t.Errorf("%s differs from Pi\n got: %.1500s\nwant: %.1500s", what, gb, wb)
-	}
-}
-
 func loadCorpus(t *testing.T, cf oracle.CorpusFile) *session.Index {
 	t.Helper()
 	f, err := session.Load(cf.Path)
@@ -64,65 +52,72 @@ func loadCorpus(t *testing.T, cf oracle.CorpusFile) *session.Index {
 	return session.NewIndex(f)
 }
 
+// eachCorpusIndex runs test as a subtest on every corpus file, loaded and indexed, with
+// its entry ids in file order.
+func eachCorpusIndex(t *testing.T, test func(t *testing.T, cf oracle.CorpusFile, ix *session.Index, ids []string)) {
+	for _, cf := range oracle.Corpus(t) {
+		t.Run(cf.Name, func(t *testing.T) {
+			ix := loadCorpus(t, cf)
+			test(t, cf, ix, entryIDs(ix))
+		})
+	}
+}
+
 // TestContextMatchesPi diffs buildSessionContext, the token estimates, the tree and the
 // file lists against real Pi for every corpus file and many leaves.
 func TestContextMatchesPi(t *testing.T) {
 	o := oracle.Start(t)
-	for _, cf := range oracle.Corpus(t) {
-		t.Run(cf.Name, func(t *testing.T) {
-			ix := loadCorpus(t, cf)
-			ids := entryIDs(ix)
-			for _, li := range leafSample(len(ids)) {
-				if !cf.Safe(li) {
-					continue
-				}
-				var want struct {
-					LeafID        string            `json:"leafId"`
-					Messages      []json.RawMessage `json:"messages"`
-					ThinkingLevel json.RawMessage   `json:"thinkingLevel"`
-					Model         json.RawMessage   `json:"model"`
-					Tokens        json.RawMessage   `json:"tokens"`
-					Projected     json.RawMessage   `json:"projectedTokens"`
-					System        json.RawMessage   `json:"systemMessage"`
-					Estimates     []int             `json:"estimates"`
-					IDs           []string          `json:"ids"`
-				}
-				o.Query(t, map[string]any{"op": "context", "file": cf.Path, "leafIndex": li}, &want)
-				if len(want.IDs) != len(ids) {
-					t.Fatalf("Pi sees %d entries, pi-lsp %d", len(want.IDs), len(ids))
-				}
-				c := ix.BuildContext(ids[li])
-				msgs := make([]json.RawMessage, len(c.Messages))
-				est := make([]int, len(c.Messages))
-				for i, m := range c.Messages {
-					msgs[i], est[i] = m.Raw(), session.EstimateTokens(m)
-				}
-				var model any
-				if c.Model != nil {
-					model = c.Model
-				}
-				same(t, "messages", msgs, want.Messages, ids, want.IDs)
-				same(t, "thinkingLevel", c.ThinkingLevel, want.ThinkingLevel, ids, want.IDs)
-				same(t, "model", model, want.Model, ids, want.IDs)
-				same(t, "estimateContextTokens", session.EstimateContextTokens(c.Messages), want.Tokens, ids, want.IDs)
-				same(t, "estimateTokens", est, want.Estimates, ids, want.IDs)
-				same(t, "estimateProjectedContextTokens", session.ProjectedContextTokens(c.Path), want.Projected, ids, want.IDs)
-				var sys json.RawMessage = json.RawMessage("null")
-				if m := session.CurrentSystemMessage(c.Messages); m != nil {
-					sys = m.Raw()
-				}
-				same(t, "getCurrentSystemMessage", sys, want.System, ids, want.IDs)
-
-				var files struct {
-					ReadFiles     []string `json:"readFiles"`
-					ModifiedFiles []string `json:"modifiedFiles"`
-				}
-				o.Query(t, map[string]any{"op": "files", "file": cf.Path, "leafIndex": li}, &files)
-				read, mod := fileops.ForPath(ix.Path(ids[li]))
-				same(t, "files", map[string]any{"readFiles": read, "modifiedFiles": mod}, files, ids, want.IDs)
+	eachCorpusIndex(t, func(t *testing.T, cf oracle.CorpusFile, ix *session.Index, ids []string) {
+		for _, li := range leafSample(len(ids)) {
+			if !cf.Safe(li) {
+				continue
 			}
-		})
-	}
+			var want struct {
+				LeafID        string            `json:"leafId"`
+				Messages      []json.RawMessage `json:"messages"`
+				ThinkingLevel json.RawMessage   `json:"thinkingLevel"`
+				Model         json.RawMessage   `json:"model"`
+				Tokens        json.RawMessage   `json:"tokens"`
+				Projected     json.RawMessage   `json:"projectedTokens"`
+				System        json.RawMessage   `json:"systemMessage"`
+				Estimates     []int             `json:"estimates"`
+				IDs           []string          `json:"ids"`
+			}
+			o.Query(t, map[string]any{"op": "context", "file": cf.Path, "leafIndex": li}, &want)
+			if len(want.IDs) != len(ids) {
+				t.Fatalf("Pi sees %d entries, pi-lsp %d", len(want.IDs), len(ids))
+			}
+			c := ix.BuildContext(ids[li])
+			msgs := make([]json.RawMessage, len(c.Messages))
+			est := make([]int, len(c.Messages))
+			for i, m := range c.Messages {
+				msgs[i], est[i] = m.Raw(), session.EstimateTokens(m)
+			}
+			var model any
+			if c.Model != nil {
+				model = c.Model
+			}
+			oracle.SameJSON(t, "messages", msgs, want.Messages, ids, want.IDs)
+			oracle.SameJSON(t, "thinkingLevel", c.ThinkingLevel, want.ThinkingLevel, ids, want.IDs)
+			oracle.SameJSON(t, "model", model, want.Model, ids, want.IDs)
+			oracle.SameJSON(t, "estimateContextTokens", session.EstimateContextTokens(c.Messages), want.Tokens, ids, want.IDs)
+			oracle.SameJSON(t, "estimateTokens", est, want.Estimates, ids, want.IDs)
+			oracle.SameJSON(t, "estimateProjectedContextTokens", session.ProjectedContextTokens(c.Path), want.Projected, ids, want.IDs)
+			var sys json.RawMessage = json.RawMessage("null")
+			if m := session.CurrentSystemMessage(c.Messages); m != nil {
+				sys = m.Raw()
+			}
+			oracle.SameJSON(t, "getCurrentSystemMessage", sys, want.System, ids, want.IDs)
+
+			var files struct {
+				ReadFiles     []string `json:"readFiles"`
+				ModifiedFiles []string `json:"modifiedFiles"`
+			}
+			o.Query(t, map[string]any{"op": "files", "file": cf.Path, "leafIndex": li}, &files)
+			read, mod := fileops.ForPath(ix.Path(ids[li]))
+			oracle.SameJSON(t, "files", map[string]any{"readFiles": read, "modifiedFiles": mod}, files, ids, want.IDs)
+		}
+	})
 }
 
 type node struct {
@@ -143,27 +138,23 @@ func toNodes(ns []*session.Node) []*node {
 
 func TestTreeMatchesPi(t *testing.T) {
 	o := oracle.Start(t)
-	for _, cf := range oracle.Corpus(t) {
-		t.Run(cf.Name, func(t *testing.T) {
-			ix := loadCorpus(t, cf)
-			ids := entryIDs(ix)
-			if len(ids) > 0 && !cf.Safe(len(ids)-1) {
-				t.Skip("Pi loops forever on this file's leaf")
-			}
-			var want struct {
-				LeafID *string         `json:"leafId"`
-				Roots  json.RawMessage `json:"roots"`
-				IDs    []string        `json:"ids"`
-			}
-			o.Query(t, map[string]any{"op": "tree", "file": cf.Path}, &want)
-			same(t, "tree", toNodes(ix.Tree()), want.Roots, ids, want.IDs)
-			var leaf any
-			if l := ix.LeafID(); l != "" {
-				leaf = l
-			}
-			same(t, "leafId", leaf, want.LeafID, ids, want.IDs)
-		})
-	}
+	eachCorpusIndex(t, func(t *testing.T, cf oracle.CorpusFile, ix *session.Index, ids []string) {
+		if len(ids) > 0 && !cf.Safe(len(ids)-1) {
+			t.Skip("Pi loops forever on this file's leaf")
+		}
+		var want struct {
+			LeafID *string         `json:"leafId"`
+			Roots  json.RawMessage `json:"roots"`
+			IDs    []string        `json:"ids"`
+		}
+		o.Query(t, map[string]any{"op": "tree", "file": cf.Path}, &want)
+		oracle.SameJSON(t, "tree", toNodes(ix.Tree()), want.Roots, ids, want.IDs)
+		var leaf any
+		if l := ix.LeafID(); l != "" {
+			leaf = l
+		}
+		oracle.SameJSON(t, "leafId", leaf, want.LeafID, ids, want.IDs)
+	})
 }
 
 // TestMigratedEntriesMatchPi: every entry as pi-lsp holds it after parsing and migration
@@ -171,22 +162,18 @@ func TestTreeMatchesPi(t *testing.T) {
 // the entry as Pi's parseSessionEntries + migrateSessionEntries leave it.
 func TestMigratedEntriesMatchPi(t *testing.T) {
 	o := oracle.Start(t)
-	for _, cf := range oracle.Corpus(t) {
-		t.Run(cf.Name, func(t *testing.T) {
-			ix := loadCorpus(t, cf)
-			ids := entryIDs(ix)
-			var want struct {
-				Entries []json.RawMessage `json:"entries"`
-				IDs     []string          `json:"ids"`
-			}
-			o.Query(t, map[string]any{"op": "entries", "file": cf.Path}, &want)
-			got := make([]json.RawMessage, len(ix.Entries()))
-			for i, e := range ix.Entries() {
-				got[i] = e.Raw()
-			}
-			same(t, "migrated entries", got, want.Entries, ids, want.IDs)
-		})
-	}
+	eachCorpusIndex(t, func(t *testing.T, cf oracle.CorpusFile, ix *session.Index, ids []string) {
+		var want struct {
+			Entries []json.RawMessage `json:"entries"`
+			IDs     []string          `json:"ids"`
+		}
+		o.Query(t, map[string]any{"op": "entries", "file": cf.Path}, &want)
+		got := make([]json.RawMessage, len(ix.Entries()))
+		for i, e := range ix.Entries() {
+			got[i] = e.Raw()
+		}
+		oracle.SameJSON(t, "migrated entries", got, want.Entries, ids, want.IDs)
+	})
 }
 
 // TestContextUsageMatchesPiCLI: pi/contextUsage's figure is what the real pi 1.6.0 CLI

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/heap"
 )
 
 // fzWatchdog fails the test when fn does not return within d (a hang).
@@ -395,28 +396,7 @@ func TestHostileInputMemoryBounded(t *testing.T) {
 // the heap every 2 ms: it returns the peak growth over the baseline, the growth left
 // after collecting, and the entries loaded or the error.
 func hostileLoad(t *testing.T, data []byte, path string) (grew, after int64, entries int, elapsed time.Duration, err error) {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	peak := base
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		var m runtime.MemStats
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				runtime.ReadMemStats(&m)
-				peak = max(peak, m.HeapAlloc)
-			}
-		}
-	}()
+	peak := heap.StartPeak()
 	start := time.Now()
 	var file *session.File
 	var ix *session.Index
@@ -433,10 +413,7 @@ func hostileLoad(t *testing.T, data []byte, path string) (grew, after int64, ent
 		}
 	})
 	elapsed = time.Since(start)
-	close(stop)
-	<-sampled
-	runtime.ReadMemStats(&ms)
-	peak = max(peak, ms.HeapAlloc)
+	grew = peak.Stop()
 	// The exhaustive walks of the check (every path, every leaf's context) run after the
 	// measurement: their garbage is the test's, and how much of it is still uncollected
 	// at a sample depends on the machine's load, not on pi-lsp.
@@ -444,12 +421,9 @@ func hostileLoad(t *testing.T, data []byte, path string) (grew, after int64, ent
 		fzWatchdog(t, 60*time.Second, func() { fzCheckFile(t, file) })
 	}
 	runtime.KeepAlive(ix)
-	for i := 0; i < 3; i++ {
-		runtime.GC() // sync.Pool buffers survive one collection
-	}
-	runtime.ReadMemStats(&ms)
+	left := heap.Settled()
 	runtime.KeepAlive(data) // in the baseline, and a parsed file's entries are views of it
-	return int64(peak) - int64(base), int64(ms.HeapAlloc) - int64(base), entries, elapsed, err
+	return grew, int64(left) - int64(peak.Base), entries, elapsed, err
 }
 
 // TestTreeWithDuplicateIDsIsAForest: duplicated ids never make the tree a graph with a

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 const header = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
@@ -388,13 +389,7 @@ func TestHelperAppender(t *testing.T) {
 // TestAppendedFileLoadsInRealPi appends entries with pi-lsp's writer and checks that real
 // Pi loads the file with exactly the context pi-lsp reports.
 func TestAppendedFileLoadsInRealPi(t *testing.T) {
-	o := oracle.Start(t)
-	if !o.Live() {
-		if os.Getenv("PI_LSP_REQUIRE_ORACLE") == "1" {
-			t.Fatal("live Pi oracle required")
-		}
-		t.Skip("needs the live Pi oracle (scripts/install-pi.sh)")
-	}
+	o := oracle.NeedLive(t)
 	for _, cf := range oracle.Corpus(t) {
 		if cf.Synthetic {
 			continue
@@ -402,16 +397,8 @@ func TestAppendedFileLoadsInRealPi(t *testing.T) {
 		t.Run(cf.Name, func(t *testing.T) {
 			data, _ := os.ReadFile(cf.Path)
 			p := writeFile(t, string(data))
-			f, err := session.Load(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ix := session.NewIndex(f)
-			taken := map[string]*session.Entry{}
-			for _, e := range ix.Entries() {
-				taken[e.ID] = e
-			}
-			_, err = session.Append(p, taken, []session.NewEntry{
+			ix, taken := sessiontest.ForAppend(t, p)
+			_, err := session.Append(p, taken, []session.NewEntry{
 				{Type: session.TypeMessage, ParentID: ix.LeafID(), Fields: []session.Field{{Key: "message", Value: json.RawMessage(`{"role":"user","content":[{"type":"text","text":"appended by pi-lsp"}],"timestamp":1795957999999}`)}}},
 				{Type: session.TypeLabel, ParentID: session.ChainToPrevious, Fields: []session.Field{{Key: "targetId", Value: ix.Entries()[0].ID}, {Key: "label", Value: "from-pi-lsp"}}},
 			})
@@ -421,13 +408,9 @@ func TestAppendedFileLoadsInRealPi(t *testing.T) {
 			f2, _ := session.Load(p)
 			ix2 := session.NewIndex(f2)
 			c := ix2.BuildContext("")
-			var got struct {
-				LeafID   string            `json:"leafId"`
-				Messages []json.RawMessage `json:"messages"`
-			}
-			o.Query(t, map[string]any{"op": "piload", "file": p}, &got)
-			if got.LeafID != ix2.LeafID() {
-				t.Errorf("Pi's leaf %s, pi-lsp's %s", got.LeafID, ix2.LeafID())
+			got := o.PiLoad(t, p)
+			if got.LeafID == nil || *got.LeafID != ix2.LeafID() {
+				t.Errorf("Pi's leaf %v, pi-lsp's %s", got.LeafID, ix2.LeafID())
 			}
 			mine := make([]json.RawMessage, len(c.Messages))
 			for i, m := range c.Messages {

@@ -5,7 +5,9 @@
 //     over stdio) with an independent client and composable Await expectations;
 //   - fakemodel: one scripted OpenAI-compatible streaming server;
 //   - isolate: temp HOME, XDG and Pi agent dirs for a test and the processes it starts;
-//   - corpus: the session corpus under testdata/corpus, copied where a test may write.
+//   - corpus: the session corpus under testdata/corpus, copied where a test may write;
+//   - sessiontest: a session file read, loaded and indexed, or the test fails;
+//   - heap: the peak growth of the Go heap while a test runs one operation.
 //
 // The Pi oracle (real Pi through Node) is internal/oracle. Only _test.go files import
 // these packages; production code never does.

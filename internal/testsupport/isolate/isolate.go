@@ -1,6 +1,7 @@
 // Package isolate points every directory Pi or pi-lsp might read or write at a test's
 // temp dirs: $HOME, the four XDG base dirs and Pi's agent dir, and clears every pi-lsp
-// summarizer setting and API key from the environment.
+// summarizer setting and API key from the environment. The processes a test starts run
+// in their own process group (GroupCmd), so nothing they start outlives the test.
 //
 // Invariant: after Setup, nothing the test or a process it starts (children inherit the
 // environment) does through these variables touches the real $HOME, and no setting of

@@ -31,7 +31,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -353,12 +352,9 @@ func (e *Env) spawn(cfg Config) io.ReadWriteCloser {
 		timeout = 2 * time.Minute
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	cmd := exec.CommandContext(ctx, cfg.Binary, append([]string{"serve", "--stdio"}, cfg.Args...)...)
+	cmd := isolate.GroupCmd(ctx, cfg.Binary, append([]string{"serve", "--stdio"}, cfg.Args...)...)
 	cmd.Env = append(os.Environ(), cfg.ExtraEnv...)
 	cmd.Dir = e.Workspace
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	cmd.Stderr = e.logs
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -375,22 +371,11 @@ func (e *Env) spawn(cfg Config) io.ReadWriteCloser {
 		t.Fatal(err)
 	}
 	e.proc = cmd
-	go func() {
-		err := cmd.Wait()
-		code := 0
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			code = ee.ExitCode()
-		case err != nil:
-			code = -1
-		}
-		e.exitCode <- code
-	}()
+	go func() { e.exitCode <- isolate.ExitCode(cmd.Wait()) }()
 	// Registered before NewEnv's own cleanup, so it runs after it: Close first lets
 	// the server exit on its own, then whatever is left of the group is killed.
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = isolate.KillGroup(cmd)
 		cancel()
 	})
 	return stdio{stdout, stdin}
@@ -949,21 +934,14 @@ func AnyOf(xs ...Expectation) Expectation {
 // NotificationMatching is met by a notification of method whose params satisfy pred
 // (nil: any).
 func NotificationMatching(method string, desc string, pred func(params json.RawMessage) bool) Expectation {
-	return Expectation{Desc: method + " " + desc, Check: func(msgs []Msg) Verdict {
-		for _, m := range msgs {
-			if m.Kind == KindNotification && m.Method == method && (pred == nil || pred(m.Params)) {
-				return Met
-			}
-		}
-		return Unmet
-	}}
+	return messageSeen(method+" "+desc, func(m Msg) bool { return isNotification(m, method, pred) })
 }
 
 // NoNotification is met as long as no matching notification was seen.
 func NoNotification(method string, pred func(params json.RawMessage) bool) Expectation {
 	return Expectation{Desc: "no " + method, Check: func(msgs []Msg) Verdict {
 		for _, m := range msgs {
-			if m.Kind == KindNotification && m.Method == method && (pred == nil || pred(m.Params)) {
+			if isNotification(m, method, pred) {
 				return Unmeetable
 			}
 		}
@@ -971,11 +949,17 @@ func NoNotification(method string, pred func(params json.RawMessage) bool) Expec
 	}}
 }
 
-// ServerCall is met by a server→client request of method.
-func ServerCall(method string) Expectation {
-	return Expectation{Desc: "server request " + method, Check: func(msgs []Msg) Verdict {
+// isNotification reports whether m is a notification of method whose params satisfy
+// pred (nil: any).
+func isNotification(m Msg, method string, pred func(params json.RawMessage) bool) bool {
+	return m.Kind == KindNotification && m.Method == method && (pred == nil || pred(m.Params))
+}
+
+// messageSeen is met once a recorded message matches.
+func messageSeen(desc string, match func(Msg) bool) Expectation {
+	return Expectation{Desc: desc, Check: func(msgs []Msg) Verdict {
 		for _, m := range msgs {
-			if m.Kind == KindCall && m.Method == method {
+			if match(m) {
 				return Met
 			}
 		}
@@ -983,16 +967,14 @@ func ServerCall(method string) Expectation {
 	}}
 }
 
+// ServerCall is met by a server→client request of method.
+func ServerCall(method string) Expectation {
+	return messageSeen("server request "+method, func(m Msg) bool { return m.Kind == KindCall && m.Method == method })
+}
+
 // ResponseTo is met by the answer to the request with that id.
 func ResponseTo(id string) Expectation {
-	return Expectation{Desc: "response to " + id, Check: func(msgs []Msg) Verdict {
-		for _, m := range msgs {
-			if m.Kind == KindResponse && m.ID == id {
-				return Met
-			}
-		}
-		return Unmet
-	}}
+	return messageSeen("response to "+id, func(m Msg) bool { return m.Kind == KindResponse && m.ID == id })
 }
 
 // Progress is one $/progress notification, decoded.
@@ -1162,16 +1144,6 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// MustRead reads a file or fails the test.
-func MustRead(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // Merge returns a new map with the entries of all maps.

@@ -1,0 +1,65 @@
+// Package sessiontest reads and opens session files for tests: the bytes, the loaded
+// index, and the entries by id that session.Append takes, each failing the test on
+// error, so that no package keeps its own copy of these steps.
+//
+// Import it only from _test.go files.
+package sessiontest
+
+import (
+	"os"
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// Read reads a file or fails the test.
+func Read(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Index loads the session file at path and indexes it, or fails the test.
+func Index(t testing.TB, path string) *session.Index {
+	t.Helper()
+	f, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session.NewIndex(f)
+}
+
+// Taken is every entry of ix by id: the ids a new entry must not reuse, as
+// session.Append takes them.
+func Taken(ix *session.Index) map[string]*session.Entry {
+	taken := make(map[string]*session.Entry, len(ix.Entries()))
+	for _, e := range ix.Entries() {
+		taken[e.ID] = e
+	}
+	return taken
+}
+
+// ForAppend loads the session file at path (failing the test on error) and returns its
+// index with the entries an append to it must not collide with.
+func ForAppend(t testing.TB, path string) (*session.Index, map[string]*session.Entry) {
+	t.Helper()
+	ix := Index(t, path)
+	return ix, Taken(ix)
+}
+
+// Last loads the session file at path and returns its last entry (the one written
+// last), failing the test on error or when the file has no entries.
+func Last(t testing.TB, path string) *session.Entry {
+	t.Helper()
+	f, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries) == 0 {
+		t.Fatal("no entries")
+	}
+	return f.Entries[len(f.Entries)-1]
+}
