@@ -496,8 +496,10 @@ func TestOpenAICancelDuringRetryWait(t *testing.T) {
 // Keep-alive comments are activity: a server that sends only keep-alives for longer than
 // the stall timeout before answering is not a stall.
 func TestOpenAIKeepAlivesAreNotStalls(t *testing.T) {
-	srv := newFakeLLM(t, keepAlivesThen(50*time.Millisecond, 700*time.Millisecond, "THOUGHT LONG"))
-	_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.StallTimeout = 300 * time.Millisecond })
+	// Keep-alives twenty times as often as the stall timeout (a loaded machine's
+	// scheduling gaps are not a stall), for longer than it.
+	srv := newFakeLLM(t, keepAlivesThen(50*time.Millisecond, 2*time.Second, "THOUGHT LONG"))
+	_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.StallTimeout = time.Second })
 	if err != nil {
 		t.Fatal(err)
 	}
