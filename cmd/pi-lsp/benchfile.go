@@ -35,8 +35,10 @@ func runBenchFile(_ context.Context, fs *flag.FlagSet, args []string, stdout, st
 	t1 := time.Now()
 	c := ix.BuildContext("")
 	t2 := time.Now()
-	branchPath := ix.Path(ix.LeafID())
-	prep, err := compaction.Prepare(branchPath, session.DefaultCompactionSettings)
+	// As the server prepares a compaction: from the index's projection of the leaf
+	// (which the context just made).
+	branchPath, proj := ix.ProjectedPath(ix.LeafID())
+	prep, err := compaction.PrepareProjected(branchPath, proj, session.DefaultCompactionSettings)
 	t3 := time.Now()
 	roots := ix.Tree()
 	t4 := time.Now()

@@ -43,7 +43,8 @@ func BenchmarkOpenContextPrepare(b *testing.B) {
 		}
 		ix := session.NewIndex(f)
 		ix.BuildContext("")
-		if _, err := Prepare(ix.Path(ix.LeafID()), session.DefaultCompactionSettings); err != nil {
+		path, proj := ix.ProjectedPath(ix.LeafID()) // as the server prepares: from the index's projection
+		if _, err := PrepareProjected(path, proj, session.DefaultCompactionSettings); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -70,10 +70,18 @@ func Prepare(path []*session.Entry, settings session.CompactionSettings) (*Prepa
 	if len(path) == 0 {
 		return nil, ErrEmptyPath
 	}
+	return PrepareProjected(path, session.ProjectPath(path), settings)
+}
+
+// PrepareProjected is Prepare for a path and its projection (session.Index.ProjectedPath
+// keeps both), which it does not modify.
+func PrepareProjected(path []*session.Entry, proj session.Projection, settings session.CompactionSettings) (*Preparation, error) {
+	if len(path) == 0 {
+		return nil, ErrEmptyPath
+	}
 	if path[len(path)-1].Type == session.TypeCompaction {
 		return nil, ErrAlreadyCompacted
 	}
-	proj := session.ProjectPath(path)
 	units := proj.Entries
 	p := &Preparation{Path: path, Projected: units, PreviousIndex: -1, Settings: settings}
 	// Only the first context entry, the compaction in effect, can be a compaction with

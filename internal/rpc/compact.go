@@ -116,7 +116,8 @@ func (s *Server) autoPreparable(path, leaf string) error {
 		if from == "" {
 			from = ix.LeafID()
 		}
-		p, err := compaction.Prepare(ix.Path(from), settings)
+		leafPath, proj := ix.ProjectedPath(from)
+		p, err := compaction.PrepareProjected(leafPath, proj, settings)
 		if err == nil && p.NothingToSummarize() {
 			err = compaction.ErrNothingToCompact
 		}

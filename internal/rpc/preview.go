@@ -22,8 +22,8 @@ func (s *Server) handlePreviewCompaction(ctx context.Context, p previewCompactio
 	var prep *compaction.Preparation
 	var pinned []string
 	if _, err := s.withSession(path, func(_ string, ix *session.Index) error {
-		leafPath := ix.Path(ix.LeafID())
-		pp, err := compaction.Prepare(leafPath, settings)
+		leafPath, proj := ix.ProjectedPath(ix.LeafID())
+		pp, err := compaction.PrepareProjected(leafPath, proj, settings)
 		prep, pinned = pp, ix.PinnedTexts(leafPath)
 		return err
 	}); err != nil {

@@ -63,7 +63,7 @@ func (ix *Index) BuildContext(leafID string) *Context {
 	if leaf == nil {
 		return &Context{ThinkingLevel: offLevel, CompactionIndex: -1, lastEdit: -1}
 	}
-	return ContextOfPath(ix.pathFrom(leaf))
+	return ContextOfProjection(ix.projectionOf(leaf))
 }
 
 // ModelOfPath is the provider and model id in effect at the end of path (the newest
@@ -90,7 +90,11 @@ func ModelOfPath(path []*Entry) (provider, model string) {
 // ContextOfPath builds the context of a root-first path (Pi's
 // buildSessionContext(pathEntries), whose leaf is the path's last entry).
 func ContextOfPath(path []*Entry) *Context {
-	p := ProjectPath(path)
+	return ContextOfProjection(path, ProjectPath(path))
+}
+
+// ContextOfProjection is ContextOfPath for a path and its projection.
+func ContextOfProjection(path []*Entry, p Projection) *Context {
 	c := &Context{ThinkingLevel: offLevel, CompactionIndex: p.LastCompaction, Path: path,
 		Entries: p.Entries, Messages: p.Messages, lastEdit: p.LastEdit}
 	// What is in effect is what was set last: found from the end of the path.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // ProblemKind names a structural defect of a session tree.
@@ -39,6 +40,37 @@ type Index struct {
 	nProblem int             // all of them
 	missing  map[string]bool // parent ids that name no entry (yet)
 	dups     bool            // some id is used by more than one entry
+	// projected is the path and projection of the leaf asked for last (see
+	// ProjectedPath): a context and a compaction of the same leaf, or one request after
+	// another, project it once. Append drops it.
+	projected atomic.Pointer[leafProjection]
+}
+
+type leafProjection struct {
+	leaf *Entry
+	path []*Entry
+	proj Projection
+}
+
+// ProjectedPath is Path(from) with its projection (ProjectPath), both kept until the
+// index changes: callers must not modify either. nil and an empty projection when from
+// names no entry.
+func (ix *Index) ProjectedPath(from string) ([]*Entry, Projection) {
+	e := ix.Entry(from)
+	if e == nil {
+		return nil, ProjectPath(nil)
+	}
+	return ix.projectionOf(e)
+}
+
+func (ix *Index) projectionOf(leaf *Entry) ([]*Entry, Projection) {
+	if c := ix.projected.Load(); c != nil && c.leaf == leaf {
+		return c.path, c.proj
+	}
+	path := ix.pathFrom(leaf)
+	c := &leafProjection{leaf: leaf, path: path, proj: ProjectPath(path)}
+	ix.projected.Store(c)
+	return c.path, c.proj
 }
 
 // NewIndex indexes a parsed file.
@@ -136,6 +168,7 @@ func (ix *Index) add(e *Entry, pos int) (dup bool) {
 
 // Append indexes an entry appended to the file (the follower and the writer use it).
 func (ix *Index) Append(e *Entry) {
+	ix.projected.Store(nil) // a new entry can change what a leaf's path is
 	dup := ix.Entry(e.ID) != nil
 	ix.dups = ix.dups || dup
 	ix.File.Entries = append(ix.File.Entries, e)

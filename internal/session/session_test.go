@@ -443,3 +443,42 @@ func TestAppendIfSizeRefusesAfterAConcurrentAppend(t *testing.T) {
 		t.Fatal("written anyway")
 	}
 }
+
+// The index keeps the projection of the leaf asked for last, and drops it when an entry
+// is appended: an appended entry can change what a leaf's path is (here it is the parent
+// an orphan named).
+func TestProjectedPathIsKeptUntilAnAppend(t *testing.T) {
+	f, err := session.Parse([]byte(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hello"}],"timestamp":2}}
+{"type":"message","id":"x","parentId":"m","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"orphan","timestamp":3}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := session.NewIndex(f)
+	path, p := ix.ProjectedPath("b")
+	again, q := ix.ProjectedPath("b")
+	if len(path) != 2 || len(p.Messages) != 2 || &again[0] != &path[0] || &q.Messages[0] != &p.Messages[0] {
+		t.Fatalf("path %d, messages %d: the second ask is not the kept projection", len(path), len(p.Messages))
+	}
+	if c := ix.BuildContext("b"); len(c.Messages) != 2 || &c.Messages[0] != &p.Messages[0] {
+		t.Fatal("the context of the leaf is not made from the kept projection")
+	}
+	if orphan, op := ix.ProjectedPath("x"); len(orphan) != 1 || len(op.Messages) != 1 {
+		t.Fatalf("the orphan: path %d, messages %d", len(orphan), len(op.Messages))
+	}
+	m, err := session.Parse([]byte(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"m","parentId":"b","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"the missing parent","timestamp":4}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Append(m.Entries[0])
+	if path, p := ix.ProjectedPath("x"); len(path) != 4 || len(p.Messages) != 4 {
+		t.Fatalf("after its parent was appended: the orphan's path %d, messages %d", len(path), len(p.Messages))
+	}
+	if path, p := ix.ProjectedPath("nope"); path != nil || len(p.Messages) != 0 {
+		t.Fatal("an unknown leaf has a path")
+	}
+}
