@@ -738,7 +738,12 @@ func (s *scanner) object(level int, es *EntryScan, out []Field, depth int) ([]Fi
 			}
 		}
 		ks := i
-		esc, ok := s.strAt(i)
+		esc, ok := false, false
+		if s.quotes != nil { // strAt, by hand: the call costs as much as the search
+			ok = s.plainStr(i + 1)
+		} else {
+			esc, ok = s.strAt(i)
+		}
 		if !ok {
 			return nil, ErrSyntax
 		}
@@ -771,7 +776,12 @@ func (s *scanner) object(level int, es *EntryScan, out []Field, depth int) ([]Fi
 		case c == '"':
 			// The most common value (ids, types, timestamps, text): no member of a
 			// string is looked into.
-			if _, ok := s.strAt(i); !ok {
+			if s.quotes != nil {
+				ok = s.plainStr(i + 1)
+			} else {
+				_, ok = s.strAt(i)
+			}
+			if !ok {
 				return nil, ErrSyntax
 			}
 		case c == '-' || c >= '0' && c <= '9':

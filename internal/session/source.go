@@ -169,6 +169,7 @@ type arena struct {
 	// recent remembers interned values by a cheap key, so that the values of the line
 	// before (the same provider, model, stop reason...) are found without hashing.
 	recent [32]string
+	blocks int // blocks allocated so far (see next in entry.go: the same growth)
 }
 
 const arenaBlock = 32 << 10
@@ -181,7 +182,12 @@ func (a *arena) str(s string) string {
 		return string([]byte(s))
 	}
 	if len(a.block)+len(s) > cap(a.block) {
-		a.block = make([]byte, 0, arenaBlock)
+		if a.blocks++; a.blocks > slabBlocks {
+			a.block = make([]byte, 0, 8*arenaBlock)
+			prefault(a.block[:cap(a.block)])
+		} else {
+			a.block = make([]byte, 0, arenaBlock)
+		}
 	}
 	start := len(a.block)
 	a.block = append(a.block, s...)
