@@ -152,11 +152,7 @@ func Navigate(ctx context.Context, path, targetID string, opt NavigateOptions) (
 }
 
 func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, undoneCompaction string) (*NavigateResult, error) {
-	phase := func(p string) {
-		if opt.Phase != nil {
-			opt.Phase(p)
-		}
-	}
+	phase := compaction.Phases(opt.Phase)
 	phase("preparing")
 	f, err := session.Load(path)
 	if err != nil {

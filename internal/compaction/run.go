@@ -51,14 +51,19 @@ type RunResult struct {
 	Index       *session.Index // the index the preparation was computed on
 }
 
+// Phases is a job's phase callback, f, or one that does nothing when f is nil, so that a
+// job reports its phases without a check at each.
+func Phases(f func(phase string)) func(phase string) {
+	if f == nil {
+		return func(string) {}
+	}
+	return f
+}
+
 // Run compacts the session file at path: load, prepare, ask the hook, summarize, and
 // append one compaction entry. Any failure or cancellation leaves the file untouched.
 func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
-	phase := func(p string) {
-		if opt.Phase != nil {
-			opt.Phase(p)
-		}
-	}
+	phase := Phases(opt.Phase)
 	phase("preparing")
 	f, err := session.Load(path)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // The provider and model members are given back as written, parsed and loaded: plain
@@ -26,14 +27,7 @@ func TestProviderAndModelJSONAsWritten(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		parsed, err := session.Parse(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		loaded, err := session.Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		parsed, loaded := sessiontest.Parse(t, data), sessiontest.Load(t, path)
 		for what, f := range map[string]*session.File{"parsed": parsed, "loaded": loaded} {
 			m, err := f.Entries[0].Message()
 			if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // A streamed, parallel Load must see exactly what Parse sees in memory: same entries,
@@ -48,14 +49,7 @@ func TestLoadMatchesParse(t *testing.T) {
 	data := []byte(out.String())
 	p := writeFile(t, out.String())
 
-	loaded, err := session.Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parsed, err := session.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loaded, parsed := sessiontest.Load(t, p), sessiontest.Parse(t, data)
 	if len(loaded.Entries) != len(parsed.Entries) || len(loaded.Entries) < 1500 {
 		t.Fatalf("entries: loaded %d, parsed %d", len(loaded.Entries), len(parsed.Entries))
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // Dir is the absolute path of testdata/corpus, found from this file so that it does not
@@ -61,14 +62,8 @@ func Copy(t testing.TB, rel string) string {
 // time, and returns the new path. A zero mtime leaves the time of writing.
 func Install(t testing.TB, src, dir string, mtime time.Time) string {
 	t.Helper()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := session.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := sessiontest.Read(t, src)
+	f := sessiontest.Parse(t, data)
 	return write(t, dir, session.FileName(f.Header.Timestamp, f.Header.ID), data, mtime, true)
 }
 

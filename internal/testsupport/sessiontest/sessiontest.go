@@ -22,14 +22,30 @@ func Read(t testing.TB, path string) []byte {
 	return b
 }
 
-// Index loads the session file at path and indexes it, or fails the test.
-func Index(t testing.TB, path string) *session.Index {
+// Parse parses session content held in memory, or fails the test.
+func Parse(t testing.TB, data []byte) *session.File {
+	t.Helper()
+	f, err := session.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// Load loads the session file at path, or fails the test.
+func Load(t testing.TB, path string) *session.File {
 	t.Helper()
 	f, err := session.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return session.NewIndex(f)
+	return f
+}
+
+// Index loads the session file at path and indexes it, or fails the test.
+func Index(t testing.TB, path string) *session.Index {
+	t.Helper()
+	return session.NewIndex(Load(t, path))
 }
 
 // Taken is every entry of ix by id: the ids a new entry must not reuse, as
