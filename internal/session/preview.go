@@ -85,17 +85,9 @@ func entryPreview(e *Entry, in *previewInput, w *lineWriter) {
 	case TypeCompaction, TypeBranchSummary:
 		w.json(in.field("summary"))
 	case TypeLabel:
-		label, _ := rawString(in.field("label"))
-		target, _ := rawString(in.field("targetId"))
-		w.str(label)
-		w.str(" → ")
-		w.str(target)
+		w.fields(in, "label", " → ", "targetId")
 	case TypeModelChange:
-		p, _ := rawString(in.field("provider"))
-		id, _ := rawString(in.field("modelId"))
-		w.str(p)
-		w.str("/")
-		w.str(id)
+		w.fields(in, "provider", "/", "modelId")
 	case TypeThinkingLevelChange:
 		s, _ := rawString(in.field("thinkingLevel"))
 		w.str(s)
@@ -175,6 +167,15 @@ type lineWriter struct {
 func (w *lineWriter) reset() { w.buf, w.runes, w.space = w.buf[:0], 0, false }
 
 func (w *lineWriter) full() bool { return w.runes > PreviewRunes }
+
+// fields writes two string members of the entry with sep between them.
+func (w *lineWriter) fields(in *previewInput, a, sep, b string) {
+	first, _ := rawString(in.field(a))
+	second, _ := rawString(in.field(b))
+	w.str(first)
+	w.str(sep)
+	w.str(second)
+}
 
 func (w *lineWriter) str(s string) {
 	for i := 0; i < len(s) && !w.full(); {
