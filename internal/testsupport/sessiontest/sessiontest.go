@@ -16,30 +16,30 @@ import (
 func Read(t testing.TB, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return must(t, b, err)
 }
 
 // Parse parses session content held in memory, or fails the test.
 func Parse(t testing.TB, data []byte) *session.File {
 	t.Helper()
 	f, err := session.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return must(t, f, err)
 }
 
 // Load loads the session file at path, or fails the test.
 func Load(t testing.TB, path string) *session.File {
 	t.Helper()
 	f, err := session.Load(path)
+	return must(t, f, err)
+}
+
+// must is v, or fails the test with err.
+func must[T any](t testing.TB, v T, err error) T {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f
+	return v
 }
 
 // Index loads the session file at path and indexes it, or fails the test.
