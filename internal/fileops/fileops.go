@@ -8,9 +8,11 @@ package fileops
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"unicode/utf16"
+	"unsafe"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -30,24 +32,15 @@ func New() *Ops {
 // a codemode script made, recorded on its toolResult (nestedCalls).
 func (o *Ops) AddMessage(m *session.Message) {
 	for _, c := range callsOf(m) {
-		path := c.Path
-		if path == "" {
-			continue
-		}
-		switch c.Name {
-		case "read":
-			o.Read[path] = struct{}{}
-		case "write":
-			o.Written[path] = struct{}{}
-		case "edit":
-			o.Edited[path] = struct{}{}
-		}
+		o.add(c, nil)
 	}
 }
 
-// AddMessages is AddMessage for each of ms. The sets are sized first from the calls
-// the messages hold: a long path has thousands of calls, and sets grown one doubling at
-// a time cost more than the calls' lookups.
+// AddMessages is AddMessage for each of ms, for the long lists a compaction summarizes:
+// a path that a loaded file interned (one copy per loading core) and that the lists
+// already hold is recognised by its bytes' address, without hashing it again, so that
+// thousands of calls on a few hundred files cost a few hundred insertions. The sets are
+// sized first from the calls, up to a bound (most calls repeat a path).
 func (o *Ops) AddMessages(ms []*session.Message) {
 	var reads, writes, edits int
 	for _, m := range ms {
@@ -62,10 +55,65 @@ func (o *Ops) AddMessages(ms []*session.Message) {
 			}
 		}
 	}
-	o.Read, o.Written, o.Edited = reserve(o.Read, reads), reserve(o.Written, writes), reserve(o.Edited, edits)
+	const most = 1024
+	o.Read, o.Written, o.Edited = reserve(o.Read, min(reads, most)), reserve(o.Written, min(writes, most)), reserve(o.Edited, min(edits, most))
+	seen := newSeenPaths(reads + writes + edits)
 	for _, m := range ms {
-		o.AddMessage(m)
+		for _, c := range callsOf(m) {
+			o.add(c, seen)
+		}
 	}
+}
+
+// seenPaths remembers, by address, paths already put in a set: direct-mapped (a slot
+// taken by another path only costs that path a hash), as many slots as there are calls
+// up to a bound, so that a path's repeats find it.
+type seenPaths []struct {
+	p    *byte
+	n    int32
+	kind uint8
+}
+
+func newSeenPaths(calls int) seenPaths {
+	n := 256
+	for n < calls && n < 1<<14 {
+		n *= 2
+	}
+	return make(seenPaths, n)
+}
+
+// added reports whether path was put in the set of kind before, and remembers it.
+func (s seenPaths) added(kind uint8, path string) bool {
+	p := unsafe.StringData(path)
+	slot := &s[(uintptr(unsafe.Pointer(p))>>3^uintptr(kind))&(uintptr(len(s))-1)]
+	if slot.p == p && slot.n == int32(len(path)) && slot.kind == kind {
+		return true
+	}
+	slot.p, slot.n, slot.kind = p, int32(len(path)), kind
+	return false
+}
+
+// add records one call (seen, when not nil, skips paths already recorded).
+func (o *Ops) add(c session.ToolCall, seen seenPaths) {
+	if c.Path == "" {
+		return
+	}
+	var set map[string]struct{}
+	var kind uint8
+	switch c.Name {
+	case "read":
+		set, kind = o.Read, 1
+	case "write":
+		set, kind = o.Written, 2
+	case "edit":
+		set, kind = o.Edited, 3
+	default:
+		return
+	}
+	if seen != nil && len(c.Path) <= math.MaxInt32 && seen.added(kind, c.Path) {
+		return
+	}
+	set[c.Path] = struct{}{}
 }
 
 // reserve is set with room for n more paths (set itself when it has the room).

@@ -2,6 +2,7 @@ package fileops
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,5 +137,45 @@ func TestAgentsOwnEditIsNotStale(t *testing.T) {
 	}
 	if got := Stale(dir, recs); len(got) != 0 {
 		t.Fatalf("the agent's own edit is flagged stale: %+v", got)
+	}
+}
+
+// AddMessages finds the sets AddMessage finds message by message, on a loaded file
+// whose paths repeat (interned: one copy per loading core, recognised by address) and
+// collide in the cache of seen paths.
+func TestAddMessagesAgreesWithAddMessage(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n")
+	tools := []string{"read", "write", "edit", "bash"}
+	for i := range 40000 {
+		fmt.Fprintf(&b, `{"type":"message","id":"m%d","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c%d","name":%q,"arguments":{"path":"src/f%d.go","pad":%q}}],"timestamp":1}}`+"\n",
+			i, i, tools[i%len(tools)], (i*7)%1500, strings.Repeat("x", 40))
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := session.Load(path) // large enough for several ranges, so two copies of a path
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []*session.Message
+	for _, e := range f.Entries {
+		m, err := e.Message()
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, m)
+	}
+	bulk, one := New(), New()
+	bulk.AddMessages(msgs)
+	for _, m := range msgs {
+		one.AddMessage(m)
+	}
+	if fmt.Sprint(bulk.Lists()) != fmt.Sprint(one.Lists()) || len(bulk.Read) != len(one.Read) || len(bulk.Written) != len(one.Written) || len(bulk.Edited) != len(one.Edited) {
+		t.Fatalf("AddMessages: %d read, %d written, %d edited; AddMessage: %d, %d, %d", len(bulk.Read), len(bulk.Written), len(bulk.Edited), len(one.Read), len(one.Written), len(one.Edited))
+	}
+	if len(one.Read) < 300 || len(one.Edited) < 300 {
+		t.Fatalf("the file names too few paths: %d read, %d edited", len(one.Read), len(one.Edited))
 	}
 }
