@@ -266,7 +266,7 @@ func quoteOrBackslash(w uint64) uint64 {
 	return ((q-lo7)&^q | (b-lo7)&^b) & hi7
 }
 
-// The classes of bytes lineClass reports.
+// The classes of bytes lineScan reports.
 const (
 	classControl   = 1 << iota // a byte below 0x20: raw in a string, a syntax error
 	classBackslash             // an escape, or a syntax error
@@ -295,11 +295,6 @@ func lineScan(data []byte, quotes []uint64) uint8 {
 		quotes[0] = quoteBits(data)
 	}
 	return c
-}
-
-// lineClass is lineScan without the quotes.
-func lineClass(data []byte) uint8 {
-	return lineScan(data, make([]uint64, (len(data)+63)/64))
 }
 
 // quoteBits has bit j set where data[j] (at most 64 bytes) is a double quote.

@@ -150,6 +150,11 @@ func TestSliceHead16KeepsPairsWhole(t *testing.T) {
 	}
 }
 
+// lineClass is lineScan without the quotes.
+func lineClass(data []byte) uint8 {
+	return lineScan(data, make([]uint64, (len(data)+63)/64))
+}
+
 // lineClass finds a control byte, a backslash and a high byte wherever they lie (in a
 // vectorised block or in the tail after the blocks), and none in text without them.
 func TestLineClass(t *testing.T) {
