@@ -67,9 +67,6 @@ func messagesOf(units []session.ProjectedEntry, ops *fileops.Ops) []*session.Mes
 // tokensBefore the projected estimate. ErrNothingToCompact when neither list would hold a
 // message (Pi: "Nothing to compact (session too small)").
 func Prepare(path []*session.Entry, settings session.CompactionSettings) (*Preparation, error) {
-	if len(path) == 0 {
-		return nil, ErrEmptyPath
-	}
 	return PrepareProjected(path, session.ProjectPath(path), settings)
 }
 
