@@ -8,39 +8,32 @@ package fileops
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"unicode/utf16"
-	"unsafe"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 // Ops is Pi's FileOperations: the paths read, written and edited.
 type Ops struct {
-	Read, Written, Edited map[string]struct{}
+	Read, Written, Edited pathSet
 }
 
 // New returns empty operations.
-func New() *Ops {
-	return &Ops{Read: map[string]struct{}{}, Written: map[string]struct{}{}, Edited: map[string]struct{}{}}
-}
+func New() *Ops { return &Ops{} }
 
 // AddMessage is Pi's extractFileOpsFromMessage: tool calls named exactly read, write or
 // edit with a non-empty string path argument, those of an assistant message and those
 // a codemode script made, recorded on its toolResult (nestedCalls).
 func (o *Ops) AddMessage(m *session.Message) {
 	for _, c := range callsOf(m) {
-		o.add(c, nil)
+		o.add(c)
 	}
 }
 
 // AddMessages is AddMessage for each of ms, for the long lists a compaction summarizes:
-// a path that a loaded file interned (one copy per loading core) and that the lists
-// already hold is recognised by its bytes' address, without hashing it again, so that
-// thousands of calls on a few hundred files cost a few hundred insertions. The sets are
-// sized first from the calls, up to a bound (most calls repeat a path).
+// the sets are sized first from the calls, so that they are not grown call by call.
 func (o *Ops) AddMessages(ms []*session.Message) {
 	var reads, writes, edits int
 	for _, m := range ms {
@@ -55,77 +48,33 @@ func (o *Ops) AddMessages(ms []*session.Message) {
 			}
 		}
 	}
-	const most = 1024
-	o.Read, o.Written, o.Edited = reserve(o.Read, min(reads, most)), reserve(o.Written, min(writes, most)), reserve(o.Edited, min(edits, most))
-	seen := newSeenPaths(reads + writes + edits)
+	o.Read.reserve(reads)
+	o.Written.reserve(writes)
+	o.Edited.reserve(edits)
 	for _, m := range ms {
 		for _, c := range callsOf(m) {
-			o.add(c, seen)
+			o.add(c)
 		}
 	}
 }
 
-// seenPaths remembers, by address, paths already put in a set: direct-mapped (a slot
-// taken by another path only costs that path a hash), as many slots as there are calls
-// up to a bound, so that a path's repeats find it.
-type seenPaths []struct {
-	p    *byte
-	n    int32
-	kind uint8
-}
-
-func newSeenPaths(calls int) seenPaths {
-	n := 256
-	for n < calls && n < 1<<14 {
-		n *= 2
-	}
-	return make(seenPaths, n)
-}
-
-// added reports whether path was put in the set of kind before, and remembers it.
-func (s seenPaths) added(kind uint8, path string) bool {
-	p := unsafe.StringData(path)
-	slot := &s[(uintptr(unsafe.Pointer(p))>>3^uintptr(kind))&(uintptr(len(s))-1)]
-	if slot.p == p && slot.n == int32(len(path)) && slot.kind == kind {
-		return true
-	}
-	slot.p, slot.n, slot.kind = p, int32(len(path)), kind
-	return false
-}
-
-// add records one call (seen, when not nil, skips paths already recorded).
-func (o *Ops) add(c session.ToolCall, seen seenPaths) {
+// add records one call.
+func (o *Ops) add(c session.ToolCall) {
 	if c.Path == "" {
 		return
 	}
-	var set map[string]struct{}
-	var kind uint8
+	var set *pathSet
 	switch c.Name {
 	case "read":
-		set, kind = o.Read, 1
+		set = &o.Read
 	case "write":
-		set, kind = o.Written, 2
+		set = &o.Written
 	case "edit":
-		set, kind = o.Edited, 3
+		set = &o.Edited
 	default:
 		return
 	}
-	if seen != nil && len(c.Path) <= math.MaxInt32 && seen.added(kind, c.Path) {
-		return
-	}
-	set[c.Path] = struct{}{}
-}
-
-// reserve is set with room for n more paths (set itself when it has the room).
-func reserve(set map[string]struct{}, n int) map[string]struct{} {
-	if n <= 8 { // a map's first group
-		return set
-	}
-	grown := make(map[string]struct{}, len(set)+n)
-	for k := range set {
-		grown[k] = struct{}{}
-	}
-	return grown
+	set.add(c.Path, hashPath(c.Path))
 }
 
 // callsOf are the tool calls AddMessage looks at.
@@ -146,31 +95,32 @@ func callsOf(m *session.Message) []session.ToolCall {
 // read, modified files as edited (so they never move back to read).
 func (o *Ops) AddDetails(d session.FileDetails) {
 	for _, f := range d.ReadFiles {
-		o.Read[f] = struct{}{}
+		o.Read.addString(f)
 	}
 	for _, f := range d.ModifiedFiles {
-		o.Edited[f] = struct{}{}
+		o.Edited.addString(f)
 	}
 }
 
 // Lists is Pi's computeFileLists: files only read, and files modified, each sorted.
 func (o *Ops) Lists() (readFiles, modifiedFiles []string) {
-	modified := map[string]struct{}{}
-	for f := range o.Edited {
-		modified[f] = struct{}{}
+	var modified pathSet
+	modified.reserve(o.Edited.Len() + o.Written.Len())
+	for _, p := range o.Edited.paths {
+		modified.add(p.path, p.hash)
 	}
-	for f := range o.Written {
-		modified[f] = struct{}{}
+	for _, p := range o.Written.paths {
+		modified.add(p.path, p.hash)
 	}
 	readFiles = []string{}
-	for f := range o.Read {
-		if _, ok := modified[f]; !ok {
-			readFiles = append(readFiles, f)
+	for _, p := range o.Read.paths {
+		if !modified.has(p.path, p.hash) {
+			readFiles = append(readFiles, p.path)
 		}
 	}
-	modifiedFiles = make([]string, 0, len(modified))
-	for f := range modified {
-		modifiedFiles = append(modifiedFiles, f)
+	modifiedFiles = make([]string, 0, modified.Len())
+	for _, p := range modified.paths {
+		modifiedFiles = append(modifiedFiles, p.path)
 	}
 	SortJS(readFiles)
 	SortJS(modifiedFiles)

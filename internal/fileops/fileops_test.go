@@ -141,8 +141,8 @@ func TestAgentsOwnEditIsNotStale(t *testing.T) {
 }
 
 // AddMessages finds the sets AddMessage finds message by message, on a loaded file
-// whose paths repeat (interned: one copy per loading core, recognised by address) and
-// collide in the cache of seen paths.
+// whose paths repeat (interned: one copy per loading core) and outgrow the sets' first
+// sizes.
 func TestAddMessagesAgreesWithAddMessage(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n")
@@ -172,10 +172,10 @@ func TestAddMessagesAgreesWithAddMessage(t *testing.T) {
 	for _, m := range msgs {
 		one.AddMessage(m)
 	}
-	if fmt.Sprint(bulk.Lists()) != fmt.Sprint(one.Lists()) || len(bulk.Read) != len(one.Read) || len(bulk.Written) != len(one.Written) || len(bulk.Edited) != len(one.Edited) {
-		t.Fatalf("AddMessages: %d read, %d written, %d edited; AddMessage: %d, %d, %d", len(bulk.Read), len(bulk.Written), len(bulk.Edited), len(one.Read), len(one.Written), len(one.Edited))
+	if fmt.Sprint(bulk.Lists()) != fmt.Sprint(one.Lists()) || bulk.Read.Len() != one.Read.Len() || bulk.Written.Len() != one.Written.Len() || bulk.Edited.Len() != one.Edited.Len() {
+		t.Fatalf("AddMessages: %d read, %d written, %d edited; AddMessage: %d, %d, %d", bulk.Read.Len(), bulk.Written.Len(), bulk.Edited.Len(), one.Read.Len(), one.Written.Len(), one.Edited.Len())
 	}
-	if len(one.Read) < 300 || len(one.Edited) < 300 {
-		t.Fatalf("the file names too few paths: %d read, %d edited", len(one.Read), len(one.Edited))
+	if one.Read.Len() < 300 || one.Edited.Len() < 300 {
+		t.Fatalf("the file names too few paths: %d read, %d edited", one.Read.Len(), one.Edited.Len())
 	}
 }

@@ -429,6 +429,10 @@ type chunkResult struct {
 	err          error
 }
 
+// typicalLine is the size of line a range's entry list is first made for: under most
+// assistant messages with usage, over most tool results.
+const typicalLine = 512
+
 // parallelThreshold is the size below which one goroutine parses everything.
 const parallelThreshold = 1 << 20
 
@@ -474,6 +478,9 @@ type rangeWorker struct {
 // stops early once the load's entries exceed budget.
 func parseRange(in lineSource, r byteRange, first int64, lineBase int, unterminated bool, budget *entryBudget, rw *rangeWorker) chunkResult {
 	var res chunkResult
+	// Room for the range's entries at a common size of line, so that the list is not
+	// regrown from nothing in every range (its pages are touched only as it fills).
+	res.entries = make([]*Entry, 0, max(16, (r.end-r.start)/typicalLine))
 	lr := newLineReaderWith(in, r.start, in.size, r.start > first, rw.buf, rw.probe)
 	defer func() { rw.buf, rw.probe = lr.buf, lr.probe }()
 	d := rw.d
