@@ -8,6 +8,7 @@ package jsjson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Kind is the JavaScript type of a parsed value.
@@ -335,8 +337,15 @@ func FormatNumber(f float64) string {
 
 // Len16 is the JavaScript length of s: the number of UTF-16 code units.
 func Len16(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
+	// ASCII counts a unit a byte: skip it eight bytes at a time, and decode only from
+	// the first word with a byte above it.
+	i := 0
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 == 0 {
+		i += 8
+	}
+	n := i
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			n++

@@ -1,6 +1,10 @@
 package jsjson
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
 
 func TestStringifyMatchesV8(t *testing.T) {
 	cases := map[string]string{
@@ -36,6 +40,22 @@ func TestLen16AndSlice16(t *testing.T) {
 	}
 	if got := Slice16("abc", 5); got != "abc" {
 		t.Fatalf("Slice16 = %q", got)
+	}
+}
+
+// Len16 counts as UTF-16 does wherever the first byte above ASCII falls: inside the
+// words it skips eight bytes at a time, at their edges, or in the tail after them.
+func TestLen16CountsEveryOffset(t *testing.T) {
+	for _, r := range []string{"\u00e9", "\u20ac", "\U0001F600", "\xff"} {
+		for n := 0; n <= 20; n++ {
+			for k := 0; k <= 3; k++ {
+				s := strings.Repeat("a", n) + strings.Repeat(r, k) + strings.Repeat("b", n%9)
+				want := len(utf16.Encode([]rune(s)))
+				if got := Len16(s); got != want {
+					t.Fatalf("Len16(%q) = %d, want %d", s, got, want)
+				}
+			}
+		}
 	}
 }
 
