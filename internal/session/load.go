@@ -436,32 +436,33 @@ const typicalLine = 512
 // parallelThreshold is the size below which one goroutine parses everything.
 const parallelThreshold = 1 << 20
 
-// rangesPerCore, minRange and maxRange size the ranges of a parallel load: several per
-// core, so that the cores finish together; each large enough that finding its first
-// line costs nothing beside it, and small enough that the pages of the ranges being
-// parsed are a small part of a mapped load's resident memory.
+// minRange and maxRange bound the ranges of a parallel load. Each range is a share of
+// what is left (guided scheduling): large ranges first, so that finding their first
+// lines costs nothing beside them, then smaller and smaller ones, so that the cores
+// finish together (a core that takes the last range has at most minRange left to do
+// while the others wait). maxRange keeps the pages of the ranges being parsed a small
+// part of a mapped load's resident memory.
 const (
-	rangesPerCore = 4
-	minRange      = 1 << 20
-	maxRange      = 4 << 20
+	minRange = 512 << 10
+	maxRange = 4 << 20
 )
 
-// splitRanges cuts [pos, size) into ranges for the cores to share. Range boundaries are
-// byte offsets; a range owns the lines that start inside it.
+// splitRanges cuts [pos, size) into ranges for the cores to share, in the order they are
+// taken. Range boundaries are byte offsets; a range owns the lines that start inside it.
 func splitRanges(pos, size int64) []byteRange {
 	cores := int64(runtime.GOMAXPROCS(0))
 	if size-pos < parallelThreshold || cores < 2 {
 		return []byteRange{{pos, size}}
 	}
-	n := max(min(cores*rangesPerCore, max(cores, (size-pos)/minRange)), (size-pos+maxRange-1)/maxRange)
-	step := (size - pos) / n
-	out := make([]byteRange, 0, n)
-	for i := int64(0); i < n; i++ {
-		start, end := pos+i*step, pos+(i+1)*step
-		if i == n-1 {
-			end = size
+	var out []byteRange
+	for start := pos; start < size; {
+		left := size - start
+		n := min(max(left/(2*cores), minRange), maxRange)
+		if left-n < minRange {
+			n = left // no sliver at the end
 		}
-		out = append(out, byteRange{start, end})
+		out = append(out, byteRange{start, start + n})
+		start += n
 	}
 	return out
 }
