@@ -189,11 +189,6 @@ func parse(in lineSource) (*File, error) {
 			go func() {
 				defer wg.Done()
 				rw := &rangeWorker{d: &decoder{inMemory: in.src == nil}}
-				if len(ranges) > 1 {
-					// A large file: its paths and tool names are interned by the
-					// thousand, in a map that need not be grown one doubling at a time.
-					rw.d.interned = make(map[string]string, 2048)
-				}
 				for {
 					i := int(taken.Add(1)) - 1
 					if i >= len(ranges) {

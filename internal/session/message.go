@@ -458,7 +458,7 @@ func (m *Message) toolCallsOf(d *decoder, line, content []byte, keep func(string
 	}
 	for _, c := range d.calls {
 		if c.contentAt == at {
-			x.toolCalls = append(x.toolCalls, ToolCall{Name: intern(c.Name), ID: keep(c.ID), Path: intern(c.Path)})
+			x.toolCalls = append(x.toolCalls, ToolCall{Name: intern(c.Name), ID: keep(c.ID), Path: keep(c.Path)})
 		}
 	}
 }

@@ -164,7 +164,8 @@ func (s *source) readErr() error {
 type arena struct {
 	block []byte
 	// interned keeps one copy of values that repeat on every line (provider, model,
-	// stop reason, tool names, file paths).
+	// stop reason, tool names). File paths are copied, not interned: a session names
+	// thousands of them, and a lookup per tool call cost more than the copies.
 	interned map[string]string
 	// recent remembers interned values by a cheap key, so that the values of the line
 	// before (the same provider, model, stop reason...) are found without hashing.
