@@ -123,6 +123,9 @@ type decoder struct {
 	previewText string
 	pv          previewInput
 	lw          lineWriter
+	// lastID is the id of the entry decoded last: most entries name it as their
+	// parent, and share its copy rather than make one of their own.
+	lastID string
 }
 
 type pendingText struct {
@@ -282,9 +285,12 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 	} else {
 		e.Type = internKnown(typ, &d.arena)
 		e.ID, e.Timestamp = d.str(id), d.str(ts)
-		if e.ParentID != invalidParent {
+		if e.ParentID == d.lastID {
+			e.ParentID = d.lastID
+		} else if e.ParentID != invalidParent {
 			e.ParentID = d.str(e.ParentID)
 		}
+		d.lastID = e.ID
 	}
 	var pv *previewInput
 	if d.preview {
