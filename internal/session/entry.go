@@ -3,7 +3,6 @@ package session
 import (
 	"bytes"
 	"encoding/json"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -44,27 +43,35 @@ type Entry struct {
 	Line      int    // 1-based line in the file, 0 when not read from a file
 	parent    *Entry // the entry parentId names, set by the index
 
-	// The entry's JSON object: raw when held in memory (parsed from memory, appended,
-	// migrated), else n bytes at off in src, read again on each use.
-	raw []byte
+	// The entry's JSON object: off bytes at mem when held in memory (parsed from
+	// memory, appended, migrated), else n bytes at off in src, read again on each use.
+	// (A pointer and a length, not a slice: every entry of a loaded file has the
+	// field, and only those held in memory use it.)
+	mem *byte
 	src *source
 	off int64
 	n   int32
 	pos int32 // index in File.Entries, set by the index (next to n: one word for both)
 
 	preview atomic.Pointer[string] // see Preview
-	pin     bool                   // a pin entry (see Pins)
-
-	msgOnce sync.Once
-	msg     *Message
+	// msg is the entry's message once decoded (noMessage: it has none); decoded at
+	// most once but by a race of readers, which decode the same bytes to the same.
+	msg atomic.Pointer[Message]
+	pin bool // a pin entry (see Pins)
 }
+
+// noMessage marks an entry whose message was looked for and is not an object.
+var noMessage = &Message{}
 
 // Raw is the entry's JSON object, as stored (or as migrated in memory). For an entry of
 // a loaded file it is read again from the file on each call; nil when that fails (see
 // File.ReadErr).
 func (e *Entry) Raw() []byte {
-	if e.raw != nil || e.src == nil {
-		return e.raw
+	if e.mem != nil {
+		return unsafe.Slice(e.mem, e.off)
+	}
+	if e.src == nil {
+		return nil
 	}
 	b, err := e.src.line(e.off, int(e.n), e.ID)
 	if err != nil {
@@ -77,7 +84,12 @@ func (e *Entry) Raw() []byte {
 func (e *Entry) Pos() int { return int(e.pos) }
 
 // setRaw replaces the entry's bytes with an in-memory JSON object (migration).
-func (e *Entry) setRaw(raw []byte) { e.raw, e.src = raw, nil }
+func (e *Entry) setRaw(raw []byte) {
+	e.mem, e.off, e.src = unsafe.SliceData(raw), int64(len(raw)), nil
+	if len(raw) == 0 {
+		e.mem = nil
+	}
+}
 
 // invalidParent marks a parentId that is present but not a string: Pi never finds
 // such a parent, so the entry is an orphan.
@@ -281,7 +293,7 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 	}
 	e.pin = e.Type == TypeCustom && customType == PinCustomType
 	if d.inMemory {
-		e.raw = line
+		e.setRaw(line)
 	} else {
 		e.Type = internKnown(typ, &d.arena)
 		e.ID, e.Timestamp = d.str(id), d.str(ts)
@@ -327,7 +339,7 @@ func decodeEntry(line []byte, d *decoder) (*Entry, error) {
 			// message: decode its blocks now, on the loader's goroutines, not later on one.
 			m.Blocks()
 		}
-		e.msgOnce.Do(func() { e.msg = m })
+		e.msg.Store(m)
 	}
 	if pv != nil {
 		entryPreview(e, pv, &d.lw)

@@ -528,7 +528,7 @@ func parseRange(in lineSource, r byteRange, first int64, lineBase int, untermina
 			if len(t) <= math.MaxInt32 {
 				e.src, e.off, e.n = in.src, off+int64(len(line)-len(trimLeft(line))), int32(len(t))
 			} else {
-				e.raw = bytes.Clone(t) // a line of 2 GB or more: too long to locate, kept
+				e.setRaw(bytes.Clone(t)) // a line of 2 GB or more: too long to locate, kept
 			}
 		}
 		e.Line = lineBase + res.lines

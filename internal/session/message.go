@@ -545,15 +545,22 @@ func (m *Message) Text(sep string) string {
 // Message decodes the AgentMessage of a message entry, once; its content is decoded
 // only when asked for. Safe for concurrent use.
 func (e *Entry) Message() (*Message, error) {
-	e.msgOnce.Do(func() {
+	m := e.msg.Load()
+	if m == nil {
+		m = noMessage
 		if raw := e.RawField("message"); raw != nil {
-			e.msg, _ = DecodeMessage(raw)
+			if d, _ := DecodeMessage(raw); d != nil {
+				m = d
+			}
 		}
-	})
-	if e.msg == nil {
+		if !e.msg.CompareAndSwap(nil, m) {
+			m = e.msg.Load()
+		}
+	}
+	if m == noMessage {
 		return nil, fmt.Errorf("entry %s: no message object", e.ID)
 	}
-	return e.msg, nil
+	return m, nil
 }
 
 // decodeUsage reads an assistant usage object: its numeric members, as Pi reads them.

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 )
@@ -88,7 +87,7 @@ func migrate(f *File) error {
 			}
 			setKey(msg, "role", jsjson.Value{Kind: jsjson.String, Str: RoleCustom})
 			e.setRaw([]byte(jsjson.Stringify(v)))
-			e.msgOnce, e.msg = sync.Once{}, nil
+			e.msg.Store(nil)
 		}
 	}
 	return nil
