@@ -226,7 +226,7 @@ func describe(e *session.Entry) string {
 				t = strings.TrimSpace(t + " [" + strings.Join(calls, ", ") + "]")
 			}
 			if m.StopReason == "error" {
-				t = "error: " + m.ErrorMessage
+				t = "error: " + m.ErrorMessage()
 			}
 			return "assistant: " + t
 		case session.RoleToolResult:

@@ -59,18 +59,18 @@ var (
 // window (silent overflow), or a length stop with no output and the window full.
 // window 0 checks the error text only.
 func IsContextOverflow(m *session.Message, window int) bool {
-	if m.StopReason == "error" && m.ErrorMessage != "" {
+	if m.StopReason == "error" && m.ErrorMessage() != "" {
 		non := false
 		for _, p := range nonOverflowPatterns {
-			non = non || p.MatchString(m.ErrorMessage)
+			non = non || p.MatchString(m.ErrorMessage())
 		}
 		if !non {
 			for _, p := range overflowPatterns {
-				if p.MatchString(m.ErrorMessage) {
+				if p.MatchString(m.ErrorMessage()) {
 					return true
 				}
 			}
-			if m.Provider == "cerebras" && cerebrasBodyless.MatchString(m.ErrorMessage) {
+			if m.Provider == "cerebras" && cerebrasBodyless.MatchString(m.ErrorMessage()) {
 				return true
 			}
 		}

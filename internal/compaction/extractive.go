@@ -150,8 +150,8 @@ func extractFacts(messages []*session.Message) *facts {
 			if m.StopReason != "error" && m.StopReason != "aborted" {
 				f.answered = true
 			}
-			if m.StopReason == "error" && m.ErrorMessage != "" {
-				f.errors = addUnique(f.errors, oneLine(m.ErrorMessage))
+			if m.StopReason == "error" && m.ErrorMessage() != "" {
+				f.errors = addUnique(f.errors, oneLine(m.ErrorMessage()))
 			}
 			for _, b := range m.Blocks() {
 				switch b.Type {

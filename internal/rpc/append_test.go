@@ -132,7 +132,7 @@ func TestAutoCompactionOverflow(t *testing.T) {
 	}
 	ctx := session.NewIndex(f).BuildContext("")
 	for _, m := range ctx.Messages {
-		if strings.Contains(m.ErrorMessage, "maximum context length") {
+		if strings.Contains(m.ErrorMessage(), "maximum context length") {
 			t.Errorf("the context still holds the overflow error")
 		}
 	}

@@ -85,7 +85,7 @@ type Message struct {
 	ent   *Entry    // the loaded entry the body is read from, when body is nil
 	extra *msgExtra // what only some messages have
 
-	Provider, Model, StopReason, ErrorMessage string
+	Provider, Model, StopReason string
 	Usage                                     *Usage
 
 	ToolCallID, ToolName string
@@ -110,6 +110,16 @@ type msgExtra struct {
 	// The provider and model members when they are not plain JSON strings (a plain
 	// one is Provider or Model quoted).
 	providerRaw, modelRaw json.RawMessage
+	errorMessage          string // an assistant's errorMessage (see ErrorMessage)
+}
+
+// ErrorMessage is an assistant message's errorMessage ("" when it has none). It is
+// kept with what few messages have: most messages end without an error.
+func (m *Message) ErrorMessage() string {
+	if m.extra == nil {
+		return ""
+	}
+	return m.extra.errorMessage
 }
 
 // more is m's extra, allocated on first use.
@@ -359,7 +369,9 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 		case "stopReason":
 			m.StopReason, _ = d.view(v)
 		case "errorMessage":
-			m.ErrorMessage, _ = d.view(v)
+			if msg, _ := d.view(v); msg != "" || m.extra != nil {
+				m.more().errorMessage = msg // a later member replaces an earlier one
+			}
 		case "toolCallId":
 			m.ToolCallID, _ = d.view(v)
 		case "toolName":
@@ -421,8 +433,9 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 	// Keep copies of the metadata; the body stays in the file.
 	m.Role = internKnown(m.Role, &d.arena)
 	m.Provider, m.Model, m.StopReason = d.intern(m.Provider), d.intern(m.Model), d.intern(m.StopReason)
-	m.ErrorMessage, m.ToolCallID, m.ToolName = d.str(m.ErrorMessage), d.str(m.ToolCallID), d.intern(m.ToolName)
+	m.ToolCallID, m.ToolName = d.str(m.ToolCallID), d.intern(m.ToolName)
 	if x := m.extra; x != nil {
+		x.errorMessage = d.str(x.errorMessage)
 		x.providerRaw, x.modelRaw = d.internBytes(x.providerRaw), d.internBytes(x.modelRaw)
 		if x.bash != nil {
 			x.bash.Command, x.bash.FullOutputPath = d.str(x.bash.Command), d.str(x.bash.FullOutputPath)

@@ -61,7 +61,7 @@ func entryPreview(e *Entry, in *previewInput, w *lineWriter) {
 		case RoleAssistant:
 			if m.StopReason == "error" {
 				w.str("error: ")
-				w.str(clipText(m.ErrorMessage))
+				w.str(clipText(m.ErrorMessage()))
 				return
 			}
 			in.firstText(w)

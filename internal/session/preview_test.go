@@ -62,7 +62,7 @@ func referencePreview(e *session.Entry) string {
 				s = strings.TrimSpace(s + " [" + strings.Join(calls, ", ") + "]")
 			}
 			if m.StopReason == "error" {
-				s = "error: " + clip(m.ErrorMessage)
+				s = "error: " + clip(m.ErrorMessage())
 			}
 		case session.RoleToolResult:
 			s = m.ToolName + ": " + firstText(m)
