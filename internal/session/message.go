@@ -106,7 +106,13 @@ type Message struct {
 // timestamp.
 type msgExtra struct {
 	toolCalls []ToolCall // kept at load for a message of a loaded file
-	bash      *Bash      // a bashExecution message's fields
+	rare      *msgRare
+}
+
+// msgRare is what fewer messages still have: an assistant message with tool calls has
+// a msgExtra, one that failed or names its model oddly this too.
+type msgRare struct {
+	bash *Bash // a bashExecution message's fields
 	// The provider and model members when they are not plain JSON strings (a plain
 	// one is Provider or Model quoted).
 	providerRaw, modelRaw json.RawMessage
@@ -116,10 +122,10 @@ type msgExtra struct {
 // ErrorMessage is an assistant message's errorMessage ("" when it has none). It is
 // kept with what few messages have: most messages end without an error.
 func (m *Message) ErrorMessage() string {
-	if m.extra == nil {
-		return ""
+	if r := m.rareOf(); r != nil {
+		return r.errorMessage
 	}
-	return m.extra.errorMessage
+	return ""
 }
 
 // more is m's extra, allocated on first use.
@@ -130,17 +136,34 @@ func (m *Message) more() *msgExtra {
 	return m.extra
 }
 
+// rareOf is m's rare members, nil when it has none.
+func (m *Message) rareOf() *msgRare {
+	if m.extra == nil {
+		return nil
+	}
+	return m.extra.rare
+}
+
+// moreRare is m's rare members, allocated on first use.
+func (m *Message) moreRare() *msgRare {
+	x := m.more()
+	if x.rare == nil {
+		x.rare = &msgRare{}
+	}
+	return x.rare
+}
+
 // ProviderJSON is the provider member's JSON as written, nil when there is none.
 func (m *Message) ProviderJSON() json.RawMessage {
-	return memberJSON(m.hasProvider, m.Provider, m.extra, func(x *msgExtra) json.RawMessage { return x.providerRaw })
+	return memberJSON(m.hasProvider, m.Provider, m.rareOf(), func(x *msgRare) json.RawMessage { return x.providerRaw })
 }
 
 // ModelJSON is the model member's JSON as written, nil when there is none.
 func (m *Message) ModelJSON() json.RawMessage {
-	return memberJSON(m.hasModel, m.Model, m.extra, func(x *msgExtra) json.RawMessage { return x.modelRaw })
+	return memberJSON(m.hasModel, m.Model, m.rareOf(), func(x *msgRare) json.RawMessage { return x.modelRaw })
 }
 
-func memberJSON(has bool, s string, x *msgExtra, raw func(*msgExtra) json.RawMessage) json.RawMessage {
+func memberJSON(has bool, s string, x *msgRare, raw func(*msgRare) json.RawMessage) json.RawMessage {
 	if !has {
 		return nil
 	}
@@ -194,10 +217,10 @@ type Bash struct {
 
 // Bash returns the message's bashExecution members (zero when it has none).
 func (m *Message) Bash() Bash {
-	if m.extra == nil || m.extra.bash == nil {
-		return Bash{}
+	if r := m.rareOf(); r != nil && r.bash != nil {
+		return *r.bash
 	}
-	return *m.extra.bash
+	return Bash{}
 }
 
 // ToolCall is what file tracking reads of a tool call: its name and its string "path"
@@ -339,7 +362,7 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 	var content, usage []byte
 	// bash holds the bashExecution members, allocated only for a message that has one.
 	bash := func() *Bash {
-		x := m.more()
+		x := m.moreRare()
 		if x.bash == nil {
 			x.bash = &Bash{}
 		}
@@ -354,23 +377,23 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 			m.Provider, _ = d.view(v)
 			m.hasProvider = true
 			if !plainString(v, m.Provider) {
-				m.more().providerRaw = v
-			} else if m.extra != nil {
-				m.extra.providerRaw = nil // a later member replaces an earlier one
+				m.moreRare().providerRaw = v
+			} else if r := m.rareOf(); r != nil {
+				r.providerRaw = nil // a later member replaces an earlier one
 			}
 		case "model":
 			m.Model, _ = d.view(v)
 			m.hasModel = true
 			if !plainString(v, m.Model) {
-				m.more().modelRaw = v
-			} else if m.extra != nil {
-				m.extra.modelRaw = nil
+				m.moreRare().modelRaw = v
+			} else if r := m.rareOf(); r != nil {
+				r.modelRaw = nil
 			}
 		case "stopReason":
 			m.StopReason, _ = d.view(v)
 		case "errorMessage":
-			if msg, _ := d.view(v); msg != "" || m.extra != nil {
-				m.more().errorMessage = msg // a later member replaces an earlier one
+			if msg, _ := d.view(v); msg != "" || m.rareOf() != nil {
+				m.moreRare().errorMessage = msg // a later member replaces an earlier one
 			}
 		case "toolCallId":
 			m.ToolCallID, _ = d.view(v)
@@ -434,7 +457,7 @@ func messageFromFields(raw []byte, fields []jsjson.Field, d *decoder, line []byt
 	m.Role = internKnown(m.Role, &d.arena)
 	m.Provider, m.Model, m.StopReason = d.intern(m.Provider), d.intern(m.Model), d.intern(m.StopReason)
 	m.ToolCallID, m.ToolName = d.str(m.ToolCallID), d.intern(m.ToolName)
-	if x := m.extra; x != nil {
+	if x := m.rareOf(); x != nil {
 		x.errorMessage = d.str(x.errorMessage)
 		x.providerRaw, x.modelRaw = d.internBytes(x.providerRaw), d.internBytes(x.modelRaw)
 		if x.bash != nil {
