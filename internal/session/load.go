@@ -163,6 +163,11 @@ type lineSource struct {
 // are independent once the header is found.
 func parse(in lineSource) (*File, error) {
 	f := &File{Size: in.size}
+	var warm *warmCores // the other cores' workers, started before the header is read
+	if cores := runtime.GOMAXPROCS(0); cores > 1 && in.size >= parallelThreshold {
+		warm = wakeCores(cores - 1)
+	}
+	defer warm.run(nil) // unless they were given the ranges
 	var header *lineReader
 	lineNo := 0
 	err := in.guard(func() (err error) {
@@ -184,36 +189,37 @@ func parse(in lineSource) (*File, error) {
 		// load; each keeps its decoder and read buffers from one range to the next.
 		var wg sync.WaitGroup
 		var taken atomic.Int32
-		for w := min(runtime.GOMAXPROCS(0), len(ranges)); w > 0; w-- {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				rw := &rangeWorker{d: &decoder{inMemory: in.src == nil}}
-				for {
-					i := int(taken.Add(1)) - 1
-					if i >= len(ranges) {
-						return
-					}
-					// The first range knows the lines before it (the header's); the
-					// others' entries are renumbered once the ranges before them are
-					// counted.
-					lineBase := 0
-					if i == 0 {
-						lineBase = lineNo
-					}
-					r := ranges[i]
-					if err := in.guard(func() error {
-						results[i] = parseRange(in, r, pos, lineBase, !f.EndsWithNewline, budget, rw)
-						return results[i].err
-					}); err != nil {
-						results[i].err = err
-					}
-					if in.release != nil {
-						in.release(r.start, r.end)
-					}
+		work := func() {
+			rw := &rangeWorker{d: &decoder{inMemory: in.src == nil}}
+			for {
+				i := int(taken.Add(1)) - 1
+				if i >= len(ranges) {
+					return
 				}
-			}()
+				// The first range knows the lines before it (the header's); the
+				// others' entries are renumbered once the ranges before them are
+				// counted.
+				lineBase := 0
+				if i == 0 {
+					lineBase = lineNo
+				}
+				r := ranges[i]
+				if err := in.guard(func() error {
+					results[i] = parseRange(in, r, pos, lineBase, !f.EndsWithNewline, budget, rw)
+					return results[i].err
+				}); err != nil {
+					results[i].err = err
+				}
+				if in.release != nil {
+					in.release(r.start, r.end)
+				}
+			}
 		}
+		if warm != nil && len(ranges) > 1 {
+			wg.Add(warm.n)
+			warm.run(func() { defer wg.Done(); work() })
+		}
+		work() // this goroutine is a worker too
 		wg.Wait()
 		if budget.exceeded() {
 			return nil, fmt.Errorf("%w: over %d entries in %d bytes (past %d entries, entries must average %d bytes; Pi's smallest is about 90)",
