@@ -63,7 +63,8 @@ func (ix *Index) BuildContext(leafID string) *Context {
 	if leaf == nil {
 		return &Context{ThinkingLevel: offLevel, CompactionIndex: -1, lastEdit: -1}
 	}
-	return ContextOfProjection(ix.projectionOf(leaf))
+	path, proj := ix.projectionOf(leaf)
+	return contextOf(path, proj, ix.thinkingChanges > 0)
 }
 
 // ModelOfPath is the provider and model id in effect at the end of path (the newest
@@ -94,11 +95,15 @@ func ContextOfPath(path []*Entry) *Context {
 }
 
 // ContextOfProjection is ContextOfPath for a path and its projection.
-func ContextOfProjection(path []*Entry, p Projection) *Context {
+func ContextOfProjection(path []*Entry, p Projection) *Context { return contextOf(path, p, true) }
+
+// contextOf is ContextOfProjection; without thinking-level changes in the file (known to
+// its index), the path is walked back only as far as the model in effect.
+func contextOf(path []*Entry, p Projection, thinkingChanges bool) *Context {
 	c := &Context{ThinkingLevel: offLevel, CompactionIndex: p.LastCompaction, Path: path,
 		Entries: p.Entries, Messages: p.Messages, lastEdit: p.LastEdit}
 	// What is in effect is what was set last: found from the end of the path.
-	thinkingFound, modelFound := false, false
+	thinkingFound, modelFound := !thinkingChanges, false
 	for i := len(path) - 1; i >= 0 && !(thinkingFound && modelFound); i-- {
 		e := path[i]
 		switch e.Type {

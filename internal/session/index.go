@@ -40,6 +40,9 @@ type Index struct {
 	nProblem int             // all of them
 	missing  map[string]bool // parent ids that name no entry (yet)
 	dups     bool            // some id is used by more than one entry
+	// thinkingChanges counts the thinking_level_change entries: a file without any
+	// needs no walk of a whole path to find the level in effect.
+	thinkingChanges int
 	// projected is the path and projection of the leaf asked for last (see
 	// ProjectedPath): a context and a compaction of the same leaf, or one request after
 	// another, project it once. Append drops it.
@@ -155,6 +158,9 @@ func (ix *Index) add(e *Entry, pos int) (dup bool) {
 		ix.problem(Problem{Kind: ProblemDuplicateID, EntryID: e.ID, Line: e.Line})
 	}
 	e.pos = int32(pos)
+	if e.Type == TypeThinkingLevelChange {
+		ix.thinkingChanges++
+	}
 	if e.Type == TypeLabel {
 		l := e.Label()
 		if l.Label != "" {

@@ -86,7 +86,7 @@ type Message struct {
 	extra *msgExtra // what only some messages have
 
 	Provider, Model, StopReason string
-	Usage                                     *Usage
+	Usage                       *Usage
 
 	ToolCallID, ToolName string
 	IsError              bool
