@@ -151,7 +151,7 @@ type lineSource struct {
 	size int64
 	src  *source
 	// mapped: mem is a mapping of the file src reads (see mapped.go), read under
-	// guard and released range by range.
+	// guard and released as its ranges are parsed (see releaser).
 	mapped  bool
 	release func(start, end int64)
 }
@@ -189,6 +189,7 @@ func parse(in lineSource) (*File, error) {
 		// load; each keeps its decoder and read buffers from one range to the next.
 		var wg sync.WaitGroup
 		var taken atomic.Int32
+		rel := newReleaser(in.release, ranges)
 		work := func() {
 			rw := &rangeWorker{d: &decoder{inMemory: in.src == nil}}
 			for {
@@ -210,9 +211,7 @@ func parse(in lineSource) (*File, error) {
 				}); err != nil {
 					results[i].err = err
 				}
-				if in.release != nil {
-					in.release(r.start, r.end)
-				}
+				rel.parsed(i)
 			}
 		}
 		if warm != nil && len(ranges) > 1 {

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"runtime/debug"
+	"sync"
 )
 
 // A file is loaded from a read-only mapping of it where the system allows (mapped_linux.go):
@@ -49,4 +50,49 @@ func loadMapped(in lineSource, fd mappable) (f *File, ok bool, err error) {
 		return nil, false, nil
 	}
 	return f, true, err
+}
+
+// releaser drops the pages of a mapped load's parsed ranges, so that its resident memory
+// holds the ranges being parsed and not the file, in few calls: each call makes every
+// core that runs the load forget the pages too (an interrupt per core, which on a
+// virtual machine is a trip to the host). It releases the parsed ranges at the start of
+// the file once they add up to releaseBatch; what is left when the load ends goes with
+// the mapping.
+type releaser struct {
+	release func(start, end int64) // nil: nothing to release (a load without a mapping)
+	ranges  []byteRange
+	mu      sync.Mutex
+	done    []bool
+	next    int   // the first range not parsed yet, of those at the start
+	from    int64 // where the pages not released yet start
+}
+
+const releaseBatch = 8 << 20
+
+func newReleaser(release func(start, end int64), ranges []byteRange) *releaser {
+	r := &releaser{release: release, ranges: ranges}
+	if release != nil {
+		r.done = make([]bool, len(ranges))
+		r.from = ranges[0].start
+	}
+	return r
+}
+
+// parsed records that range i is parsed.
+func (r *releaser) parsed(i int) {
+	if r.release == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done[i] = true
+	for r.next < len(r.done) && r.done[r.next] {
+		r.next++
+	}
+	if r.next > 0 {
+		if end := r.ranges[r.next-1].end; end-r.from >= releaseBatch {
+			r.release(r.from, end)
+			r.from = end
+		}
+	}
 }

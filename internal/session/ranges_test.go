@@ -41,3 +41,23 @@ func TestSplitRangesShrinkTowardsTheEnd(t *testing.T) {
 		}
 	}
 }
+
+// A mapped load's parsed ranges are released from the start of the file, in calls of at
+// least releaseBatch, whatever order the cores finish them in; none twice.
+func TestReleaserReleasesThePrefixInBatches(t *testing.T) {
+	const mb = 1 << 20
+	var ranges []byteRange
+	for i := range 6 {
+		ranges = append(ranges, byteRange{int64(i * 3 * mb), int64((i + 1) * 3 * mb)})
+	}
+	var calls []byteRange
+	r := newReleaser(func(start, end int64) { calls = append(calls, byteRange{start, end}) }, ranges)
+	for _, i := range []int{1, 0, 2, 3, 5, 4} {
+		r.parsed(i)
+	}
+	want := []byteRange{{0, 9 * mb}, {9 * mb, 18 * mb}}
+	if len(calls) != len(want) || calls[0] != want[0] || calls[1] != want[1] {
+		t.Fatalf("released %v, want %v", calls, want)
+	}
+	newReleaser(nil, ranges).parsed(0) // without a mapping: nothing to do
+}
