@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -64,7 +65,7 @@ func Parse(data []byte) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	if _, err := dec.Token(); err == nil {
+	if _, err := dec.Token(); err != io.EOF {
 		return Value{}, fmt.Errorf("jsjson: trailing data")
 	}
 	return v, nil

@@ -651,9 +651,10 @@ type EntryScan struct {
 	MessageFound bool
 	Usage        []Field
 	UsageAt      int
-	// Block, when set, is called for each object element of an array "content" member
-	// of the message: contentAt is the array's offset in the data, block the element's
-	// members and args those of its "arguments" member when that is an object.
+	// Block, when set, is called for each element of an array "content" member of the
+	// message: contentAt is the array's offset in the data, block the element's members
+	// (nil for an element that is not an object) and args those of its "arguments"
+	// member when that is an object.
 	Block func(contentAt int, block, args []Field)
 	// Plain: the line holds no backslash, no control byte and no byte at or above
 	// 0x80, so each of its strings is its bytes between the quotes (see PlainView).
@@ -879,6 +880,8 @@ func (s *scanner) contentArray(es *EntryScan, depth int) error {
 			es.Block(at, block, es.args)
 		} else if !s.value(depth + 1) {
 			return ErrSyntax
+		} else {
+			es.Block(at, nil, nil) // as ForEachObject: every element has its call
 		}
 		s.ws()
 		if s.i >= len(data) {

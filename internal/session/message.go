@@ -241,16 +241,54 @@ func (m *Message) loaded() *Message {
 	if !m.lazy() {
 		return m
 	}
-	raw := m.ent.RawField("message")
-	if raw == nil {
+	line := m.ent.Raw()
+	if line == nil {
 		return m
 	}
-	full, err := DecodeMessage(raw)
-	if err != nil {
+	// One pass over the line finds the message's members, with the prescan that skips
+	// the long strings of a plain line, rather than a pass to find the message and one
+	// over it.
+	// The content blocks are taken in the same pass.
+	es := lineScans.Get().(*jsjson.EntryScan)
+	defer lineScans.Put(es)
+	type seen struct {
+		at    int
+		block Block
+	}
+	var blocks []seen
+	es.Block = func(at int, block, _ []jsjson.Field) { blocks = append(blocks, seen{at, blockOf(block)}) }
+	if err := jsjson.ScanEntry(line, es); err != nil || !es.MessageFound {
 		return m
+	}
+	var raw, content []byte
+	for _, f := range es.Fields { // the last one, as JSON.parse keeps
+		if f.Key == "message" {
+			raw = f.Value
+		}
+	}
+	for _, f := range es.Message {
+		if f.Key == "content" {
+			content = f.Value
+		}
+	}
+	full := messageFromFields(raw, es.Message, nil, nil)
+	if len(content) > 0 && content[0] == '[' && full.body != nil {
+		at := offsetIn(line, content)
+		b := full.body
+		b.contentOnce.Do(func() {
+			for _, s := range blocks { // an earlier content member's blocks are not the message's
+				if s.at == at {
+					b.blocks = append(b.blocks, s.block)
+				}
+			}
+		})
 	}
 	return full
 }
+
+// lineScans are the scans of lines read again (see loaded): their buffers are a few
+// kilobytes, not worth making for each read.
+var lineScans = sync.Pool{New: func() any { return new(jsjson.EntryScan) }}
 
 // Raw is the message's JSON as Pi produces it.
 func (m *Message) Raw() json.RawMessage {
@@ -539,28 +577,29 @@ func (m *msgBody) decodeContent() {
 	if r[0] != '[' {
 		return
 	}
-	jsjson.ForEachObject(r, func(bf []jsjson.Field) {
-		b := Block{}
-		{
-			for _, f := range bf {
-				switch f.Key {
-				case "type":
-					b.Type, _ = rawString(f.Value)
-				case "text":
-					b.Text, _ = rawString(f.Value)
-				case "thinking":
-					b.Thinking, _ = rawString(f.Value)
-				case "name":
-					b.Name, _ = rawString(f.Value)
-				case "id":
-					b.ID, _ = rawString(f.Value)
-				case "arguments":
-					b.Arguments = f.Value
-				}
-			}
+	jsjson.ForEachObject(r, func(bf []jsjson.Field) { m.blocks = append(m.blocks, blockOf(bf)) })
+}
+
+// blockOf is the content block of an element's members.
+func blockOf(bf []jsjson.Field) Block {
+	var b Block
+	for _, f := range bf {
+		switch f.Key {
+		case "type":
+			b.Type, _ = rawString(f.Value)
+		case "text":
+			b.Text, _ = rawString(f.Value)
+		case "thinking":
+			b.Thinking, _ = rawString(f.Value)
+		case "name":
+			b.Name, _ = rawString(f.Value)
+		case "id":
+			b.ID, _ = rawString(f.Value)
+		case "arguments":
+			b.Arguments = f.Value
 		}
-		m.blocks = append(m.blocks, b)
-	})
+	}
+	return b
 }
 
 // Text is the message's text: a string content, or its text blocks joined by sep.

@@ -175,9 +175,9 @@ func argsLen(b Block) int {
 	if len(b.Arguments) == 0 {
 		return 0
 	}
-	s, err := jsjson.StringifyRaw(b.Arguments)
+	n, err := jsjson.StringifiedLen16(b.Arguments)
 	if err != nil {
 		return 0
 	}
-	return jsjson.Len16(s)
+	return n
 }
