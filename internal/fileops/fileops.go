@@ -32,25 +32,9 @@ func (o *Ops) AddMessage(m *session.Message) {
 	}
 }
 
-// AddMessages is AddMessage for each of ms, for the long lists a compaction summarizes:
-// the sets are sized first from the calls, so that they are not grown call by call.
+// AddMessages is AddMessage for each of ms, for the long lists a compaction summarizes
+// (one visit of each message: the sets grow by moving their slots, not their paths).
 func (o *Ops) AddMessages(ms []*session.Message) {
-	var reads, writes, edits int
-	for _, m := range ms {
-		for _, c := range callsOf(m) {
-			switch c.Name {
-			case "read":
-				reads++
-			case "write":
-				writes++
-			case "edit":
-				edits++
-			}
-		}
-	}
-	o.Read.reserve(reads)
-	o.Written.reserve(writes)
-	o.Edited.reserve(edits)
 	for _, m := range ms {
 		for _, c := range callsOf(m) {
 			o.add(c)
