@@ -51,6 +51,11 @@ func TestSortIsUTF16Order(t *testing.T) {
 	if strings.Join(s, " ") != "A.ts b.ts \U0001F600.ts \uFF21.ts" {
 		t.Fatalf("sorted %q", s)
 	}
+	ascii := []string{"b", "_x", "B", "a/c", "a", "A.go", "a.go"}
+	SortJS(ascii) // ASCII only: code units are bytes
+	if strings.Join(ascii, " ") != "A.go B _x a a.go a/c b" {
+		t.Fatalf("sorted %q", ascii)
+	}
 }
 
 func TestFormatBoundedKeepsMostRecent(t *testing.T) {
