@@ -3,7 +3,7 @@
 # scripts/install-pi.sh installs) on the same generated
 # sessions, in one run, and prints the ratios with pass/fail against the targets of
 # docs/BENCHMARKS.md. `wc -l` on the same file is the floor (reading and splitting lines).
-# Each measurement is its own process (best of PI_LSP_BENCH_RUNS, default 7; the two tools
+# Each measurement is its own process (best of PI_LSP_BENCH_RUNS, default 11; the two tools
 # take turns), so peak RSS belongs to one file. Writes test-artifacts/bench/results.jsonl, the table and the plot
 # (docs/img/bench.png); with --write-docs it also rewrites the table in docs/BENCHMARKS.md.
 #
@@ -15,7 +15,7 @@ QUICK=0 WRITE=0
 for a in "$@"; do
   case "$a" in --quick) QUICK=1 ;; --write-docs) WRITE=1 ;; *) echo "unknown flag $a" >&2; exit 2 ;; esac
 done
-RUNS="${PI_LSP_BENCH_RUNS:-7}"
+RUNS="${PI_LSP_BENCH_RUNS:-11}"
 PI_TIMEOUT="${PI_LSP_BENCH_PI_TIMEOUT:-180}"
 if [ "$QUICK" = 1 ]; then SIZES="${PI_LSP_BENCH_SIZES:-4000 16000}"; RUNS=1; else SIZES="${PI_LSP_BENCH_SIZES:-16000 40000 80000 160000 640000}"; fi
 PI_MAX_ENTRIES="${PI_LSP_BENCH_PI_MAX:-160000}"
