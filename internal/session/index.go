@@ -43,6 +43,11 @@ type Index struct {
 	// thinkingChanges counts the thinking_level_change entries: a file without any
 	// needs no walk of a whole path to find the level in effect.
 	thinkingChanges int
+	// linear: every entry with a parent is the child of the line before it (and no id
+	// repeats), so a path is the run of entries from the last root before its leaf,
+	// roots their positions (see pathFrom).
+	linear bool
+	roots  []int32
 	// projected is the path and projection of the leaf asked for last (see
 	// ProjectedPath): a context and a compaction of the same leaf, or one request after
 	// another, project it once. Append drops it.
@@ -89,6 +94,7 @@ func NewIndex(f *File) *Index {
 	// before its child), so the passes that link and check the others are skipped.
 	dups, simple := false, true
 	var prev *Entry
+	var roots []int32
 	for i, e := range f.Entries {
 		dups = ix.add(e, i) || dups
 		e.parent = nil
@@ -98,12 +104,15 @@ func NewIndex(f *File) *Index {
 			} else {
 				simple = false
 			}
+		} else {
+			roots = append(roots, int32(i))
 		}
 		prev = e
 	}
 	ix.dups = dups
 	if simple && !dups {
 		ix.missing = map[string]bool{}
+		ix.linear, ix.roots = true, roots
 		return ix
 	}
 	ix.linkParentsFast(dups)
@@ -177,6 +186,14 @@ func (ix *Index) Append(e *Entry) {
 	ix.projected.Store(nil) // a new entry can change what a leaf's path is
 	dup := ix.Entry(e.ID) != nil
 	ix.dups = ix.dups || dup
+	if ix.linear {
+		switch n := len(ix.File.Entries); {
+		case dup || n > 0 && e.ParentID != "" && e.ParentID != ix.File.Entries[n-1].ID || n == 0 && e.ParentID != "":
+			ix.linear, ix.roots = false, nil
+		case e.ParentID == "":
+			ix.roots = append(ix.roots, int32(n))
+		}
+	}
 	ix.File.Entries = append(ix.File.Entries, e)
 	ix.add(e, len(ix.File.Entries)-1)
 	if dup || ix.missing[e.ID] {
@@ -329,6 +346,12 @@ func (ix *Index) LeafPath() []*Entry {
 }
 
 func (ix *Index) pathFrom(e *Entry) []*Entry {
+	if entries := ix.File.Entries; ix.linear && int(e.pos) < len(entries) && entries[e.pos] == e {
+		// The entries from the last root before e, as they lie in the file (the
+		// capacity cut, so that an append to the path does not write into the file's).
+		r := sort.Search(len(ix.roots), func(i int) bool { return ix.roots[i] > e.pos }) - 1
+		return entries[ix.roots[r] : e.pos+1 : e.pos+1]
+	}
 	// A path is at most as long as the file; a longer walk is a cycle, cut before the
 	// first entry it repeats. The walk is latency-bound (each step waits for the parent
 	// pointer it follows), so it is made once: leaf first into a slice sized for the
