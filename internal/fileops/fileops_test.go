@@ -145,16 +145,20 @@ func TestAgentsOwnEditIsNotStale(t *testing.T) {
 	}
 }
 
-// AddMessages finds the sets AddMessage finds message by message, on a loaded file
-// whose paths repeat (interned: one copy per loading core) and outgrow the sets' first
-// sizes.
-func TestAddMessagesAgreesWithAddMessage(t *testing.T) {
+// AddMessages finds, on a loaded file whose paths repeat (one copy per loading core) and
+// outgrow the sets' first sizes, the sets a map of the calls written finds.
+func TestAddMessagesFindsEveryPathOnce(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n")
 	tools := []string{"read", "write", "edit", "bash"}
+	want := map[string]map[string]bool{"read": {}, "write": {}, "edit": {}}
 	for i := range 40000 {
-		fmt.Fprintf(&b, `{"type":"message","id":"m%d","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c%d","name":%q,"arguments":{"path":"src/f%d.go","pad":%q}}],"timestamp":1}}`+"\n",
-			i, i, tools[i%len(tools)], (i*7)%1500, strings.Repeat("x", 40))
+		tool, file := tools[i%len(tools)], fmt.Sprintf("src/f%d.go", (i*7)%1500)
+		fmt.Fprintf(&b, `{"type":"message","id":"m%d","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c%d","name":%q,"arguments":{"path":%q,"pad":%q}}],"timestamp":1}}`+"\n",
+			i, i, tool, file, strings.Repeat("x", 40))
+		if want[tool] != nil {
+			want[tool][file] = true
+		}
 	}
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -172,15 +176,39 @@ func TestAddMessagesAgreesWithAddMessage(t *testing.T) {
 		}
 		msgs = append(msgs, m)
 	}
-	bulk, one := New(), New()
-	bulk.AddMessages(msgs)
-	for _, m := range msgs {
-		one.AddMessage(m)
+	o := New()
+	o.AddMessages(msgs)
+	for _, c := range []struct {
+		name string
+		set  *pathSet
+	}{{"read", &o.Read}, {"write", &o.Written}, {"edit", &o.Edited}} {
+		if c.set.Len() != len(want[c.name]) || c.set.Len() < 300 {
+			t.Fatalf("%s: %d paths, want %d", c.name, c.set.Len(), len(want[c.name]))
+		}
+		for p := range want[c.name] {
+			if !c.set.has(p, hashPath(p)) {
+				t.Fatalf("%s: %s is missing", c.name, p)
+			}
+		}
 	}
-	if fmt.Sprint(bulk.Lists()) != fmt.Sprint(one.Lists()) || bulk.Read.Len() != one.Read.Len() || bulk.Written.Len() != one.Written.Len() || bulk.Edited.Len() != one.Edited.Len() {
-		t.Fatalf("AddMessages: %d read, %d written, %d edited; AddMessage: %d, %d, %d", bulk.Read.Len(), bulk.Written.Len(), bulk.Edited.Len(), one.Read.Len(), one.Written.Len(), one.Edited.Len())
+	read, modified := o.Lists()
+	for _, p := range read {
+		if want["write"][p] || want["edit"][p] || !want["read"][p] {
+			t.Fatalf("%s is listed as only read", p)
+		}
 	}
-	if one.Read.Len() < 300 || one.Edited.Len() < 300 {
-		t.Fatalf("the file names too few paths: %d read, %d edited", one.Read.Len(), one.Edited.Len())
+	if len(modified) != len(union(want["write"], want["edit"])) {
+		t.Fatalf("%d modified, want %d", len(modified), len(union(want["write"], want["edit"])))
 	}
+}
+
+func union(a, b map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
 }
