@@ -349,8 +349,9 @@ func (ix *Index) pathFrom(e *Entry) []*Entry {
 	if entries := ix.File.Entries; ix.linear && int(e.pos) < len(entries) && entries[e.pos] == e {
 		// The entries from the last root before e, as they lie in the file (the
 		// capacity cut, so that an append to the path does not write into the file's).
-		r := sort.Search(len(ix.roots), func(i int) bool { return ix.roots[i] > e.pos }) - 1
-		return entries[ix.roots[r] : e.pos+1 : e.pos+1]
+		if r := sort.Search(len(ix.roots), func(i int) bool { return ix.roots[i] > e.pos }) - 1; r >= 0 {
+			return entries[ix.roots[r] : e.pos+1 : e.pos+1]
+		}
 	}
 	// A path is at most as long as the file; a longer walk is a cycle, cut before the
 	// first entry it repeats. The walk is latency-bound (each step waits for the parent

@@ -250,7 +250,7 @@ func (m *Message) loaded() *Message {
 	// over it.
 	// The content blocks are taken in the same pass.
 	es := lineScans.Get().(*jsjson.EntryScan)
-	defer lineScans.Put(es)
+	defer func() { es.Block = nil; lineScans.Put(es) }() // not holding this read's blocks
 	type seen struct {
 		at    int
 		block Block
