@@ -36,9 +36,11 @@ type Field struct {
 }
 
 // Append appends entries to the session file at path as whole lines, one write per call
-// under an advisory lock, then fsyncs. It never rewrites or truncates: if the file does
-// not end with a newline (a torn line), a newline is written first so the torn bytes
-// stay alone on their line and nothing new is lost with them. Ids are fresh 8-hex ids
+// under an advisory lock, then fsyncs. It never rewrites a byte that was there: if the
+// file does not end with a newline (a torn line), a newline is written first so the torn
+// bytes stay alone on their line and nothing new is lost with them. A write or fsync
+// that fails part-way (a full disk, the file-size limit) is taken back, still under the
+// lock, to the size the file had: the file then holds whole lines or is byte-identical. Ids are fresh 8-hex ids
 // unique within taken (which is updated).
 //
 // It returns the appended entries as the file now holds them.
@@ -113,13 +115,71 @@ func AppendIfSize(path string, expectSize int64, taken map[string]*Entry, entrie
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		return nil, fmt.Errorf("append to session: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return nil, fmt.Errorf("sync session: %w", err)
+	if err := writeWhole(f, size, buf.Bytes()); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// writeAppend is the one call that puts bytes into a session file. Tests replace it to
+// inject a short or failing write (a disk that fills up mid-line).
+var writeAppend = func(f *os.File, b []byte) (int, error) { return f.Write(b) }
+
+// writeWhole appends b to f, which held before bytes when the lock was taken, and
+// fsyncs. Either all of b is in the file and synced, or the file is taken back to before
+// bytes: a partial line left behind would be glued to the next line a running pi
+// appends, and that line would be lost with it. The caller holds the lock.
+func writeWhole(f *os.File, before int64, b []byte) error {
+	n, err := writeAppend(f, b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		err = fmt.Errorf("append to session: %w", err)
+	} else if serr := f.Sync(); serr != nil {
+		err = fmt.Errorf("sync session: %w", serr)
+	}
+	if err == nil {
+		return nil
+	}
+	// Whatever count the failed call reported, what follows before in the file can only
+	// be a prefix of b: takeBack checks that before it truncates.
+	if rerr := takeBack(f, before, b); rerr != nil {
+		return fmt.Errorf("%w; the partial write could not be taken back: %v", err, rerr)
+	}
+	return err
+}
+
+// takeBack truncates f to before bytes when what follows them is a prefix of what this
+// call was writing (written), and fsyncs. Pi appends without a lock: if another writer appended
+// after the partial bytes, truncating would cut its line too, so it is refused.
+func takeBack(f *os.File, before int64, written []byte) error {
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat session: %w", err)
+	}
+	switch size := st.Size(); {
+	case size == before:
+		return nil
+	case size < before:
+		return fmt.Errorf("the file shrank to %d bytes (was %d) while it was locked", size, before)
+	case size > before+int64(len(written)):
+		return fmt.Errorf("another writer appended after them (the file is %d bytes, %d before this write); the partial line is at offset %d", size, before, before)
+	}
+	got := make([]byte, st.Size()-before)
+	if _, err := f.ReadAt(got, before); err != nil && err != io.EOF {
+		return fmt.Errorf("read back the partial write: %w", err)
+	}
+	if !bytes.Equal(got, written[:len(got)]) {
+		return fmt.Errorf("another writer appended after them (the bytes after offset %d are not only this write's); the partial line is at offset %d", before, before)
+	}
+	if err := f.Truncate(before); err != nil {
+		return fmt.Errorf("truncate to %d bytes: %w", before, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync after truncating: %w", err)
+	}
+	return nil
 }
 
 // chainToPrevious as a NewEntry.ParentID makes the entry a child of the previous entry
@@ -261,11 +321,10 @@ func Create(dir, cwd string) (string, *Header, error) {
 		return "", nil, fmt.Errorf("create session: %w", err)
 	}
 	defer f.Close()
-	if _, err := f.Write(line); err != nil {
+	if err := writeWhole(f, 0, line); err != nil {
+		// The file is ours alone (O_EXCL): an empty file is no session, remove it.
+		_ = os.Remove(path)
 		return "", nil, fmt.Errorf("write session header: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return "", nil, fmt.Errorf("sync session: %w", err)
 	}
 	return path, &Header{ID: id.String(), Version: 3, Timestamp: ts, Cwd: cwd, Raw: line[:len(line)-1]}, nil
 }
