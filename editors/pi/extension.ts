@@ -7,13 +7,17 @@
  * `pi install <repo>/editors/pi`.
  *
  * While a session is open it listens on a Unix socket in the user's runtime
- * directory ($XDG_RUNTIME_DIR/pi-lsp, or <tmpdir>/pi-lsp-<uid>; the directory is 0700,
- * the socket and the registry file 0600) and announces it in a registry file beside
- * it (`<pid>-<n>.json`: protocol, pid, session file, socket, pi version, token). Both
- * are removed when the session closes or pi exits; pi-lsp ignores a registry file
- * whose pid is gone.
+ * directory ($XDG_RUNTIME_DIR/pi-lsp; without one <tmpdir>/pi-lsp-<uid>, or, when that
+ * is not a private directory of this user, $XDG_STATE_HOME/pi-lsp/bridge; the directory
+ * is 0700, the socket and the registry file 0600) and announces it in a registry file
+ * beside it (`<pid>-<n>.json`: protocol, pid, its start time, session file, socket, pi
+ * version, token). Both are removed when the session closes or pi exits; pi-lsp removes
+ * a registry file whose pid is gone or reused, or whose socket refuses. Pi's status line
+ * says where the bridge listens, or why it does not.
  *
- * Protocol 1: newline-delimited JSON. A request is {"id", "type", ...}; the first one
+ * Protocol 1: newline-delimited JSON. A request is {"id", "type", ...} (the id a number
+ * or a string of at most 64 letters, digits and ._:-, or it is refused as malformed);
+ * the first one
  * on a connection must be {"type": "hello", "protocol": 1, "token": <the registry's
  * token>} (otherwise the connection is refused and closed). Answers:
  *   {"type": "response", "id", "ok": true, "result": {...}}
@@ -40,7 +44,8 @@ const MAX_LINE = 1 << 20;
 
 type Conn = { socket: net.Socket; authed: boolean };
 type Op = {
-  id: string;
+  id: string | number; // the client's request id, echoed in answers and events
+  key: string; // internal: what the command handler is given (never the client's id)
   type: "compact" | "navigate";
   conn: Conn;
   args: any;
@@ -48,13 +53,36 @@ type Op = {
   entry?: any;
   tree?: any;
   abort?: () => void;
+  timer?: ReturnType<typeof setTimeout>;
 };
 
-function runtimeDir(): string {
+/**
+ * The directory to register in: $XDG_RUNTIME_DIR/pi-lsp when there is a runtime dir;
+ * otherwise <tmpdir>/pi-lsp-<uid>, unless that path is not a private directory of this
+ * user (another local user can create it first), and then the user's own state dir
+ * ($XDG_STATE_HOME/pi-lsp/bridge or ~/.local/state/pi-lsp/bridge). pi-lsp searches all
+ * three. Returns the directory, made private, and why a fallback was taken.
+ */
+function registryDir(): { dir: string; note?: string } {
   const base = process.env.XDG_RUNTIME_DIR;
-  if (base && path.isAbsolute(base)) return path.join(base, "pi-lsp");
+  if (base && path.isAbsolute(base)) {
+    const dir = path.join(base, "pi-lsp");
+    privateDir(dir);
+    return { dir };
+  }
   const uid = typeof process.getuid === "function" ? process.getuid() : 0;
-  return path.join(os.tmpdir(), `pi-lsp-${uid}`);
+  const tmp = path.join(os.tmpdir(), `pi-lsp-${uid}`);
+  try {
+    privateDir(tmp);
+    return { dir: tmp };
+  } catch (err) {
+    const stateBase = process.env.XDG_STATE_HOME && path.isAbsolute(process.env.XDG_STATE_HOME)
+      ? process.env.XDG_STATE_HOME
+      : path.join(os.homedir(), ".local", "state");
+    const dir = path.join(stateBase, "pi-lsp", "bridge");
+    privateDir(dir);
+    return { dir, note: `${tmp} is not usable (${errMsg(err)})` };
+  }
 }
 
 /** Creates the directory 0700 (or tightens it) and refuses one another user owns. */
@@ -67,6 +95,26 @@ function privateDir(dir: string) {
   }
   if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
 }
+
+/** This process's start time from /proc/self/stat (clock ticks since boot), or undefined. */
+function procStart(): string | undefined {
+  try {
+    const stat = fs.readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 1).trim().split(/\s+/);
+    return /^\d+$/.test(fields[19] ?? "") ? fields[19] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A request id is a number or a short plain string; anything else is refused as malformed. */
+const ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+function validId(id: unknown): id is string | number {
+  return (typeof id === "number" && Number.isFinite(id)) || (typeof id === "string" && ID_PATTERN.test(id));
+}
+
+/** How long a navigation may wait for Pi to run the bridge's command before it fails. */
+const COMMAND_WAIT_MS = 15_000;
 
 function errMsg(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -81,7 +129,8 @@ export default function (pi: any) {
   let sessionFile = "";
   let piVersion = "unknown";
   let current: Op | undefined;
-  const pending = new Map<string, Op>(); // navigate ops waiting for the command handler
+  const pending = new Map<string, Op>(); // navigate ops waiting for the command handler, by op key
+  let opSeq = 0;
   const conns = new Set<Conn>();
 
   function send(conn: Conn, msg: unknown) {
@@ -112,7 +161,8 @@ export default function (pi: any) {
 
   function finish(op: Op, result: unknown, error?: { code: string; message: string }) {
     if (current === op) current = undefined;
-    pending.delete(op.id);
+    pending.delete(op.key);
+    if (op.timer) clearTimeout(op.timer);
     if (error) fail(op.conn, op.id, error.code, error.message);
     else ok(op.conn, op.id, result);
   }
@@ -197,7 +247,9 @@ export default function (pi: any) {
       conn.authed = true;
       return ok(conn, id, status());
     }
-    if (typeof id !== "string" && typeof id !== "number") return fail(conn, null, "malformed", "a request needs an id");
+    if (!validId(id)) {
+      return fail(conn, null, "malformed", "a request needs an id: a number or a string of 1 to 64 letters, digits, '.', '_', ':' or '-'");
+    }
     switch (req.type) {
       case "hello":
       case "status":
@@ -252,14 +304,20 @@ export default function (pi: any) {
       }
       return ok(conn, id, { entryId: args.entryId, label: args.label || null, leafId: sm.getLeafId() ?? null });
     }
-    const op: Op = { id: String(id), type: req.type, conn, args, ended: false };
+    const op: Op = { id, key: `op${++opSeq}`, type: req.type, conn, args, ended: false };
     current = op;
     if (req.type === "compact") return runCompact(op);
     // navigateTree exists only on a command's context: Pi runs this extension's
-    // command for it at once (extension commands are not sent to the model).
-    pending.set(op.id, op);
+    // command for it at once (extension commands are not sent to the model). If Pi
+    // never runs it, the op fails after a while so the bridge cannot stay busy.
+    pending.set(op.key, op);
+    op.timer = setTimeout(() => {
+      if (pending.has(op.key)) {
+        finish(op, undefined, { code: "failed", message: `pi did not run the bridge's /${COMMAND} command within ${COMMAND_WAIT_MS / 1000}s` });
+      }
+    }, COMMAND_WAIT_MS);
     try {
-      pi.sendUserMessage(`/${COMMAND} ${op.id}`, { expandPromptTemplates: true });
+      pi.sendUserMessage(`/${COMMAND} ${op.key}`, { expandPromptTemplates: true });
     } catch (err) {
       finish(op, undefined, { code: "failed", message: errMsg(err) });
     }
@@ -333,17 +391,16 @@ export default function (pi: any) {
     if (s) await new Promise<void>((r) => s.close(() => r()));
   }
 
-  async function start() {
+  async function start(): Promise<string | undefined> {
     sessionFile = ctx.sessionManager.getSessionFile?.() ?? "";
-    if (!sessionFile) return; // --no-session: nothing to bridge
+    if (!sessionFile) return undefined; // --no-session: nothing to bridge
     try {
       const mod: any = await import("@earendil-works/pi-coding-agent");
       if (typeof mod?.VERSION === "string") piVersion = mod.VERSION;
     } catch {
       // the version is informative only
     }
-    const dir = runtimeDir();
-    privateDir(dir);
+    const { dir, note } = registryDir();
     const stem = `${process.pid}-${crypto.randomBytes(4).toString("hex")}`;
     socketPath = path.join(dir, `${stem}.sock`);
     token = crypto.randomBytes(24).toString("hex");
@@ -364,6 +421,7 @@ export default function (pi: any) {
       token,
       cwd: ctx.cwd,
       startedAt: new Date().toISOString(),
+      procStart: procStart(),
     };
     const file = path.join(dir, `${stem}.json`);
     const tmp = `${file}.tmp`;
@@ -371,6 +429,17 @@ export default function (pi: any) {
     fs.renameSync(tmp, file);
     registryPath = file;
     process.on("exit", onExit);
+    return note ? `listening in ${dir} (${note})` : `listening in ${dir}`;
+  }
+
+  /** Shows in pi whether the bridge listens, and where or why not. */
+  function showStatus(c: any, text: string | undefined, warning?: string) {
+    try {
+      c.ui.setStatus("pi-lsp", text);
+      if (warning) c.ui.notify(warning, "warning");
+    } catch {
+      // no UI
+    }
   }
 
   pi.registerCommand(COMMAND, {
@@ -378,7 +447,8 @@ export default function (pi: any) {
     handler: async (args: string, cctx: any) => {
       const op = pending.get(args.trim());
       if (!op) return;
-      pending.delete(op.id);
+      pending.delete(op.key);
+      if (op.timer) clearTimeout(op.timer);
       await runNavigate(op, cctx);
     },
   });
@@ -387,14 +457,11 @@ export default function (pi: any) {
     ctx = c;
     try {
       await stop();
-      await start();
+      const where = await start();
+      showStatus(c, where ? `pi-lsp bridge: ${where}` : "pi-lsp bridge: off (no session file)");
     } catch (err) {
       cleanup();
-      try {
-        c.ui.notify(`pi-lsp bridge not started: ${errMsg(err)}`, "warning");
-      } catch {
-        // no UI
-      }
+      showStatus(c, "pi-lsp bridge: not listening", `pi-lsp bridge not started: ${errMsg(err)}`);
     }
   });
 

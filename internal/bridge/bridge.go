@@ -4,10 +4,12 @@
 // navigate, label, status) through it, with Pi's events streamed back.
 //
 // Invariant: a bridge is only ever used when its registry file and directory belong to
-// this user, the registry's pid is alive and the connection was accepted with the
-// registry's token; every write then happens inside that pi, through Pi's own API, so
-// the session file holds only entries the live pi wrote. Stale registry files (their
-// pid is gone) are ignored and removed.
+// this user, the registry's pid is a live process of this user that started no later
+// than the registry was written (not a reused pid), its socket accepts, and the
+// connection was accepted with the registry's token; every write then happens inside
+// that pi, through Pi's own API, so the session file holds only entries the live pi
+// wrote. A registration that fails any of these is stale: its files are removed and it
+// is as if there were no bridge.
 package bridge
 
 import (
@@ -20,8 +22,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -63,35 +67,163 @@ type Registration struct {
 	Token       string `json:"token"`
 	Cwd         string `json:"cwd"`
 	StartedAt   string `json:"startedAt"`
+	// ProcStart is the start time of the registering process as /proc/PID/stat gives it
+	// (clock ticks since boot; Linux only): a process with the same pid and another
+	// start time is not the one that registered.
+	ProcStart string `json:"procStart,omitempty"`
 	// File is the registry file itself.
 	File string `json:"-"`
+	// written is the registry file's modification time.
+	written time.Time
 }
 
-// DefaultDir is where the extension registers: $XDG_RUNTIME_DIR/pi-lsp, or
-// <tmpdir>/pi-lsp-<uid> without a runtime dir (the extension computes the same).
+// DefaultDir is where the extension registers when the user's runtime dir is known:
+// $XDG_RUNTIME_DIR/pi-lsp, or <tmpdir>/pi-lsp-<uid> without one (the extension computes
+// the same). Dirs lists every place a registration may be.
 func DefaultDir() string {
+	if d := runtimeDir(); d != "" {
+		return d
+	}
+	return tempDir()
+}
+
+func runtimeDir() string {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "pi-lsp")
 	}
+	return ""
+}
+
+func tempDir() string {
 	return filepath.Join(os.TempDir(), "pi-lsp-"+strconv.Itoa(os.Getuid()))
 }
 
-// Alive reports whether a process with this pid exists.
+// StateDir is the private fallback the extension registers in when <tmpdir>/pi-lsp-<uid>
+// belongs to someone else (another local user can create it first):
+// $XDG_STATE_HOME/pi-lsp/bridge, or ~/.local/state/pi-lsp/bridge.
+func StateDir() string {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "pi-lsp", "bridge")
+}
+
+// Dirs are the directories searched for registrations, in order: the runtime dir, the
+// temp dir and the state dir. A pi started without XDG_RUNTIME_DIR (tmux, ssh, some
+// terminals) registers in one of the last two while this process may have a runtime
+// dir, so all three are searched.
+func Dirs() []string {
+	var out []string
+	for _, d := range []string{runtimeDir(), tempDir(), StateDir()} {
+		if d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Alive reports whether pid is a live process of this user (not a zombie). Another
+// user's process with that pid is not: it cannot be a pi of ours.
 func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	err := syscall.Kill(pid, 0)
-	if err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	// A zombie (exited, not yet reaped) is gone for our purposes.
-	if stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat")); err == nil {
-		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+	if st, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
 			return false
 		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat")); err == nil {
+			if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+				return false // exited, not yet reaped
+			}
+		}
+		return true
 	}
+	// No /proc (macOS): signal 0 tells whether the pid exists and whether it is ours
+	// to signal; EPERM is another user's process.
+	return syscall.Kill(pid, 0) == nil
+}
+
+// sameProcess reports whether the live process pid is the one that wrote reg: its
+// start time is the one the registration recorded, or (for an extension that did not
+// record it) no later than the registry file was written. Without /proc it is assumed.
+func sameProcess(reg Registration) bool {
+	start, ok := procStart(reg.PID)
+	if !ok {
+		return true
+	}
+	if reg.ProcStart != "" {
+		return reg.ProcStart == strconv.FormatUint(start, 10)
+	}
+	boot, ok := bootTime()
+	if !ok || reg.written.IsZero() {
+		return true
+	}
+	// USER_HZ is 100 on every Linux; the boot time is whole seconds, hence the slack.
+	started := boot.Add(time.Duration(start) * 10 * time.Millisecond)
+	return !started.After(reg.written.Add(2 * time.Second))
+}
+
+// procStart is field 22 of /proc/PID/stat: the process's start, in clock ticks since boot.
+func procStart(pid int) (uint64, bool) {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, false
+	}
+	fields := strings.Fields(string(stat[i+1:]))
+	// After the command: state is field 3, starttime field 22.
+	if len(fields) < 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(fields[19], 10, 64)
+	return v, err == nil
+}
+
+func bootTime() (time.Time, bool) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "btime "); ok {
+			if sec, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64); err == nil {
+				return time.Unix(sec, 0), true
+			}
+		}
+	}
+	return time.Time{}, false
+}
+
+// accepts reports whether something listens on the registration's socket; false means
+// the socket is missing or refuses (its pi is gone, or the pid was reused).
+func accepts(ctx context.Context, reg Registration) bool {
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(dctx, "unix", reg.Socket)
+	if err != nil {
+		// A slow accept (a busy pi) is not staleness; a refusal or a missing file is.
+		return !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ENOTSOCK)
+	}
+	_ = c.Close()
 	return true
+}
+
+// remove deletes a stale registration's files.
+func remove(reg Registration) {
+	_ = os.Remove(reg.File)
+	if reg.Socket != "" && filepath.Dir(reg.Socket) == filepath.Dir(reg.File) {
+		_ = os.Remove(reg.Socket)
+	}
 }
 
 // Discover lists the live registrations in dir, newest first. A missing dir is no
@@ -122,11 +254,8 @@ func Discover(ctx context.Context, dir string) ([]Registration, error) {
 			continue // unreadable, foreign or half-written: not ours to use
 		}
 		_, serr := os.Lstat(r.Socket)
-		if !Alive(r.PID) || errors.Is(serr, os.ErrNotExist) {
-			_ = os.Remove(name)
-			if r.Socket != "" && filepath.Dir(r.Socket) == filepath.Dir(name) {
-				_ = os.Remove(r.Socket)
-			}
+		if !Alive(r.PID) || !sameProcess(r) || errors.Is(serr, os.ErrNotExist) {
+			remove(r)
 			continue
 		}
 		out = append(out, r)
@@ -172,23 +301,55 @@ func readRegistration(name string) (Registration, error) {
 		return Registration{}, fmt.Errorf("%s: incomplete registration", name)
 	}
 	r.File = name
+	r.written = st.ModTime()
 	return r, nil
 }
 
-// Find returns the live registration of the pi that holds sessionFile, or
-// ErrNoBridge.
-func Find(ctx context.Context, dir, sessionFile string) (*Registration, error) {
-	regs, err := Discover(ctx, dir)
-	if err != nil {
-		return nil, err
+// NotFoundError is ErrNoBridge with the directories that were searched.
+type NotFoundError struct {
+	Dirs []string
+	// Skipped says why a directory was not read (not private to this user, ...).
+	Skipped []string
+}
+
+func (e *NotFoundError) Error() string {
+	msg := fmt.Sprintf("%v (searched %s)", ErrNoBridge, strings.Join(e.Dirs, ", "))
+	if len(e.Skipped) > 0 {
+		msg += "; skipped: " + strings.Join(e.Skipped, "; ")
 	}
+	return msg
+}
+
+func (e *NotFoundError) Unwrap() error { return ErrNoBridge }
+
+// Find returns the live registration of the pi that holds sessionFile, searching dirs
+// in order, or an error that is ErrNoBridge (a *NotFoundError naming the dirs). A
+// registration whose socket is missing or refuses is stale: its files are removed and
+// the search goes on.
+func Find(ctx context.Context, sessionFile string, dirs ...string) (*Registration, error) {
 	want := canonical(sessionFile)
-	for i := range regs {
-		if regs[i].Protocol == Protocol && canonical(regs[i].SessionFile) == want {
+	nf := &NotFoundError{Dirs: dirs}
+	for _, dir := range dirs {
+		regs, err := Discover(ctx, dir)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			nf.Skipped = append(nf.Skipped, err.Error())
+			continue
+		}
+		for i := range regs {
+			if regs[i].Protocol != Protocol || canonical(regs[i].SessionFile) != want {
+				continue
+			}
+			if !accepts(ctx, regs[i]) {
+				remove(regs[i])
+				continue
+			}
 			return &regs[i], nil
 		}
 	}
-	return nil, ErrNoBridge
+	return nil, nf
 }
 
 func canonical(p string) string {

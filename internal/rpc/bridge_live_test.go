@@ -15,10 +15,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -274,10 +276,25 @@ func TestLivePiBridge(t *testing.T) {
 			`{"id":"5","type":"navigate","targetId":7}`:      "invalidParams",
 			`{"id":"6","type":"label","entryId":"nope"}`:     "notFound",
 			`{"id":"7","type":"contextEdit","targetId":"x"}`: "unsupported",
+			// Ids outside the plain set are refused at the door: a blank in one used to
+			// leave a navigation pending forever, and the bridge busy until pi restarted.
+			`{"id":"7 ","type":"navigate","targetId":"9962224e"}`:                    "malformed",
+			`{"id":"a b","type":"label","entryId":"9962224e","label":"x"}`:           "malformed",
+			`{"id":{"x":1},"type":"ping"}`:                                           "malformed",
+			`{"id":true,"type":"ping"}`:                                              "malformed",
+			`{"id":"","type":"ping"}`:                                                "malformed",
+			`{"id":"` + strings.Repeat("x", 65) + `","type":"ping"}`:                 "malformed",
+			`{"id":"9\n","type":"navigate","targetId":"9962224e","summarize":false}`: "malformed",
 		} {
 			if m := c.roundTrip(line); errCode(m) != want {
 				t.Errorf("%s: %v, want error %s", line, m, want)
 			}
+		}
+		if m := c.roundTrip(`{"id":"st.1","type":"status"}`); m["ok"] != true || m["result"].(map[string]any)["running"] != nil {
+			t.Errorf("status after the refusals: %v (nothing may be left running)", m)
+		}
+		if m := c.roundTrip(`{"id":42,"type":"ping"}`); m["ok"] != true || m["id"] != float64(42) {
+			t.Errorf("a numeric id: %v", m)
 		}
 		if m := c.roundTrip(`{"id":"8","type":"ping"}`); m["ok"] != true {
 			t.Errorf("ping after the refusals: %v (pi must keep serving)", m)
@@ -533,7 +550,7 @@ func TestLivePiBridge(t *testing.T) {
 		unchanged("pi dying before its compaction was written")
 		// The dead pi's registry is stale now: ignored (and cleaned), and the server is
 		// back to its own behaviour for the session.
-		if _, err := bridge.Find(context.Background(), l.dir, path); err != bridge.ErrNoBridge {
+		if _, err := bridge.Find(context.Background(), path, l.dir); !errors.Is(err, bridge.ErrNoBridge) {
 			t.Errorf("after pi died, Find: %v, want ErrNoBridge", err)
 		}
 		if left, _ := filepath.Glob(filepath.Join(l.dir, "*")); len(left) != 0 {
@@ -619,4 +636,63 @@ func TestHelperForeignClient(t *testing.T) {
 	line, _ := bufio.NewReader(nc).ReadString('\n')
 	fmt.Printf("FOREIGN connected (uid %d): %s\n", os.Getuid(), line)
 	t.Fail()
+}
+
+// A pi started without XDG_RUNTIME_DIR (tmux, ssh, some terminals) registers in
+// <tmpdir>/pi-lsp-<uid>, and when another user created that first, in its own state dir;
+// an editor's pi-lsp that has a runtime dir finds it in both, and pi's status line says
+// where the bridge listens.
+func TestLivePiBridgeOutsideTheRuntimeDir(t *testing.T) {
+	needLivePi(t)
+	for _, foreign := range []bool{false, true} {
+		name := "temp dir"
+		if foreign {
+			name = "temp dir taken by another user"
+		}
+		t.Run(name, func(t *testing.T) {
+			if foreign && os.Getuid() != 0 {
+				t.Skip("needs root to make a directory of another user")
+			}
+			root := shortTempDir(t)
+			e := lsptest.NewEnv(t, lsptest.Config{})
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			path := installGenuine16(t, "full-main", e.SessionDir, e.Workspace)
+			fake := startFakeOpenAI(t, ctx, root)
+			// The editor's server has a runtime dir (and the temp and state dirs pi uses).
+			run := filepath.Join(root, "run")
+			if err := os.Mkdir(run, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("XDG_RUNTIME_DIR", run)
+			t.Setenv("TMPDIR", filepath.Join(root, "tmp"))
+			t.Setenv("XDG_STATE_HOME", filepath.Join(root, "xdg", "state"))
+			want := filepath.Join(root, "tmp", "pi-lsp-"+strconv.Itoa(os.Getuid()))
+			if foreign {
+				if err := os.MkdirAll(want, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chown(want, 65534, 65534); err != nil {
+					t.Fatal(err)
+				}
+				want = filepath.Join(root, "xdg", "state", "pi-lsp", "bridge")
+			}
+			pi := startLivePi(t, ctx, livePiConfig{Root: root, RuntimeDir: "", Workspace: e.Workspace, Session: path, Port: fake.Port})
+			reg := pi.WaitBridge(want, path)
+			pi.WaitEvent(0, 15*time.Second, "pi's status line names "+want, func(ev map[string]any) bool {
+				return ev["type"] == "extension_ui_request" && ev["method"] == "setStatus" && ev["statusKey"] == "pi-lsp" &&
+					strings.Contains(strOf(ev["statusText"]), "listening in "+want)
+			})
+			raw, err := e.Command("pi.label", map[string]any{"session": path, "entryId": "9962224e", "label": "found"})
+			if err != nil {
+				t.Fatalf("pi.label: %v", err)
+			}
+			if r := lsptest.Decode[struct {
+				Via string `json:"via"`
+				PID int    `json:"pid"`
+			}](t, raw); r.Via != "pi" || r.PID != reg.PID {
+				t.Fatalf("pi.label answered %s, want it done by pi %d", raw, reg.PID)
+			}
+		})
+	}
 }

@@ -338,7 +338,7 @@ func (p *livePi) WaitBridge(dir, session string) *bridge.Registration {
 	p.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		reg, err := bridge.Find(context.Background(), dir, session)
+		reg, err := bridge.Find(context.Background(), session, dir)
 		if err == nil {
 			return reg
 		}

@@ -163,7 +163,7 @@ func (s *Server) checkOwner(path, cwd string, force bool) error {
 	}
 	if pid := session.OwnerPID(path, cwd); pid > 0 {
 		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
-			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d) without pi-lsp's bridge; %s", pid, loadBridgeHint)}
+			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d) without pi-lsp's bridge (%s); %s", pid, s.bridgeSearched(), loadBridgeHint)}
 	}
 	return nil
 }
