@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -241,6 +242,9 @@ func (c SummarizerConfig) Build(agentDir string) (Summarizer, SummarizerConfig, 
 	if c.err != nil {
 		return nil, c, fmt.Errorf("openai summarizer: %w", c.err)
 	}
+	if err := CheckKeyEnv(c.APIKeyEnv); err != nil {
+		return nil, c, fmt.Errorf("openai summarizer: %w", err)
+	}
 	keyEnv := c.APIKeyEnv
 	if keyEnv == "" {
 		keyEnv = "OPENAI_API_KEY"
@@ -262,6 +266,20 @@ func (c SummarizerConfig) Build(agentDir string) (Summarizer, SummarizerConfig, 
 	return NewOpenAI(OpenAIConfig{BaseURL: c.BaseURL, Model: c.Model, APIKey: key, ContextWindow: c.Window(), MaxTokens: c.MaxTokens, Reasoning: reasoning,
 		TotalTimeout: total, StallTimeout: stall}), c, nil
 }
+
+// CheckKeyEnv refuses an apiKeyEnv (or PI_LSP_API_KEY_ENV) that does not name a key: the
+// value of that variable is sent to the endpoint as a bearer token, so only a variable
+// whose name says it holds one is read: a name of letters, digits and underscores ending
+// in _KEY or _TOKEN (OPENAI_API_KEY, OLLAMA_KEY, HF_TOKEN). "" (the default,
+// OPENAI_API_KEY) passes.
+func CheckKeyEnv(name string) error {
+	if name == "" || keyEnvName.MatchString(name) {
+		return nil
+	}
+	return fmt.Errorf("apiKeyEnv %q refused: the API key is read only from an environment variable whose name ends in _KEY or _TOKEN (such as OPENAI_API_KEY); export the key under such a name and set apiKeyEnv to it", name)
+}
+
+var keyEnvName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*_(?:KEY|TOKEN|key|token)$`)
 
 func (c *SummarizerConfig) fromPiModels(agentDir string, key *string, reasoning *bool) error {
 	data, err := os.ReadFile(filepath.Join(agentDir, "models.json"))

@@ -253,7 +253,7 @@ func TestOpenAIConfigFromPiModels(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(models), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, cfg, err := compaction.SummarizerConfig{Kind: "openai", APIKeyEnv: "UNSET_KEY_VAR_FOR_TEST"}.Build(agentDir)
+	s, cfg, err := compaction.SummarizerConfig{Kind: "openai", APIKeyEnv: "UNSET_VAR_FOR_TEST_KEY"}.Build(agentDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,13 +168,14 @@ func TestStaleFileIsFlagged(t *testing.T) {
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
-// TestBackgroundDraftMakesCompactionInstant: past the soft threshold the server drafts
-// the summary in the background; the compaction then commits without a model call.
+// TestBackgroundDraftMakesCompactionInstant: with drafts enabled, past the soft threshold
+// the server drafts the summary in the background; the compaction then commits without a
+// model call.
 func TestBackgroundDraftMakesCompactionInstant(t *testing.T) {
 	llm := fakemodel.NewSummarizer(t)
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"},
 		InitOptions: map[string]any{"summarizer": "openai", "baseUrl": llm.URL, "model": "m", "apiKeyEnv": "PI_LSP_TEST_KEY",
-			"keepRecentTokens": 60, "contextWindow": 17500},
+			"keepRecentTokens": 60, "contextWindow": 17500, "drafts": true},
 		Options: rpc.Options{DraftDelay: 10 * time.Millisecond, SoftThreshold: 0.01}})
 	e.Await(20*time.Second, lsptest.NotificationMatching("pi/draftReady", "a draft", func(json.RawMessage) bool { return true }))
 	n := llm.Requests.Load()

@@ -13,6 +13,9 @@ type config struct {
 	Session          string `json:"session,omitempty"`
 	KeepRecentTokens int    `json:"keepRecentTokens,omitempty"`
 	ReserveTokens    int    `json:"reserveTokens,omitempty"`
+	// Drafts enables background drafts (off unless a client sets it true): with it off
+	// the server sends a conversation to a model only for a job the client asked for.
+	Drafts *bool `json:"drafts,omitempty"`
 	compaction.SummarizerConfig
 }
 
@@ -28,6 +31,7 @@ func (h *host) applyConfigLocked(raw json.RawMessage) {
 				APIKeyEnv     string `json:"apiKeyEnv"`
 				ContextWindow int    `json:"contextWindow"`
 				MaxTokens     int    `json:"maxTokens"`
+				Drafts        *bool  `json:"drafts"`
 			} `json:"summarizer"`
 			Compaction struct {
 				ReserveTokens    int `json:"reserveTokens"`
@@ -37,9 +41,9 @@ func (h *host) applyConfigLocked(raw json.RawMessage) {
 	}
 	if json.Unmarshal(raw, &nested) == nil && nested.PiLsp != nil {
 		n := nested.PiLsp
-		c := config{KeepRecentTokens: n.Compaction.KeepRecentTokens, ReserveTokens: n.Compaction.ReserveTokens,
+		c := config{KeepRecentTokens: n.Compaction.KeepRecentTokens, ReserveTokens: n.Compaction.ReserveTokens, Drafts: n.Summarizer.Drafts,
 			SummarizerConfig: compaction.SummarizerConfig{Kind: n.Summarizer.Kind, BaseURL: n.Summarizer.BaseURL, Model: n.Summarizer.Model, APIKeyEnv: n.Summarizer.APIKeyEnv, ContextWindow: n.Summarizer.ContextWindow, MaxTokens: n.Summarizer.MaxTokens}}
-		h.cfg = c.over(h.cfg)
+		h.setConfigLocked(c)
 		return
 	}
 	var c config
@@ -47,21 +51,46 @@ func (h *host) applyConfigLocked(raw json.RawMessage) {
 		h.s.log.Warn("configuration ignored", "err", err)
 		return
 	}
+	h.setConfigLocked(c)
+}
+
+// setConfigLocked merges c over the configuration. An apiKeyEnv that does not name a
+// key is kept, so that every job that would use it fails with the reason
+// (compaction.CheckKeyEnv) rather than falling back to another key.
+func (h *host) setConfigLocked(c config) {
+	if err := compaction.CheckKeyEnv(c.APIKeyEnv); err != nil {
+		h.s.log.Warn("configuration: "+err.Error(), "apiKeyEnv", c.APIKeyEnv)
+	}
 	h.cfg = c.over(h.cfg)
+}
+
+// draftsEnabled: the client turned background drafts on.
+func (h *host) draftsEnabled() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cfg.Drafts != nil && *h.cfg.Drafts
 }
 
 func (c config) over(old config) config {
 	c.Session = cmp.Or(c.Session, old.Session)
 	c.KeepRecentTokens = cmp.Or(c.KeepRecentTokens, old.KeepRecentTokens)
 	c.ReserveTokens = cmp.Or(c.ReserveTokens, old.ReserveTokens)
+	if c.Drafts == nil {
+		c.Drafts = old.Drafts
+	}
 	c.SummarizerConfig = c.SummarizerConfig.Over(old.SummarizerConfig)
 	return c
 }
 
 func (h *host) configure(raw json.RawMessage) {
 	h.mu.Lock()
+	was := h.cfg.Drafts != nil && *h.cfg.Drafts
 	h.applyConfigLocked(raw)
+	current := h.current
 	h.mu.Unlock()
+	if !was && current != "" && h.draftsEnabled() {
+		h.s.maybeDraft(current) // drafts just turned on: look at the current session now
+	}
 }
 
 func (h *host) window() int {

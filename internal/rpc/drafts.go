@@ -16,8 +16,11 @@ import (
 const DefaultSoftThreshold = 0.7
 
 // drafter prepares compaction drafts in the background for the sessions the server
-// follows, so that a compaction commits without waiting for a model. Drafts never run
-// while a user's own job is using the summarizer: starting one cancels a running draft.
+// follows, so that a compaction commits without waiting for a model. Drafts run only
+// when the client enabled them (initializationOptions or settings `drafts: true`; off
+// by default, since a draft sends the conversation to the configured model unasked),
+// and never while a user's own job is using the summarizer: starting one cancels a
+// running draft.
 type drafter struct {
 	s     *Server
 	store *compaction.DraftStore
@@ -49,11 +52,11 @@ func (d *drafter) userJob() func() {
 	}
 }
 
-// maybeDraft schedules a draft of the session's next compaction when its context has
-// passed the soft threshold.
+// maybeDraft schedules a draft of the session's next compaction when drafts are enabled
+// and its context has passed the soft threshold.
 func (s *Server) maybeDraft(path string) {
 	d := s.drafts
-	if d == nil || s.opt.SoftThreshold < 0 || s.bgCtx.Err() != nil {
+	if d == nil || s.opt.SoftThreshold < 0 || s.bgCtx.Err() != nil || !s.host.draftsEnabled() {
 		return
 	}
 	d.mu.Lock()
@@ -69,6 +72,9 @@ func (s *Server) maybeDraft(path string) {
 // draft prepares (or updates) the session's draft if the context is large enough.
 func (s *Server) draft(ctx context.Context, path string) {
 	d := s.drafts
+	if !s.host.draftsEnabled() {
+		return // turned off since it was scheduled
+	}
 	summarizer, settings, err := s.summarizerFor(path)
 	if err != nil || !settings.Enabled {
 		return
