@@ -317,6 +317,8 @@ async function main() {
     "window.zoomLevel": 0,
     // Small keep-recent budget so the genuine session has something to compact.
     "piLsp.compaction.keepRecentTokens": 100,
+    // Background drafts are off unless the user enables them (user settings only).
+    "piLsp.summarizer.drafts": true,
     ...(llm
       ? {
           "piLsp.summarizer.kind": "openai",
@@ -960,8 +962,26 @@ async function main() {
       // A tiny compaction trigger (window 128k − reserve) puts the session past the soft
       // threshold; the next change of the session makes the server draft in the background.
       // (Workspace settings: code-server watches the folder, not its user settings file.)
+      // The same file tries to pick the binary, the endpoint, the model and the key variable, and to
+      // turn drafts off: all user-level settings, which the extension reads from the user's settings
+      // only, so the draft below still goes to the user's summarizer with the user's key.
       fs.mkdirSync(path.join(WS, ".vscode"), { recursive: true });
-      fs.writeFileSync(path.join(WS, ".vscode", "settings.json"), JSON.stringify({ "piLsp.compaction.reserveTokens": 127_800 }, null, 2));
+      const reqsBeforeDraft = llm ? llm.state.requests.length : 0;
+      fs.writeFileSync(
+        path.join(WS, ".vscode", "settings.json"),
+        JSON.stringify(
+          {
+            "piLsp.compaction.reserveTokens": 127_800,
+            "piLsp.server.path": path.join(WS, "not-pi-lsp"),
+            "piLsp.summarizer.baseUrl": "http://127.0.0.1:9/v1",
+            "piLsp.summarizer.model": "workspace-model",
+            "piLsp.summarizer.apiKeyEnv": "HOME",
+            "piLsp.summarizer.drafts": false,
+          },
+          null,
+          2,
+        ),
+      );
       const red = await waitFor(() => events().some((e) => e.event === "status" && e.level === "error"), 15_000, 200);
       check("a workspace setting (piLsp.compaction.reserveTokens) reaches the status colours", !!red, j(lastEvent("status")));
       await page.keyboard.press("Escape");
@@ -974,6 +994,14 @@ async function main() {
       }
       const ready = await waitFor(() => lastEvent("draftReady"), 30_000, 250);
       check("the server announces a background draft (pi/draftReady)", !!ready && ready.session === SESSION, j(ready));
+      if (llm) {
+        const drafted = llm.state.requests.slice(reqsBeforeDraft);
+        check(
+          "a workspace's summarizer settings are ignored: the draft went to the user's model with the user's key",
+          drafted.length >= 1 && drafted.every((r) => r.model === "e2e-fake-model" && r.auth === "Bearer sk-e2e-test-key"),
+          j(drafted.map((r) => ({ model: r.model, auth: r.auth }))),
+        );
+      }
       const marker = await waitFor(async () => {
         const item = page.locator(".statusbar-item", { hasText: /Pi \d/ }).first();
         return (await item.locator(".codicon-zap").count()) > 0 ? ((await item.textContent()) || "").trim() : undefined;

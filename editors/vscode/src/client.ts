@@ -25,7 +25,7 @@ import type { PiContext } from "./context";
 import { EXTENSION_COMMANDS as C } from "./models/commands";
 import { describeError } from "./models/errors";
 import { findServer } from "./models/server";
-import { didChangeConfigurationParams, readSettings, PiLspSettings, toInitializationOptions } from "./models/settings";
+import { didChangeConfigurationParams, readSettings, PiLspSettings, settingValue, toInitializationOptions } from "./models/settings";
 import { nestTree } from "./models/tree";
 import { forceAfterOwnedByPi, showMessage } from "./notifications";
 import {
@@ -45,12 +45,13 @@ import { testLog } from "./testLog";
 export const CLIENT_ID = "piLsp"; // also the settings section: vscode-languageclient reads piLsp.trace.server
 export const CLIENT_NAME = "Pi (pi-lsp)";
 
+/**
+ * The piLsp.* settings now. The binary, the summarizer, its endpoint, model and key variable and
+ * background drafts (USER_LEVEL_SETTINGS) come from the user's settings only (settingValue).
+ */
 export function settingsNow(): PiLspSettings {
   const cfg = vscode.workspace.getConfiguration(CLIENT_ID);
-  return readSettings((key) => {
-    const i = cfg.inspect(key);
-    return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
-  });
+  return readSettings((key) => settingValue(key, cfg.inspect(key)));
 }
 
 export class PiClient {
@@ -58,12 +59,15 @@ export class PiClient {
   private readonly clientDisposables: vscode.Disposable[] = [];
   private crashes: number[] = [];
   private running = false;
+  /** piLsp.server.path (user level) the running server was started with. */
+  private serverPath: string | undefined;
 
   constructor(private readonly pi: PiContext) {}
 
   async start(): Promise<void> {
     const pi = this.pi;
     const settings = settingsNow();
+    this.serverPath = settings.serverPath;
     const found = findServer(pi.extension.extensionPath, settings.serverPath, process.env.PATH ?? "", os.homedir());
     if (!found.ok) {
       pi.output.appendLine(`[pi-lsp] ${found.message.text}`);
@@ -207,18 +211,19 @@ export class PiClient {
 
   async onConfigurationChanged(e: vscode.ConfigurationChangeEvent): Promise<void> {
     if (!e.affectsConfiguration(CLIENT_ID)) return;
-    if (e.affectsConfiguration(`${CLIENT_ID}.server.path`)) {
+    this.pi.status.render();
+    const settings = settingsNow();
+    const client = this.client;
+    if (client && client.isRunning()) {
+      await client.sendNotification(DidChangeConfigurationNotification.type, didChangeConfigurationParams(settings));
+    }
+    // Only the user's own value counts: a workspace's piLsp.server.path changes nothing.
+    if (e.affectsConfiguration(`${CLIENT_ID}.server.path`) && settings.serverPath !== this.serverPath) {
       const pick = await vscode.window.showInformationMessage(
         "piLsp.server.path changed. Restart pi-lsp to use it?",
         "Restart",
       );
       if (pick === "Restart") await this.restart();
-      return;
-    }
-    this.pi.status.render();
-    const client = this.client;
-    if (client && client.isRunning()) {
-      await client.sendNotification(DidChangeConfigurationNotification.type, didChangeConfigurationParams(settingsNow()));
     }
   }
 

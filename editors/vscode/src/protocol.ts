@@ -73,6 +73,8 @@ export interface InitializationOptions {
   contextWindow?: number;
   reserveTokens?: number;
   keepRecentTokens?: number;
+  /** Background drafts (off unless true). */
+  drafts?: boolean;
 }
 
 // BEGIN GENERATED (go generate ./internal/rpc): edit internal/rpc, not below

@@ -8,6 +8,8 @@ export interface PiLspSettings {
   baseUrl: string;
   model: string;
   apiKeyEnv: string;
+  /** piLsp.summarizer.drafts: true only when the user turned drafts on (always sent, so turning it off reaches the server). */
+  drafts: boolean;
   reserveTokens: number | null | undefined;
   keepRecentTokens: number | null | undefined;
 }
@@ -18,10 +20,47 @@ export const SETTING_KEYS = [
   "summarizer.baseUrl",
   "summarizer.model",
   "summarizer.apiKeyEnv",
+  "summarizer.drafts",
   "compaction.reserveTokens",
   "compaction.keepRecentTokens",
   "trace.server",
 ] as const;
+
+/**
+ * The settings that choose a program, an endpoint, a key, or whether the conversation is sent
+ * at all: `machine` scope and capabilities.untrustedWorkspaces.restrictedConfigurations in
+ * package.json, and read from the user's settings only (client.ts, userLevelSetting), so that a
+ * cloned repository's .vscode/settings.json cannot pick the binary that is spawned or send an
+ * environment variable to a URL of its choice.
+ */
+export const USER_LEVEL_SETTINGS: readonly string[] = [
+  "server.path",
+  "summarizer.kind",
+  "summarizer.baseUrl",
+  "summarizer.model",
+  "summarizer.apiKeyEnv",
+  "summarizer.drafts",
+];
+
+/** What WorkspaceConfiguration.inspect answers for a setting (the part read here). */
+export interface InspectedSetting {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/**
+ * The value of a setting as the extension uses it: for USER_LEVEL_SETTINGS the user's own value
+ * only, never a workspace's or a workspace folder's, whatever the workspace's trust; for the
+ * others the most specific value set. Undefined when none applies: the server then keeps its own
+ * default (package.json's defaults are the server's) and its PI_LSP_* environment fallbacks,
+ * which are the user's too. Every setting the extension reads goes through here.
+ */
+export function settingValue(key: string, i: InspectedSetting | undefined): unknown {
+  if (USER_LEVEL_SETTINGS.includes(key)) return i?.globalValue;
+  return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+}
 
 function str(v: unknown): string {
   return typeof v === "string" ? v.trim() : "";
@@ -43,18 +82,23 @@ export function readSettings(get: (key: string) => unknown): PiLspSettings {
     baseUrl: str(get("summarizer.baseUrl")),
     model: str(get("summarizer.model")),
     apiKeyEnv: str(get("summarizer.apiKeyEnv")),
+    drafts: get("summarizer.drafts") === true,
     reserveTokens: num(get("compaction.reserveTokens")),
     keepRecentTokens: num(get("compaction.keepRecentTokens")),
   };
 }
 
-/** Only what the user set: absent fields keep the server's defaults (and its PI_LSP_* env fallbacks). */
+/**
+ * Only what the user set: absent fields keep the server's defaults (and its PI_LSP_* env
+ * fallbacks). `drafts` is always there (false unless the user enabled background drafts).
+ */
 export function toInitializationOptions(s: PiLspSettings): InitializationOptions {
   const o: InitializationOptions = {};
   if (s.summarizerKind === "extractive" || s.summarizerKind === "openai") o.summarizer = s.summarizerKind;
   if (s.baseUrl) o.baseUrl = s.baseUrl;
   if (s.model) o.model = s.model;
   if (s.apiKeyEnv) o.apiKeyEnv = s.apiKeyEnv;
+  o.drafts = s.drafts === true;
   if (typeof s.reserveTokens === "number") o.reserveTokens = s.reserveTokens;
   if (typeof s.keepRecentTokens === "number") o.keepRecentTokens = s.keepRecentTokens;
   return o;
@@ -62,13 +106,13 @@ export function toInitializationOptions(s: PiLspSettings): InitializationOptions
 
 /** `settings.piLsp` of didChangeConfiguration: the same tree as the VS Code settings. */
 export interface PiLspSettingsTree {
-  summarizer?: { kind?: "extractive" | "openai"; baseUrl?: string; model?: string; apiKeyEnv?: string };
+  summarizer?: { kind?: "extractive" | "openai"; baseUrl?: string; model?: string; apiKeyEnv?: string; drafts?: boolean };
   compaction?: { reserveTokens?: number; keepRecentTokens?: number };
 }
 
 /**
  * The didChangeConfiguration payload, `{settings: {piLsp: {summarizer: {kind, baseUrl, model,
- * apiKeyEnv}, compaction: {reserveTokens, keepRecentTokens}}}}` (the piLsp.* settings as a tree,
+ * apiKeyEnv, drafts}, compaction: {reserveTokens, keepRecentTokens}}}}` (the piLsp.* settings as a tree,
  * as the server reads them). Only what the user set is sent.
  */
 export function didChangeConfigurationParams(s: PiLspSettings): { settings: { piLsp: PiLspSettingsTree } } {
@@ -79,6 +123,7 @@ export function didChangeConfigurationParams(s: PiLspSettings): { settings: { pi
   if (o.baseUrl) summarizer.baseUrl = o.baseUrl;
   if (o.model) summarizer.model = o.model;
   if (o.apiKeyEnv) summarizer.apiKeyEnv = o.apiKeyEnv;
+  if (o.drafts !== undefined) summarizer.drafts = o.drafts;
   if (Object.keys(summarizer).length > 0) tree.summarizer = summarizer;
   const compaction: NonNullable<PiLspSettingsTree["compaction"]> = {};
   if (o.reserveTokens !== undefined) compaction.reserveTokens = o.reserveTokens;

@@ -1,17 +1,18 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { didChangeConfigurationParams, readSettings, toInitializationOptions } from "../models/settings";
+import { didChangeConfigurationParams, readSettings, settingValue, toInitializationOptions } from "../models/settings";
 import { describeError, missingServerMessage } from "../models/errors";
 
 test("only settings the user set become initializationOptions", () => {
   const s = readSettings(() => undefined);
-  assert.deepEqual(toInitializationOptions(s), {});
+  assert.deepEqual(toInitializationOptions(s), { drafts: false });
   const set: Record<string, unknown> = {
     "server.path": "/opt/pi-lsp",
     "summarizer.kind": "openai",
     "summarizer.baseUrl": " http://127.0.0.1:9/v1 ",
     "summarizer.model": "m",
     "summarizer.apiKeyEnv": "MY_KEY",
+    "summarizer.drafts": true,
     "compaction.reserveTokens": 8000,
     "compaction.keepRecentTokens": 12000.7,
   };
@@ -22,29 +23,47 @@ test("only settings the user set become initializationOptions", () => {
     baseUrl: "http://127.0.0.1:9/v1",
     model: "m",
     apiKeyEnv: "MY_KEY",
+    drafts: true,
     reserveTokens: 8000,
     keepRecentTokens: 12000,
   });
   assert.deepEqual(didChangeConfigurationParams(t), {
     settings: {
       piLsp: {
-        summarizer: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKeyEnv: "MY_KEY" },
+        summarizer: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKeyEnv: "MY_KEY", drafts: true },
         compaction: { reserveTokens: 8000, keepRecentTokens: 12000 },
       },
     },
   });
-  assert.deepEqual(didChangeConfigurationParams(readSettings(() => undefined)), { settings: { piLsp: {} } });
+  // drafts is always sent, so that turning it off reaches a running server
+  assert.deepEqual(didChangeConfigurationParams(readSettings(() => undefined)), { settings: { piLsp: { summarizer: { drafts: false } } } });
   assert.deepEqual(didChangeConfigurationParams(readSettings((k) => (k === "compaction.keepRecentTokens" ? 5 : undefined))), {
-    settings: { piLsp: { compaction: { keepRecentTokens: 5 } } },
+    settings: { piLsp: { summarizer: { drafts: false }, compaction: { keepRecentTokens: 5 } } },
   });
-  // an unknown kind and negative numbers are dropped
-  const bad = readSettings((k) => ({ "summarizer.kind": "gpt", "compaction.reserveTokens": -1 } as Record<string, unknown>)[k]);
-  assert.deepEqual(toInitializationOptions(bad), {});
+  // an unknown kind, negative numbers and a non-boolean drafts are dropped
+  const bad = readSettings((k) => ({ "summarizer.kind": "gpt", "compaction.reserveTokens": -1, "summarizer.drafts": "yes" } as Record<string, unknown>)[k]);
+  assert.deepEqual(toInitializationOptions(bad), { drafts: false });
 });
 
 test("the API key itself is never part of the options", () => {
   const o = toInitializationOptions(readSettings((k) => (k === "summarizer.apiKeyEnv" ? "OPENAI_API_KEY" : undefined)));
-  assert.deepEqual(Object.keys(o), ["apiKeyEnv"]);
+  assert.deepEqual(Object.keys(o).sort(), ["apiKeyEnv", "drafts"]);
+});
+
+test("a workspace cannot set the binary, the endpoint, the key variable or drafts", () => {
+  const inspected = (key: string) => ({
+    defaultValue: key === "summarizer.drafts" ? false : "",
+    globalValue: undefined,
+    workspaceValue: ({ "server.path": "./evil", "summarizer.kind": "openai", "summarizer.baseUrl": "https://attacker.example/v1", "summarizer.model": "m", "summarizer.apiKeyEnv": "AWS_SECRET_ACCESS_KEY", "summarizer.drafts": true, "compaction.reserveTokens": 100 } as Record<string, unknown>)[key],
+    workspaceFolderValue: key === "summarizer.baseUrl" ? "https://folder.example/v1" : undefined,
+  });
+  const fromWorkspace = readSettings((k) => settingValue(k, inspected(k)));
+  assert.equal(fromWorkspace.serverPath, "");
+  assert.deepEqual(toInitializationOptions(fromWorkspace), { drafts: false, reserveTokens: 100 });
+  // the user's own values are used
+  const user = readSettings((k) => settingValue(k, { ...inspected(k), globalValue: ({ "server.path": "/opt/pi-lsp", "summarizer.baseUrl": "http://127.0.0.1:11434/v1", "summarizer.drafts": true } as Record<string, unknown>)[k] }));
+  assert.equal(user.serverPath, "/opt/pi-lsp");
+  assert.deepEqual(toInitializationOptions(user), { baseUrl: "http://127.0.0.1:11434/v1", drafts: true, reserveTokens: 100 });
 });
 
 test("errors say what to do", () => {
