@@ -21,8 +21,9 @@ T.run('draft', function()
   local window = math.floor(tokens / 0.7 * 0.9) + reserve
   T.ok(tokens < window - reserve, 'below the compaction trigger')
   T.info('tokens %d, contextWindow %d, reserveTokens %d', tokens, window, reserve)
+  -- Background drafts are off unless the client turns them on.
   local settings = vim.tbl_extend('force', vim.json.decode(vim.env.PI_NVIM_INIT_OPTIONS or '{}'),
-    { contextWindow = window, reserveTokens = reserve })
+    { contextWindow = window, reserveTokens = reserve, drafts = true })
   require('pi_lsp.client').notify(client, 'workspace/didChangeConfiguration', { settings = settings })
 
   -- A change of the session (a label) makes the server look again.

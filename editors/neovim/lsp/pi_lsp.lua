@@ -23,7 +23,9 @@ return {
     end
   end,
   -- initializationOptions: session, summarizer ("extractive"|"openai"), baseUrl,
-  -- model, apiKeyEnv, contextWindow, reserveTokens, keepRecentTokens.
+  -- model, provider, apiKeyEnv, drafts (background drafts, off unless true),
+  -- contextWindow, reserveTokens, keepRecentTokens. cmd and the summarizer's
+  -- options belong in your own config, not a project's .nvim.lua (:help pi_lsp-user-level).
   init_options = {},
   capabilities = require('pi_lsp.config').capabilities(),
   -- pi/* notifications from the server. $/progress is left to Neovim's own

@@ -15,8 +15,10 @@ M.name = 'pi_lsp'
 M.defaults = {
   --- Server command; nil: `pi-lsp serve` from $PATH, else the repository's bin/pi-lsp.
   cmd = nil,
-  --- Sent as `initializationOptions` (session, summarizer, baseUrl, model, apiKeyEnv,
-  --- contextWindow, reserveTokens, keepRecentTokens).
+  --- Sent as `initializationOptions` (session, summarizer, baseUrl, model, provider,
+  --- apiKeyEnv, drafts, contextWindow, reserveTokens, keepRecentTokens). `drafts = true`
+  --- turns background drafts on (off by default). The ones of M.user_level belong in
+  --- your own config, never in a project's .nvim.lua or exrc.
   init_options = {},
   --- Extra environment for the server process (e.g. PI_CODING_AGENT_DIR).
   cmd_env = nil,
@@ -58,9 +60,88 @@ M.defaults = {
 
 M.options = vim.deepcopy(M.defaults)
 
+--- The options that pick the program that is run, the model endpoint, the key variable, or
+--- whether a conversation is sent to a model on its own (drafts). They belong in the user's
+--- own config: setup() called from a project-local config (a file 'exrc' sources: .nvim.lua,
+--- .nvimrc, .exrc) ignores them and keeps the user's values.
+M.user_level = {
+  options = { 'cmd', 'cmd_env' },
+  client = { 'cmd', 'cmd_env' },
+  init_options = { 'summarizer', 'baseUrl', 'model', 'provider', 'apiKeyEnv', 'drafts' },
+}
+
+local exrc_names = { ['.nvim.lua'] = true, ['.nvimrc'] = true, ['.exrc'] = true }
+
+--- The project-local config file that is calling (.nvim.lua, .nvimrc or .exrc): a Lua
+--- file of that name on the call stack, or the script being sourced (`:lua` in a
+--- Vimscript exrc); nil otherwise.
+---@return string?
+function M.project_local_caller()
+  local level = 2
+  while true do
+    local info = debug.getinfo(level, 'S')
+    if not info then
+      break
+    end
+    local src = info.source or ''
+    if src:sub(1, 1) == '@' and exrc_names[vim.fs.basename(src:sub(2))] then
+      return src:sub(2)
+    end
+    level = level + 1
+  end
+  local ok, script = pcall(vim.fn.expand, '<script>')
+  if ok and type(script) == 'string' and script ~= '' and exrc_names[vim.fs.basename(script)] then
+    return script
+  end
+  return nil
+end
+
+--- opts without the options of M.user_level, with those of `keep` (the options in force)
+--- instead; and the names of the ones dropped.
+---@param opts table
+---@param keep table
+---@return table, string[]
+function M.without_user_level(opts, keep)
+  local out = vim.deepcopy(opts)
+  local dropped = {}
+  local function strip(t, names, prefix, from)
+    if type(t) ~= 'table' then
+      return
+    end
+    for _, k in ipairs(names) do
+      if t[k] ~= nil then
+        table.insert(dropped, prefix .. k)
+      end
+      t[k] = type(from) == 'table' and vim.deepcopy(from[k]) or nil
+    end
+  end
+  out.init_options = type(out.init_options) == 'table' and out.init_options or {}
+  out.client = type(out.client) == 'table' and out.client or {}
+  strip(out, M.user_level.options, '', keep)
+  strip(out.init_options, M.user_level.init_options, 'init_options.', keep.init_options)
+  strip(out.client, M.user_level.client, 'client.', keep.client)
+  strip(out.client.init_options, M.user_level.init_options, 'client.init_options.', nil)
+  return out, dropped
+end
+
 ---@param opts? table
 function M.set(opts)
-  M.options = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  opts = opts or {}
+  local from = M.project_local_caller()
+  if from then
+    local dropped
+    opts, dropped = M.without_user_level(opts, M.options)
+    if #dropped > 0 then
+      vim.notify(
+        ('pi-lsp: %s ignored: %s is a project-local config; set them in your own config (:help pi_lsp-user-level)'):format(
+          table.concat(dropped, ', '),
+          from
+        ),
+        vim.log.levels.WARN
+      )
+    end
+  end
+  M.options = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts)
   return M.options
 end
 
