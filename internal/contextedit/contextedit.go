@@ -89,43 +89,67 @@ type Result struct {
 // refuses a target summarized away by compaction), then appends the context_edit entry.
 // It checks, under the writer's lock, that the file is still the one it read.
 func Apply(ctx context.Context, path string, e Edit) (*Result, error) {
-	if err := ctx.Err(); err != nil {
+	written, branch, err := apply(ctx, path, []Edit{e})
+	if err != nil {
 		return nil, err
+	}
+	before := session.ProjectedContextTokens(branch).Tokens
+	after := session.ProjectedContextTokens(append(branch[:len(branch):len(branch)], written[0])).Tokens
+	return &Result{Entry: written[0], TokensBefore: before, TokensAfter: after}, nil
+}
+
+// ApplyAll is Apply for several edits (of distinct messages), appended as one chain
+// from the leaf in one write: all of them, or none. Pi's overflow recovery hides a
+// failed attempt this way (_omitRecoveryAttempt: one omission per message).
+func ApplyAll(ctx context.Context, path string, edits []Edit) ([]*session.Entry, error) {
+	written, _, err := apply(ctx, path, edits)
+	return written, err
+}
+
+// apply validates every edit against the session at path and appends them; it returns
+// the entries written and the active branch before them.
+func apply(ctx context.Context, path string, edits []Edit) ([]*session.Entry, []*session.Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if len(edits) == 0 {
+		return nil, nil, errors.New("no edit")
 	}
 	f, err := session.Load(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ix := session.NewIndex(f)
-	replacement, err := Validate(ix, e)
-	if err != nil {
-		return nil, err
+	news := make([]session.NewEntry, len(edits))
+	for i, e := range edits {
+		replacement, err := Validate(ix, e)
+		if err != nil {
+			return nil, nil, err
+		}
+		parent := session.ChainToPrevious
+		if i == 0 {
+			parent = ix.LeafID()
+		}
+		news[i] = session.NewEntry{Type: session.TypeContextEdit, ParentID: parent, Fields: []session.Field{
+			{Key: "targetId", Value: e.TargetID},
+			{Key: "replacement", Value: replacement},
+		}}
 	}
 	if err := f.ReadErr(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	branch := ix.LeafPath()
-	before := session.ProjectedContextTokens(branch).Tokens
 	taken := make(map[string]*session.Entry, len(ix.Entries()))
 	for _, x := range ix.Entries() {
 		taken[x.ID] = x
 	}
-	written, err := session.AppendIfSize(path, f.Size, taken, []session.NewEntry{{
-		Type:     session.TypeContextEdit,
-		ParentID: ix.LeafID(),
-		Fields: []session.Field{
-			{Key: "targetId", Value: e.TargetID},
-			{Key: "replacement", Value: replacement},
-		},
-	}})
+	written, err := session.AppendIfSize(path, f.Size, taken, news)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	after := session.ProjectedContextTokens(append(branch[:len(branch):len(branch)], written[0])).Tokens
-	return &Result{Entry: written[0], TokensBefore: before, TokensAfter: after}, nil
+	return written, ix.LeafPath(), nil
 }
 
 // Validate checks an edit against an index (Pi's leaf is the last entry) and returns the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/contextedit"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -168,8 +169,8 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	if err != nil || d.Reason == "" {
 		return ""
 	}
-	if pid := session.OwnerPID(path, cwd); pid > 0 {
-		return "" // never compact what another process is writing
+	if _, err := s.svc().RouteWrite(context.Background(), path, cwd, false, false); err != nil {
+		return "" // never compact what a running pi writes
 	}
 	if d.Failed != "" {
 		s.notify("pi/compactionEnd", CompactionEnd{Session: path, Reason: d.Reason, ErrorMessage: d.Failed})
@@ -204,21 +205,17 @@ func (s *Server) setRecoveryTried(path string, tried bool) {
 	}
 }
 
-// omitAttempt appends one context_edit omission per target at the session's leaf, as
-// Pi's _omitRecoveryAttempt does before a recovery compaction.
+// omitAttempt hides the failed attempt (one context_edit omission per target, chained
+// from the leaf) as Pi's _omitRecoveryAttempt does before a recovery compaction: through
+// the write sequence of every command, with contextedit's rules.
 func (s *Server) omitAttempt(path string, targets []string) error {
-	mu := s.jobLock(path)
-	mu.Lock()
-	defer mu.Unlock()
-	err := s.host.withIndex(path, func(ix *session.Index) error {
-		_, err := appendChain(path, ix, len(targets), func(i int) (string, []session.Field) {
-			return session.TypeContextEdit, []session.Field{{Key: "targetId", Value: targets[i]}, {Key: "replacement", Value: json.RawMessage("null")}}
-		})
-		return err
-	})
-	if err == nil {
-		s.host.scheduleNotify(path)
+	edits := make([]contextedit.Edit, len(targets))
+	for i, id := range targets {
+		edits[i] = contextedit.Edit{TargetID: id, Action: contextedit.Omit}
 	}
+	_, err := s.write(s.bgCtx, writeJob{session: path}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
+		return contextedit.ApplyAll(ctx, path, edits)
+	})
 	return err
 }
 
@@ -239,9 +236,11 @@ func (s *Server) autoStart(path string, job compactJob) bool {
 			delete(s.host.compacting, path)
 			s.host.mu.Unlock()
 		}()
-		if _, err := s.compact(ctx, path, job); err == nil {
-			s.afterWrite(path)
-		}
+		// The write sequence checks the owner again (a pi may have started since) and
+		// refreshes the session after the compaction.
+		_, _ = s.write(ctx, writeJob{session: path, lock: lockInJob}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
+			return s.compact(ctx, path, job)
+		})
 	})
 	if !started {
 		s.host.mu.Lock()

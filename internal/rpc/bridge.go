@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,35 +15,6 @@ import (
 // Writes to a session a live pi holds go through that pi when it loaded pi-lsp's Pi
 // extension (editors/pi): Pi writes the entries itself, so its in-memory leaf stays
 // right and nothing pi-lsp wrote becomes a dead branch. Answers carry via: "pi".
-
-// loadBridgeHint is how a user makes a running pi drivable from the editor.
-const loadBridgeHint = "load pi-lsp's Pi extension in that pi to do this from the editor (pi -e <pi-lsp>/editors/pi/extension.ts, or once: pi install <pi-lsp>/editors/pi), close it, or pass force to write anyway"
-
-// bridgeDirs are where the extension's registry files may be.
-func (s *Server) bridgeDirs() []string {
-	if s.opt.BridgeDir != "" {
-		return []string{s.opt.BridgeDir}
-	}
-	return bridge.Dirs()
-}
-
-// liveBridge is the registration of a live pi with the bridge that holds path, or nil.
-// A stale registration (its pi gone, its pid reused, its socket refusing) is removed
-// by the lookup and counts as none.
-func (s *Server) liveBridge(ctx context.Context, path string) *bridge.Registration {
-	reg, err := bridge.Find(ctx, path, s.bridgeDirs()...)
-	if err != nil {
-		s.log.Debug("no bridge", "session", path, "err", err)
-		return nil
-	}
-	return reg
-}
-
-// bridgeSearched says where registrations were looked for, for a refusal that tells the
-// user to load the extension.
-func (s *Server) bridgeSearched() string {
-	return "no pi-lsp bridge registration for this session in " + strings.Join(s.bridgeDirs(), ", ")
-}
 
 // bridgeError maps a bridge failure to the wire.
 func bridgeError(pid int, err error) error {

@@ -132,10 +132,11 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 		return nil, err
 	}
 	defer mu.Unlock()
-	summarizer, settings, err := s.summarizerFor(path)
+	summarizer, _, err := s.summarizerFor(path)
 	if err != nil {
 		return nil, err
 	}
+	settingsFor := s.svc().SettingsFor(s.host.cwdOf(path))
 	var pinned []string
 	_ = s.host.withIndex(path, func(ix *session.Index) error {
 		leaf := job.leaf
@@ -154,8 +155,12 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 			AllowDroppedPins:   job.acceptDroppedPins,
 			Progress:           wd.reportSummary,
 		},
-		LeafID:     job.leaf,
-		Settings:   settings,
+		LeafID: job.leaf,
+		// The settings of the path compacted: with a leafId, that leaf's model overrides.
+		SettingsFor: func(provider, model string) (session.CompactionSettings, error) {
+			st, err := settingsFor(provider, model)
+			return st, serviceError(err)
+		},
 		Summarizer: summarizer,
 		Hook:       s.compactHook(path, job.reason, job.instructions, job.willRetry),
 		Phase:      wd.reportPhase,
@@ -180,34 +185,23 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 }
 
 // summarizerFor builds the configured summarizer and the compaction settings of a
-// session (Pi's settings files, overridden by the client's configuration).
+// session at its current leaf (the session service's rules, the CLI's too).
 func (s *Server) summarizerFor(path string) (compaction.Summarizer, session.CompactionSettings, error) {
-	s.host.mu.Lock()
-	cfg, agentDir := s.host.cfg, s.host.agentDir
-	s.host.mu.Unlock()
-	cwd := s.host.cwdOf(path)
-	// Pi 1.6.0 resolves compaction.modelOverrides for the session's model; settings Pi
-	// would refuse are refused here too, with Pi's words.
-	var provider, model string
+	c := s.svc()
+	var settings session.CompactionSettings
+	var serr error
 	if _, err := s.withSession(path, func(_ string, ix *session.Index) error {
-		provider, model = session.ModelOfPath(ix.LeafPath())
+		settings, serr = c.SettingsAt(ix, "")
 		return nil
 	}); err != nil {
 		return nil, session.CompactionSettings{}, err
 	}
-	settings, err := session.LoadSettings(agentDir, cwd).CompactionFor(provider, model)
+	if serr != nil {
+		return nil, settings, serviceError(serr)
+	}
+	sum, _, err := c.Summarizer(s.host.cwdOf(path))
 	if err != nil {
-		return nil, settings, &Error{Code: CodeRequestFailed, Kind: KindInvalidSettings, Msg: "settings: " + err.Error(), Err: err}
-	}
-	if cfg.KeepRecentTokens > 0 {
-		settings.KeepRecentTokens = cfg.KeepRecentTokens
-	}
-	if cfg.ReserveTokens > 0 {
-		settings.ReserveTokens = cfg.ReserveTokens
-	}
-	sum, _, err := cfg.SummarizerConfig.Over(compaction.ConfigFromEnv()).Over(compaction.ConfigFromSettings(agentDir, cwd)).Build(agentDir)
-	if err != nil {
-		return nil, settings, &Error{Code: CodeRequestFailed, Kind: KindSummarizerFailed, Msg: err.Error(), Err: err}
+		return nil, settings, serviceError(err)
 	}
 	return sum, settings, nil
 }

@@ -101,10 +101,7 @@ func (s *Server) navigate(ctx context.Context, path string, p navigateParams, wd
 }
 
 func (s *Server) branchReserve(path string) int {
-	s.host.mu.Lock()
-	agentDir := s.host.agentDir
-	s.host.mu.Unlock()
-	return sessionSettings(agentDir, s.host.cwdOf(path)).BranchSummary.ReserveTokens
+	return s.svc().BranchReserve(s.host.cwdOf(path))
 }
 
 func (s *Server) treeHook(path string) branch.Hook {

@@ -145,10 +145,11 @@ func (h *host) notifyState(path string) {
 	if err != nil {
 		return
 	}
-	if reg := h.s.liveBridge(context.Background(), path); reg != nil {
-		changed.Owner = &SessionOwner{PID: reg.PID, Bridge: true, PiVersion: &reg.PiVersion}
-	} else if pid := session.OwnerPID(path, cwd); pid > 0 {
-		changed.Owner = &SessionOwner{PID: pid}
+	if o := h.s.svc().OwnerOf(context.Background(), path, cwd); o != nil {
+		changed.Owner = &SessionOwner{PID: o.PID, Bridge: o.Bridge}
+		if o.Bridge {
+			changed.Owner.PiVersion = &o.PiVersion
+		}
 	}
 	h.mu.Lock()
 	current := path == h.current

@@ -174,7 +174,3 @@ func (h *host) select_(p string) (string, error) {
 	h.current = path
 	return path, nil
 }
-
-func sessionSettings(agentDir, cwd string) session.Settings {
-	return session.LoadSettings(agentDir, cwd)
-}

@@ -84,18 +84,13 @@ func (s *Server) write(ctx context.Context, job writeJob, fn func(ctx context.Co
 	if err != nil {
 		return refuse(err)
 	}
-	var reg *bridge.Registration
-	if job.viaPi != nil && !job.force {
-		reg = s.liveBridge(jctx, path)
-	}
-	if reg == nil {
-		if err := s.checkOwner(path, cwd, job.force); err != nil {
-			return refuse(err)
-		}
+	route, err := s.svc().RouteWrite(jctx, path, cwd, job.force, job.viaPi != nil)
+	if err != nil {
+		return refuse(serviceError(err))
 	}
 	begin()
-	if reg != nil {
-		return job.viaPi(jctx, path, reg, wd)
+	if route.Bridge != nil {
+		return job.viaPi(jctx, path, route.Bridge, wd)
 	}
 	switch mu := s.jobLock(path); job.lock {
 	case lockWait:
@@ -150,22 +145,6 @@ func (s *Server) writeTarget(job writeJob) (string, string, error) {
 		return "", "", &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: fmt.Sprintf("entry %s not found", job.entry)}
 	}
 	return path, cwd, nil
-}
-
-// checkOwner refuses writes to a session a running Pi process writes, unless forced.
-func (s *Server) checkOwner(path, cwd string, force bool) error {
-	if force {
-		return nil
-	}
-	if reg := s.liveBridge(context.Background(), path); reg != nil {
-		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
-			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d); its pi-lsp bridge cannot do this (Pi's extension API has no call for it): do it in pi, close it, or pass force to write anyway", reg.PID)}
-	}
-	if pid := session.OwnerPID(path, cwd); pid > 0 {
-		return &Error{Code: CodeRequestFailed, Kind: KindOwnedByPi,
-			Msg: fmt.Sprintf("session is in use by a running pi process (pid %d) without pi-lsp's bridge (%s); %s", pid, s.bridgeSearched(), loadBridgeHint)}
-	}
-	return nil
 }
 
 // jobLock serializes the jobs that write one session.

@@ -1,0 +1,84 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// Config is what a front end adds to Pi's own settings for a job: the agent dir, its
+// summarizer choice (client options or CLI flags) and token overrides (0: Pi's).
+type Config struct {
+	AgentDir         string
+	SummarizerConfig compaction.SummarizerConfig
+	KeepRecentTokens int
+	ReserveTokens    int
+	// BridgeDirs are where live pis register (nil: bridge.Dirs()).
+	BridgeDirs []string
+}
+
+// ErrInvalidSettings: a settings file Pi 1.6.0 would refuse (errors.Is).
+var ErrInvalidSettings = errors.New("invalid settings")
+
+// ErrSummarizer: the summarizer cannot be built from its configuration (errors.Is).
+var ErrSummarizer = errors.New("summarizer not usable")
+
+// kindError is an error of one of the kinds above whose text is its cause's.
+type kindError struct{ kind, err error }
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// CompactionSettings are the compaction settings of a job on a session whose header cwd
+// is cwd, for the model provider/model (Pi 1.6.0's compaction.modelOverrides), with the
+// front end's overrides on top.
+func (c Config) CompactionSettings(cwd, provider, model string) (session.CompactionSettings, error) {
+	s, err := session.LoadSettings(c.AgentDir, cwd).CompactionFor(provider, model)
+	if err != nil {
+		return s, &kindError{ErrInvalidSettings, fmt.Errorf("settings: %w", err)}
+	}
+	if c.KeepRecentTokens > 0 {
+		s.KeepRecentTokens = c.KeepRecentTokens
+	}
+	if c.ReserveTokens > 0 {
+		s.ReserveTokens = c.ReserveTokens
+	}
+	return s, nil
+}
+
+// SettingsFor is CompactionSettings as compaction.RunOptions.SettingsFor wants it: the
+// run calls it with the model of the path it compacts (the requested leaf's, not the
+// session's current leaf's), so the CLI and the server apply the same overrides.
+func (c Config) SettingsFor(cwd string) func(provider, model string) (session.CompactionSettings, error) {
+	return func(provider, model string) (session.CompactionSettings, error) {
+		return c.CompactionSettings(cwd, provider, model)
+	}
+}
+
+// SettingsAt are the compaction settings of the path to leaf ("" for the current leaf).
+func (c Config) SettingsAt(ix *session.Index, leaf string) (session.CompactionSettings, error) {
+	if leaf == "" {
+		leaf = ix.LeafID()
+	}
+	provider, model := session.ModelOfPath(ix.Path(leaf))
+	return c.CompactionSettings(ix.File.Header.Cwd, provider, model)
+}
+
+// Summarizer builds the summarizer of a job on a session whose header cwd is cwd: the
+// front end's choice, over the environment, over the piLsp object of Pi's settings
+// files, in that order. Its config says which model it uses and its context window.
+func (c Config) Summarizer(cwd string) (compaction.Summarizer, compaction.SummarizerConfig, error) {
+	cfg := c.SummarizerConfig.Over(compaction.ConfigFromEnv()).Over(compaction.ConfigFromSettings(c.AgentDir, cwd))
+	s, cfg, err := cfg.Build(c.AgentDir)
+	if err != nil {
+		return nil, cfg, &kindError{ErrSummarizer, err}
+	}
+	return s, cfg, nil
+}
+
+// BranchReserve is Pi's branchSummary.reserveTokens for a session whose cwd is cwd.
+func (c Config) BranchReserve(cwd string) int {
+	return session.LoadSettings(c.AgentDir, cwd).BranchSummary.ReserveTokens
+}
