@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 
-	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 )
 
 // runGen writes a large synthetic session (for benchmarks and load tests).
 func runGen(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
-	var opt gen.Options
+	var opt benchgen.Options
 	fs.IntVar(&opt.Entries, "entries", 10000, "approximate number of entries")
 	fs.Int64Var(&opt.Seed, "seed", 1, "random seed (output is deterministic per seed)")
 	fs.IntVar(&opt.BranchEvery, "branch-every", 0, "start a branch every N turns")
@@ -32,5 +32,5 @@ func runGen(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr i
 		defer f.Close()
 		w = f
 	}
-	return gen.Write(w, opt)
+	return benchgen.Write(w, opt)
 }

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
-	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -103,7 +103,7 @@ func TestDraftUpdatesOnlyTheNewPart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := gen.Write(w, gen.Options{Entries: 400, Seed: 3}); err != nil {
+	if err := benchgen.Write(w, benchgen.Options{Entries: 400, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -22,7 +22,7 @@ func benchSession(b *testing.B) (string, int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := gen.Write(out, gen.Options{Entries: n, Seed: int64(n)}); err != nil {
+	if err := benchgen.Write(out, benchgen.Options{Entries: n, Seed: int64(n)}); err != nil {
 		b.Fatal(err)
 	}
 	out.Close()

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
-	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
@@ -36,7 +36,7 @@ func genSession(t testing.TB, n int, seed int64) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := gen.Write(f, gen.Options{Entries: n, Seed: seed, BranchEvery: 5}); err != nil {
+	if err := benchgen.Write(f, benchgen.Options{Entries: n, Seed: seed, BranchEvery: 5}); err != nil {
 		t.Fatal(err)
 	}
 	return path

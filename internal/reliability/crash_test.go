@@ -26,8 +26,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
-	"github.com/pi-lsp/pi-lsp/internal/gen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
@@ -441,7 +441,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := gen.Write(out, gen.Options{Entries: 2500, Seed: 42}); err != nil {
+	if err := benchgen.Write(out, benchgen.Options{Entries: 2500, Seed: 42}); err != nil {
 		t.Fatal(err)
 	}
 	out.Close()

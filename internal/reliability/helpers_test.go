@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
@@ -90,7 +90,7 @@ func checkPiLoads(t testing.TB, o *oracle.Oracle, path string) bool {
 // generatedSession isolates the test (isolate.Setup) and installs a session generated
 // with opts as the one session of a workspace there; it returns the agent dir, the
 // workspace and the session's path.
-func generatedSession(t testing.TB, opts gen.Options) (agentDir, workspace, path string) {
+func generatedSession(t testing.TB, opts benchgen.Options) (agentDir, workspace, path string) {
 	t.Helper()
 	root := isolate.Setup(t).Root
 	agentDir = filepath.Join(root, "agent")
@@ -103,7 +103,7 @@ func generatedSession(t testing.TB, opts gen.Options) (agentDir, workspace, path
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := gen.Write(gf, opts); err != nil {
+	if err := benchgen.Write(gf, opts); err != nil {
 		t.Fatal(err)
 	}
 	gf.Close()

@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 )
 
@@ -78,7 +78,7 @@ func TestLoadMixedRequests(t *testing.T) {
 	}
 	start := time.Now()
 	// About 1.6 KB per generated entry.
-	agentDir, workspace, path := generatedSession(t, gen.Options{Entries: sizeMB << 20 / 1600, Seed: 9, BranchEvery: 7, CompactEvery: 25})
+	agentDir, workspace, path := generatedSession(t, benchgen.Options{Entries: sizeMB << 20 / 1600, Seed: 9, BranchEvery: 7, CompactEvery: 25})
 	st, _ := os.Stat(path)
 	t.Logf("session: %d MB generated in %v", st.Size()>>20, time.Since(start).Round(time.Millisecond))
 

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
@@ -160,7 +160,7 @@ func TestProviderEchoedKeyIsRedacted(t *testing.T) {
 // With echo, the provider's first answer is a 401 that echoes the Authorization header.
 func binaryScenario(t *testing.T, echo bool) {
 	bin := buildBinary(t)
-	agentDir, workspace, path := generatedSession(t, gen.Options{Entries: 400, Seed: 3, BranchEvery: 4})
+	agentDir, workspace, path := generatedSession(t, benchgen.Options{Entries: 400, Seed: 3, BranchEvery: 4})
 	root := filepath.Dir(agentDir)
 
 	var kb [16]byte

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
@@ -275,7 +275,7 @@ func BenchmarkLSPLatency(b *testing.B) {
 	os.MkdirAll(work, 0o755)
 	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_bench.jsonl")
 	f, _ := os.Create(path)
-	if err := gen.Write(f, gen.Options{Entries: mb * 620, Seed: 1}); err != nil {
+	if err := benchgen.Write(f, benchgen.Options{Entries: mb * 620, Seed: 1}); err != nil {
 		b.Fatal(err)
 	}
 	f.Close()

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 )
 
 // A mapped file that shrinks under a load faults when read past its new end; guard
@@ -50,7 +50,7 @@ func TestGuardTurnsAShrunkMappingIntoAnError(t *testing.T) {
 // skipped lines.
 func TestMappedAndReadLoadsAgree(t *testing.T) {
 	var b strings.Builder
-	if err := gen.Write(&b, gen.Options{Entries: 3000, Seed: 11, BranchEvery: 30, CompactEvery: 500}); err != nil {
+	if err := benchgen.Write(&b, benchgen.Options{Entries: 3000, Seed: 11, BranchEvery: 30, CompactEvery: 500}); err != nil {
 		t.Fatal(err)
 	}
 	b.WriteString("not json\n")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -110,7 +110,7 @@ func TestPreviewMatchesReference(t *testing.T) {
 		files = append(files, m...)
 	}
 	var b strings.Builder
-	if err := gen.Write(&b, gen.Options{Entries: 3000, Seed: 3, BranchEvery: 30, CompactEvery: 400, ImageEvery: 20}); err != nil {
+	if err := benchgen.Write(&b, benchgen.Options{Entries: 3000, Seed: 3, BranchEvery: 30, CompactEvery: 400, ImageEvery: 20}); err != nil {
 		t.Fatal(err)
 	}
 	long := strings.Repeat("word \t\n", 200)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-lsp/pi-lsp/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
@@ -22,7 +22,7 @@ import (
 // boundary (blank lines, CRLF, junk, lines longer than the read buffer, a torn tail).
 func TestLoadMatchesParse(t *testing.T) {
 	var b strings.Builder
-	if err := gen.Write(&b, gen.Options{Entries: 1500, Seed: 7, BranchEvery: 40, CompactEvery: 300, ImageEvery: 50}); err != nil {
+	if err := benchgen.Write(&b, benchgen.Options{Entries: 1500, Seed: 7, BranchEvery: 40, CompactEvery: 300, ImageEvery: 50}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -135,12 +135,12 @@ func TestLoadedEntriesRereadSafely(t *testing.T) {
 // the estimates, nothing taken from usage, otherwise.
 func TestContextTokensOfPathFollowsTheProjectedRule(t *testing.T) {
 	var files [][]byte
-	for _, o := range []gen.Options{
+	for _, o := range []benchgen.Options{
 		{Entries: 1200, Seed: 11, BranchEvery: 25, CompactEvery: 150},
 		{Entries: 600, Seed: 12, CompactEvery: 40, ImageEvery: 7},
 	} {
 		var b strings.Builder
-		if err := gen.Write(&b, o); err != nil {
+		if err := benchgen.Write(&b, o); err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, []byte(b.String()))

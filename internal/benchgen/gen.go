@@ -1,8 +1,8 @@
-// Package gen generates large Pi sessions of realistic shape for benchmarks and load
+// Package benchgen generates large Pi sessions of realistic shape for benchmarks and load
 // tests: user text, assistant thinking + text + tool calls with usage, tool results of
 // about 2.5 KB, with optional branches, compactions and images. Output is deterministic
 // for a seed and is a valid Pi session (1.6.0 and 0.73.1 open it).
-package gen
+package benchgen
 
 import (
 	"bufio"
