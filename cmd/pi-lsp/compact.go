@@ -28,27 +28,6 @@ func forceFlag(fs *flag.FlagSet) *bool {
 	return fs.Bool("force", false, "write even though a running pi process writes the session")
 }
 
-// refuseOwned refuses to write a session a running pi process writes (session.OwnerPID,
-// the rule the server applies), unless forced: that pi keeps its leaf in memory, and its
-// next entry would leave this write on a dead branch.
-func refuseOwned(path, cwd string, force bool) error {
-	if force {
-		return nil
-	}
-	if pid := session.OwnerPID(path, cwd); pid > 0 {
-		return fmt.Errorf("session is in use by a running pi process (pid %d): do it in pi, close it, or pass --force to write anyway", pid)
-	}
-	return nil
-}
-
-// buildSummarizer builds the summarizer from the flag, the environment and the piLsp
-// object of Pi's settings files for cwd, in that order.
-func buildSummarizer(kind, cwd string) (compaction.Summarizer, compaction.SummarizerConfig, error) {
-	agent, _ := session.AgentDir()
-	cfg := compaction.SummarizerConfig{Kind: kind}.Over(compaction.ConfigFromEnv()).Over(compaction.ConfigFromSettings(agent, cwd))
-	return cfg.Build(agent)
-}
-
 // progressLines prints, for a command that summarizes, a stderr line per phase with the
 // time since the start ("pi-lsp compact: summarizing (12ms)") and one per request attempt
 // of a summarizer that retries ("pi-lsp compact: summarizing: attempt 2 of 2 after stall
@@ -85,35 +64,32 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 	if err != nil {
 		return err
 	}
-	agent, _ := session.AgentDir()
+	c := svc(*kind, *keep, *reserve)
 	cwd := sessionCwd(path)
 	if !*dryRun {
-		if err := refuseOwned(path, cwd, *force); err != nil {
+		r, err := route(ctx, c, path, cwd, *force, true)
+		if err != nil {
 			return err
 		}
+		if r.Bridge != nil {
+			// pi compacts at its own leaf with its own model and settings.
+			if given := setFlags(fs, "leaf", "keep-recent", "reserve", "summarizer", "summary-file"); len(given) > 0 {
+				return notViaPi(r.Bridge, given)
+			}
+			phase, _ := progressLines(stderr, "compact")
+			return compactViaPi(ctx, r.Bridge, path, *instructions, *asJSON, stdout, phase)
+		}
 	}
-	st := session.LoadSettings(agent, cwd)
 	opt := compaction.RunOptions{
 		Options: compaction.Options{CustomInstructions: *instructions},
 		LeafID:  *leaf,
 		DryRun:  *dryRun,
-		// Pi 1.6.0 resolves compaction.modelOverrides for the session's model; flags win.
-		SettingsFor: func(provider, model string) (session.CompactionSettings, error) {
-			settings, err := st.CompactionFor(provider, model)
-			if err != nil {
-				return settings, fmt.Errorf("settings: %w", err)
-			}
-			if *keep > 0 {
-				settings.KeepRecentTokens = *keep
-			}
-			if *reserve > 0 {
-				settings.ReserveTokens = *reserve
-			}
-			return settings, nil
-		},
+		// Pi 1.6.0 resolves compaction.modelOverrides for the model of the path
+		// compacted; the flags win.
+		SettingsFor: c.SettingsFor(cwd),
 	}
 	if !*dryRun {
-		s, _, err := buildSummarizer(*kind, cwd)
+		s, _, err := c.Summarizer(cwd)
 		if err != nil {
 			return err
 		}

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
-	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/bridge"
 )
 
 func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
@@ -34,11 +34,20 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 	budgetSet := false
 	fs.Visit(func(f *flag.Flag) { budgetSet = budgetSet || f.Name == "budget" })
 
-	agent, _ := session.AgentDir()
+	c := svc(*kind, 0, 0)
 	cwd := sessionCwd(path)
 	if !*dryRun {
-		if err := refuseOwned(path, cwd, *force); err != nil {
+		r, err := route(ctx, c, path, cwd, *force, true)
+		if err != nil {
 			return err
+		}
+		if r.Bridge != nil {
+			if given := setFlags(fs, "leaf", "budget", "summarizer"); len(given) > 0 {
+				return notViaPi(r.Bridge, given)
+			}
+			phase, _ := progressLines(stderr, "navigate")
+			return navigateViaPi(ctx, r.Bridge, path, bridge.NavigateRequest{TargetID: target, Summarize: *summarize,
+				CustomInstructions: *instructions, ReplaceInstructions: *replace, Label: *label}, *asJSON, stdout, phase)
 		}
 	}
 	opt := branch.NavigateOptions{
@@ -47,7 +56,7 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 		CustomInstructions:  *instructions,
 		ReplaceInstructions: *replace,
 		Label:               *label,
-		ReserveTokens:       session.LoadSettings(agent, cwd).BranchSummary.ReserveTokens,
+		ReserveTokens:       c.BranchReserve(cwd),
 		DryRun:              *dryRun,
 	}
 	if budgetSet {
@@ -56,7 +65,7 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 			opt.Budget = -1 // no limit
 		}
 	}
-	s, cfg, serr := buildSummarizer(*kind, cwd)
+	s, cfg, serr := c.Summarizer(cwd)
 	opt.ContextWindow = cfg.Window()
 	if *summarize && !*dryRun {
 		if serr != nil {
@@ -185,7 +194,7 @@ func runUndoCompaction(ctx context.Context, fs *flag.FlagSet, args []string, std
 	return nil
 }
 
-func runLabel(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
+func runLabel(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the label entry as JSON")
 	force := forceFlag(fs)
 	pos, err := parseArgs(fs, args)
@@ -199,8 +208,12 @@ func runLabel(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr
 	if len(pos) == 3 {
 		text = pos[2]
 	}
-	if err := refuseOwned(pos[0], sessionCwd(pos[0]), *force); err != nil {
+	r, err := route(ctx, svc("", 0, 0), pos[0], sessionCwd(pos[0]), *force, true)
+	if err != nil {
 		return err
+	}
+	if r.Bridge != nil {
+		return labelViaPi(ctx, r.Bridge, pos[1], text, *asJSON, stdout)
 	}
 	e, err := branch.SetLabel(pos[0], pos[1], text)
 	if err != nil {

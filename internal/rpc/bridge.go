@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -46,9 +46,7 @@ func bridgeError(pid int, err error) error {
 
 // dialBridge connects to the bridge of reg.
 func (s *Server) dialBridge(ctx context.Context, reg *bridge.Registration) (*bridge.Conn, error) {
-	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	c, err := bridge.Dial(dctx, *reg)
+	c, err := service.DialBridge(ctx, reg)
 	if err != nil {
 		return nil, bridgeError(reg.PID, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -694,5 +695,79 @@ func TestLivePiBridgeOutsideTheRuntimeDir(t *testing.T) {
 				t.Fatalf("pi.label answered %s, want it done by pi %d", raw, reg.PID)
 			}
 		})
+	}
+}
+
+// cliBinary builds pi-lsp into the test's temp dir.
+func cliBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "pi-lsp")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/pi-lsp")
+	cmd.Dir = oracle.RepoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// The terminal's writing commands on a session a live pi with the bridge holds go
+// through that pi, as the editors' commands do: pi writes the entries (its leaf moves),
+// and what pi cannot do as asked (its own settings, its own leaf) is refused.
+func TestLivePiBridgeFromTheTerminal(t *testing.T) {
+	l := newLivePiEnv(t, "full-main")
+	pi, path := l.pi, l.path
+	// The terminal's writing commands go through the same pi, as the editors' do.
+	bin := cliBinary(t)
+	env := append(os.Environ(), "XDG_RUNTIME_DIR="+l.runtime)
+	cli := func(wantCode int, args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(l.ctx, 90*time.Second)
+		defer cancel()
+		cmd := isolate.GroupCmd(ctx, bin, args...)
+		cmd.Env = env
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		code := isolate.ExitCode(cmd.Run())
+		if code != wantCode {
+			t.Fatalf("pi-lsp %v: exit %d, want %d\n%s%s", args, code, wantCode, out.String(), errb.String())
+		}
+		if wantCode != 0 {
+			return errb.String()
+		}
+		return out.String()
+	}
+	out := cli(0, "label", path, "9962224e", "from-the-terminal", "--json")
+	if !strings.Contains(out, `"via":"pi"`) {
+		t.Errorf("label answered %s, want it done by pi", out)
+	}
+	entries, _ := pi.Entries()
+	if last := entries[len(entries)-1]; last["type"] != "label" || last["label"] != "from-the-terminal" {
+		t.Errorf("pi's last entry %v is not the terminal's label", last)
+	}
+	out = cli(0, "compact", path, "--instructions", "from the terminal", "--json")
+	var res struct {
+		Via   string         `json:"via"`
+		Entry map[string]any `json:"entry"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Via != "pi" || res.Entry["type"] != "compaction" {
+		t.Fatalf("compact answered %s, want pi's compaction entry", out)
+	}
+	if _, leaf := pi.Entries(); leaf != res.Entry["id"] {
+		t.Errorf("pi's leaf %s is not the compaction %v: pi did not write it", leaf, res.Entry["id"])
+	}
+	// What pi cannot do as asked is refused, and nothing is written.
+	unchanged := keepsFile(t, path)
+	if out := cli(1, "compact", path, "--keep-recent", "5"); !strings.Contains(out, "--keep-recent cannot be honoured") {
+		t.Errorf("compact --keep-recent through pi: %s", out)
+	}
+	unchanged("a refused terminal compaction")
+	out = cli(0, "navigate", path, "9962224e", "--json")
+	if !strings.Contains(out, `"via":"pi"`) {
+		t.Errorf("navigate answered %s, want it done by pi", out)
+	}
+	if _, leaf := pi.Entries(); leaf != "9962224e" {
+		t.Errorf("pi's leaf is %s after the terminal's navigation to 9962224e", leaf)
 	}
 }

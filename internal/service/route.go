@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/session"
@@ -100,4 +101,12 @@ func (c Config) OwnerOf(ctx context.Context, path, cwd string) *Owner {
 		return &Owner{PID: pid}
 	}
 	return nil
+}
+
+// DialBridge connects to the live pi of reg (bounded: a pi that does not answer its
+// hello within 10 s is not waited for).
+func DialBridge(ctx context.Context, reg *bridge.Registration) (*bridge.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return bridge.Dial(dctx, *reg)
 }
