@@ -142,7 +142,7 @@ func (s *Server) createSession() (string, error) {
 // editor to retry once. It returns the reason, or "".
 func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	s.host.mu.Lock()
-	last, tried := compaction.AfterAppend(written, s.host.overflowTried[path])
+	last, tried := compaction.AfterAppend(written, s.host.stateLocked(path).overflowTried)
 	s.host.mu.Unlock()
 	s.setRecoveryTried(path, tried)
 	if last == nil {
@@ -198,11 +198,7 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 func (s *Server) setRecoveryTried(path string, tried bool) {
 	s.host.mu.Lock()
 	defer s.host.mu.Unlock()
-	if tried {
-		s.host.overflowTried[path] = true
-	} else {
-		delete(s.host.overflowTried, path)
-	}
+	s.host.stateLocked(path).overflowTried = tried
 }
 
 // omitAttempt hides the failed attempt (one context_edit omission per target, chained
@@ -223,19 +219,21 @@ func (s *Server) omitAttempt(path string, targets []string) error {
 // the session (a second one would only queue behind it on the job lock and compact the
 // freshly compacted session again).
 func (s *Server) autoStart(path string, job compactJob) bool {
+	st := s.host.state(path)
 	s.host.mu.Lock()
-	if s.host.compacting[path] {
+	if st.compacting {
 		s.host.mu.Unlock()
 		return false
 	}
-	s.host.compacting[path] = true
+	st.compacting = true
 	s.host.mu.Unlock()
+	done := func() {
+		s.host.mu.Lock()
+		st.compacting = false
+		s.host.mu.Unlock()
+	}
 	started := s.background(func(ctx context.Context) {
-		defer func() {
-			s.host.mu.Lock()
-			delete(s.host.compacting, path)
-			s.host.mu.Unlock()
-		}()
+		defer done()
 		// The write sequence checks the owner again (a pi may have started since) and
 		// refreshes the session after the compaction.
 		_, _ = s.write(ctx, writeJob{session: path, lock: lockInJob}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
@@ -243,9 +241,7 @@ func (s *Server) autoStart(path string, job compactJob) bool {
 		})
 	})
 	if !started {
-		s.host.mu.Lock()
-		delete(s.host.compacting, path)
-		s.host.mu.Unlock()
+		done()
 	}
 	return started
 }

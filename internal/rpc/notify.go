@@ -81,8 +81,10 @@ func (h *host) stop() {
 			h.cancel()
 		}
 		h.stopped = true
-		for _, t := range h.debounce {
-			t.Stop()
+		for _, st := range h.sessions {
+			if st.debounce != nil {
+				st.debounce.Stop()
+			}
 		}
 		h.mu.Unlock()
 	})
@@ -114,14 +116,15 @@ func (h *host) changed(path string) {
 func (h *host) scheduleNotify(path string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.stopped || h.debounce[path] != nil {
+	st := h.stateLocked(path)
+	if h.stopped || st.debounce != nil {
 		return // one is due already
 	}
-	wait := max(0, h.s.opt.Debounce-time.Since(h.lastNotify[path]))
-	h.debounce[path] = time.AfterFunc(wait, func() {
+	wait := max(0, h.s.opt.Debounce-time.Since(st.lastNotify))
+	st.debounce = time.AfterFunc(wait, func() {
 		h.mu.Lock()
-		delete(h.debounce, path)
-		h.lastNotify[path] = time.Now()
+		st.debounce = nil
+		st.lastNotify = time.Now()
 		h.mu.Unlock()
 		h.notifyState(path)
 	})

@@ -7,8 +7,6 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
 	"github.com/pi-lsp/pi-lsp/internal/session"
-
-	"sync"
 )
 
 // memoEntry is a request answer computed for one state of a session.
@@ -26,15 +24,16 @@ func stateKey(ix *session.Index) string {
 // key, computed once per state: the texts it hashes are read back from the session file,
 // and the stale-file watcher asks every few seconds.
 func (h *host) readRecords(path, key string, leafPath []*session.Entry) []fileops.ReadRecord {
+	st := h.state(path)
 	h.mu.Lock()
-	m, ok := h.reads[path]
+	m := st.reads
 	h.mu.Unlock()
-	if ok && m.key == key {
+	if m.key != "" && m.key == key {
 		return m.recs
 	}
 	recs := fileops.LastReads(leafPath)
 	h.mu.Lock()
-	h.reads[path] = readsMemo{key: key, recs: recs}
+	st.reads = readsMemo{key: key, recs: recs}
 	h.mu.Unlock()
 	return recs
 }
@@ -56,7 +55,8 @@ func (e encodedJSON) MarshalJSON() ([]byte, error) { return e, nil }
 func (h *host) memo(path, name string, ix *session.Index, compute func() (any, error)) (encodedJSON, error) {
 	key := stateKey(ix)
 	h.mu.Lock()
-	m := h.memos[path+"\x00"+name]
+	st := h.stateLocked(path)
+	m := st.memos[name]
 	h.mu.Unlock()
 	if m != nil && m.key == key {
 		return encodedJSON(m.raw), nil
@@ -70,7 +70,7 @@ func (h *host) memo(path, name string, ix *session.Index, compute func() (any, e
 		return nil, err
 	}
 	h.mu.Lock()
-	h.memos[path+"\x00"+name] = &memoEntry{key: key, raw: raw}
+	st.memos[name] = &memoEntry{key: key, raw: raw}
 	h.mu.Unlock()
 	return encodedJSON(raw), nil
 }
@@ -80,11 +80,11 @@ func (h *host) memo(path, name string, ix *session.Index, compute func() (any, e
 // decode) are not safe for concurrent use, so they are only ever touched inside fn.
 // fn may be nil (refresh only); it must not call back into withIndex.
 func (h *host) withIndex(path string, fn func(ix *session.Index) error) error {
-	mu := h.lockFor(path)
-	mu.Lock()
-	defer mu.Unlock()
+	st := h.state(path)
+	st.indexMu.Lock()
+	defer st.indexMu.Unlock()
 	h.mu.Lock()
-	l := h.live[path]
+	l := st.live
 	h.mu.Unlock()
 	if l == nil {
 		var err error
@@ -92,11 +92,11 @@ func (h *host) withIndex(path string, fn func(ix *session.Index) error) error {
 			return err
 		}
 		h.mu.Lock()
-		h.live[path] = l
+		st.live = l
 		h.mu.Unlock()
 	} else if _, err := l.Refresh(); err != nil {
 		h.mu.Lock()
-		delete(h.live, path)
+		st.live = nil
 		h.mu.Unlock()
 		return err
 	}
@@ -114,16 +114,4 @@ func (h *host) cwdOf(path string) string {
 	cwd := ""
 	_ = h.withIndex(path, func(ix *session.Index) error { cwd = ix.File.Header.Cwd; return nil })
 	return cwd
-}
-
-// lockFor serializes writers (and refreshes) of one session inside this process.
-func (h *host) lockFor(path string) *sync.Mutex {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m := h.writeMu[path]
-	if m == nil {
-		m = &sync.Mutex{}
-		h.writeMu[path] = m
-	}
-	return m
 }

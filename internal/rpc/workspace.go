@@ -26,27 +26,57 @@ type host struct {
 	cwd      string
 	dir      string // the workspace's session folder
 	current  string
-	live     map[string]*session.Live
 	cfg      config
-	writeMu  map[string]*sync.Mutex
-	debounce map[string]*time.Timer // per session: a change of one must not swallow another's
-	// lastNotify is when each session's state was last pushed (see scheduleNotify).
-	lastNotify map[string]time.Time
-	reads      map[string]readsMemo // by session (see readRecords)
-	notifyMu   sync.Mutex           // orders notifyState runs
-	stopped    bool
-	stopOnce   sync.Once
-	cancel     context.CancelFunc
+	// sessions holds what the server keeps per session, by path.
+	sessions map[string]*sessionState
+	notifyMu sync.Mutex // orders notifyState runs
+	stopped  bool
+	stopOnce sync.Once
+	cancel   context.CancelFunc
+}
+
+// sessionState is everything the server keeps about one session: its followed index,
+// its locks, its notification timer and its memos. One struct per session, so nothing
+// about a session is spread over maps keyed by its path. The locks are its own; the
+// other fields are guarded by host.mu.
+type sessionState struct {
+	// indexMu guards the index and its entries (withIndex); jobMu serializes the jobs
+	// that write the session (a compaction holds it across its model call).
+	indexMu, jobMu sync.Mutex
+
+	live *session.Live
+	// debounce is the pending notification (a change of one session must not swallow
+	// another's); lastNotify is when its state was last pushed (see scheduleNotify).
+	debounce   *time.Timer
+	lastNotify time.Time
+	reads      readsMemo             // see readRecords
 	memos      map[string]*memoEntry // answers per session state (see memo)
-	// compacting guards against concurrent automatic compactions per session.
-	compacting map[string]bool
-	// overflowTried remembers sessions whose overflow recovery ran for the current turn.
-	overflowTried map[string]bool
+	// compacting guards against concurrent automatic compactions.
+	compacting bool
+	// overflowTried: the overflow recovery ran for the current turn.
+	overflowTried bool
 }
 
 func newHost(s *Server) *host {
-	return &host{s: s, live: map[string]*session.Live{}, writeMu: map[string]*sync.Mutex{}, debounce: map[string]*time.Timer{}, lastNotify: map[string]time.Time{}, reads: map[string]readsMemo{},
-		compacting: map[string]bool{}, overflowTried: map[string]bool{}, memos: map[string]*memoEntry{}}
+	return &host{s: s, sessions: map[string]*sessionState{}}
+}
+
+// stateLocked is the state of the session at path, created on first use. Call it with
+// h.mu held.
+func (h *host) stateLocked(path string) *sessionState {
+	st := h.sessions[path]
+	if st == nil {
+		st = &sessionState{memos: map[string]*memoEntry{}}
+		h.sessions[path] = st
+	}
+	return st
+}
+
+// state is stateLocked taking h.mu.
+func (h *host) state(path string) *sessionState {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.stateLocked(path)
 }
 
 func uriToPath(u string) string {

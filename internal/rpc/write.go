@@ -148,17 +148,7 @@ func (s *Server) writeTarget(job writeJob) (string, string, error) {
 }
 
 // jobLock serializes the jobs that write one session.
-func (s *Server) jobLock(path string) *sync.Mutex {
-	s.host.mu.Lock()
-	defer s.host.mu.Unlock()
-	key := "job:" + path
-	m := s.host.writeMu[key]
-	if m == nil {
-		m = &sync.Mutex{}
-		s.host.writeMu[key] = m
-	}
-	return m
-}
+func (s *Server) jobLock(path string) *sync.Mutex { return &s.host.state(path).jobMu }
 
 // lockCtx takes mu unless ctx ends first, so a cancelled job that waits behind another
 // one is answered at once instead of when the other finishes.
