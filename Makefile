@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/pi-lsp
 
-.PHONY: build test test-go fuzz vsix bench demo tools clean
+.PHONY: build test test-go fuzz vsix bench demo quality tools clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/pi-lsp
@@ -31,6 +31,13 @@ vsix:
 
 bench: build
 	bash scripts/bench.sh --write-docs
+
+# The checkpoint quality benchmark (internal/quality): every session summarized by the
+# extractive summarizer, a heading-only template and, when PI_LSP_SUMMARIZER=openai (with
+# PI_LSP_BASE_URL and PI_LSP_MODEL) is set, a model; prints the table and rewrites
+# docs/QUALITY.md. A benchmark, not a gate.
+quality:
+	$(GO) run ./tools/quality -write docs/QUALITY.md
 
 clean:
 	rm -rf bin

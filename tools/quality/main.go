@@ -1,0 +1,104 @@
+// Command quality runs the checkpoint quality benchmark (internal/quality): every session
+// compacted (or its branch summarized) by the built-in extractive summarizer, by a
+// heading-only template and, when one is configured (PI_LSP_SUMMARIZER=openai with
+// PI_LSP_BASE_URL and PI_LSP_MODEL, or Pi's models.json), by a model; each summary is
+// scored with the rubric. It prints the table and, with -write, writes docs/QUALITY.md.
+//
+//	go run ./tools/quality [-write docs/QUALITY.md] [-v] [-case NAME] [-dump DIR]
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/quality"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+func main() {
+	write := flag.String("write", "", "write the report (Markdown) to this file")
+	verbose := flag.Bool("v", false, "print every summary with what it missed")
+	only := flag.String("case", "", "run only the cases whose name contains this")
+	dump := flag.String("dump", "", "write each case's session file (JSONL) into this directory")
+	noModel := flag.Bool("no-model", false, "skip the model even when one is configured")
+	flag.Parse()
+	log.SetFlags(0)
+	ctx := context.Background()
+
+	var cases []*quality.Case
+	for _, c := range quality.Cases() {
+		if strings.Contains(c.Name, *only) {
+			cases = append(cases, c)
+		}
+	}
+	if *dump != "" {
+		if err := os.MkdirAll(*dump, 0o755); err != nil {
+			log.Fatal(err)
+		}
+		for _, c := range cases {
+			if err := os.WriteFile(filepath.Join(*dump, c.Name+".jsonl"), c.Session(), 0o644); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+	summarizers := []compaction.Summarizer{compaction.Extractive{}, quality.HeadingOnly{}}
+	modelNote := "no model configured (set PI_LSP_SUMMARIZER=openai, PI_LSP_BASE_URL and PI_LSP_MODEL to add one)"
+	if cfg := compaction.ConfigFromEnv(); strings.EqualFold(cfg.Kind, "openai") && !*noModel {
+		agent, _ := session.AgentDir()
+		s, built, err := cfg.Build(agent)
+		if err != nil {
+			log.Fatalf("model summarizer: %v", err)
+		}
+		summarizers = append(summarizers, named{s, "model: " + built.Model})
+		modelNote = "model: " + built.Model
+	}
+	var runs []*quality.Run
+	for _, s := range summarizers {
+		r, err := quality.RunAll(ctx, cases, s)
+		if err != nil {
+			log.Fatalf("%s: %v", s.Name(), err)
+		}
+		runs = append(runs, r)
+	}
+	if *verbose {
+		for _, res := range runs[0].Results {
+			fmt.Printf("==== %s (%.3f) split=%v kept from %s\n%s\n---- dims:", res.Case.Name, res.Score.Total, res.Produced.SplitTurn, res.Produced.Kept, res.Produced.Summary)
+			for _, d := range quality.Dimensions {
+				fmt.Printf(" %s=%.2f", d.Key, res.Score.Dims[d.Key])
+			}
+			fmt.Printf("\n---- penalties: %v\n", res.Score.Penalties)
+			for _, m := range res.Score.Missed {
+				fmt.Println("  missed " + m)
+			}
+		}
+	}
+	var b bytes.Buffer
+	quality.WriteTable(&b, runs)
+	fmt.Print(b.String())
+	if *verbose {
+		var d bytes.Buffer
+		quality.WriteDimensions(&d, runs)
+		quality.WriteCases(&d, runs)
+		fmt.Print(d.String())
+	}
+	if *write != "" {
+		if err := os.WriteFile(*write, report(runs, modelNote), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// named gives a summarizer another name in the table.
+type named struct {
+	compaction.Summarizer
+	name string
+}
+
+func (n named) Name() string { return n.name }
