@@ -70,13 +70,14 @@ func decodeAppendMessages(raw json.RawMessage) ([]*session.Message, error) {
 // handleAppend appends AgentMessages to a session the sidecar hosts (an editor-side
 // agent's conversation), then applies Pi's automatic compaction rules to the last
 // assistant message: overflow first, then the threshold.
-func (s *Server) handleAppend(ctx context.Context, p appendParams) (any, error) {
+func (s *Server) handleAppend(ctx context.Context, p appendParams) (AppendResult, error) {
 	msgs, err := decodeAppendMessages(p.Messages)
 	if err != nil {
-		return nil, err
+		return AppendResult{}, err
 	}
 	var written []*session.Entry
-	res, err := s.write(ctx, writeJob{session: p.Session, force: p.Force, create: p.Create}, func(_ context.Context, path string, _ *WorkDone) (any, error) {
+	job := writeJob[AppendResult]{target: target{session: p.Session, force: p.Force, create: p.Create}}
+	out, err := write(s, ctx, job, func(_ context.Context, path string, _ *WorkDone) (AppendResult, error) {
 		err := s.host.withIndex(path, func(ix *session.Index) error {
 			var err error
 			written, err = appendChain(path, ix, len(msgs), func(i int) (string, []session.Field) {
@@ -85,7 +86,7 @@ func (s *Server) handleAppend(ctx context.Context, p appendParams) (any, error) 
 			return err
 		})
 		if err != nil {
-			return nil, err
+			return AppendResult{}, err
 		}
 		ids := make([]string, len(written))
 		for i, e := range written {
@@ -94,10 +95,9 @@ func (s *Server) handleAppend(ctx context.Context, p appendParams) (any, error) 
 		return AppendResult{Session: path, EntryIDs: ids, LeafID: ids[len(ids)-1]}, nil
 	})
 	if err != nil {
-		return nil, err
+		return AppendResult{}, err
 	}
 	// After the write (and its lock): an automatic compaction takes the lock itself.
-	out := res.(AppendResult)
 	out.AutoCompaction = s.autoCompact(out.Session, written)
 	return out, nil
 }
@@ -209,7 +209,7 @@ func (s *Server) omitAttempt(path string, targets []string) error {
 	for i, id := range targets {
 		edits[i] = contextedit.Edit{TargetID: id, Action: contextedit.Omit}
 	}
-	_, err := s.write(s.bgCtx, writeJob{session: path}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
+	_, err := write(s, s.bgCtx, writeJob[[]*session.Entry]{target: target{session: path}}, func(ctx context.Context, path string, _ *WorkDone) ([]*session.Entry, error) {
 		return contextedit.ApplyAll(ctx, path, edits)
 	})
 	return err
@@ -236,7 +236,7 @@ func (s *Server) autoStart(path string, job compactJob) bool {
 		defer done()
 		// The write sequence checks the owner again (a pi may have started since) and
 		// refreshes the session after the compaction.
-		_, _ = s.write(ctx, writeJob{session: path, lock: lockInJob}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
+		_, _ = write(s, ctx, writeJob[*Compacted]{target: target{session: path}, lock: lockInJob}, func(ctx context.Context, path string, _ *WorkDone) (*Compacted, error) {
 			return s.compact(ctx, path, job)
 		})
 	})

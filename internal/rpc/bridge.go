@@ -55,7 +55,7 @@ func (s *Server) dialBridge(ctx context.Context, reg *bridge.Registration) (*bri
 
 // compactViaPi runs pi.compact in the live pi of reg, with the same progress and
 // pi/compactionStart/End the editor gets for a compaction pi-lsp writes.
-func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Registration, instructions string, wd *WorkDone) (any, error) {
+func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Registration, instructions string, wd *WorkDone) (CompactResult, error) {
 	conn, err := s.dialBridge(ctx, reg)
 	if err != nil {
 		wd.End("Not compacted: " + err.Error())
@@ -138,7 +138,7 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 }
 
 // navigateViaPi moves the live pi's leaf through ctx.navigateTree.
-func (s *Server) navigateViaPi(ctx context.Context, path string, reg *bridge.Registration, p navigateParams, wd *WorkDone) (any, error) {
+func (s *Server) navigateViaPi(ctx context.Context, path string, reg *bridge.Registration, p navigateParams, wd *WorkDone) (NavigateResult, error) {
 	conn, err := s.dialBridge(ctx, reg)
 	if err != nil {
 		wd.End("Failed: " + err.Error())
@@ -167,15 +167,15 @@ func (s *Server) navigateViaPi(ctx context.Context, path string, reg *bridge.Reg
 }
 
 // labelViaPi sets a label through pi.setLabel.
-func (s *Server) labelViaPi(ctx context.Context, path string, reg *bridge.Registration, entryID, label string) (any, error) {
+func (s *Server) labelViaPi(ctx context.Context, path string, reg *bridge.Registration, entryID, label string) (LabelResult, error) {
 	conn, err := s.dialBridge(ctx, reg)
 	if err != nil {
-		return nil, err
+		return LabelResult{}, err
 	}
 	defer conn.Close()
 	defer s.afterWrite(path)
 	if err := conn.Label(ctx, entryID, label); err != nil {
-		return nil, bridgeError(reg.PID, err)
+		return LabelResult{}, bridgeError(reg.PID, err)
 	}
 	return LabelResult{EntryID: entryID, Label: label, Via: "pi", PID: reg.PID}, nil
 }

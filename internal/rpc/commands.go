@@ -23,14 +23,101 @@ type Command struct {
 	NeovimUsage string
 	Summary     string // one line for docs
 	// Params and Result are the Go types of the wire (protocol_types.go); the docs and
-	// the editors' types are generated from them. A Result of several types is a union,
-	// named ResultName in TypeScript.
+	// the editors' types are generated from them. Result is the handler's result type
+	// (see handle): the members of a union, named ResultName in TypeScript (the union's
+	// Go name unless the row names it).
 	Params     reflect.Type
 	Result     []reflect.Type
 	ResultName string
 	// Long marks jobs that report $/progress.
 	Long    bool
-	handler func(s *Server) handlerFunc
+	handler handler
+}
+
+// handler is a row's handler and the result type its signature declares.
+type handler struct {
+	serve  func(s *Server) handlerFunc
+	result reflect.Type
+}
+
+// unions maps a union result type (an interface with an unexported marker method that
+// only its members have) to its members, in the order the docs list them.
+var unions = map[reflect.Type][]reflect.Type{}
+
+// union registers the members of the union U; a member that is not a U does not compile.
+func union[U any](members ...U) reflect.Type {
+	u := reflect.TypeFor[U]()
+	for _, m := range members {
+		unions[u] = append(unions[u], reflect.TypeOf(m))
+	}
+	return u
+}
+
+// wireTyped is a result whose wire shape is another type's (Encoded[T]: T's).
+type wireTyped interface{ wireType() reflect.Type }
+
+// resultTypes are the wire types of a handler's result type r.
+func resultTypes(r reflect.Type) ([]reflect.Type, string) {
+	if r.Implements(reflect.TypeFor[wireTyped]()) {
+		r = reflect.Zero(r).Interface().(wireTyped).wireType()
+	}
+	if ms, ok := unions[r]; ok {
+		return append([]reflect.Type(nil), ms...), r.Name()
+	}
+	if r.Kind() != reflect.Struct {
+		panic("rpc: a handler's result must be a wire struct or a registered union, not " + r.String())
+	}
+	return []reflect.Type{r}, ""
+}
+
+// The union results.
+var (
+	_ = union[CompactResult](Compacted{}, CompactedViaPi{}, NothingToCompact{})
+	_ = union[NavigateResult](Navigated{}, NavigateCancelled{}, NavigatedViaPi{})
+	_ = union[TreeAnswer](TreeResult{}, FlatTreeResult{})
+	_ = union[PreviewCompactionResult](CompactionPreview{}, NothingToCompact{})
+)
+
+// CompactResult is pi/compact's answer: Compacted, CompactedViaPi or NothingToCompact.
+type CompactResult interface{ compactResult() }
+
+// NavigateResult is pi/navigate's answer: Navigated, NavigateCancelled or NavigatedViaPi.
+type NavigateResult interface{ navigateResult() }
+
+// TreeAnswer is pi/tree's answer: TreeResult, or FlatTreeResult with flat: true.
+type TreeAnswer interface{ treeAnswer() }
+
+// PreviewCompactionResult is pi/previewCompaction's answer: CompactionPreview or
+// NothingToCompact.
+type PreviewCompactionResult interface{ previewCompactionResult() }
+
+func (Compacted) compactResult()                   {}
+func (CompactedViaPi) compactResult()              {}
+func (NothingToCompact) compactResult()            {}
+func (NothingToCompact) previewCompactionResult()  {}
+func (CompactionPreview) previewCompactionResult() {}
+func (Navigated) navigateResult()                  {}
+func (NavigateCancelled) navigateResult()          {}
+func (NavigatedViaPi) navigateResult()             {}
+func (TreeResult) treeAnswer()                     {}
+func (FlatTreeResult) treeAnswer()                 {}
+func (e Encoded[T]) wireType() reflect.Type        { return reflect.TypeFor[T]() }
+func (e Encoded[T]) MarshalJSON() ([]byte, error)  { return encodedJSON(e).MarshalJSON() }
+func (e Encoded[T]) encoded() encodedJSON          { return encodedJSON(e) }
+
+// Encoded is an answer of type T encoded once (see host.memo): sent as its bytes.
+type Encoded[T any] encodedJSON
+
+// fill derives each row's Result (and a union's ResultName) from its handler.
+func fill(rows []Command) []Command {
+	for i := range rows {
+		types, name := resultTypes(rows[i].handler.result)
+		rows[i].Result = types
+		if rows[i].ResultName == "" {
+			rows[i].ResultName = name
+		}
+	}
+	return rows
 }
 
 // Notification is a pi/* notification the server sends.
@@ -54,70 +141,70 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
 func typesOf(ts ...reflect.Type) []reflect.Type { return ts }
 
-var commandTable = []Command{
+var commandTable = fill([]Command{
 	{ID: "pi.compact", Method: "pi/compact", Title: "Pi: Compact Session", Neovim: "PiCompact", NeovimUsage: ":PiCompact [instructions]", Long: true,
 		Summary: "Summarize older history into a compaction entry; the recent suffix is kept verbatim. For a session a live pi with pi-lsp's bridge holds, that pi compacts (with its model and hooks) and the answer says `via: \"pi\"`.",
-		Params:  typeOf[compactParams](), Result: typesOf(typeOf[Compacted](), typeOf[CompactedViaPi](), typeOf[NothingToCompact]()), ResultName: "CompactResult",
+		Params:  typeOf[compactParams](),
 		handler: handle((*Server).handleCompact)},
 	{ID: "pi.navigate", Method: "pi/navigate", Title: "Pi: Navigate Session Tree", Neovim: "PiNavigate", NeovimUsage: ":PiNavigate {id}`, `<CR>` in `:PiTree", Long: true,
 		Summary: "Move the leaf to another entry, optionally summarizing the branch left behind. For a session a live pi with pi-lsp's bridge holds, that pi navigates (`via: \"pi\"`); a previewed `summary` cannot be committed that way.",
-		Params:  typeOf[navigateParams](), Result: typesOf(typeOf[Navigated](), typeOf[NavigateCancelled](), typeOf[NavigatedViaPi]()), ResultName: "NavigateResult",
+		Params:  typeOf[navigateParams](),
 		handler: handle((*Server).handleNavigate)},
 	{ID: "pi.undoCompaction", Method: "pi/undoCompaction", Title: "Pi: Undo Compaction", Neovim: "PiUndoCompaction",
 		Summary: "Make the full pre-compaction context active again (navigates to the parent of the newest compaction; nothing is deleted).",
-		Params:  typeOf[undoCompactionParams](), Result: typesOf(typeOf[UndoCompactionResult]()),
+		Params:  typeOf[undoCompactionParams](),
 		handler: handle((*Server).handleUndoCompaction)},
 	{ID: "pi.label", Method: "pi/label", Title: "Pi: Label Entry", Neovim: "PiLabel",
 		Summary: "Set, or clear with an empty label, the label of an entry (through `pi.setLabel` in a live pi with pi-lsp's bridge: `via: \"pi\"`).",
-		Params:  typeOf[labelParams](), Result: typesOf(typeOf[LabelResult]()),
+		Params:  typeOf[labelParams](),
 		handler: handle((*Server).handleLabel)},
 	{ID: "pi.pin", Method: "pi/pin", Title: "Pi: Pin Entry", Neovim: "PiPin",
 		Summary: "Pin an entry (or unpin it with pinned: false): a pinned user message is quoted verbatim in every later summary, and a summary that drops it is refused unless accepted.",
-		Params:  typeOf[pinParams](), Result: typesOf(typeOf[PinResult]()),
+		Params:  typeOf[pinParams](),
 		handler: handle((*Server).handlePin)},
 	{ID: "pi.editContext", Method: "pi/editContext", Title: "Pi: Edit Context", Neovim: "PiEditContext", NeovimUsage: ":PiEditContext {id} omit|replace {text}|restore`, `x` / `e` / `u` in `:PiTree",
 		Summary: "Hide (omit), replace the content of, or restore one user, assistant, toolResult or custom message in the LLM context without touching history: appends the context_edit entry Pi 1.6.0 writes. Refused (nothing written) for a target that is not found, not on the active branch, not editable, summarized away by compaction, or (restore) not edited.",
-		Params:  typeOf[editContextParams](), Result: typesOf(typeOf[EditContextResult]()),
+		Params:  typeOf[editContextParams](),
 		handler: handle((*Server).handleEditContext)},
 	{ID: "pi.contextBySize", Method: "pi/contextBySize", Title: "Pi: Context by Size", Neovim: "PiContextBySize", NeovimUsage: ":PiContextBySize`, `s` in `:PiTree",
 		Summary: "The messages of the current context by estimated tokens, largest first, with their edit state (what to hide or trim).",
-		Params:  typeOf[contextBySizeParams](), Result: typesOf(typeOf[ContextBySizeResult]()),
+		Params:  typeOf[contextBySizeParams](),
 		handler: handle((*Server).handleContextBySize)},
 	{ID: "pi.tree", Method: "pi/tree", Title: "Pi: Show Session Tree", Neovim: "PiTree",
 		Summary: "The entry tree of the session with the leaf and its path marked; `flat: true` gives the nodes in depth-first order with their parent and depth instead of nested children (no nesting depth for long sessions), pageable with offset and limit.",
-		Params:  typeOf[treeParams](), Result: typesOf(typeOf[TreeResult](), typeOf[FlatTreeResult]()), ResultName: "TreeAnswer",
+		Params:  typeOf[treeParams](),
 		handler: handle((*Server).handleTree)},
 	{ID: "pi.sessions", Method: "pi/sessions", Title: "Pi: List Sessions", Neovim: "PiSessions",
 		Summary: "The sessions of the workspace, newest first.",
-		Params:  typeOf[sessionsParams](), Result: typesOf(typeOf[SessionsResult]()),
+		Params:  typeOf[sessionsParams](),
 		handler: handle((*Server).handleSessions)},
 	{ID: "pi.selectSession", Method: "pi/selectSession", Title: "Pi: Select Session", Neovim: "PiSelectSession", NeovimUsage: ":PiSelectSession [path]",
 		Summary: "Make a session file the current one.",
-		Params:  typeOf[selectSessionParams](), Result: typesOf(typeOf[SelectSessionResult]()),
+		Params:  typeOf[selectSessionParams](),
 		handler: handle((*Server).handleSelectSession)},
 	{ID: "pi.files", Method: "pi/files", Title: "Pi: Show Files", Neovim: "PiFiles",
 		Summary: "Files read and modified by the agent on the current path.",
-		Params:  typeOf[sessionParams](), Result: typesOf(typeOf[FilesResult]()),
+		Params:  typeOf[sessionParams](),
 		handler: handle((*Server).handleFiles)},
 	{ID: "pi.context", Method: "pi/context", Title: "Pi: Show Context", Neovim: "PiContext",
 		Summary: "What the LLM would be sent now: message count, token usage and the last compaction.",
-		Params:  typeOf[sessionParams](), Result: typesOf(typeOf[ContextResult]()),
+		Params:  typeOf[sessionParams](),
 		handler: handle((*Server).handleContext)},
-}
+})
 
 // requestTable holds the pi/* requests that have no command (editors call them in
 // their own flows: previews, an editor-side agent's appends). Their sections in
 // docs/protocol.md are prose around a generated shape.
-var requestTable = []Command{
-	{Method: "pi/append", Params: typeOf[appendParams](), Result: typesOf(typeOf[AppendResult]()),
+var requestTable = fill([]Command{
+	{Method: "pi/append", Params: typeOf[appendParams](),
 		handler: handle((*Server).handleAppend)},
-	{Method: "pi/previewCompaction", Params: typeOf[previewCompactionParams](), Result: typesOf(typeOf[CompactionPreview](), typeOf[NothingToCompact]()), ResultName: "PreviewCompactionResult",
+	{Method: "pi/previewCompaction", Params: typeOf[previewCompactionParams](),
 		handler: handle((*Server).handlePreviewCompaction)},
-	{Method: "pi/commitCompaction", Params: typeOf[commitCompactionParams](), Result: typesOf(typeOf[Compacted]()), ResultName: "CommitCompactionResult",
+	{Method: "pi/commitCompaction", Params: typeOf[commitCompactionParams](), ResultName: "CommitCompactionResult",
 		handler: handle((*Server).handleCommitCompaction)},
-	{Method: "pi/previewBranchSummary", Params: typeOf[previewBranchSummaryParams](), Result: typesOf(typeOf[BranchSummaryPreview]()),
+	{Method: "pi/previewBranchSummary", Params: typeOf[previewBranchSummaryParams](),
 		handler: handle((*Server).handlePreviewBranchSummary)},
-}
+})
 
 // notificationTable lists the custom notifications the server sends.
 var notificationTable = []Notification{
@@ -149,7 +236,7 @@ var hookTable = []Hook{
 var methods = func() map[string]func(s *Server) handlerFunc {
 	m := map[string]func(s *Server) handlerFunc{}
 	for _, c := range allRequests() {
-		m[c.Method] = c.handler
+		m[c.Method] = c.handler.serve
 	}
 	return m
 }()
@@ -253,14 +340,15 @@ func (s *Server) handleExecuteCommand(ctx context.Context, raw json.RawMessage) 
 		m["workDoneToken"] = p.WorkDoneToken
 		args, _ = json.Marshal(m)
 	}
-	return cmd.handler(s)(ctx, args)
+	return cmd.handler.serve(s)(ctx, args)
 }
 
-// handle serves a method from a handler of its params type: the params are decoded
-// (decodeParams) and, when the type has a validate method, checked before h runs, so a
-// handler starts from params it can use.
-func handle[P any](h func(s *Server, ctx context.Context, p P) (any, error)) func(s *Server) handlerFunc {
-	return func(s *Server) handlerFunc {
+// handle serves a method from a handler of its params and result types: the params are
+// decoded (decodeParams) and, when the type has a validate method, checked before h runs,
+// so a handler starts from params it can use; the result type is the row's (fill), so a
+// row cannot declare one result and return another.
+func handle[P, R any](h func(s *Server, ctx context.Context, p P) (R, error)) handler {
+	return handler{result: reflect.TypeFor[R](), serve: func(s *Server) handlerFunc {
 		return func(ctx context.Context, raw json.RawMessage) (any, error) {
 			var p P
 			if err := decodeParams(raw, &p); err != nil {
@@ -271,9 +359,13 @@ func handle[P any](h func(s *Server, ctx context.Context, p P) (any, error)) fun
 					return nil, err
 				}
 			}
-			return h(s, ctx, p)
+			r, err := h(s, ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			return r, nil
 		}
-	}
+	}}
 }
 
 // required refuses a params field (marked ts:",required") that is empty.

@@ -20,8 +20,8 @@ type compactParams struct {
 	WorkDoneToken json.RawMessage `json:"workDoneToken" ts:"ProgressToken"`
 }
 
-func (s *Server) handleCompact(ctx context.Context, p compactParams) (any, error) {
-	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (any, error) {
+func (s *Server) handleCompact(ctx context.Context, p compactParams) (CompactResult, error) {
+	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (CompactResult, error) {
 		if p.LeafID != "" {
 			var leaf string
 			_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
@@ -34,10 +34,14 @@ func (s *Server) handleCompact(ctx context.Context, p compactParams) (any, error
 		return s.compactViaPi(ctx, path, reg, p.Instructions, wd)
 	}
 	// Progress begins before anything else, so the editor shows the job at once.
-	job := writeJob{session: p.Session, force: p.Force, viaPi: viaPi, lock: lockInJob,
+	job := writeJob[CompactResult]{target: target{session: p.Session, force: p.Force}, viaPi: viaPi, lock: lockInJob,
 		progress: jobProgress{token: p.WorkDoneToken, title: "Compacting session", message: "manual", early: true, refused: "Not compacted: "}}
-	res, err := s.write(ctx, job, func(ctx context.Context, path string, wd *WorkDone) (any, error) {
-		return s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, token: p.WorkDoneToken, wd: wd})
+	res, err := write(s, ctx, job, func(ctx context.Context, path string, wd *WorkDone) (CompactResult, error) {
+		c, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, token: p.WorkDoneToken, wd: wd})
+		if err != nil {
+			return nil, err
+		}
+		return *c, nil
 	})
 	if compaction.NothingToDo(err) {
 		return nothingToCompact(err.Error()), nil

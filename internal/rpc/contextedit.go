@@ -50,12 +50,12 @@ func (p *editContextParams) edit() (contextedit.Edit, error) {
 
 // handleEditContext hides, replaces or restores one message of the context, through the
 // write sequence of every command that writes (s.write).
-func (s *Server) handleEditContext(ctx context.Context, p editContextParams) (any, error) {
+func (s *Server) handleEditContext(ctx context.Context, p editContextParams) (EditContextResult, error) {
 	e, _ := p.edit() // validated
-	return s.write(ctx, p.job(), func(ctx context.Context, path string, _ *WorkDone) (any, error) {
+	return write(s, ctx, writeJob[EditContextResult]{target: p.target()}, func(ctx context.Context, path string, _ *WorkDone) (EditContextResult, error) {
 		res, err := contextedit.Apply(ctx, path, e)
 		if err != nil {
-			return nil, editError(err)
+			return EditContextResult{}, editError(err)
 		}
 		return EditContextResult{Session: path, Entry: json.RawMessage(res.Entry.Raw()),
 			TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter}, nil
@@ -96,8 +96,8 @@ func (p *contextBySizeParams) validate() error {
 
 // handleContextBySize lists the messages of the current context by estimated tokens,
 // largest first.
-func (s *Server) handleContextBySize(ctx context.Context, p contextBySizeParams) (any, error) {
-	var out *ContextBySizeResult
+func (s *Server) handleContextBySize(ctx context.Context, p contextBySizeParams) (ContextBySizeResult, error) {
+	var out ContextBySizeResult
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		leafPath := ix.LeafPath()
 		sizes, err := contextedit.BySize(ctx, leafPath, p.Limit)
@@ -105,7 +105,7 @@ func (s *Server) handleContextBySize(ctx context.Context, p contextBySizeParams)
 			return err
 		}
 		tokens, window, pct := s.host.usage(leafPath)
-		out = &ContextBySizeResult{Session: path, LeafID: nullable(ix.LeafID()), Tokens: tokens,
+		out = ContextBySizeResult{Session: path, LeafID: nullable(ix.LeafID()), Tokens: tokens,
 			ContextWindow: window, Percent: pct, ProjectedTokens: sizes.Tokens, Messages: sizes.Items}
 		return nil
 	})

@@ -30,25 +30,25 @@ type navigateParams struct {
 
 func (p *navigateParams) validate() error { return required("targetId", p.TargetID) }
 
-func (s *Server) handleNavigate(ctx context.Context, p navigateParams) (any, error) {
-	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (any, error) {
+func (s *Server) handleNavigate(ctx context.Context, p navigateParams) (NavigateResult, error) {
+	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (NavigateResult, error) {
 		if p.Summary != "" || p.ExpectLeafID != "" {
 			wd.End("Not navigated")
 			return nil, invalidParams("a previewed summary (summary, expectLeafId) cannot be committed through the live pi: pi summarizes with its own model")
 		}
 		return s.navigateViaPi(ctx, path, reg, p, wd)
 	}
-	job := writeJob{session: p.Session, entry: p.TargetID, force: p.Force, viaPi: viaPi, lock: lockCancellable}
+	job := writeJob[NavigateResult]{target: target{session: p.Session, entry: p.TargetID, force: p.Force}, viaPi: viaPi, lock: lockCancellable}
 	if p.Summarize {
 		job.progress = jobProgress{token: p.WorkDoneToken, title: "Summarizing branch", message: "preparing"}
 	}
-	return s.write(ctx, job, func(ctx context.Context, path string, wd *WorkDone) (any, error) {
+	return write(s, ctx, job, func(ctx context.Context, path string, wd *WorkDone) (NavigateResult, error) {
 		return s.navigate(ctx, path, p, wd)
 	})
 }
 
 // navigate moves the leaf of a session pi-lsp writes, under the session's job lock.
-func (s *Server) navigate(ctx context.Context, path string, p navigateParams, wd *WorkDone) (any, error) {
+func (s *Server) navigate(ctx context.Context, path string, p navigateParams, wd *WorkDone) (NavigateResult, error) {
 	if p.ExpectLeafID != "" {
 		var leaf string
 		_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
@@ -84,7 +84,7 @@ func (s *Server) navigate(ctx context.Context, path string, p navigateParams, wd
 		wd.End("Cancelled by the editor; nothing was written")
 		leaf := ""
 		_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
-		return unwritten{NavigateCancelled{LeafID: nullable(leaf), Cancelled: true}}, nil
+		return nil, unwritten[NavigateResult]{NavigateCancelled{LeafID: nullable(leaf), Cancelled: true}}
 	}
 	if err != nil {
 		return nil, endFailed(wd, err, ctx.Err() != nil || errors.Is(err, context.Canceled), "Cancelled; nothing was written", "Failed: ")
@@ -131,13 +131,14 @@ func (s *Server) treeHook(path string) branch.Hook {
 	}
 }
 
-func (s *Server) handleUndoCompaction(ctx context.Context, p undoCompactionParams) (any, error) {
-	return s.write(ctx, writeJob{session: p.Session, force: p.Force}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
+func (s *Server) handleUndoCompaction(ctx context.Context, p undoCompactionParams) (UndoCompactionResult, error) {
+	job := writeJob[UndoCompactionResult]{target: target{session: p.Session, force: p.Force}}
+	return write(s, ctx, job, func(ctx context.Context, path string, _ *WorkDone) (UndoCompactionResult, error) {
 		res, err := branch.UndoCompaction(ctx, path, "")
 		if err != nil {
 			// Mapped by wireError: no compaction is notFound, a concurrent write is
 			// ContentModified, a cancel is RequestCancelled.
-			return nil, err
+			return UndoCompactionResult{}, err
 		}
 		return UndoCompactionResult{LeafID: nullable(res.LeafID), CompactionID: res.UndoneCompactionID}, nil
 	})

@@ -14,7 +14,7 @@ import (
 // handlePreviewCompaction answers what a compaction would do now, with its summary (the
 // draft when one matches, otherwise freshly generated and kept as the draft), without
 // writing anything.
-func (s *Server) handlePreviewCompaction(ctx context.Context, p previewCompactionParams) (any, error) {
+func (s *Server) handlePreviewCompaction(ctx context.Context, p previewCompactionParams) (PreviewCompactionResult, error) {
 	path, summarizer, settings, err := s.previewed(p.Session)
 	if err != nil {
 		return nil, err
@@ -62,10 +62,15 @@ func (s *Server) handlePreviewCompaction(ctx context.Context, p previewCompactio
 
 // handleCommitCompaction writes a previewed (and possibly edited) summary as the
 // compaction, provided the session still has the previewed span.
-func (s *Server) handleCommitCompaction(ctx context.Context, p commitCompactionParams) (any, error) {
-	return s.write(ctx, writeJob{session: p.Session, force: p.Force, lock: lockInJob}, func(ctx context.Context, path string, _ *WorkDone) (any, error) {
-		return s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, editedSummary: p.Summary,
+func (s *Server) handleCommitCompaction(ctx context.Context, p commitCompactionParams) (Compacted, error) {
+	job := writeJob[Compacted]{target: target{session: p.Session, force: p.Force}, lock: lockInJob}
+	return write(s, ctx, job, func(ctx context.Context, path string, _ *WorkDone) (Compacted, error) {
+		c, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, editedSummary: p.Summary,
 			spanKey: p.SpanKey, acceptDroppedPins: p.AcceptDroppedPins})
+		if err != nil {
+			return Compacted{}, err
+		}
+		return *c, nil
 	})
 }
 
@@ -85,10 +90,10 @@ func editedOutcome(text string, p *compaction.Preparation, pinned []string, draf
 
 // handlePreviewBranchSummary generates the summary of the branch a navigation to
 // targetId would leave, without writing; pi/navigate with `summary` commits it.
-func (s *Server) handlePreviewBranchSummary(ctx context.Context, p previewBranchSummaryParams) (any, error) {
+func (s *Server) handlePreviewBranchSummary(ctx context.Context, p previewBranchSummaryParams) (BranchSummaryPreview, error) {
 	path, summarizer, _, err := s.previewed(p.Session)
 	if err != nil {
-		return nil, err
+		return BranchSummaryPreview{}, err
 	}
 	var col branch.Collected
 	var leaf, level string
@@ -101,7 +106,7 @@ func (s *Server) handlePreviewBranchSummary(ctx context.Context, p previewBranch
 		col = branch.Collect(ix, leaf, p.TargetID)
 		return nil
 	}); err != nil {
-		return nil, err
+		return BranchSummaryPreview{}, err
 	}
 	var sum *branch.Summary
 	if err := s.previewJob(ctx, p.WorkDoneToken, "Previewing branch summary", func(ctx context.Context, _ *WorkDone) error {
@@ -112,7 +117,7 @@ func (s *Server) handlePreviewBranchSummary(ctx context.Context, p previewBranch
 		})
 		return err
 	}); err != nil {
-		return nil, err
+		return BranchSummaryPreview{}, err
 	}
 	return BranchSummaryPreview{Session: path, TargetID: p.TargetID, LeafID: nullable(leaf), CommonAncestorID: nullable(col.CommonAncestorID),
 		Entries: len(col.Entries), Summary: sum.Text}, nil

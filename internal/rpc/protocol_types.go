@@ -190,9 +190,9 @@ type entryWrite struct {
 
 func (p *entryWrite) validate() error { return required("entryId", p.EntryID) }
 
-// job is the write of the entry's session.
-func (p *entryWrite) job() writeJob {
-	return writeJob{session: p.Session, entry: p.EntryID, force: p.Force}
+// target is the entry's session, as a write names it.
+func (p *entryWrite) target() target {
+	return target{session: p.Session, entry: p.EntryID, force: p.Force}
 }
 
 type labelParams struct {

@@ -31,15 +31,15 @@ type TreeNode struct {
 	Children    []*TreeNode `json:"children"`
 }
 
-func (s *Server) handleTree(ctx context.Context, p treeParams) (any, error) {
-	var out encodedJSON
+func (s *Server) handleTree(ctx context.Context, p treeParams) (Encoded[TreeAnswer], error) {
+	var out Encoded[TreeAnswer]
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		var err error
 		if p.Flat {
 			if p.Offset < 0 || p.Limit < 0 {
 				return invalidParams("offset and limit must not be negative")
 			}
-			out, err = s.host.memo(path, fmt.Sprintf("tree/flat/%d/%d", p.Offset, p.Limit), ix, func() (any, error) {
+			out, err = memo(s.host, path, fmt.Sprintf("tree/flat/%d/%d", p.Offset, p.Limit), ix, func() (TreeAnswer, error) {
 				nodes, total, err := flatTreePage(ctx, ix, p.Offset, p.Limit)
 				if err != nil {
 					return nil, err
@@ -48,7 +48,7 @@ func (s *Server) handleTree(ctx context.Context, p treeParams) (any, error) {
 			})
 			return err
 		}
-		out, err = s.host.memo(path, "tree", ix, func() (any, error) {
+		out, err = memo(s.host, path, "tree", ix, func() (TreeAnswer, error) {
 			roots, err := treeOf(ctx, ix)
 			if err != nil {
 				return nil, err
@@ -177,24 +177,24 @@ func (s *Server) withSession(param string, fn func(path string, ix *session.Inde
 	return path, fnErr
 }
 
-func (s *Server) handleFiles(ctx context.Context, p sessionParams) (any, error) {
-	var out *FilesResult
+func (s *Server) handleFiles(ctx context.Context, p sessionParams) (FilesResult, error) {
+	var out FilesResult
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		leafPath := ix.LeafPath()
 		read, mod := fileops.ForPath(leafPath)
-		out = &FilesResult{Session: path, ReadFiles: read, ModifiedFiles: mod,
+		out = FilesResult{Session: path, ReadFiles: read, ModifiedFiles: mod,
 			Stale: staleFiles(ix.File.Header.Cwd, s.host.readRecords(path, stateKey(ix), leafPath))}
 		return nil
 	})
 	return out, err
 }
 
-func (s *Server) handleContext(ctx context.Context, p sessionParams) (any, error) {
-	var out encodedJSON
+func (s *Server) handleContext(ctx context.Context, p sessionParams) (Encoded[ContextResult], error) {
+	var out Encoded[ContextResult]
 	_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
 		var err error
 		// The window is configuration: it is part of the answer's name.
-		out, err = s.host.memo(path, fmt.Sprintf("context/%d", s.host.window()), ix, func() (any, error) {
+		out, err = memo(s.host, path, fmt.Sprintf("context/%d", s.host.window()), ix, func() (ContextResult, error) {
 			c := ix.BuildContext("")
 			tokens, window, pct := s.host.contextUsage(c)
 			res := ContextResult{
@@ -213,7 +213,7 @@ func (s *Server) handleContext(ctx context.Context, p sessionParams) (any, error
 	return out, err
 }
 
-func (s *Server) handleSessions(ctx context.Context, p sessionsParams) (any, error) {
+func (s *Server) handleSessions(ctx context.Context, p sessionsParams) (SessionsResult, error) {
 	s.host.mu.Lock()
 	dir, current := s.host.dir, s.host.current
 	if p.Cwd != "" {
@@ -222,7 +222,7 @@ func (s *Server) handleSessions(ctx context.Context, p sessionsParams) (any, err
 	s.host.mu.Unlock()
 	list, err := session.List(dir)
 	if err != nil {
-		return nil, err
+		return SessionsResult{}, err
 	}
 	out := make([]SessionInfo, 0, len(list))
 	for _, in := range list {
@@ -232,10 +232,10 @@ func (s *Server) handleSessions(ctx context.Context, p sessionsParams) (any, err
 	return SessionsResult{Current: nullable(current), Dir: dir, Sessions: out}, nil
 }
 
-func (s *Server) handleSelectSession(ctx context.Context, p selectSessionParams) (any, error) {
+func (s *Server) handleSelectSession(ctx context.Context, p selectSessionParams) (SelectSessionResult, error) {
 	path, err := s.host.select_(p.Path)
 	if err != nil {
-		return nil, err
+		return SelectSessionResult{}, err
 	}
 	s.host.scheduleNotify(path)
 	return SelectSessionResult{Session: path}, nil

@@ -285,7 +285,8 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 }
 
 func (s *Server) reply(id jsonrpc2.ID, result any) {
-	if raw, ok := result.(encodedJSON); ok && len(raw) > 0 && s.stream != nil {
+	if e, ok := result.(interface{ encoded() encodedJSON }); ok && len(e.encoded()) > 0 && s.stream != nil {
+		raw := e.encoded()
 		// An answer encoded once (memoized, shared by concurrent readers): framed as it
 		// is, not re-validated and re-compacted by encoding/json for every reader.
 		if err := s.stream.writeResponse(id, json.RawMessage(raw)); err != nil {

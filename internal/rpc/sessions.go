@@ -52,14 +52,14 @@ func (e encodedJSON) MarshalJSON() ([]byte, error) { return e, nil }
 // memo returns the JSON answer named name for the session's current state, computing it
 // only when the session changed since: concurrent readers of a large, unchanged session
 // share one computation and one encoding. Call it with the session locked (withIndex).
-func (h *host) memo(path, name string, ix *session.Index, compute func() (any, error)) (encodedJSON, error) {
+func memo[T any](h *host, path, name string, ix *session.Index, compute func() (T, error)) (Encoded[T], error) {
 	key := stateKey(ix)
 	h.mu.Lock()
 	st := h.stateLocked(path)
 	m := st.memos[name]
 	h.mu.Unlock()
 	if m != nil && m.key == key {
-		return encodedJSON(m.raw), nil
+		return Encoded[T](m.raw), nil
 	}
 	v, err := compute()
 	if err != nil {
@@ -72,7 +72,7 @@ func (h *host) memo(path, name string, ix *session.Index, compute func() (any, e
 	h.mu.Lock()
 	st.memos[name] = &memoEntry{key: key, raw: raw}
 	h.mu.Unlock()
-	return encodedJSON(raw), nil
+	return Encoded[T](raw), nil
 }
 
 // withIndex runs fn on the session's followed index, first brought up to date with

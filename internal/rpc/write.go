@@ -12,18 +12,23 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// writeJob names the session a command writes and how.
-type writeJob struct {
+// target names the session a command writes.
+type target struct {
 	session string // the session param ("" for the current session)
 	entry   string // an entry that must exist in it ("" for none)
 	force   bool   // write even though a running pi holds the session
 	// create starts a new session for the workspace when no session is named and the
 	// workspace has none.
 	create bool
+}
+
+// writeJob is a write to a target and how it runs; R is the command's answer.
+type writeJob[R any] struct {
+	target
 	// viaPi, when set and not forced, hands the write to a live pi with pi-lsp's
 	// bridge instead (Pi then writes its own file, as it would for its user). It
 	// refreshes the session itself: pi may have written even when it failed.
-	viaPi func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (any, error)
+	viaPi func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (R, error)
 	// progress, when it has a title, is the $/progress of a long job.
 	progress jobProgress
 	// lock is how the write takes the session's job lock.
@@ -51,9 +56,12 @@ const (
 	lockInJob                       // the job takes it itself (a compaction: after pi/compactionStart)
 )
 
-// unwritten is the answer of a write that wrote nothing after all (a navigation the
-// client's hook cancelled): nothing is refreshed or notified for it.
-type unwritten struct{ answer any }
+// unwritten is returned as the error of a write's function that wrote nothing after
+// all (a navigation the client's hook cancelled): its answer is the write's, and
+// nothing is refreshed or notified for it.
+type unwritten[R any] struct{ answer R }
+
+func (unwritten[R]) Error() string { return "nothing was written" }
 
 // write is the one sequence of a command that appends to a session: begin its progress
 // (when the job is long and says so), resolve the session (and the entry it names),
@@ -63,7 +71,8 @@ type unwritten struct{ answer any }
 // pi/sessionChanged, pi/fileOps and pi/contextUsage. Nothing is refreshed after a failed
 // write: the domain packages write whole lines or nothing. fn runs with a context the
 // progress UI cancels.
-func (s *Server) write(ctx context.Context, job writeJob, fn func(ctx context.Context, path string, wd *WorkDone) (any, error)) (any, error) {
+func write[R any](s *Server, ctx context.Context, job writeJob[R], fn func(ctx context.Context, path string, wd *WorkDone) (R, error)) (R, error) {
+	var zero R
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wd *WorkDone
@@ -73,14 +82,14 @@ func (s *Server) write(ctx context.Context, job writeJob, fn func(ctx context.Co
 		}
 	}
 	defer func() { wd.End("Failed") }() // a safety net: End is idempotent, and the paths below end it with their own message
-	refuse := func(err error) (any, error) {
+	refuse := func(err error) (R, error) {
 		wd.End(job.progress.refused + err.Error())
-		return nil, err
+		return zero, err
 	}
 	if job.progress.early {
 		begin()
 	}
-	path, cwd, err := s.writeTarget(job)
+	path, cwd, err := s.writeTarget(job.target)
 	if err != nil {
 		return refuse(err)
 	}
@@ -99,16 +108,17 @@ func (s *Server) write(ctx context.Context, job writeJob, fn func(ctx context.Co
 	case lockCancellable:
 		if err := lockCtx(jctx, mu); err != nil {
 			wd.End("Cancelled; nothing was written")
-			return nil, err
+			return zero, err
 		}
 		defer mu.Unlock()
 	}
 	out, err := fn(jctx, path, wd)
-	if err != nil {
-		return nil, err
-	}
-	if u, ok := out.(unwritten); ok {
+	var u unwritten[R]
+	if errors.As(err, &u) {
 		return u.answer, nil
+	}
+	if err != nil {
+		return zero, err
 	}
 	s.afterWrite(path)
 	return out, nil
@@ -124,7 +134,7 @@ func (s *Server) afterWrite(path string) {
 
 // writeTarget resolves the session of a write (creating one when the job may), checks
 // that the entry it names exists in it, and returns the session's path and header cwd.
-func (s *Server) writeTarget(job writeJob) (string, string, error) {
+func (s *Server) writeTarget(job target) (string, string, error) {
 	path, err := s.host.sessionFor(job.session)
 	if err != nil && job.create && job.session == "" {
 		path, err = s.createSession()
