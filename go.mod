@@ -10,6 +10,7 @@ require (
 	go.lsp.dev/jsonrpc2 v0.10.0
 	golang.org/x/image v0.48.0
 	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
 )
 
 require (

@@ -31,8 +31,12 @@ func forceFlag(fs *flag.FlagSet) *bool {
 // progressLines prints, for a command that summarizes, a stderr line per phase with the
 // time since the start ("pi-lsp compact: summarizing (12ms)") and one per request attempt
 // of a summarizer that retries ("pi-lsp compact: summarizing: attempt 2 of 2 after stall
-// (61s)"), so a slow or failing model is never silence.
+// (61s)"), so a slow or failing model is never silence. The lines are printed when stderr
+// is a terminal or with --progress, never with --quiet (progressShown).
 func progressLines(stderr io.Writer, cmd string) (phase func(string), progress func(compaction.Progress)) {
+	if !progressShown(stderr) {
+		return func(string) {}, func(compaction.Progress) {}
+	}
 	start := time.Now()
 	var mu sync.Mutex // a split turn's two summaries report at once
 	phase = func(p string) {

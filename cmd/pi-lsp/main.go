@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,8 +20,9 @@ type command struct {
 	name    string
 	usage   string
 	summary string
-	// run gets a flag set named after the command, writing its errors and help to
-	// stderr, to declare its flags on.
+	// run gets a flag set named after the command to declare its flags on, and parses
+	// its arguments with parseArgs, which checks them against usage (the positional
+	// arguments it names: FILE, TARGET_ID, [TEXT]) and resolves FILE.
 	run func(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error
 }
 
@@ -45,7 +45,7 @@ func init() {
 		{"gen", "gen [--entries N] [--seed S] [--branch-every N] [--compact-every N] [--image-every N] [-o FILE]", "write a large synthetic session (benchmarks)", runGen},
 		{"bench-file", "bench-file FILE", "measure load, context, prepare, tree and file lists of one session (JSON)", runBenchFile},
 		{"demo", "demo [--keep-recent N] [--keep]", "compact the embedded example session offline and show the result", runDemo},
-		{"version", "version", "print the version", runVersion},
+		{"version", "version", "print the version (also --version, -v)", runVersion},
 	}
 }
 
@@ -54,7 +54,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  pi-lsp %s\n      %s\n", c.usage, c.summary)
 	}
-	fmt.Fprintf(w, "\nWith no command, or with --stdio, pi-lsp serves LSP on stdio.\n")
+	fmt.Fprintf(w, "\n%s\n\nWith no command, or with --stdio, pi-lsp serves LSP on stdio. pi-lsp --version (-v)\nprints the version. Usage errors exit 2, refusals and failures 1.\n", fileForms)
 }
 
 // exitError carries a process exit code.
@@ -70,59 +70,37 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	name := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
+	if len(args) > 0 {
+		switch args[0] {
+		case "-v", "-version", "--version":
+			name, args = "version", args[1:]
+		default:
+			if !strings.HasPrefix(args[0], "-") {
+				name, args = args[0], args[1:]
+			}
+		}
 	}
 	if name == "help" || (len(args) > 0 && (args[0] == "-h" || args[0] == "--help") && name == "serve") {
 		usage(stdout)
 		return 0
 	}
-	for _, c := range commands {
+	for i := range commands {
+		c := &commands[i]
 		if c.name != name {
 			continue
 		}
-		err := c.run(ctx, newFlags(c.name, stderr), args, stdout, stderr)
-		var ee exitError
-		switch {
-		case err == nil:
-			return 0
-		case errors.As(err, &ee):
-			return ee.code
-		case errors.Is(err, flag.ErrHelp):
-			return 0
-		default:
-			fmt.Fprintf(stderr, "pi-lsp %s: %v\n", name, err)
-			return 1
-		}
+		inv := newInvocation(c, stdout, stderr)
+		return inv.finish(c.run(ctx, inv.fs, args, stdout, inv.errOut))
 	}
 	fmt.Fprintf(stderr, "pi-lsp: unknown command %q\n\n", name)
 	usage(stderr)
 	return 2
 }
 
-// parseArgs parses flags that may sit before, between or after positional arguments.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+func runVersion(_ context.Context, fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
 	}
-}
-
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-func runVersion(_ context.Context, _ *flag.FlagSet, _ []string, stdout, _ io.Writer) error {
 	fmt.Fprintf(stdout, "pi-lsp %s\n", Version)
 	return nil
 }

@@ -119,16 +119,23 @@ func TestNavigateCLIErrors(t *testing.T) {
 	isolate.Setup(t)
 	path := corpusCopy(t, "tree-nav.jsonl")
 	before, _ := os.ReadFile(path)
+	// Refusals: exit 1, one line.
 	for _, args := range [][]string{
 		{"navigate", path, "nope"},
-		{"navigate", path},
 		{"navigate", filepath.Join(t.TempDir(), "missing.jsonl"), "x"},
 		{"label", path, "nope", "x"},
-		{"label", path},
 		{"undo-compaction", path},
 	} {
 		code, out, errOut := runCLI(t, args...)
-		if code == 0 || out != "" || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || errOut == "" {
+		if code != 1 || out != "" || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || errOut == "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args[:2], code, out, errOut)
+		}
+	}
+	// Usage errors: exit 2, the error and the command's usage line.
+	for _, args := range [][]string{{"navigate", path}, {"label", path}} {
+		code, out, errOut := runCLI(t, args...)
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if code != 2 || out != "" || len(lines) != 2 || !strings.Contains(lines[0], "missing") || !strings.HasPrefix(lines[1], "usage: pi-lsp "+args[0]+" FILE") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args[:2], code, out, errOut)
 		}
 	}

@@ -20,7 +20,9 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// fileArg parses the flags and the one FILE argument of a subcommand.
+// fileArg parses the flags and the one FILE argument of a subcommand: a session file, a
+// session id or the start of one, or -c for the most recent session of the working
+// directory (parseArgs checks the arguments and resolves FILE as pi does).
 func fileArg(fs *flag.FlagSet, args []string) (string, error) {
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -52,7 +54,7 @@ func loadAtLeaf(path, leaf string, stderr io.Writer) (*session.Index, string, er
 
 func oneFile(pos []string, what string) (string, error) {
 	if len(pos) != 1 {
-		return "", fmt.Errorf("expected %s, got %d arguments", what, len(pos))
+		return "", usageError{fmt.Sprintf("expected %s, got %d arguments", what, len(pos))}
 	}
 	return pos[0], nil
 }

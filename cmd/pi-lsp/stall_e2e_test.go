@@ -75,15 +75,16 @@ func stallEnv(env []string, url string, extra ...string) []string {
 	return append(env, extra...)
 }
 
-// startCompact runs `pi-lsp compact` on the older of two session copies with the OpenAI
-// summarizer at llm, env the stall and summary bounds, and more args after the command's
-// own; it returns the run, the copy and the copy's bytes before.
+// startCompact runs `pi-lsp compact --progress` on the older of two session copies with
+// the OpenAI summarizer at llm, env the stall and summary bounds, and more args after the
+// command's own; it returns the run, the copy and the copy's bytes before. (Progress
+// lines go to a stderr that is not a terminal only with --progress.)
 func startCompact(t *testing.T, llm *fakemodel.Server, env []string, args ...string) (r *cliRun, path string, before []byte) {
 	t.Helper()
 	base, _, paths := e2eWorkspace(t)
 	before = sessiontest.Read(t, paths[0])
 	r = startCLI(t, stallEnv(base, llm.URL, env...), 60*time.Second,
-		append([]string{"compact", paths[0], "--summarizer", "openai", "--keep-recent", "200"}, args...)...)
+		append([]string{"compact", paths[0], "--progress", "--summarizer", "openai", "--keep-recent", "200"}, args...)...)
 	return r, paths[0], before
 }
 
