@@ -183,14 +183,20 @@ func runUndoCompaction(ctx context.Context, fs *flag.FlagSet, args []string, std
 	if err != nil {
 		return err
 	}
+	// The compaction and what was written after it stay in the file, on a side branch.
+	side, err := sideBranch(path, res)
+	if err != nil {
+		return fmt.Errorf("compaction %s undone, but the session does not load again: %w", res.UndoneCompactionID, err)
+	}
 	if *asJSON {
-		out := map[string]any{"leafId": nullable(res.LeafID), "compactionId": res.UndoneCompactionID, "position": nullable(res.Position)}
+		out := map[string]any{"leafId": nullable(res.LeafID), "compactionId": res.UndoneCompactionID, "position": nullable(res.Position), "sideBranch": side}
 		if res.MarkerEntry != nil {
 			out["markerEntry"] = json.RawMessage(res.MarkerEntry.Raw())
 		}
 		return writeJSON(stdout, out)
 	}
 	printNavigation(stdout, path, res)
+	printSideBranch(stdout, path, res, side)
 	return nil
 }
 
