@@ -20,14 +20,13 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import { executeServerCommand } from "./commands";
 import type { PiContext } from "./context";
 import { EXTENSION_COMMANDS as C } from "./models/commands";
-import { describeError } from "./models/errors";
 import { findServer } from "./models/server";
-import { didChangeConfigurationParams, readSettings, PiLspSettings, settingValue, toInitializationOptions } from "./models/settings";
+import { didChangeConfigurationParams, toInitializationOptions } from "./models/settings";
+import { CLIENT_ID, CLIENT_NAME, settingsNow } from "./identity";
 import { nestTree } from "./models/tree";
-import { forceAfterOwnedByPi, showMessage } from "./notifications";
+import { showMessage } from "./notifications";
 import {
   CompactionEnd,
   CompactionStart,
@@ -42,17 +41,6 @@ import {
 } from "./protocol";
 import { testLog } from "./testLog";
 
-export const CLIENT_ID = "piLsp"; // also the settings section: vscode-languageclient reads piLsp.trace.server
-export const CLIENT_NAME = "Pi (pi-lsp)";
-
-/**
- * The piLsp.* settings now. The binary, the summarizer, its endpoint, model and key variable and
- * background drafts (USER_LEVEL_SETTINGS) come from the user's settings only (settingValue).
- */
-export function settingsNow(): PiLspSettings {
-  const cfg = vscode.workspace.getConfiguration(CLIENT_ID);
-  return readSettings((key) => settingValue(key, cfg.inspect(key)));
-}
 
 export class PiClient {
   client: LanguageClient | undefined;
@@ -101,7 +89,7 @@ export class PiClient {
         return false;
       },
       middleware: {
-        executeCommand: (command, args, next) => executeServerCommand(pi, command, args, next),
+        executeCommand: (command, args, next) => pi.executeCommand(command, args, next),
         handleWorkDoneProgress: (token, params, next) => pi.jobs.handleWorkDoneProgress(token, params, next),
       },
     };
@@ -259,33 +247,5 @@ export class PiClient {
   /** The session tree, asked for in its flat form (no depth) and nested here. */
   async fetchTree(): Promise<TreeResult> {
     return nestTree(await this.custom<FlatTreeResult>(Methods.tree, { flat: true }));
-  }
-}
-
-/**
- * A pi/* request (method) for a palette command: undefined, with the error shown as
- * "what: …", when there is no client or the request fails.
- */
-export async function customRequest<T>(pi: PiContext, what: string, method: string, params: object = {}): Promise<T | undefined> {
-  if (!pi.server.requireClient()) return undefined;
-  try {
-    return await pi.server.custom<T>(method, params);
-  } catch (err) {
-    void showMessage(pi, describeError(what, err));
-    return undefined;
-  }
-}
-
-/** A short command: errors become messages, the result (or undefined) is returned. */
-export async function plain<T>(pi: PiContext, what: string, command: string, params: object): Promise<T | undefined> {
-  try {
-    const r = await pi.server.execute<T>(command, params);
-    testLog("commandResult", { command, result: r as unknown });
-    return r;
-  } catch (err) {
-    testLog("commandError", { command, message: String((err as Error).message ?? err), data: (err as { data?: unknown }).data });
-    if (await forceAfterOwnedByPi(what, err, params)) return plain<T>(pi, what, command, { ...params, force: true });
-    void showMessage(pi, describeError(what, err));
-    return undefined;
   }
 }

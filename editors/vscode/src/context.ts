@@ -4,7 +4,8 @@
 // instead of reaching into one big class.
 
 import * as vscode from "vscode";
-import { PiClient, CLIENT_NAME } from "./client";
+import { PiClient } from "./client";
+import { CLIENT_NAME } from "./identity";
 import { PreviewState } from "./commands/preview";
 import { DraftTracker } from "./models/status";
 import { Jobs } from "./progress";
@@ -22,7 +23,14 @@ export class PiContext implements vscode.Disposable {
   /** Disposed with the extension (views, providers, listeners, extension-side commands). */
   readonly disposables: vscode.Disposable[] = [];
 
-  constructor(readonly extension: vscode.ExtensionContext) {
+  /**
+   * executeCommand is the language client's executeCommand middleware (the commands'
+   * handlers): injected, so that client.ts imports no command module.
+   */
+  constructor(
+    readonly extension: vscode.ExtensionContext,
+    readonly executeCommand: (command: string, args: unknown[], next: (command: string, args: unknown[]) => unknown) => unknown,
+  ) {
     this.output = vscode.window.createOutputChannel(CLIENT_NAME);
     this.server = new PiClient(this);
     this.status = new StatusBar(this);

@@ -9,14 +9,14 @@
 // Everything the views show comes from the pure models in ./models.
 
 import * as vscode from "vscode";
-import { registerCommands } from "./commands";
+import { executeServerCommand, registerCommands } from "./commands";
 import { registerPreviews } from "./commands/preview";
 import { PiContext } from "./context";
 
 let pi: PiContext | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  pi = new PiContext(context);
+  pi = new PiContext(context, (command, args, next) => executeServerCommand(pi!, command, args, next));
   const p = pi;
   context.subscriptions.push(p);
   p.disposables.push(

@@ -2,7 +2,7 @@
 // run the action they name, and the "a running pi writes this session" question.
 
 import * as vscode from "vscode";
-import { CLIENT_ID } from "./client";
+import { CLIENT_ID } from "./identity";
 import type { PiContext } from "./context";
 import { Action, errorKind, UserMessage } from "./models/errors";
 import { testLog } from "./testLog";

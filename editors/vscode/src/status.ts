@@ -4,7 +4,7 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { settingsNow } from "./client";
+import { settingsNow } from "./identity";
 import type { PiContext } from "./context";
 import { EXTENSION_COMMANDS as C } from "./models/commands";
 import { DEFAULT_RESERVE_TOKENS, statusView } from "./models/status";

@@ -2,15 +2,15 @@
 // editor; saving it compacts, commands/preview.ts) and the summary of the last compaction.
 
 import * as vscode from "vscode";
-import { customRequest } from "../client";
+import { customRequest } from "../request";
 import type { PiContext } from "../context";
 import { CompactionDraft } from "../models/preview";
 import { formatTokens } from "../models/status";
 import { info, showMessage } from "../notifications";
 import { runJob } from "../progress";
 import { CompactionPreview, CompactResult, ContextResult, Methods, PreviewCompactionParams, PreviewCompactionResult } from "../protocol";
-import { testLog } from "../testLog";
 import { openPreview } from "./preview";
+import { openSummary } from "./summary";
 
 /** pi.compact's arguments as the server takes them (instructions optional). */
 type CompactParams = { instructions?: string } & Record<string, unknown>;
@@ -81,10 +81,4 @@ export async function showLastCompactionSummary(pi: PiContext): Promise<void> {
 }
 
 /** A compaction summary, read-only, in a Markdown editor. */
-export async function openSummary(summary: string, id: string, tokensBefore: number): Promise<void> {
-  const content = `<!-- Pi compaction ${id}: ${tokensBefore} tokens before -->\n\n${summary}\n`;
-  const doc = await vscode.workspace.openTextDocument({ language: "markdown", content });
-  await vscode.window.showTextDocument(doc, { preview: true });
-  testLog("summaryOpened", { id });
-}
 

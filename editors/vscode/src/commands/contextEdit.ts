@@ -4,14 +4,14 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { customRequest, plain } from "../client";
+import { customRequest, plain } from "../request";
 import type { PiContext } from "../context";
 import { formatTokens } from "../models/status";
 import { oneLine, ViewNode } from "../models/tree";
 import { info } from "../notifications";
 import { ContextResult, EditContextParams, EditContextResult, Methods } from "../protocol";
 import { pickContextItem } from "../views/contextBySize";
-import { openSummary } from "./compaction";
+import { openSummary } from "./summary";
 
 export async function showContext(pi: PiContext): Promise<ContextResult | undefined> {
   const c = await customRequest<ContextResult>(pi, "Reading the context", Methods.context);

@@ -2,7 +2,7 @@
 // compaction, from the palette (an entry picker) or from a tree row.
 
 import * as vscode from "vscode";
-import { plain } from "../client";
+import { plain } from "../request";
 import type { PiContext } from "../context";
 import { flattenEntries, ViewNode } from "../models/tree";
 import { info } from "../notifications";

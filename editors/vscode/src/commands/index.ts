@@ -12,7 +12,7 @@ import { testLog } from "../testLog";
 import { compact, previewCompaction, showLastCompactionSummary } from "./compaction";
 import { contextBySizeInteractive, editContext, editContextInteractive, editRow, replaceRow, showContext } from "./contextEdit";
 import { label, labelInteractive, labelRow, pin, pinInteractive, pinRow, undoCompaction, undoCompactionRow } from "./entries";
-import { navigate, navigateHere, openFile, showFiles, showTree } from "./navigation";
+import { navigate, navigateHere, openFile, previewBranchSummary, showFiles, showTree } from "./navigation";
 import { selectSession, selectSessionInteractive } from "./sessions";
 
 /**
@@ -61,6 +61,7 @@ export async function executeServerCommand(
 /** The extension-side commands (piLsp.*; never the server's pi.* ids, which languageclient owns). */
 export function registerCommands(pi: PiContext): vscode.Disposable[] {
   const reg = (id: string, fn: (...args: any[]) => unknown) => vscode.commands.registerCommand(id, fn);
+  pi.previews.again = { compaction: previewCompaction, branch: previewBranchSummary };
   return [
     reg(C.treeRefresh, () => pi.views.refresh()),
     reg(C.treeCompact, () => (pi.server.requireClient() ? vscode.commands.executeCommand("pi.compact") : undefined)),

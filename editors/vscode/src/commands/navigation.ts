@@ -3,7 +3,7 @@
 // row, and the palette forms of pi.tree and pi.files (focus the view).
 
 import * as vscode from "vscode";
-import { plain } from "../client";
+import { plain } from "../request";
 import type { PiContext } from "../context";
 import { describeError } from "../models/errors";
 import { FileItem } from "../models/files";

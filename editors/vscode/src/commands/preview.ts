@@ -29,8 +29,7 @@ import { forceAfterOwnedByPi, info } from "../notifications";
 import { CommitCompactionParams, CommitCompactionResult, Methods, NavigateParams, NavigateResult } from "../protocol";
 import { testLog } from "../testLog";
 import { PreviewFileSystem } from "../views/previewFileSystem";
-import { openSummary, previewCompaction } from "./compaction";
-import { previewBranchSummary } from "./navigation";
+import { openSummary } from "./summary";
 
 export class PreviewState {
   readonly store = new PreviewStore();
@@ -40,6 +39,14 @@ export class PreviewState {
   /** Why each pi-summary: document is being saved (onWillSaveTextDocument comes before writeFile). */
   readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
   readonly autoSaveNoticeShown = new Set<string>();
+  /**
+   * How to preview again after a refused save: the compaction and navigation commands
+   * (set by registerCommands, so this module imports neither of them).
+   */
+  again: { compaction: (pi: PiContext) => unknown; branch: (pi: PiContext, targetId: string, instructions?: string) => unknown } = {
+    compaction: () => undefined,
+    branch: () => undefined,
+  };
 
   constructor(pi: PiContext) {
     this.fs = new PreviewFileSystem(this.store, (uri, text) => commitPreview(pi, uri, text));
@@ -241,8 +248,8 @@ function offerPreviewAgain(pi: PiContext, draft: SummaryDraft): void {
   testLog("message", { severity: "warning", text });
   void vscode.window.showWarningMessage(text, again).then((pick) => {
     if (pick !== again) return;
-    if (draft.kind === "compaction") void previewCompaction(pi);
-    else void previewBranchSummary(pi, draft.preview.targetId, draft.instructions);
+    if (draft.kind === "compaction") void pi.previews.again.compaction(pi);
+    else void pi.previews.again.branch(pi, draft.preview.targetId, draft.instructions);
   });
 }
 

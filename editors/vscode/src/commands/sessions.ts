@@ -2,7 +2,7 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { customRequest, plain } from "../client";
+import { customRequest, plain } from "../request";
 import type { PiContext } from "../context";
 import { oneLine } from "../models/tree";
 import { showMessage } from "../notifications";

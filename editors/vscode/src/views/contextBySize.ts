@@ -1,7 +1,7 @@
 // The context-by-size quick pick: the editable messages of the LLM context, largest first.
 
 import * as vscode from "vscode";
-import { customRequest } from "../client";
+import { customRequest } from "../request";
 import type { PiContext } from "../context";
 import { formatTokens } from "../models/status";
 import { ContextBySizeResult, ContextItem, Methods } from "../protocol";

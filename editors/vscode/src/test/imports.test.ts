@@ -1,0 +1,72 @@
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+// The compiled extension has no runtime import cycle: a module that imports client.ts
+// for a helper while client.ts imports it back (directly or through others) loads half
+// initialized. Type-only imports are erased by tsc and do not count.
+
+const OUT = path.resolve(__dirname, "..");
+
+function modules(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (e.name !== "test") out.push(...modules(p));
+    } else if (e.name.endsWith(".js")) out.push(p);
+  }
+  return out;
+}
+
+function resolveLocal(from: string, spec: string): string | undefined {
+  if (!spec.startsWith(".")) return undefined;
+  const base = path.resolve(path.dirname(from), spec);
+  for (const c of [base + ".js", path.join(base, "index.js")]) if (fs.existsSync(c)) return c;
+  return undefined;
+}
+
+function graph(): Map<string, string[]> {
+  const g = new Map<string, string[]>();
+  for (const m of modules(OUT)) {
+    const src = fs.readFileSync(m, "utf8");
+    const deps: string[] = [];
+    for (const r of src.matchAll(/require\("([^"]+)"\)/g)) {
+      const d = resolveLocal(m, r[1]!);
+      if (d) deps.push(d);
+    }
+    g.set(m, deps);
+  }
+  return g;
+}
+
+function cycles(g: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 1 | 2>();
+  const stack: string[] = [];
+  const visit = (n: string) => {
+    state.set(n, 1);
+    stack.push(n);
+    for (const d of g.get(n) ?? []) {
+      if (state.get(d) === 1) found.push([...stack.slice(stack.indexOf(d)), d]);
+      else if (!state.has(d)) visit(d);
+    }
+    stack.pop();
+    state.set(n, 2);
+  };
+  for (const n of g.keys()) if (!state.has(n)) visit(n);
+  return found;
+}
+
+test("the extension's modules import each other without a cycle", () => {
+  const g = graph();
+  assert.ok(g.size > 10, `only ${g.size} compiled modules found in ${OUT}`);
+  const rel = (p: string) => path.relative(OUT, p);
+  assert.deepEqual(cycles(g).map((c) => c.map(rel).join(" -> ")), []);
+});
+
+test("the cycle check finds a cycle", () => {
+  const g = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", []]]);
+  assert.equal(cycles(g).length, 1);
+});
