@@ -19,6 +19,57 @@ import (
 // ErrLocked means another process holds the session's write lock.
 var ErrLocked = errors.New("session is locked by another writer")
 
+// ErrNewerVersion means the session's header has a format version newer than the one
+// Pi 1.6.0 writes (CurrentVersion): pi-lsp reads such a file as 1.6.0 would but never
+// appends to it, since a newer Pi may expect entries it cannot write.
+var ErrNewerVersion = errors.New("session format is newer than Pi 1.6.0's")
+
+// NewerVersionError is ErrNewerVersion with the header's version.
+type NewerVersionError struct{ Version float64 }
+
+func (e *NewerVersionError) Error() string {
+	return fmt.Sprintf("the session's format version %v is newer than Pi 1.6.0's (%d): pi-lsp reads it but does not write to it (read-only); update pi-lsp to write it", e.Version, CurrentVersion)
+}
+
+func (e *NewerVersionError) Unwrap() error { return ErrNewerVersion }
+
+// CheckWritable returns a *NewerVersionError when the session file at path has a header
+// whose version is newer than CurrentVersion, and nil otherwise (also when the file
+// cannot be read: the write itself then says why).
+func CheckWritable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	return checkHeaderVersion(f)
+}
+
+// checkHeaderVersion reads the first non-blank line of f (within its first 64 KiB) and
+// refuses a session header with a version newer than CurrentVersion.
+func checkHeaderVersion(f io.ReaderAt) error {
+	buf := make([]byte, 64<<10)
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && err != io.EOF {
+		return nil
+	}
+	for _, line := range bytes.Split(buf[:n], []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var h struct {
+			Type    string          `json:"type"`
+			Version json.RawMessage `json:"version"`
+		}
+		var v float64
+		if json.Unmarshal(line, &h) == nil && h.Type == TypeSession && json.Unmarshal(h.Version, &v) == nil && v > CurrentVersion {
+			return &NewerVersionError{Version: v}
+		}
+		return nil
+	}
+	return nil
+}
+
 // NewEntry is an entry to append: its type-specific fields in order. The writer adds
 // type, id, parentId and timestamp.
 type NewEntry struct {
@@ -75,6 +126,9 @@ func AppendIfSize(path string, expectSize int64, taken map[string]*Entry, entrie
 	}
 	if expectSize >= 0 && st.Size() != expectSize {
 		return nil, ErrChanged
+	}
+	if err := checkHeaderVersion(f); err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	torn, size, err := tornTail(f, st.Size())
