@@ -11,6 +11,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
+	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -104,8 +105,10 @@ func wireError(err error) *jsonrpc2.Error {
 		kind = KindContextTooLong
 	case errors.As(err, &se):
 		kind = KindSummarizerFailed
-	case errors.Is(err, session.ErrNoHeader), errors.Is(err, session.ErrTooDense):
+	case errors.Is(err, session.ErrNoHeader), errors.Is(err, session.ErrTooDense), errors.Is(err, session.ErrNewerVersion):
 		kind = KindBadSession
+	case errors.As(err, new(*bridge.ProtocolError)):
+		kind = KindBridgeFailed
 	case errors.Is(err, os.ErrNotExist):
 		kind = KindNotFound
 	}

@@ -65,15 +65,25 @@ func (c Config) Bridge(ctx context.Context, path string) *bridge.Registration {
 	return reg
 }
 
-// RouteWrite decides where a write to the session at path (header cwd cwd) goes. With
-// force it is written here. Otherwise a live pi with the bridge gets it when bridged is
-// true (the bridge can do the operation), and a running pi refuses it (a *Refusal)
-// when it cannot.
+// RouteWrite decides where a write to the session at path (header cwd cwd) goes. A
+// session whose format is newer than Pi 1.6.0's is read-only (a
+// *session.NewerVersionError), forced or not. With force it is written here. Otherwise
+// a live pi with the bridge gets it when bridged is true (the bridge can do the
+// operation), and a running pi refuses it (a *Refusal) when it cannot; a live pi whose
+// bridge speaks another protocol refuses it with both named (a *bridge.ProtocolError).
 func (c Config) RouteWrite(ctx context.Context, path, cwd string, force, bridged bool) (Route, error) {
+	if err := session.CheckWritable(path); err != nil {
+		return Route{}, err
+	}
 	if force {
 		return Route{}, nil
 	}
-	if reg := c.Bridge(ctx, path); reg != nil {
+	reg, err := bridge.Find(ctx, path, c.bridgeDirs()...)
+	var pe *bridge.ProtocolError
+	if errors.As(err, &pe) {
+		return Route{}, err
+	}
+	if reg != nil {
 		if bridged {
 			return Route{Bridge: reg}, nil
 		}
