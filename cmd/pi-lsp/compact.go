@@ -101,58 +101,74 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 		opt.Phase, opt.Progress = progressLines(stderr, "compact")
 	}
 	if *summaryFile != "" {
-		text, err := os.ReadFile(*summaryFile)
-		if err != nil {
-			return fmt.Errorf("read summary file: %w", err)
-		}
-		opt.Hook = func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
-			read, mod := p.FileOps.Lists()
-			return compaction.HookDecision{Outcome: &compaction.Outcome{
-				Summary: string(text), FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: p.TokensBefore,
-				TokensAfter: compaction.TokensAfter(string(text), p),
-				Details:     compaction.Details{ReadFiles: read, ModifiedFiles: mod},
-			}}, nil
+		if opt.Hook, err = summaryFileHook(*summaryFile); err != nil {
+			return err
 		}
 	}
 	res, err := compaction.Run(ctx, path, opt)
 	if compaction.NothingToDo(err) {
-		if *asJSON {
-			return writeJSON(stdout, map[string]any{"nothingToCompact": true, "reason": err.Error()})
-		}
-		fmt.Fprintf(stdout, "%s\n", err)
-		return nil
+		return printNothingToCompact(stdout, err, *asJSON)
 	}
 	if err != nil {
 		return err
 	}
-	p := res.Preparation
 	if *dryRun {
-		if p.NothingToSummarize() {
-			if *asJSON {
-				return writeJSON(stdout, map[string]any{"nothingToCompact": true, "reason": compaction.ErrNothingToCompact.Error()})
-			}
-			fmt.Fprintln(stdout, compaction.ErrNothingToCompact)
-			return nil
-		}
-		read, mod := p.FileOps.Lists()
-		if *asJSON {
-			return writeJSON(stdout, map[string]any{
-				"firstKeptEntryId": p.FirstKeptEntryID, "isSplitTurn": p.IsSplitTurn, "tokensBefore": p.TokensBefore,
-				"messagesToSummarize": len(p.MessagesToSummarize), "turnPrefixMessages": len(p.TurnPrefixMessages),
-				"previousSummary": p.HasPrevious, "readFiles": read, "modifiedFiles": mod,
-				"tokensAfterEstimate": compaction.TokensAfter("", p),
-			})
-		}
-		fmt.Fprintf(stdout, "would keep from %s (split turn: %v)\n", p.FirstKeptEntryID, p.IsSplitTurn)
-		fmt.Fprintf(stdout, "would summarize %d messages (+%d of the split turn), previous summary: %v\n", len(p.MessagesToSummarize), len(p.TurnPrefixMessages), p.HasPrevious)
-		fmt.Fprintf(stdout, "tokens before: %d, kept part after: ~%d (+ the summary)\n", int(p.TokensBefore), int(compaction.TokensAfter("", p)))
-		fmt.Fprintf(stdout, "files read: %d, modified: %d\n", len(read), len(mod))
-		return nil
+		return printCompactDryRun(stdout, res.Preparation, *asJSON)
 	}
-	if *asJSON {
+	return printCompacted(stdout, path, res, *asJSON)
+}
+
+// summaryFileHook is the hook of --summary-file: the file's text is the summary.
+func summaryFileHook(name string) (compaction.Hook, error) {
+	text, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read summary file: %w", err)
+	}
+	return func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
+		read, mod := p.FileOps.Lists()
+		return compaction.HookDecision{Outcome: &compaction.Outcome{
+			Summary: string(text), FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: p.TokensBefore,
+			TokensAfter: compaction.TokensAfter(string(text), p),
+			Details:     compaction.Details{ReadFiles: read, ModifiedFiles: mod},
+		}}, nil
+	}, nil
+}
+
+func printNothingToCompact(stdout io.Writer, reason error, asJSON bool) error {
+	if asJSON {
+		return writeJSON(stdout, map[string]any{"nothingToCompact": true, "reason": reason.Error()})
+	}
+	fmt.Fprintln(stdout, reason)
+	return nil
+}
+
+// printCompactDryRun shows the cut a compaction would make.
+func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool) error {
+	if p.NothingToSummarize() {
+		return printNothingToCompact(stdout, compaction.ErrNothingToCompact, asJSON)
+	}
+	read, mod := p.FileOps.Lists()
+	if asJSON {
+		return writeJSON(stdout, map[string]any{
+			"firstKeptEntryId": p.FirstKeptEntryID, "isSplitTurn": p.IsSplitTurn, "tokensBefore": p.TokensBefore,
+			"messagesToSummarize": len(p.MessagesToSummarize), "turnPrefixMessages": len(p.TurnPrefixMessages),
+			"previousSummary": p.HasPrevious, "readFiles": read, "modifiedFiles": mod,
+			"tokensAfterEstimate": compaction.TokensAfter("", p),
+		})
+	}
+	fmt.Fprintf(stdout, "would keep from %s (split turn: %v)\n", p.FirstKeptEntryID, p.IsSplitTurn)
+	fmt.Fprintf(stdout, "would summarize %d messages (+%d of the split turn), previous summary: %v\n", len(p.MessagesToSummarize), len(p.TurnPrefixMessages), p.HasPrevious)
+	fmt.Fprintf(stdout, "tokens before: %d, kept part after: ~%d (+ the summary)\n", int(p.TokensBefore), int(compaction.TokensAfter("", p)))
+	fmt.Fprintf(stdout, "files read: %d, modified: %d\n", len(read), len(mod))
+	return nil
+}
+
+// printCompacted shows the compaction written.
+func printCompacted(stdout io.Writer, path string, res *compaction.RunResult, asJSON bool) error {
+	if asJSON {
 		return writeJSON(stdout, json.RawMessage(res.Entry.Raw()))
 	}
-	o := res.Outcome
+	o, p := res.Outcome, res.Preparation
 	fmt.Fprintf(stdout, "Compacted %s\n", filepath.Base(path))
 	fmt.Fprintf(stdout, "entry %s, kept from %s (split turn: %v), %d messages summarized\n\n", res.Entry.ID, o.FirstKeptEntryID, p.IsSplitTurn, len(p.MessagesToSummarize)+len(p.TurnPrefixMessages))
 	fmt.Fprintln(stdout, o.Summary)

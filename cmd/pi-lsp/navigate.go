@@ -27,10 +27,7 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 {
-		return fmt.Errorf("expected FILE TARGET_ID, got %d arguments", len(pos))
-	}
-	path, target := pos[0], pos[1]
+	path, target := pos[0], pos[1] // two, or parseArgs refused them
 	budgetSet := false
 	fs.Visit(func(f *flag.Flag) { budgetSet = budgetSet || f.Name == "budget" })
 
@@ -79,59 +76,68 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 		return err
 	}
 	if *dryRun {
-		p := res.Preparation
+		return printNavigateDryRun(stdout, target, res, *asJSON)
+	}
+	if *asJSON {
+		return printNavigatedJSON(stdout, res)
+	}
+	printNavigation(stdout, path, res)
+	return nil
+}
+
+// printNavigateDryRun shows the branch a navigation would leave.
+func printNavigateDryRun(stdout io.Writer, target string, res *branch.NavigateResult, asJSON bool) error {
+	p := res.Preparation
+	if asJSON {
 		ids := make([]string, len(p.Entries))
 		for i, e := range p.Entries {
 			ids[i] = e.ID
 		}
-		if *asJSON {
-			return writeJSON(stdout, map[string]any{
-				"commonAncestorId": nullable(p.CommonAncestorID), "entries": ids,
-				"messages": len(p.Prepared.Messages), "totalTokens": p.Prepared.TotalTokens,
-				"readFiles": p.ReadFiles, "modifiedFiles": p.ModifiedFiles,
-			})
-		}
-		if res.AlreadyThere {
-			fmt.Fprintf(stdout, "already at %s; nothing to do\n", target)
-			return nil
-		}
-		ca := p.CommonAncestorID
-		if ca == "" {
-			ca = "(none: no shared entry)"
-		}
-		fmt.Fprintf(stdout, "from %s to %s, common ancestor %s\n", p.OldLeafID, target, ca)
-		fmt.Fprintf(stdout, "branch being left: %d entries", len(p.Entries))
-		if p.Budget > 0 {
-			fmt.Fprintf(stdout, ", %d messages (~%d tokens) within a budget of %d\n", len(p.Prepared.Messages), p.Prepared.TotalTokens, p.Budget)
-		} else {
-			fmt.Fprintf(stdout, ", %d messages (~%d tokens), no budget\n", len(p.Prepared.Messages), p.Prepared.TotalTokens)
-		}
-		fmt.Fprintf(stdout, "files read: %d, modified: %d\n", len(p.ReadFiles), len(p.ModifiedFiles))
-		where := res.Position
-		if where == "" {
-			where = "the root (a new branch)"
-		}
-		fmt.Fprintf(stdout, "would continue from %s\n", where)
-		if res.HasEditorText {
-			fmt.Fprintf(stdout, "editor text: %s\n", oneLinePreview(res.EditorText, 70))
-		}
+		return writeJSON(stdout, map[string]any{
+			"commonAncestorId": nullable(p.CommonAncestorID), "entries": ids,
+			"messages": len(p.Prepared.Messages), "totalTokens": p.Prepared.TotalTokens,
+			"readFiles": p.ReadFiles, "modifiedFiles": p.ModifiedFiles,
+		})
+	}
+	if res.AlreadyThere {
+		fmt.Fprintf(stdout, "already at %s; nothing to do\n", target)
 		return nil
 	}
-	if *asJSON {
-		out := map[string]any{"leafId": nullable(res.LeafID)}
-		if res.SummaryEntry != nil {
-			out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw())
-		}
-		if res.HasEditorText {
-			out["editorText"] = res.EditorText
-		}
-		if res.AlreadyThere {
-			out["alreadyThere"] = true
-		}
-		return writeJSON(stdout, out)
+	ca := p.CommonAncestorID
+	if ca == "" {
+		ca = "(none: no shared entry)"
 	}
-	printNavigation(stdout, path, res)
+	fmt.Fprintf(stdout, "from %s to %s, common ancestor %s\n", p.OldLeafID, target, ca)
+	fmt.Fprintf(stdout, "branch being left: %d entries", len(p.Entries))
+	if p.Budget > 0 {
+		fmt.Fprintf(stdout, ", %d messages (~%d tokens) within a budget of %d\n", len(p.Prepared.Messages), p.Prepared.TotalTokens, p.Budget)
+	} else {
+		fmt.Fprintf(stdout, ", %d messages (~%d tokens), no budget\n", len(p.Prepared.Messages), p.Prepared.TotalTokens)
+	}
+	fmt.Fprintf(stdout, "files read: %d, modified: %d\n", len(p.ReadFiles), len(p.ModifiedFiles))
+	where := res.Position
+	if where == "" {
+		where = "the root (a new branch)"
+	}
+	fmt.Fprintf(stdout, "would continue from %s\n", where)
+	if res.HasEditorText {
+		fmt.Fprintf(stdout, "editor text: %s\n", oneLinePreview(res.EditorText, 70))
+	}
 	return nil
+}
+
+func printNavigatedJSON(stdout io.Writer, res *branch.NavigateResult) error {
+	out := map[string]any{"leafId": nullable(res.LeafID)}
+	if res.SummaryEntry != nil {
+		out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw())
+	}
+	if res.HasEditorText {
+		out["editorText"] = res.EditorText
+	}
+	if res.AlreadyThere {
+		out["alreadyThere"] = true
+	}
+	return writeJSON(stdout, out)
 }
 
 func printNavigation(w io.Writer, path string, res *branch.NavigateResult) {
@@ -206,9 +212,6 @@ func runLabel(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stde
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) < 2 || len(pos) > 3 {
-		return fmt.Errorf("expected FILE ENTRY_ID [TEXT], got %d arguments", len(pos))
 	}
 	text := ""
 	if len(pos) == 3 {
