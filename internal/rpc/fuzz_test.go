@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/rpc/frame"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/heap"
@@ -64,34 +66,19 @@ func fzStart(tb testing.TB, agentDir string, maxFrame int) *fzConn {
 // read parses the server's output strictly (one canonical Content-Length header, a
 // blank line, a JSON body).
 func (c *fzConn) read() {
-	br := bufio.NewReader(c.conn)
-	fail := func(err error) {
-		c.mu.Lock()
-		if c.bad == nil {
-			c.bad = err
-		}
-		c.mu.Unlock()
-	}
+	fr := frame.NewStrictReader(c.conn)
 	for {
-		line, err := br.ReadString('\n')
+		body, err := fr.Next()
 		if err != nil {
+			var fe *frame.Error
+			if errors.As(err, &fe) {
+				c.mu.Lock()
+				if c.bad == nil {
+					c.bad = err
+				}
+				c.mu.Unlock()
+			}
 			return
-		}
-		var n int
-		if _, err := fmt.Sscanf(line, "Content-Length: %d\r\n", &n); err != nil || !strings.HasSuffix(line, "\r\n") {
-			fail(fmt.Errorf("bad header line %q", line))
-			return
-		}
-		if blank, err := br.ReadString('\n'); err != nil || blank != "\r\n" {
-			fail(fmt.Errorf("header not followed by a blank line"))
-			return
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(br, body); err != nil {
-			return
-		}
-		if !json.Valid(body) {
-			fail(fmt.Errorf("body is not JSON: %.200q", body))
 		}
 		c.mu.Lock()
 		c.frames = append(c.frames, body)

@@ -1,19 +1,19 @@
 package rpc
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/pi-lsp/pi-lsp/internal/rpc/frame"
 )
 
 // MaxFrameBytes bounds one incoming message. A larger frame is read and discarded and
@@ -25,7 +25,7 @@ const MaxFrameBytes = 64 << 20
 // a JSON-RPC message, is answered with a JSON-RPC error and skipped, instead of closing
 // the connection as the library's stream does.
 type stream struct {
-	r   *bufio.Reader
+	fr  *frame.Reader
 	w   io.Writer
 	max int // largest accepted frame body
 	c   io.Closer
@@ -42,7 +42,14 @@ func newStream(r io.Reader, w io.Writer, c io.Closer, maxFrame int) *stream {
 	if maxFrame <= 0 {
 		maxFrame = MaxFrameBytes
 	}
-	return &stream{r: bufio.NewReaderSize(r, 64<<10), w: w, c: c, max: maxFrame}
+	s := &stream{w: w, c: c, max: maxFrame}
+	s.fr = frame.NewReader(r, maxFrame)
+	// Answer an oversized frame first: its body may be large, and the client should not
+	// wait for it to be read and thrown away.
+	s.fr.BeforeDiscard = func(length, limit int) {
+		s.reject(nil, CodeInvalidRequest, fmt.Sprintf("frame of %d bytes exceeds the %d byte limit", length, limit))
+	}
+	return s
 }
 
 func (s *stream) WriteObject(obj any) error {
@@ -54,10 +61,7 @@ func (s *stream) WriteObject(obj any) error {
 }
 
 func (s *stream) writeFrame(data []byte) error {
-	head := make([]byte, 0, 40)
-	head = append(head, "Content-Length: "...)
-	head = strconv.AppendInt(head, int64(len(data)), 10)
-	head = append(head, "\r\n\r\n"...)
+	head := frame.AppendHeader(make([]byte, 0, 40), len(data))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The body is written from where it is, not copied after the header.
@@ -76,15 +80,12 @@ func (s *stream) writeResponse(id jsonrpc2.ID, result json.RawMessage) error {
 	}
 	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
 	n := len(head) + len(idJSON) + len(mid) + len(result) + 1
-	frame := make([]byte, 0, 64+len(idJSON))
-	frame = append(frame, "Content-Length: "...)
-	frame = strconv.AppendInt(frame, int64(n), 10)
-	frame = append(frame, "\r\n\r\n"...)
-	frame = append(append(append(frame, head...), idJSON...), mid...)
+	start := frame.AppendHeader(make([]byte, 0, 64+len(idJSON)), n)
+	start = append(append(append(start, head...), idJSON...), mid...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The result is written from where it is kept, not copied into the frame.
-	if _, err := s.w.Write(frame); err != nil {
+	if _, err := s.w.Write(start); err != nil {
 		return err
 	}
 	if _, err := s.w.Write(result); err != nil {
@@ -100,13 +101,14 @@ func (s *stream) Close() error { return s.c.Close() }
 // reader (EOF, closed pipe) is returned.
 func (s *stream) ReadObject(v any) error {
 	for {
-		body, err := s.readFrame()
+		body, err := s.fr.Next()
 		if err != nil {
-			var fe *frameError
+			var fe *frame.Error
 			if errors.As(err, &fe) {
-				if !fe.answered {
-					s.reject(nil, fe.code, fe.msg)
+				if fe.TooLarge {
+					continue // answered before its body was discarded
 				}
+				s.reject(nil, CodeParseError, fe.Msg)
 				continue
 			}
 			return err
@@ -260,104 +262,6 @@ func (p paramsHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jso
 		req.Params = &raw
 	}
 	p.h.Handle(ctx, conn, req)
-}
-
-type frameError struct {
-	code     int64
-	msg      string
-	answered bool // the error answer was already written
-}
-
-func (e *frameError) Error() string { return e.msg }
-
-// contentLengthAt finds a Content-Length header in a header line. The header is found
-// also after garbage on the same line (the rest of a frame whose length was missing,
-// wrong or a lie), so the stream resynchronizes on the next well-formed frame.
-func contentLengthAt(line string) (value string, ok bool) {
-	i := strings.Index(strings.ToLower(line), "content-length:")
-	if i < 0 {
-		return "", false
-	}
-	_, value, _ = strings.Cut(line[i:], ":")
-	return strings.TrimSpace(value), true
-}
-
-// maxHeaderLine is the longest header line kept whole. Of a longer one (garbage, or the
-// rest of a frame whose length was wrong) only the end is kept, where a Content-Length
-// header run into it would be: the rest is skipped as it is read, never held.
-const maxHeaderLine = 4 << 10
-
-// headerLine reads a line up to '\n' (included), keeping at most its last maxHeaderLine
-// bytes.
-func (s *stream) headerLine() (string, error) {
-	var long []byte // the end of a line longer than the reader's buffer
-	for {
-		chunk, err := s.r.ReadSlice('\n')
-		if err == nil && long == nil {
-			return string(chunk), nil
-		}
-		if err != nil && err != bufio.ErrBufferFull {
-			return "", err
-		}
-		long = append(long, chunk...)
-		if len(long) > maxHeaderLine {
-			long = append(long[:0], long[len(long)-maxHeaderLine:]...)
-		}
-		if err == nil {
-			return string(long), nil
-		}
-	}
-}
-
-func (s *stream) readFrame() ([]byte, error) {
-	length := -1
-	sawHeader := false
-	var bad *frameError
-	for {
-		line, err := s.headerLine()
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			if !sawHeader {
-				continue // stray blank line between frames
-			}
-			break
-		}
-		sawHeader = true
-		value, ok := contentLengthAt(line)
-		if !ok {
-			continue // another header (Content-Type), or garbage
-		}
-		n, err := strconv.ParseInt(value, 10, 64)
-		if err != nil || n < 0 {
-			bad = &frameError{code: CodeParseError, msg: fmt.Sprintf("bad Content-Length %q", value)}
-			length = -1
-			continue
-		}
-		bad, length = nil, int(min(n, int64(math.MaxInt)))
-	}
-	if bad != nil {
-		return nil, bad
-	}
-	if length < 0 {
-		return nil, &frameError{code: CodeParseError, msg: "frame without Content-Length"}
-	}
-	if length > s.max {
-		// Answer first: the body may be large, and the client should not wait for it.
-		msg := fmt.Sprintf("frame of %d bytes exceeds the %d byte limit", length, s.max)
-		s.reject(nil, CodeInvalidRequest, msg)
-		if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {
-			return nil, err
-		}
-		return nil, &frameError{code: CodeInvalidRequest, msg: msg, answered: true}
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.r, body); err != nil {
-		return nil, err
-	}
-	return body, nil
 }
 
 // requestID extracts the id of a message, also from one that fails to decode, so an

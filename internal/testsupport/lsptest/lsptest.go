@@ -16,7 +16,6 @@
 package lsptest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -37,6 +36,7 @@ import (
 	lsp "go.lsp.dev/jsonrpc2"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/rpc/frame"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
@@ -491,34 +491,18 @@ func (c teeConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// parseRaw parses the server's output strictly: exactly one Content-Length header in
-// the canonical form, a blank line, and a body of that many bytes that is valid JSON.
+// parseRaw parses the server's output strictly (the server's own framer in its strict
+// mode): exactly one Content-Length header in the canonical form, a blank line, and a
+// body of that many bytes that is valid JSON.
 func (e *Env) parseRaw(r io.Reader) {
-	br := bufio.NewReader(r)
+	fr := frame.NewStrictReader(r)
 	for {
-		line, err := br.ReadString('\n')
+		body, err := fr.Next()
 		if err != nil {
-			return
-		}
-		var n int
-		if _, err := fmt.Sscanf(line, "Content-Length: %d\r\n", &n); err != nil || !strings.HasSuffix(line, "\r\n") {
-			e.framingError(fmt.Errorf("bad header line %q", line))
-			return
-		}
-		blank, err := br.ReadString('\n')
-		if err != nil {
-			return
-		}
-		if blank != "\r\n" {
-			e.framingError(fmt.Errorf("header not followed by a blank line: %q", blank))
-			return
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(br, body); err != nil {
-			return
-		}
-		if !json.Valid(body) {
-			e.framingError(fmt.Errorf("body is not JSON: %q", Trunc(body)))
+			var fe *frame.Error
+			if errors.As(err, &fe) {
+				e.framingError(err)
+			}
 			return
 		}
 		e.mu.Lock()
