@@ -13,6 +13,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 	"github.com/pi-lsp/pi-lsp/internal/rpc/frame"
 )
 
@@ -164,7 +165,7 @@ func (s *stream) envelope(body []byte) (envelope, params []byte, hasParams bool,
 	}
 	var jsonrpc, id, method, errv []byte
 	var hasResult bool
-	isObject := eachMember(body, func(k string, v []byte) bool {
+	isObject := jsjson.EachMember(body, func(k string, v []byte) bool {
 		switch k { // the later of repeated members, as the library's map keeps
 		case "jsonrpc":
 			jsonrpc = v
@@ -293,7 +294,7 @@ func badID(id json.RawMessage) string {
 // encoding/json. For a repeated key it is the first value.
 func topLevelField(body []byte, key string) json.RawMessage {
 	var found json.RawMessage
-	eachMember(body, func(k string, v []byte) bool {
+	jsjson.EachMember(body, func(k string, v []byte) bool {
 		if k == key {
 			found = json.RawMessage(v)
 			return false
@@ -301,116 +302,6 @@ func topLevelField(body []byte, key string) json.RawMessage {
 		return true
 	})
 	return found
-}
-
-// eachMember calls fn with each member of a top-level JSON object, in order, until fn
-// returns false; the values are views of body. Only keys are decoded (values are
-// skipped, never copied), so it costs no memory whatever the body holds. It reports
-// false when body is not an object, or is broken before fn stopped.
-func eachMember(body []byte, fn func(key string, value []byte) bool) bool {
-	i := 0
-	ws := func() {
-		for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r') {
-			i++
-		}
-	}
-	skipStr := func() bool { // at '"'
-		i++
-		for i < len(body) {
-			switch body[i] {
-			case '\\':
-				i += 2
-				continue
-			case '"':
-				i++
-				return true
-			}
-			i++
-		}
-		return false
-	}
-	key := func() (string, bool) { // at '"'
-		start := i
-		if !skipStr() {
-			return "", false
-		}
-		var s string
-		if json.Unmarshal(body[start:i], &s) != nil {
-			return "", false
-		}
-		return s, true
-	}
-	skip := func() bool { // skips one value, iteratively
-		depth := 0
-		for i < len(body) {
-			switch c := body[i]; c {
-			case '"':
-				if !skipStr() {
-					return false
-				}
-			case '{', '[':
-				depth++
-				i++
-			case '}', ']':
-				if depth == 0 {
-					return true
-				}
-				depth--
-				i++
-			case ',':
-				if depth == 0 {
-					return true
-				}
-				i++
-			default:
-				i++
-			}
-			if depth == 0 && i < len(body) && (body[i] == ',' || body[i] == '}') {
-				return true
-			}
-		}
-		return depth == 0
-	}
-	ws()
-	if i >= len(body) || body[i] != '{' {
-		return false
-	}
-	i++
-	ws()
-	if i < len(body) && body[i] == '}' {
-		return true
-	}
-	for {
-		ws()
-		if i >= len(body) || body[i] != '"' {
-			return false
-		}
-		k, ok := key()
-		if !ok {
-			return false
-		}
-		ws()
-		if i >= len(body) || body[i] != ':' {
-			return false
-		}
-		i++
-		ws()
-		start := i
-		if !skip() {
-			return false
-		}
-		if !fn(k, bytes.TrimSpace(body[start:i])) {
-			return true
-		}
-		ws()
-		if i < len(body) && body[i] == '}' {
-			return true
-		}
-		if i >= len(body) || body[i] != ',' {
-			return false
-		}
-		i++
-	}
 }
 
 func (s *stream) reject(id json.RawMessage, code int64, msg string) {
