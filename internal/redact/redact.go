@@ -1,0 +1,291 @@
+// Package redact replaces credentials in text that pi-lsp writes (compaction and branch
+// summaries, the drafts cache) with a marker naming their kind, "[redacted: github-pat]".
+//
+// Invariant: the output of String never contains a match of any rule, and text in which
+// no rule matches is returned unchanged, byte for byte. Only the secret part of a match is
+// replaced: "Authorization: Bearer " stays before the marker, and a URL keeps its scheme,
+// user and host with only the password replaced.
+//
+// The rules are this package's own compact table (rules.go), each modelled on a publicly
+// documented token format and citing it. The gitleaks rule set (v8.30.1) was measured
+// and not taken: its config package is served by the module proxy, but its default
+// rules are a TOML text loaded through viper, which brings 45 further packages (viper,
+// hcl, toml, yaml, ini, afero, cast, pflag, zerolog, ...) and 1.7 MB (14%) into the
+// pi-lsp binary; and of its 222 regexps, 130 rely on an entropy threshold and some are
+// generic ("generic-api-key": any key = value), which would redact ordinary identifiers
+// in a summary. The table here keeps to formats with a distinctive prefix or context, so
+// that near misses (a git sha, a uuid, a path, "sk-" in prose) stay as written.
+//
+// Matching is cheap on large text: every match of a rule holds one of its literal
+// anchors (a keyword prefilter, as gitleaks has); one pass over the text, a table
+// look-up per byte, finds which rules have an anchor in it, and only their regexps run.
+// The regexps are RE2, so any input is matched in time linear in its length.
+package redact
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Kind names what a redacted secret was.
+type Kind string
+
+// The kinds of secret a rule recognises.
+const (
+	PrivateKey          Kind = "private-key"
+	AnthropicAPIKey     Kind = "anthropic-api-key"
+	OpenAIAPIKey        Kind = "openai-api-key"
+	OpenRouterAPIKey    Kind = "openrouter-api-key"
+	APIKey              Kind = "api-key"
+	GitHubPAT           Kind = "github-pat"
+	GitHubToken         Kind = "github-token"
+	GitLabPAT           Kind = "gitlab-pat"
+	GitLabToken         Kind = "gitlab-token"
+	SlackToken          Kind = "slack-token"
+	SlackWebhook        Kind = "slack-webhook"
+	AWSAccessKeyID      Kind = "aws-access-key-id"
+	AWSSecretAccessKey  Kind = "aws-secret-access-key"
+	GoogleAPIKey        Kind = "google-api-key"
+	StripeKey           Kind = "stripe-key"
+	NPMToken            Kind = "npm-token"
+	PyPIToken           Kind = "pypi-token"
+	HuggingFaceToken    Kind = "huggingface-token"
+	SendGridAPIKey      Kind = "sendgrid-api-key"
+	DigitalOceanToken   Kind = "digitalocean-token"
+	ShopifyToken        Kind = "shopify-token"
+	JWT                 Kind = "jwt"
+	AuthorizationHeader Kind = "authorization-header"
+	APIKeyHeader        Kind = "api-key-header"
+	URLPassword         Kind = "url-password"
+)
+
+// Marker is the text that replaces a secret of kind k.
+func Marker(k Kind) string { return "[redacted: " + string(k) + "]" }
+
+// String returns s with every secret replaced by its kind's marker.
+func String(s string) string {
+	out, _ := Redact(s)
+	return out
+}
+
+// Redact returns s with every secret replaced by its kind's marker, and the kinds found,
+// each once, in the order of the rule table.
+func Redact(s string) (string, []Kind) {
+	var kinds []Kind
+	// No secret can take in a marker (its "[" and its space end every rule's secret),
+	// so one pass finds every match but those that the removal of a secret creates: a
+	// marker next to a letter or digit makes a word boundary that was not there
+	// ("AKIA…" run into "ghp_…"). Then the text is searched again; each replacement
+	// removes at least one byte of the input, so this ends.
+	for {
+		again := false
+		has := present(s)
+		for i := range rules {
+			if !has[i] {
+				continue
+			}
+			r := &rules[i]
+			spans := r.find(s, false)
+			if len(spans) == 0 {
+				continue
+			}
+			var adjacent bool
+			s, adjacent = replace(s, spans, Marker(r.kind))
+			again = again || adjacent
+			if !slices.Contains(kinds, r.kind) {
+				kinds = append(kinds, r.kind)
+			}
+		}
+		if !again {
+			break
+		}
+	}
+	slices.SortStableFunc(kinds, func(a, b Kind) int { return kindOrder(a) - kindOrder(b) })
+	return s, kinds
+}
+
+// Has reports whether any rule matches s.
+func Has(s string) bool {
+	has := present(s)
+	for i := range rules {
+		if has[i] && len(rules[i].find(s, true)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Kinds lists every kind a rule recognises, in table order.
+func Kinds() []Kind {
+	var out []Kind
+	for _, r := range rules {
+		if !slices.Contains(out, r.kind) {
+			out = append(out, r.kind)
+		}
+	}
+	return out
+}
+
+func kindOrder(k Kind) int {
+	for i, r := range rules {
+		if r.kind == k {
+			return i
+		}
+	}
+	return len(rules)
+}
+
+// span is the secret part of a match: s[start:end].
+type span struct{ start, end int }
+
+// replace puts marker in place of each span, and reports whether a marker is next to a
+// letter, digit or underscore.
+func replace(s string, spans []span, marker string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	adjacent := false
+	for _, sp := range spans {
+		if sp.start > 0 && isWord(s[sp.start-1]) || sp.end < len(s) && isWord(s[sp.end]) {
+			adjacent = true
+		}
+		b.WriteString(s[last:sp.start])
+		b.WriteString(marker)
+		last = sp.end
+	}
+	b.WriteString(s[last:])
+	return b.String(), adjacent
+}
+
+func isWord(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// rule is one format: what re matches at an occurrence of one of its anchors (or, for a
+// rule with match, what match returns there). Every match starts with an anchor.
+type rule struct {
+	kind Kind
+	// anchors are the literals a match starts with.
+	anchors []string
+	// fold marks a rule whose anchors are lowercase and match in any ASCII case; its re
+	// spells letters as [Aa] classes (see ci) so that it agrees with the anchors.
+	fold bool
+	// wordStart requires that the byte before a match is not a letter, digit or _.
+	wordStart bool
+	// re is anchored (it starts with ^) and runs on the text from the anchor; its group
+	// named "s", when present, is the secret (otherwise the whole match is).
+	re *regexp.Regexp
+	// match, when set instead of re, returns the end of the secret that starts at
+	// s[i:], or -1.
+	match func(s string, i int) int
+	// quick, when set, is a cheap test that an occurrence at i may match, run before re.
+	quick func(s string, i int) bool
+	// skip, when set, is where to look next after no match at i: an occurrence before it
+	// cannot match either. Without it the search goes on from i+1.
+	skip func(s string, i int) int
+}
+
+// find returns the secrets of r's matches in s, in order and not overlapping (only the
+// first when first is set). Each occurrence of an anchor is tried in turn; an attempt
+// that fails stops within a bounded distance, or at the next occurrence, or (with
+// skip) lets the search jump past what it read, so the whole search is linear in s.
+func (r *rule) find(s string, first bool) []span {
+	next := make([]int, len(r.anchors)) // next occurrence of each anchor at or after pos; -1: none left
+	for i := range next {
+		next[i] = -2
+	}
+	var g int
+	if r.re != nil {
+		g = r.re.SubexpIndex("s")
+	}
+	var spans []span
+	for pos := 0; pos < len(s); {
+		at := -1
+		for i, a := range r.anchors {
+			if next[i] == -1 {
+				continue
+			}
+			if next[i] < pos {
+				j := index(s[pos:], a, r.fold)
+				if j < 0 {
+					next[i] = -1
+					continue
+				}
+				next[i] = pos + j
+			}
+			if at < 0 || next[i] < at {
+				at = next[i]
+			}
+		}
+		if at < 0 {
+			break
+		}
+		if r.wordStart && at > 0 && isWord(s[at-1]) {
+			pos = at + 1
+			continue
+		}
+		start, end, matchEnd := -1, -1, -1
+		switch {
+		case r.quick != nil && !r.quick(s, at):
+		case r.match != nil:
+			if e := r.match(s, at); e > at {
+				start, end, matchEnd = at, e, e
+			}
+		default:
+			if m := r.re.FindStringSubmatchIndex(s[at:]); m != nil {
+				start, end, matchEnd = at+m[0], at+m[1], at+m[1]
+				if g > 0 && m[2*g] >= 0 {
+					start, end = at+m[2*g], at+m[2*g+1]
+				}
+			}
+		}
+		if end <= start {
+			pos = at + 1
+			if r.skip != nil {
+				pos = max(pos, r.skip(s, at))
+			}
+			continue
+		}
+		spans = append(spans, span{start, end})
+		if first {
+			break
+		}
+		pos = max(matchEnd, at+1)
+	}
+	return spans
+}
+
+// index is strings.Index, or with fold its ASCII-case-insensitive form (lower is
+// lowercase).
+func index(s, lower string, fold bool) int {
+	if !fold {
+		return strings.Index(s, lower)
+	}
+	c := lower[0]
+	for i := 0; i+len(lower) <= len(s); i++ {
+		if lowerByte(s[i]) == c && hasPrefixFold(s[i:], lower) {
+			return i
+		}
+	}
+	return -1
+}
+
+// ci spells word so that a regexp matches it in any ASCII case: "Bearer" → "[Bb][Ee]...".
+// (?i) would also fold a few non-ASCII letters, such as the long s, onto ASCII ones,
+// which the anchor search would not find.
+func ci(word string) string {
+	var b strings.Builder
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		switch {
+		case 'a' <= c && c <= 'z':
+			b.WriteString("[" + string(c-'a'+'A') + string(c) + "]")
+		case 'A' <= c && c <= 'Z':
+			b.WriteString("[" + string(c) + string(c-'A'+'a') + "]")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	return b.String()
+}
