@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/redact"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -279,6 +280,8 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 		return nil, fmt.Errorf("navigation cancelled: %w", err)
 	}
 
+	// Generated, edited or from the hook, the summary written holds no credential.
+	summaryText = redact.String(summaryText)
 	var add []session.NewEntry
 	kinds := []string{}
 	if summaryText != "" {

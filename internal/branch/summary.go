@@ -7,6 +7,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/redact"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -123,8 +124,10 @@ func Generate(ctx context.Context, entries []*session.Entry, s Summarizer, opt S
 	if max == 0 {
 		max = fileops.DefaultMaxListed
 	}
-	text := compaction.BranchSummaryPreamble + r.Text +
-		fileops.FormatBounded(readFiles, modifiedFiles, fileops.Recent(prep.Messages), max)
+	// The summary is kept in the file and re-sent on later turns: it never quotes a
+	// credential from the branch (the request above stays Pi's own).
+	text := redact.String(compaction.BranchSummaryPreamble + r.Text +
+		fileops.FormatBounded(readFiles, modifiedFiles, fileops.Recent(prep.Messages), max))
 	return &Summary{
 		Text: text, ReadFiles: readFiles, ModifiedFiles: modifiedFiles,
 		Usage: r.Usage, Model: r.Model, Request: &req, Prepared: prep,

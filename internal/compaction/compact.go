@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/redact"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -159,6 +160,9 @@ func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*
 	}
 	recent := fileops.Recent(append(append([]*session.Message(nil), p.MessagesToSummarize...), p.TurnPrefixMessages...))
 	summary += fileops.FormatBounded(readFiles, modifiedFiles, recent, max)
+	// The summary is re-sent on every later turn and kept in the file for good: it never
+	// quotes a credential from the span (the request above stays Pi's own).
+	summary = redact.String(summary)
 	out := &Outcome{
 		Summary:          summary,
 		FirstKeptEntryID: p.FirstKeptEntryID,
@@ -260,11 +264,12 @@ func stripFileBlocks(s string) string {
 }
 
 // AuditSummary checks a summary against facts of its span: every modified file appears
-// in it, the file blocks are well formed, and every pinned text is quoted.
+// in it, the file blocks are well formed, and every pinned text is quoted (a text that
+// holds a credential is quoted as redact.String has it in the summary).
 func AuditSummary(summary string, modifiedFiles, pinned []string) Audit {
 	a := Audit{FileBlocksIntact: true}
 	for _, f := range modifiedFiles {
-		if !strings.Contains(summary, f) {
+		if !strings.Contains(summary, f) && !strings.Contains(summary, redact.String(f)) {
 			a.MissingModifiedFiles = append(a.MissingModifiedFiles, f)
 		}
 	}
@@ -274,11 +279,16 @@ func AuditSummary(summary string, modifiedFiles, pinned []string) Audit {
 		}
 	}
 	for _, p := range pinned {
-		if !strings.Contains(summary, strings.ReplaceAll(p, "\n", " ")) && !strings.Contains(summary, p) {
+		if !quotes(summary, p) && !quotes(summary, redact.String(p)) {
 			a.MissingPinned = append(a.MissingPinned, p)
 		}
 	}
 	return a
+}
+
+// quotes reports whether summary holds p, as written or on one line.
+func quotes(summary, p string) bool {
+	return strings.Contains(summary, p) || strings.Contains(summary, strings.ReplaceAll(p, "\n", " "))
 }
 
 // EntryFields are the fields of the compaction entry for an outcome, in Pi's order

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/redact"
 )
 
 // Draft is a compaction summary prepared ahead of time for a span of a session, so that
@@ -108,8 +110,11 @@ func (s *DraftStore) Get(session string) *Draft {
 	return &d
 }
 
-// Put stores a draft (replacing the session's previous one).
+// Put stores a draft (replacing the session's previous one). What it keeps, in memory
+// and in the cache file, holds no credential: the summary, the focus and the pinned
+// texts the audit names are redacted (redact.String).
 func (s *DraftStore) Put(d *Draft) error {
+	d = d.redacted()
 	s.mu.Lock()
 	s.drafts[d.Session] = d
 	s.mu.Unlock()
@@ -128,6 +133,36 @@ func (s *DraftStore) Put(d *Draft) error {
 		return fmt.Errorf("draft cache: %w", err)
 	}
 	return os.Rename(tmp, s.file(d.Session))
+}
+
+// redacted is d, or a copy of it with its texts redacted when they hold a credential.
+func (d *Draft) redacted() *Draft {
+	if d.Outcome == nil {
+		if redact.Has(d.Instructions) {
+			c := *d
+			c.Instructions = redact.String(d.Instructions)
+			return &c
+		}
+		return d
+	}
+	dirty := redact.Has(d.Instructions) || redact.Has(d.Outcome.Summary)
+	for _, p := range d.Outcome.Audit.MissingPinned {
+		dirty = dirty || redact.Has(p)
+	}
+	if !dirty {
+		return d
+	}
+	c, o := *d, *d.Outcome
+	c.Instructions = redact.String(d.Instructions)
+	o.Summary = redact.String(o.Summary)
+	if o.Audit.MissingPinned != nil {
+		o.Audit.MissingPinned = make([]string, len(d.Outcome.Audit.MissingPinned))
+		for i, p := range d.Outcome.Audit.MissingPinned {
+			o.Audit.MissingPinned[i] = redact.String(p)
+		}
+	}
+	c.Outcome = &o
+	return &c
 }
 
 // Drop forgets the session's draft.
@@ -175,8 +210,8 @@ func (s *DraftStore) Refresh(ctx context.Context, session string, p *Preparation
 	if err != nil {
 		return nil, err
 	}
-	d := &Draft{Session: session, Key: key, SpanIDs: ids, IsSplitTurn: p.IsSplitTurn, Instructions: opt.CustomInstructions,
-		Outcome: out, CreatedAt: time.Now().UTC(), Incremental: incremental}
+	d := (&Draft{Session: session, Key: key, SpanIDs: ids, IsSplitTurn: p.IsSplitTurn, Instructions: opt.CustomInstructions,
+		Outcome: out, CreatedAt: time.Now().UTC(), Incremental: incremental}).redacted()
 	return d, s.Put(d)
 }
 

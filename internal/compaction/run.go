@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/pi-lsp/pi-lsp/internal/redact"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -136,6 +137,9 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Whatever supplied the summary (Generate, a hook, a --summary-file, an edited
+	// preview, a draft), the text written holds no credential.
+	out.Summary = redact.String(out.Summary)
 	if len(out.Audit.MissingPinned) > 0 && !opt.AllowDroppedPins {
 		return nil, fmt.Errorf("%w: %q", ErrPinnedDropped, out.Audit.MissingPinned)
 	}
