@@ -35,6 +35,9 @@ type Usage struct {
 	// 0 when the provider reports none; older usage has no such key).
 	Reasoning   *float64 `json:"reasoning,omitempty"`
 	TotalTokens float64  `json:"totalTokens"`
+	// CacheWrite1h counts the cache writes with a 1-hour lifetime (pi-ai 1.6.0's
+	// anthropic-messages writes it).
+	CacheWrite1h *float64 `json:"cacheWrite1h,omitempty"`
 	// Cost in dollars, when known (it is not read from files: nothing pi-lsp computes
 	// needs it).
 	Cost *UsageCost `json:"cost,omitempty"`

@@ -21,6 +21,10 @@ type Settings struct {
 	BranchSummary BranchSummarySettings
 	// ProjectTrusted says whether the project's settings file was read.
 	ProjectTrusted bool
+	// DefaultProvider, DefaultModel and DefaultThinkingLevel are Pi's defaultProvider,
+	// defaultModel and defaultThinkingLevel ("" when unset or not a string): the model
+	// a session without a usable model of its own continues with.
+	DefaultProvider, DefaultModel, DefaultThinkingLevel string
 	// Errors lists settings files that exist but do not parse (Pi treats them as {}) and
 	// compaction settings Pi would refuse (CompactionFor returns the refusal).
 	Errors []error
@@ -76,6 +80,9 @@ func LoadSettings(agentDir, cwd string) Settings {
 	} else {
 		s.Compaction = c
 	}
+	s.DefaultProvider, _ = merged["defaultProvider"].(string)
+	s.DefaultModel, _ = merged["defaultModel"].(string)
+	s.DefaultThinkingLevel, _ = merged["defaultThinkingLevel"].(string)
 	if b, ok := merged["branchSummary"].(map[string]any); ok {
 		if n, ok := jsonNumber(b["reserveTokens"]); ok {
 			s.BranchSummary.ReserveTokens = int(n)
