@@ -50,9 +50,9 @@ func branchCases() []*Case {
 				s.User("Too big for now. Abandon it.")
 			},
 			Want: Expect{
-				Goal:     []string{"gorm & v2"},
+				Goal:     []string{"gorm"},
 				Done:     []string{"gorm.io/gorm"},
-				Blocked:  []string{"37 errors | build fails | related"},
+				Blocked:  []string{"37 errors | build fails"},
 				Next:     []string{"abandon | revisit | association | postgres.open"},
 				Entities: []string{"gorm.io/gorm", "models/invoice.go", "store/db.go", "Related", "postgres.Open(dsn)"},
 			},

@@ -29,7 +29,7 @@ func opsCases() []*Case {
 				Goal:        []string{"registry.acme.io/api:1.14.0 | 1.14.0 & staging"},
 				Constraints: []string{"staging & prod"},
 				Done:        []string{"1/1 running | running | successfully rolled out", "PAYMENTS_WEBHOOK_SECRET & secret | payments"},
-				Next:        []string{"prod & PAYMENTS_WEBHOOK_SECRET | prod manifest | k8s/prod"},
+				Next:        []string{"prod & manifest | PAYMENTS_WEBHOOK_SECRET"},
 				Stale:       []string{"crashloopbackoff | progress deadline | missing required env"},
 				Entities:    []string{"api-6f7c9d8b5-q4zlm", "PAYMENTS_WEBHOOK_SECRET", "k8s/staging/api.yaml", "registry.acme.io/api:1.14.0"},
 				ModifiedFiles: []string{
@@ -64,7 +64,7 @@ func opsCases() []*Case {
 			Want: Expect{
 				Goal:       []string{"feat/invoice-pdf | pr | invoice pdf"},
 				Latest:     "release-2.3 & cherry-pick | cherry pick",
-				Done:       []string{"#418 & merged", "legacyFonts | ineffassign | lint & fixed | lint & pass"},
+				Done:       []string{"#418 & merged", "legacyFonts | ineffassign"},
 				InProgress: []string{"cherry-pick | cherry pick | release-2.3"},
 				Blocked:    []string{"conflict & render.go | conflict"},
 				Next:       []string{"resolv | cherry-pick --continue | abort"},
@@ -153,7 +153,7 @@ func opsCases() []*Case {
 			Want: Expect{
 				Goal:        []string{"webhook & 500"},
 				Constraints: []string{"friday | monday"},
-				Done:        []string{"customer_id & fall | customer_id & no longer | customer_id & .get", "4 passed"},
+				Done:        []string{"customer_id & fall | no longer | .get", "4 passed"},
 				Next:        []string{"deploy & monday"},
 				Entities:    []string{"handlers/webhook.py", "KeyError: 'customer_id'", "handle_invoice_paid", "test_invoice_paid_without_metadata"},
 				ReadFiles:   nil,

@@ -246,7 +246,6 @@ var (
 	speakerRe     = regexp.MustCompile(`(?mi)^\s*(assistant|user)\s*:`)
 	malformedRe   = regexp.MustCompile(`%20|&nbsp;|&#\d+;|&amp;`)
 	harnessRe     = regexp.MustCompile(`(?i)</?(?:system-reminder|environment_details|task-notification|command-name|command-message|command-args|local-command-stdout|user-prompt-submit-hook)\b|Caveat: The messages below were generated`)
-	brokenTickRe  = regexp.MustCompile("`[^`\n]*…[ \t]*$")
 	imperativeRe  = regexp.MustCompile(`(?i)^(?:if [^,]{1,80}, )?(?:then )?(?:add|address|apply|ask|build|bump|change|check|clean|commit|compare|configure|confirm|convert|create|debug|delete|deploy|document|drop|enable|ensure|extend|extract|fix|finish|handle|implement|inspect|install|investigate|keep|look|make|measure|merge|migrate|move|open|port|profile|push|re-run|read|rebase|record|reduce|refactor|release|remove|rename|reply|replace|reproduce|request|restart|restore|resume|retry|return|review|revert|rerun|roll|run|scale|send|set|ship|split|start|switch|tag|test|tighten|trace|try|undo|update|upgrade|use|validate|verify|wire|write)\b`)
 	concreteRe    = regexp.MustCompile("`[^`]+`|(?:[\\w.\\-]+/)+[\\w.\\-]+|\\b[\\w\\-]+\\.(?:go|ts|js|py|rs|md|json|yaml|yml|toml|sql|sh|tsx|jsx|css|html|lua)\\b|https?://")
 	numberedRe    = regexp.MustCompile(`(?m)^\s*\d+[.)]\s+\S`)
@@ -280,7 +279,7 @@ func summaryEntities(text string) (ents []string, broken int) {
 		ents = append(ents, e)
 	}
 	for _, line := range strings.Split(text, "\n") {
-		if strings.Count(line, "`")%2 == 1 || brokenTickRe.MatchString(line) {
+		if strings.Count(line, "`")%2 == 1 {
 			broken++
 		}
 		for _, m := range backtickRe.FindAllStringSubmatch(line, -1) {
