@@ -10,14 +10,15 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// The benchmark holds sessions of every kind the issue lists, with unique names.
+// The benchmark holds at least 30 sessions, of every kind the issue lists, with a held-out
+// set, and unique names.
 func TestCasesCoverTheKinds(t *testing.T) {
 	cases := Cases()
-	if len(cases) < 26 {
-		t.Errorf("%d cases, want at least 26", len(cases))
+	if len(cases) < 30 {
+		t.Errorf("%d cases, want at least 30", len(cases))
 	}
 	names := map[string]bool{}
-	var branches, updates, splits, blocked, inProgress, stale, constraints int
+	var branches, updates, splits, heldOut, blocked, inProgress, stale, constraints int
 	for _, c := range cases {
 		if names[c.Name] {
 			t.Errorf("duplicate case %s", c.Name)
@@ -36,6 +37,9 @@ func TestCasesCoverTheKinds(t *testing.T) {
 		if p.SplitTurn {
 			splits++
 		}
+		if c.HeldOut {
+			heldOut++
+		}
 		if len(c.Want.Blocked) > 0 {
 			blocked++
 		}
@@ -50,7 +54,7 @@ func TestCasesCoverTheKinds(t *testing.T) {
 		}
 	}
 	for what, n := range map[string]int{"branch summaries": branches, "updates of a previous summary": updates, "split turns": splits,
-		"open blockers": blocked, "work in progress": inProgress, "resolved errors": stale, "constraints": constraints} {
+		"held-out cases": heldOut, "open blockers": blocked, "work in progress": inProgress, "resolved errors": stale, "constraints": constraints} {
 		if n < 3 {
 			t.Errorf("%d cases with %s, want at least 3", n, what)
 		}

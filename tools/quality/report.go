@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/quality"
 )
@@ -12,7 +13,7 @@ import (
 // history are earlier results of the extractive summarizer, kept in the report by hand
 // (the benchmark only runs the current code).
 var history = []string{
-	"The extractive summarizer before the rewrite of issue 29 (every tool call a Done item, no In Progress, generic next steps): mean 0.523 on the 26 tuning cases, 2 of 26 at or above 0.75 (measured with the scorer of this report).",
+	"The extractive summarizer before the rewrite of issue 29 (every tool call a Done item, no In Progress, generic next steps): mean 0.534 on all 32 cases (0.523 on the tuning set, 0.581 on the held-out set), 3 of 32 at or above 0.75, measured with the scorer of this report.",
 }
 
 func report(runs []*quality.Run, modelNote string) []byte {
@@ -35,13 +36,37 @@ func report(runs []*quality.Run, modelNote string) []byte {
 		w("%s\n\n", h)
 	}
 	w("The held-out cases were written after the extractive summarizer was tuned on the others;\n")
-	w("their mean is the check that its heuristics are general rather than fitted to the tuning set.\n\n")
+	w("their mean is the check that its heuristics are general rather than fitted to the tuning set.\n")
+	w("While tuning, annotations of tuning cases were corrected where they were wrong (a term that\n")
+	w("only the kept messages hold, a fact written as an alternative of conjunctions, which the\n")
+	w("syntax does not have, a negative term so broad that correct text matched it); the held-out\n")
+	w("annotations were only checked against the sessions (`TestAnnotationsAreInTheSummarizedPart`).\n\n")
 
 	w("## Per dimension\n\nMeans over every case; penalties are mean deductions.\n\n")
 	quality.WriteDimensions(&b, runs)
 
 	w("\n## Per case\n\n")
 	quality.WriteCases(&b, runs)
+
+	w("\n## What the extractive summarizer misses on the held-out cases\n\n")
+	w("Listed as the scorer reports them, so a change that fixes one shows here. These cases were\n")
+	w("not used to tune the summarizer; what they show is left for later work rather than fitted.\n\n")
+	for _, res := range runs[0].Results {
+		if !res.Case.HeldOut {
+			continue
+		}
+		var notes []string
+		for _, m := range res.Score.Missed {
+			notes = append(notes, "missed "+m)
+		}
+		for _, p := range res.Score.Penalties {
+			notes = append(notes, fmt.Sprintf("penalty %s −%.2f", strings.ReplaceAll(p.Name, "_", " "), p.Value))
+		}
+		if len(notes) == 0 {
+			notes = []string{"nothing"}
+		}
+		w("- %s (%.3f): %s\n", res.Case.Name, res.Score.Total, strings.ReplaceAll(strings.Join(notes, "; "), "|", "\\|"))
+	}
 
 	w("\n## Calibration\n\n")
 	w("Hand-written checkpoints of four cases (`internal/quality/calibration.go`), checked by\n")
