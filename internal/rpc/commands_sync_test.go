@@ -29,8 +29,9 @@ func TestCommandTableInSync(t *testing.T) {
 		var pkg struct {
 			Contributes struct {
 				Commands []struct {
-					Command string `json:"command"`
-					Title   string `json:"title"`
+					Command  string `json:"command"`
+					Title    string `json:"title"`
+					Category string `json:"category"`
 				} `json:"commands"`
 			} `json:"contributes"`
 		}
@@ -40,10 +41,31 @@ func TestCommandTableInSync(t *testing.T) {
 		titles := map[string]string{}
 		for _, c := range pkg.Contributes.Commands {
 			titles[c.Command] = c.Title
+			// One prefix and one category for every command; the palette shows "Pi: <title>".
+			if !strings.HasPrefix(c.Command, "pi.") || c.Category != "Pi" || strings.HasPrefix(c.Title, "Pi:") {
+				t.Errorf("%s: want a pi.* id in category \"Pi\" with a title without \"Pi:\", got category %q, title %q", c.Command, c.Category, c.Title)
+			}
+		}
+		// The extension's own commands (models/commands.ts EXTENSION_COMMANDS) share the
+		// prefix and must never be a server command.
+		own := map[string]bool{}
+		src, err := os.ReadFile(filepath.Join(repo, "editors", "vscode", "src", "models", "commands.ts"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		block := regexp.MustCompile(`(?s)EXTENSION_COMMANDS = \{(.*?)\}`).FindSubmatch(src)
+		if block == nil {
+			t.Fatal("no EXTENSION_COMMANDS in editors/vscode/src/models/commands.ts")
+		}
+		for _, m := range regexp.MustCompile(`"(pi\.[A-Za-z.]+)"`).FindAllSubmatch(block[1], -1) {
+			own[string(m[1])] = true
 		}
 		ids := map[string]bool{}
 		for _, c := range table {
 			ids[c.ID] = true
+			if own[c.ID] {
+				t.Errorf("%s is both a server command and one of the extension's own", c.ID)
+			}
 			got, ok := titles[c.ID]
 			switch {
 			case !ok:
@@ -52,10 +74,11 @@ func TestCommandTableInSync(t *testing.T) {
 				t.Errorf("%s: package.json title %q, table title %q", c.ID, got, c.Title)
 			}
 		}
-		// A pi.* palette entry the server does not register would be a dead command.
+		// A pi.* palette entry that neither the server nor the extension registers would
+		// be a dead command.
 		for id := range titles {
-			if strings.HasPrefix(id, "pi.") && !ids[id] {
-				t.Errorf("package.json contributes %s, which is not in the command table", id)
+			if !ids[id] && !own[id] {
+				t.Errorf("package.json contributes %s, which is neither in the command table nor one of the extension's commands", id)
 			}
 		}
 		// vscode-languageclient registers every server command itself; the extension

@@ -385,13 +385,16 @@ async function main() {
     await shot(page, "workbench");
     if (!wb) return;
 
-    // ---- the extension starts the bundled server ----
+    // ---- the extension starts the bundled server (when a Pi command or view needs it) ----
+    await runPalette(page, "Pi: Show Session Tree");
     const started = await waitFor(() => lastEvent("started") || lastEvent("serverMissing") || lastEvent("startFailed"), 60_000, 250);
     const ok = started?.event === "started";
     check("the extension starts pi-lsp (bundled bin/pi-lsp)", ok && started.serverInfo?.name === "pi-lsp" && String(started.command).endsWith(path.join("bin", "pi-lsp")), j(started));
     if (!ok) return;
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "editors", "vscode", "package.json"), "utf8"));
-    const titled = pkg.contributes.commands.filter((c) => c.command.startsWith("pi.")).map((c) => c.command).sort();
+    // Every command id starts with pi.; the server's are those that are not the extension's own.
+    const { isExtensionCommand } = createRequire(import.meta.url)(path.join(REPO, "editors", "vscode", "out", "models", "commands.js"));
+    const titled = pkg.contributes.commands.map((c) => c.command).filter((id) => !isExtensionCommand(id)).sort();
     check("languageclient received the server's command table (every id has a palette title)", Array.isArray(started.commands) && j([...started.commands].sort()) === j(titled), j(started.commands));
     const firstTree = await waitFor(() => lastEvent("treeRefreshed"), 20_000, 200);
     if (!check("the extension read the session tree (pi/tree)", firstTree?.session === SESSION && firstTree.entries === entriesBefore.length, j(firstTree ?? lastEvent("treeRefreshFailed")))) return;

@@ -22,7 +22,7 @@ import {
 } from "vscode-languageclient/node";
 import type { PiContext } from "./context";
 import { EXTENSION_COMMANDS as C } from "./models/commands";
-import { findServer } from "./models/server";
+import { describeSource, findServer, versionMismatch } from "./models/server";
 import { didChangeConfigurationParams, toInitializationOptions } from "./models/settings";
 import { CLIENT_ID, CLIENT_NAME, settingsNow } from "./identity";
 import { nestTree } from "./models/tree";
@@ -49,6 +49,8 @@ export class PiClient {
   private running = false;
   /** piLsp.server.path (user level) the running server was started with. */
   private serverPath: string | undefined;
+  /** Version mismatches already shown ("server/extension"), so each is said once. */
+  private readonly toldMismatch = new Set<string>();
 
   constructor(private readonly pi: PiContext) {}
 
@@ -64,7 +66,7 @@ export class PiClient {
       void showMessage(pi, found.message);
       return;
     }
-    pi.output.appendLine(`[pi-lsp] starting ${found.command} serve --stdio (${found.source})`);
+    pi.output.appendLine(`[pi-lsp] starting ${found.command} serve --stdio (${found.source}: ${describeSource(found.source)})`);
     const serverOptions: ServerOptions = {
       command: found.command,
       args: ["serve"], // TransportKind.stdio appends --stdio
@@ -150,12 +152,22 @@ export class PiClient {
       return;
     }
     const info = client.initializeResult?.serverInfo;
-    pi.output.appendLine(`[pi-lsp] running ${info?.name ?? "?"} ${info?.version ?? ""}`);
+    pi.output.appendLine(`[pi-lsp] running ${info?.name ?? "?"} ${info?.version ?? ""} (${found.command}, ${describeSource(found.source)})`);
+    const extensionVersion = String(pi.extension.extension.packageJSON.version ?? "");
+    const mismatch = versionMismatch(info?.version, extensionVersion);
     testLog("started", {
       serverInfo: info,
       commands: client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [],
       command: found.command,
+      source: found.source,
+      extensionVersion,
+      mismatch,
     });
+    if (mismatch && !this.toldMismatch.has(`${info?.version}/${extensionVersion}`)) {
+      this.toldMismatch.add(`${info?.version}/${extensionVersion}`);
+      pi.output.appendLine(`[pi-lsp] ${mismatch}`);
+      void showMessage(pi, { severity: "warning", text: mismatch, actions: ["openSettings", "showOutput"] });
+    }
     pi.status.render();
     await pi.views.refresh();
   }

@@ -1,5 +1,6 @@
 // Where the pi-lsp binary is: piLsp.server.path if set, else bin/pi-lsp inside the extension
-// (what scripts/build-vsix.sh bundles), else pi-lsp on PATH. Pure: node:fs and node:path only.
+// (what the platform's package bundles: scripts/vsix-lib.sh), else pi-lsp on PATH; and whether
+// the server's version is the extension's. Pure: node:fs and node:path only.
 
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -45,4 +46,25 @@ export function findServer(
     if (isExecutable(candidate, platform)) return { ok: true, command: candidate, source: "PATH" };
   }
   return { ok: false, message: missingServerMessage(undefined, "no bin/pi-lsp in the extension and no pi-lsp on PATH") };
+}
+
+/** Where a lookup found the server, as the output channel says it. */
+export function describeSource(source: "piLsp.server.path" | "bundled" | "PATH"): string {
+  switch (source) {
+    case "piLsp.server.path":
+      return "from piLsp.server.path";
+    case "bundled":
+      return "bundled with the extension";
+    case "PATH":
+      return "from PATH";
+  }
+}
+
+/**
+ * The message for a server whose version (initialize's serverInfo.version) is not the
+ * extension's, or undefined when they agree or the server reports none.
+ */
+export function versionMismatch(serverVersion: string | undefined, extensionVersion: string): string | undefined {
+  if (!serverVersion || serverVersion === extensionVersion) return undefined;
+  return `pi-lsp ${serverVersion} server, extension ${extensionVersion}: update one of them`;
 }

@@ -20,13 +20,17 @@ test("package.json titles the server commands exactly as the extension's table",
   assert.deepEqual(contributedServerCommands(contributions), SERVER_COMMANDS);
 });
 
-test("extension-side commands never use the server's pi.* namespace", () => {
+test("every command id starts with pi., in the Pi category; extension-side ids are never server ids", () => {
+  const serverIds = new Set<string>(SERVER_COMMANDS.map((c) => c.id));
   for (const id of Object.values(EXTENSION_COMMANDS)) {
-    assert.ok(id.startsWith("piLsp."), id);
+    assert.ok(id.startsWith("pi."), id);
+    assert.ok(!serverIds.has(id), `${id} is a server command`);
     assert.ok(contributions.some((c) => c.command === id), `${id} is contributed`);
   }
-  for (const c of contributions) {
-    assert.ok(c.command.startsWith("pi.") || c.command.startsWith("piLsp."), c.command);
+  for (const c of contributions as { command: string; title: string; category?: string }[]) {
+    assert.ok(c.command.startsWith("pi."), c.command);
+    assert.equal(c.category, "Pi", `${c.command} is in the Pi category`);
+    assert.ok(!c.title.startsWith("Pi:"), `${c.command}: the category says Pi, not the title "${c.title}"`);
   }
   // menus only reference contributed commands
   const ids = new Set(contributions.map((c) => c.command));

@@ -3,7 +3,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { findServer } from "../models/server";
+import { describeSource, findServer, versionMismatch } from "../models/server";
 
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "pi-lsp-find-"));
@@ -46,4 +46,13 @@ test("missing or non-executable binaries give a message that says how to fix it"
   // a directory named pi-lsp on PATH is not a binary
   fs.mkdirSync(path.join(d, "dirs", "pi-lsp"), { recursive: true });
   assert.equal(findServer(path.join(d, "ext"), "", path.join(d, "dirs"), d).ok, false);
+});
+
+test("a server of another version is named with the extension's, once per pair", () => {
+  assert.equal(versionMismatch("0.3.0", "0.2.0"), "pi-lsp 0.3.0 server, extension 0.2.0: update one of them");
+  assert.equal(versionMismatch("0.2.0", "0.2.0"), undefined);
+  assert.equal(versionMismatch(undefined, "0.2.0"), undefined);
+  assert.equal(versionMismatch("", "0.2.0"), undefined);
+  assert.equal(describeSource("bundled"), "bundled with the extension");
+  assert.equal(describeSource("PATH"), "from PATH");
 });
