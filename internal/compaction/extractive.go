@@ -197,6 +197,7 @@ var (
 	fillerRe   = regexp.MustCompile(`(?i)^(?:reading|let me|let's|i'll (?:look|read|check|find|start|first)|looking|checking|ok|okay|starting|running|searching|listing)\b`)
 	nowRe      = regexp.MustCompile(`(?i)^(?:now|then|first|next),?\s+`)
 	listItemRe = regexp.MustCompile(`^\s*(?:\d+[.)]|[-*])\s+`)
+	fixRe      = regexp.MustCompile(`(?i)^the (?:fix|change|solution) (?:is|was)\b`)
 	// changeWordRe marks a sentence that says what a change does.
 	changeWordRe = regexp.MustCompile(`(?i)\b(the fix|fix(?:es|ing)?|add(?:s|ing)?|chang(?:e|es|ing)|mov(?:e|es|ing)|replac(?:e|es|ing)|renam(?:e|es|ing)|remov(?:e|es|ing)|drop(?:s|ping)?|switch(?:es|ing)?|so that|instead|rewrit(?:e|es|ing)|updat(?:e|es|ing)|wir(?:e|es|ing)|set(?:s|ting)?|appl(?:y|ies|ying)|us(?:e|es|ing)|keep(?:s|ing)?|introduc(?:e|es|ing)|implement(?:s|ing)?|extend(?:s|ing)?|wrap(?:s|ping)?|goes into|becomes?)\b`)
 	problemRe    = regexp.MustCompile(`(?i)\b(fails?|failed|failing|error|errors|cannot|can't|could not|unable|missing|broken|blocked|conflict|mismatch|does not (?:work|match|have)|doesn't (?:work|match)|not found|is gone|removed|wrong|crash(?:es|ed)?|panics?)\b`)
@@ -219,6 +220,8 @@ func purposeOf(ss []string, path string) string {
 		r := 1 // the last sentence, failing better
 		switch {
 		case names && acts:
+			r = 5
+		case fixRe.MatchString(s):
 			r = 4
 		case acts && !item:
 			r = 3
@@ -432,7 +435,7 @@ func (a *analysis) done(from int) []string {
 			case p == "":
 				purpose[act.path] = act.purpose
 			case act.purpose != "" && !strings.Contains(p, act.purpose) && !strings.Contains(p, "; then: "):
-				purpose[act.path] = p + "; then: " + act.purpose
+				purpose[act.path] = strings.TrimRight(p, ".") + "; then: " + act.purpose
 			}
 		}
 		report := t.final
