@@ -15,7 +15,8 @@
  * a registry file whose pid is gone or reused, or whose socket refuses. Pi's status line
  * says where the bridge listens, or why it does not.
  *
- * Protocol 1: newline-delimited JSON. A request is {"id", "type", ...} (the id a number
+ * Protocol 1: newline-delimited JSON; the types are in ./protocol.ts, generated from
+ * pi-lsp's Go types (internal/bridge). A request is {"id", "type", ...} (the id a number
  * or a string of at most 64 letters, digits and ._:-, or it is refused as malformed);
  * the first one
  * on a connection must be {"type": "hello", "protocol": 1, "token": <the registry's
@@ -37,6 +38,21 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import type {
+  BridgeEvent,
+  CompactionEndEvent,
+  CompactionEntry,
+  CompactResult,
+  ErrorCode,
+  ErrorResponse,
+  EventFrame,
+  NavigateResult,
+  OKResponse,
+  RequestID,
+  Results,
+  Status,
+  TreeEvent,
+} from "./protocol.ts";
 
 const PROTOCOL = 1;
 const COMMAND = "pi-lsp-bridge";
@@ -44,14 +60,14 @@ const MAX_LINE = 1 << 20;
 
 type Conn = { socket: net.Socket; authed: boolean };
 type Op = {
-  id: string | number; // the client's request id, echoed in answers and events
+  id: RequestID; // the client's request id, echoed in answers and events
   key: string; // internal: what the command handler is given (never the client's id)
   type: "compact" | "navigate";
   conn: Conn;
   args: any;
   ended: boolean; // compaction_end sent
-  entry?: any;
-  tree?: any;
+  entry?: CompactionEntry;
+  tree?: Omit<TreeEvent, "type">;
   abort?: () => void;
   timer?: ReturnType<typeof setTimeout>;
 };
@@ -141,12 +157,13 @@ export default function (pi: any) {
       // the client went away
     }
   }
-  const ok = (conn: Conn, id: unknown, result: unknown) => send(conn, { type: "response", id, ok: true, result });
-  const fail = (conn: Conn, id: unknown, code: string, message: string) =>
-    send(conn, { type: "response", id, ok: false, error: { code, message } });
-  const event = (op: Op, ev: unknown) => send(op.conn, { type: "event", id: op.id, event: ev });
+  const ok = (conn: Conn, id: RequestID, result: Results[keyof Results]) =>
+    send(conn, { type: "response", id, ok: true, result } satisfies OKResponse);
+  const fail = (conn: Conn, id: RequestID | null, code: ErrorCode, message: string) =>
+    send(conn, { type: "response", id, ok: false, error: { code, message } } satisfies ErrorResponse);
+  const event = (op: Op, ev: BridgeEvent) => send(op.conn, { type: "event", id: op.id, event: ev } satisfies EventFrame);
 
-  function status() {
+  function status(): Status {
     const sm = ctx?.sessionManager;
     return {
       protocol: PROTOCOL,
@@ -159,15 +176,15 @@ export default function (pi: any) {
     };
   }
 
-  function finish(op: Op, result: unknown, error?: { code: string; message: string }) {
+  function finish(op: Op, result: CompactResult | NavigateResult | undefined, error?: { code: ErrorCode; message: string }) {
     if (current === op) current = undefined;
     pending.delete(op.key);
     if (op.timer) clearTimeout(op.timer);
     if (error) fail(op.conn, op.id, error.code, error.message);
-    else ok(op.conn, op.id, result);
+    else ok(op.conn, op.id, result!);
   }
 
-  function endCompaction(op: Op, fields: any) {
+  function endCompaction(op: Op, fields: Partial<Omit<CompactionEndEvent, "type">> & { aborted: boolean }) {
     if (op.ended) return;
     op.ended = true;
     event(op, { type: "compaction_end", reason: "manual", willRetry: false, ...fields });

@@ -43,10 +43,11 @@ var (
 	ErrUnsafe = errors.New("bridge registry is not private to this user")
 )
 
-// Error is a refusal or failure the bridge answered.
+// Error is a refusal or failure the bridge answered (ErrorResponse's error).
 type Error struct {
-	Code    string // malformed, unauthorized, protocol, unknownType, invalidParams, busy, notFound, unsupported, failed, aborted, nothingToCompact
-	Message string
+	// Code says why (one of ErrorCodes).
+	Code    string `json:"code" ts:"ErrorCode"`
+	Message string `json:"message"`
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("pi: %s (%s)", e.Message, e.Code) }
@@ -391,24 +392,11 @@ func canonical(p string) string {
 	return filepath.Clean(p)
 }
 
-// Event is one of Pi's events the bridge streamed during a request.
+// Event is one of Pi's events the bridge streamed during a request (Events): its type,
+// and the event to decode as that type.
 type Event struct {
 	Type string          `json:"type"`
 	Raw  json.RawMessage `json:"-"`
-}
-
-// Status is the bridge's hello/status answer.
-type Status struct {
-	Protocol    int    `json:"protocol"`
-	PID         int    `json:"pid"`
-	SessionFile string `json:"sessionFile"`
-	PiVersion   string `json:"piVersion"`
-	Idle        bool   `json:"idle"`
-	LeafID      string `json:"leafId"`
-	Running     *struct {
-		ID   string `json:"id"`
-		Type string `json:"type"`
-	} `json:"running"`
 }
 
 // Conn is one authenticated connection to a bridge. Requests on one Conn may run
@@ -430,6 +418,7 @@ type call struct {
 	done   chan frame
 }
 
+// frame is any line pi sends: an OKResponse, an ErrorResponse or an EventFrame.
 type frame struct {
 	Type   string          `json:"type"`
 	ID     json.RawMessage `json:"id"`
@@ -437,19 +426,6 @@ type frame struct {
 	Result json.RawMessage `json:"result"`
 	Error  *Error          `json:"error"`
 	Event  json.RawMessage `json:"event"`
-}
-
-// UnmarshalJSON reads the wire's {code, message}.
-func (e *Error) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	e.Code, e.Message = w.Code, w.Message
-	return nil
 }
 
 // Dial connects to a registration and authenticates with its token.
@@ -461,7 +437,7 @@ func Dial(ctx context.Context, reg Registration) (*Conn, error) {
 	}
 	c := &Conn{nc: nc, reg: reg, calls: map[string]*call{}, closed: make(chan struct{})}
 	go c.readLoop()
-	raw, err := c.do(ctx, map[string]any{"type": "hello", "protocol": Protocol, "token": reg.Token}, nil)
+	raw, err := c.do(ctx, HelloRequest{Protocol: Protocol, Token: reg.Token}, nil)
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("bridge: hello to pi %d: %w", reg.PID, err)
@@ -525,7 +501,7 @@ func (c *Conn) readLoop() {
 
 // do sends one request and waits for its answer; when ctx ends first it asks the
 // bridge to cancel and waits a little for the request to end.
-func (c *Conn) do(ctx context.Context, req map[string]any, events func(Event)) (json.RawMessage, error) {
+func (c *Conn) do(ctx context.Context, req request, events func(Event)) (json.RawMessage, error) {
 	c.pmu.Lock()
 	select {
 	case <-c.closed:
@@ -538,8 +514,7 @@ func (c *Conn) do(ctx context.Context, req map[string]any, events func(Event)) (
 	cl := &call{events: events, done: make(chan frame, 1)}
 	c.calls[id] = cl
 	c.pmu.Unlock()
-	req["id"] = id
-	if err := c.write(req); err != nil {
+	if err := c.write(req.withID(id)); err != nil {
 		return nil, err
 	}
 	wait := func(f frame) (json.RawMessage, error) {
@@ -566,7 +541,7 @@ func (c *Conn) do(ctx context.Context, req map[string]any, events func(Event)) (
 		return nil, ErrGone
 	case <-ctx.Done():
 	}
-	_ = c.write(map[string]any{"type": "cancel", "id": id + ".cancel", "target": id})
+	_ = c.write(CancelRequest{Target: id}.withID(id + ".cancel"))
 	timer := time.NewTimer(10 * time.Second)
 	defer timer.Stop()
 	select {
@@ -597,50 +572,18 @@ func (c *Conn) write(v any) error {
 
 // Status asks for pi's state.
 func (c *Conn) Status(ctx context.Context) (*Status, error) {
-	return ask[Status](ctx, c, "status", map[string]any{"type": "status"}, nil)
-}
-
-// CompactResult is Pi's answer to a compaction.
-type CompactResult struct {
-	// Result is Pi's CompactionResult {summary, firstKeptEntryId, tokensBefore, details}.
-	Result json.RawMessage `json:"result"`
-	// Entry is the compaction entry Pi appended (session_compact's compactionEntry).
-	Entry  json.RawMessage `json:"entry"`
-	LeafID string          `json:"leafId"`
+	return ask[Status](ctx, c, "status", StatusRequest{}, nil)
 }
 
 // Compact makes pi compact its session with these instructions.
 func (c *Conn) Compact(ctx context.Context, instructions string, events func(Event)) (*CompactResult, error) {
-	return ask[CompactResult](ctx, c, "compact", map[string]any{"type": "compact", "customInstructions": instructions}, events)
+	return ask[CompactResult](ctx, c, "compact", CompactRequest{CustomInstructions: instructions}, events)
 }
 
-// NavigateRequest is navigateTree's arguments.
-type NavigateRequest struct {
-	TargetID            string `json:"targetId"`
-	Summarize           bool   `json:"summarize"`
-	CustomInstructions  string `json:"customInstructions,omitempty"`
-	ReplaceInstructions bool   `json:"replaceInstructions"`
-	Label               string `json:"label,omitempty"`
-}
-
-// NavigateResult is Pi's answer to a navigation.
-type NavigateResult struct {
-	Cancelled    bool            `json:"cancelled"`
-	LeafID       string          `json:"leafId"`
-	OldLeafID    string          `json:"oldLeafId"`
-	SummaryEntry json.RawMessage `json:"summaryEntry"`
-}
-
-// Navigate moves pi's leaf (with a branch summary when asked).
+// Navigate moves pi's leaf (with a branch summary when asked); req's id and type are
+// the connection's.
 func (c *Conn) Navigate(ctx context.Context, req NavigateRequest, events func(Event)) (*NavigateResult, error) {
-	m := map[string]any{"type": "navigate", "targetId": req.TargetID, "summarize": req.Summarize, "replaceInstructions": req.ReplaceInstructions}
-	if req.CustomInstructions != "" {
-		m["customInstructions"] = req.CustomInstructions
-	}
-	if req.Label != "" {
-		m["label"] = req.Label
-	}
-	r, err := ask[NavigateResult](ctx, c, "navigate", m, events)
+	r, err := ask[NavigateResult](ctx, c, "navigate", req, events)
 	if err != nil {
 		return nil, err
 	}
@@ -652,17 +595,13 @@ func (c *Conn) Navigate(ctx context.Context, req NavigateRequest, events func(Ev
 
 // Label sets (or, with "", clears) an entry's label through pi.setLabel.
 func (c *Conn) Label(ctx context.Context, entryID, label string) error {
-	m := map[string]any{"type": "label", "entryId": entryID}
-	if label != "" {
-		m["label"] = label
-	}
-	_, err := c.do(ctx, m, nil)
+	_, err := c.do(ctx, LabelRequest{EntryID: entryID, Label: label}, nil)
 	return err
 }
 
 // ask sends a request and decodes pi's answer to it as a T; what names the request in
 // the error of an answer that does not decode.
-func ask[T any](ctx context.Context, c *Conn, what string, req map[string]any, events func(Event)) (*T, error) {
+func ask[T any](ctx context.Context, c *Conn, what string, req request, events func(Event)) (*T, error) {
 	raw, err := c.do(ctx, req, events)
 	if err != nil {
 		return nil, err
@@ -674,8 +613,8 @@ func ask[T any](ctx context.Context, c *Conn, what string, req map[string]any, e
 	return &v, nil
 }
 
-// Send writes one raw request (tests of the bridge's refusals use it) and returns the
-// answer.
+// Send writes one request given as a map, with the connection's id (tests of the
+// bridge's refusals use it), and returns the answer.
 func (c *Conn) Send(ctx context.Context, req map[string]any) (json.RawMessage, error) {
-	return c.do(ctx, req, nil)
+	return c.do(ctx, rawRequest(req), nil)
 }

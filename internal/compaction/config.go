@@ -17,11 +17,19 @@ import (
 // SummarizerConfig selects and configures a summarizer. Secrets are not part of it: the
 // API key is read from the environment variable named by APIKeyEnv.
 type SummarizerConfig struct {
-	Kind          string `json:"summarizer,omitempty"` // "extractive" (default) or "openai"
-	BaseURL       string `json:"baseUrl,omitempty"`
-	Model         string `json:"model,omitempty"`
-	APIKeyEnv     string `json:"apiKeyEnv,omitempty"`
-	ContextWindow int    `json:"contextWindow,omitempty"`
+	// The summarizer: "extractive" (the default; no model) or "openai" (an
+	// OpenAI-compatible endpoint).
+	Kind string `json:"summarizer,omitempty" ts:"\"extractive\" | \"openai\""`
+	// BaseURL is the OpenAI-compatible endpoint, /v1 included.
+	BaseURL string `json:"baseUrl,omitempty"`
+	Model   string `json:"model,omitempty"`
+	// APIKeyEnv is the name of the environment variable that holds the key (default
+	// OPENAI_API_KEY); a name that does not end in _KEY or _TOKEN is refused
+	// (CheckKeyEnv).
+	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
+	// ContextWindow is the model's window, for thresholds and branch budgets (default
+	// DefaultContextWindow, 128000).
+	ContextWindow int `json:"contextWindow,omitempty"`
 	// MaxTokens is the model's output limit (Pi's models.json maxTokens; default 16384 as
 	// Pi's for a custom model). A summary asks for it, shrunk to fit the window.
 	MaxTokens int `json:"maxTokens,omitempty"`

@@ -25,15 +25,15 @@ func bridgeError(pid int, err error) error {
 	case errors.As(err, &be):
 		msg := fmt.Sprintf("pi (pid %d): %s", pid, be.Message)
 		switch be.Code {
-		case "busy":
+		case bridge.CodeBusy:
 			return &Error{Code: CodeRequestFailed, Kind: KindPiBusy, Msg: msg, Err: err}
-		case "notFound":
+		case bridge.CodeNotFound:
 			return &Error{Code: CodeRequestFailed, Kind: KindNotFound, Msg: msg, Err: err}
-		case "aborted":
+		case bridge.CodeAborted:
 			return &Error{Code: CodeRequestCancelled, Kind: KindCancelled, Msg: msg, Err: err}
-		case "invalidParams":
+		case bridge.CodeInvalidParams:
 			return &Error{Code: CodeInvalidParams, Kind: KindInvalidParams, Msg: msg, Err: err}
-		case "nothingToCompact":
+		case bridge.CodeNothingToCompact:
 			return &Error{Code: CodeRequestFailed, Kind: KindNothingToCompact, Msg: msg, Err: err}
 		}
 		return &Error{Code: CodeRequestFailed, Kind: KindBridgeFailed, Msg: msg, Err: err}
@@ -80,19 +80,13 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 		case "session_before_compact":
 			wd.Report("summarizing (pi's model)", 10)
 		case "compaction_end":
-			var e struct {
-				Reason       string          `json:"reason"`
-				Aborted      bool            `json:"aborted"`
-				WillRetry    bool            `json:"willRetry"`
-				Result       json.RawMessage `json:"result"`
-				ErrorMessage string          `json:"errorMessage"`
-			}
+			var e bridge.CompactionEndEvent
 			_ = json.Unmarshal(ev.Raw, &e)
 			start()
 			ended = true
 			end := CompactionEnd{Session: path, Reason: "manual", Aborted: e.Aborted, WillRetry: e.WillRetry, ErrorMessage: e.ErrorMessage, Via: "pi"}
 			if len(e.Result) > 0 && string(e.Result) != "null" {
-				end.Result = e.Result
+				end.Result = session.Raw[CompactionEndResult](e.Result)
 			}
 			s.notify("pi/compactionEnd", end)
 		}
@@ -108,7 +102,7 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 	}
 	mu.Unlock()
 	defer s.afterWrite(path)
-	if bridge.IsCode(err, "nothingToCompact") {
+	if bridge.IsCode(err, bridge.CodeNothingToCompact) {
 		var be *bridge.Error
 		errors.As(err, &be)
 		wd.End("Not compacted: " + be.Message)
@@ -118,9 +112,7 @@ func (s *Server) compactViaPi(ctx context.Context, path string, reg *bridge.Regi
 		err = bridgeError(reg.PID, err)
 		return nil, endFailed(wd, err, bridgeCancelled(err), "Cancelled; pi wrote nothing", "Not compacted: ")
 	}
-	var r struct {
-		TokensBefore float64 `json:"tokensBefore"`
-	}
+	var r bridge.CompactionResult
 	_ = json.Unmarshal(res.Result, &r)
 	s.afterWrite(path) // before the figure below (the deferred one is then a no-op refresh)
 	out := CompactedViaPi{Entry: res.Entry, TokensBefore: r.TokensBefore, Via: "pi", PID: reg.PID}

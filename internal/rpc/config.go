@@ -8,37 +8,57 @@ import (
 )
 
 // config is what the client may set through initializationOptions and
-// workspace/didChangeConfiguration. Secrets are never part of it.
+// workspace/didChangeConfiguration (the flat form; the nested form is VS Code's).
+// Secrets are never part of it. Every field is optional: an absent one keeps the value
+// set before, or the default.
 type config struct {
-	Session          string `json:"session,omitempty"`
-	KeepRecentTokens int    `json:"keepRecentTokens,omitempty"`
-	ReserveTokens    int    `json:"reserveTokens,omitempty"`
-	// Drafts enables background drafts (off unless a client sets it true): with it off
-	// the server sends a conversation to a model only for a job the client asked for.
+	// Session is the absolute path of a .jsonl session of the workspace to make current.
+	Session string `json:"session,omitempty"`
+	// KeepRecentTokens overrides Pi's compaction.keepRecentTokens.
+	KeepRecentTokens int `json:"keepRecentTokens,omitempty"`
+	// ReserveTokens overrides Pi's compaction.reserveTokens.
+	ReserveTokens int `json:"reserveTokens,omitempty"`
+	// Drafts enables background drafts (pi/draftReady; off unless a client sets it
+	// true): with it off the server sends a conversation to a model only for a job the
+	// client asked for.
 	Drafts *bool `json:"drafts,omitempty"`
 	compaction.SummarizerConfig
+}
+
+// settingsTree is the nested form of the settings didChangeConfiguration may send (VS
+// Code's piLsp.* settings as a tree).
+type settingsTree struct {
+	PiLsp *piLspSettings `json:"piLsp"`
+}
+
+// piLspSettings is the object under settings.piLsp.
+type piLspSettings struct {
+	Summarizer summarizerSettings `json:"summarizer"`
+	Compaction compactionSettings `json:"compaction"`
+}
+
+// summarizerSettings are piLsp.summarizer.*: the flat form's summarizer settings under
+// other names (kind is the flat form's summarizer).
+type summarizerSettings struct {
+	Kind          string `json:"kind" ts:"\"extractive\" | \"openai\""`
+	BaseURL       string `json:"baseUrl"`
+	Model         string `json:"model"`
+	APIKeyEnv     string `json:"apiKeyEnv"`
+	ContextWindow int    `json:"contextWindow"`
+	MaxTokens     int    `json:"maxTokens"`
+	Drafts        *bool  `json:"drafts"`
+}
+
+// compactionSettings are piLsp.compaction.*.
+type compactionSettings struct {
+	ReserveTokens    int `json:"reserveTokens"`
+	KeepRecentTokens int `json:"keepRecentTokens"`
 }
 
 // applyConfigLocked merges a settings object. It accepts the flat form of
 // initializationOptions and VS Code's nested {piLsp: {summarizer: {...}, compaction: {...}}}.
 func (h *host) applyConfigLocked(raw json.RawMessage) {
-	var nested struct {
-		PiLsp *struct {
-			Summarizer struct {
-				Kind          string `json:"kind"`
-				BaseURL       string `json:"baseUrl"`
-				Model         string `json:"model"`
-				APIKeyEnv     string `json:"apiKeyEnv"`
-				ContextWindow int    `json:"contextWindow"`
-				MaxTokens     int    `json:"maxTokens"`
-				Drafts        *bool  `json:"drafts"`
-			} `json:"summarizer"`
-			Compaction struct {
-				ReserveTokens    int `json:"reserveTokens"`
-				KeepRecentTokens int `json:"keepRecentTokens"`
-			} `json:"compaction"`
-		} `json:"piLsp"`
-	}
+	var nested settingsTree
 	if json.Unmarshal(raw, &nested) == nil && nested.PiLsp != nil {
 		n := nested.PiLsp
 		c := config{KeepRecentTokens: n.Compaction.KeepRecentTokens, ReserveTokens: n.Compaction.ReserveTokens, Drafts: n.Summarizer.Drafts,

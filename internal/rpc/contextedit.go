@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
@@ -57,7 +56,7 @@ func (s *Server) handleEditContext(ctx context.Context, p editContextParams) (Ed
 		if err != nil {
 			return EditContextResult{}, editError(err)
 		}
-		return EditContextResult{Session: path, Entry: json.RawMessage(res.Entry.Raw()),
+		return EditContextResult{Session: path, Entry: session.Raw[session.ContextEditEntry](res.Entry.Raw()),
 			TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter}, nil
 	})
 }

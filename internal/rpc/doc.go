@@ -15,5 +15,9 @@
 // the command table (commands.go) names the Go type of every request's params and
 // result, every notification and every hook (protocol_types.go), and
 // `go generate ./internal/rpc` derives docs/protocol.md, the README table and the
-// editors' protocol files from them (generate.go, tsshape.go).
+// editors' protocol files from them, with the settings, entries and aliases contract.go
+// names (the generator is internal/rpc/internal/gen, run from generate.go; the server
+// does not link it).
 package rpc
+
+//go:generate go run generate.go -root ../..

@@ -92,7 +92,7 @@ func (s *Server) navigate(ctx context.Context, path string, p navigateParams, wd
 	wd.End("Done")
 	out := Navigated{LeafID: nullable(res.LeafID), Position: nullable(res.Position), AlreadyThere: res.AlreadyThere}
 	if res.SummaryEntry != nil {
-		out.SummaryEntry = json.RawMessage(res.SummaryEntry.Raw())
+		out.SummaryEntry = session.Raw[session.BranchSummaryEntry](res.SummaryEntry.Raw())
 	}
 	if res.HasEditorText {
 		out.EditorText = &res.EditorText

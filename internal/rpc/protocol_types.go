@@ -53,16 +53,18 @@ func nothingToCompact(reason string) NothingToCompact {
 
 // Compacted is a compaction pi-lsp wrote.
 type Compacted struct {
-	Entry        json.RawMessage  `json:"entry" ts:"CompactionEntry"`
-	TokensBefore float64          `json:"tokensBefore"`
-	TokensAfter  float64          `json:"tokensAfter"`
-	Audit        compaction.Audit `json:"audit"`
+	// Entry is the compaction entry written, as the file holds it.
+	Entry        session.Raw[session.CompactionEntry] `json:"entry"`
+	TokensBefore float64                              `json:"tokensBefore"`
+	TokensAfter  float64                              `json:"tokensAfter"`
+	Audit        compaction.Audit                     `json:"audit"`
 }
 
 // CompactedViaPi is a compaction a live pi made through the bridge.
 type CompactedViaPi struct {
-	Entry        json.RawMessage `json:"entry" ts:"CompactionEntry"`
-	TokensBefore float64         `json:"tokensBefore"`
+	// Entry is the compaction entry pi wrote, as pi gave it.
+	Entry        session.Raw[session.CompactionEntry] `json:"entry"`
+	TokensBefore float64                              `json:"tokensBefore"`
 	// TokensAfter is absent while Pi's figure after a compaction is unknown (until its
 	// next answer).
 	TokensAfter *float64 `json:"tokensAfter,omitempty"`
@@ -125,7 +127,7 @@ type Navigated struct {
 	// AlreadyThere: the target was the leaf already, nothing was written.
 	AlreadyThere bool `json:"alreadyThere,omitempty"`
 	// SummaryEntry is the branch_summary entry written, as Pi writes it.
-	SummaryEntry json.RawMessage `json:"summaryEntry,omitempty" ts:"BranchSummaryEntry"`
+	SummaryEntry session.Raw[session.BranchSummaryEntry] `json:"summaryEntry,omitempty"`
 	// EditorText is the text of a user message navigated to, for the editor's input.
 	EditorText *string `json:"editorText,omitempty"`
 }
@@ -139,11 +141,12 @@ type NavigateCancelled struct {
 
 // NavigatedViaPi is a navigation a live pi made through the bridge.
 type NavigatedViaPi struct {
-	LeafID       *string         `json:"leafId"`
-	Cancelled    bool            `json:"cancelled,omitempty"`
-	SummaryEntry json.RawMessage `json:"summaryEntry,omitempty" ts:"BranchSummaryEntry"`
-	Via          string          `json:"via" ts:"\"pi\""`
-	PID          int             `json:"pid"`
+	LeafID    *string `json:"leafId"`
+	Cancelled bool    `json:"cancelled,omitempty"`
+	// SummaryEntry is the branch_summary entry pi wrote, as pi gave it.
+	SummaryEntry session.Raw[session.BranchSummaryEntry] `json:"summaryEntry,omitempty"`
+	Via          string                                  `json:"via" ts:"\"pi\""`
+	PID          int                                     `json:"pid"`
 }
 
 // BranchSummaryPreview is the summary of the branch a navigation would leave.
@@ -225,10 +228,10 @@ type PinResult struct {
 
 // EditContextResult is the context_edit entry written and the context figure around it.
 type EditContextResult struct {
-	Session      string          `json:"session"`
-	Entry        json.RawMessage `json:"entry" ts:"ContextEditEntry"`
-	TokensBefore float64         `json:"tokensBefore"`
-	TokensAfter  float64         `json:"tokensAfter"`
+	Session      string                                `json:"session"`
+	Entry        session.Raw[session.ContextEditEntry] `json:"entry"`
+	TokensBefore float64                               `json:"tokensBefore"`
+	TokensAfter  float64                               `json:"tokensAfter"`
 }
 
 type contextBySizeParams struct {
@@ -388,9 +391,9 @@ type CompactionEnd struct {
 	Session string `json:"session"`
 	Reason  string `json:"reason" ts:"\"manual\" | \"threshold\" | \"overflow\""`
 	// Result is Pi's compaction result (the live pi's own when via is "pi").
-	Result    json.RawMessage `json:"result,omitempty" ts:"CompactionEndResult"`
-	Aborted   bool            `json:"aborted"`
-	WillRetry bool            `json:"willRetry"`
+	Result    session.Raw[CompactionEndResult] `json:"result,omitempty"`
+	Aborted   bool                             `json:"aborted"`
+	WillRetry bool                             `json:"willRetry"`
 	// ErrorMessage is prefixed as Pi prefixes it: "Compaction failed: ",
 	// "Auto-compaction failed: " or "Context overflow recovery failed: ".
 	ErrorMessage string `json:"errorMessage,omitempty"`

@@ -1,14 +1,18 @@
 package rpc_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/shape"
 )
 
 // TestAnswersHaveTheirDocumentedShape drives every pi/* request over one session and
@@ -18,6 +22,7 @@ import (
 func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 	llm := fakemodel.NewSummarizer(t)
 	e, path := compactEnv(t, llm, lsptest.Config{ClientHooks: true})
+	before := len(sessionLines(t, path))
 	results := map[string][]reflect.Type{}
 	for _, c := range append(rpc.Commands(), rpc.Requests()...) {
 		results[c.Method] = c.Result
@@ -29,7 +34,7 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", method, err)
 		}
-		if err := rpc.MatchShape(raw, results[method]...); err != nil {
+		if err := shape.Match(raw, results[method]...); err != nil {
 			t.Errorf("%s answer %s does not have its documented shape: %v", method, lsptest.Trunc(raw), err)
 		}
 		seen[method] = true
@@ -93,7 +98,7 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 			continue
 		}
 		got[m.Method] = true
-		if err := rpc.MatchShape(m.Params, want); err != nil {
+		if err := shape.Match(m.Params, want); err != nil {
 			t.Errorf("%s params %s do not have their documented shape: %v", m.Method, lsptest.Trunc(m.Params), err)
 		}
 	}
@@ -102,26 +107,63 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 			t.Errorf("no %s was sent to check", m)
 		}
 	}
-}
 
-// TestMatchShapeNotices keeps the shape check itself honest: an undocumented key, a
-// missing member and a wrong nested member each fail it.
-func TestMatchShapeNotices(t *testing.T) {
-	pin := reflect.TypeFor[rpc.PinResult]()
-	files := reflect.TypeFor[rpc.FilesResult]()
-	for _, bad := range []struct {
-		raw string
-		typ reflect.Type
-	}{
-		{`{"entryId":"a","pinned":true,"extra":1}`, pin},
-		{`{"entryId":"a"}`, pin},
-		{`{"session":"s","readFiles":[],"modifiedFiles":[],"stale":[{"path":"p","readAt":"t","why":"x"}]}`, files},
-	} {
-		if rpc.MatchShape(json.RawMessage(bad.raw), bad.typ) == nil {
-			t.Errorf("%s passed as %s", bad.raw, bad.typ)
+	// Every entry all that wrote to the file has the shape of its documented entry type
+	// (the answers above carried some of them; these are the file's own bytes).
+	types := entryTypes(t)
+	written := map[string]int{}
+	for _, line := range sessionLines(t, path)[before:] {
+		var env struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(line, &env); err != nil {
+			t.Fatalf("written line %s: %v", lsptest.Trunc(line), err)
+		}
+		written[env.Type]++
+		typ, ok := types[env.Type]
+		if !ok {
+			t.Errorf("pi-lsp wrote a %s entry, which no documented entry type describes: %s", env.Type, lsptest.Trunc(line))
+			continue
+		}
+		if err := shape.Match(line, typ); err != nil {
+			t.Errorf("written %s entry %s does not have its documented shape: %v", env.Type, lsptest.Trunc(line), err)
 		}
 	}
-	if err := rpc.MatchShape(json.RawMessage(`{"entryId":"a","pinned":false}`), pin); err != nil {
-		t.Error(err)
+	for _, typ := range []string{"message", "compaction", "branch_summary", "context_edit", "label", "custom"} {
+		if written[typ] == 0 {
+			t.Errorf("no %s entry was written to check (wrote %v)", typ, written)
+		}
 	}
+}
+
+// sessionLines are the lines of a session file after its header.
+func sessionLines(t *testing.T, path string) []json.RawMessage {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []json.RawMessage
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			out = append(out, json.RawMessage(l))
+		}
+	}
+	return out[1:]
+}
+
+// entryTypes maps an entry's type to its documented Go type (rpc.Entries), read off
+// the literal of its type member.
+func entryTypes(t *testing.T) map[string]reflect.Type {
+	t.Helper()
+	out := map[string]reflect.Type{}
+	for _, typ := range rpc.Entries() {
+		f, ok := typ.FieldByName("Type")
+		lit, err := strconv.Unquote(f.Tag.Get("ts"))
+		if !ok || err != nil {
+			t.Fatalf("%s has no literal type member", typ)
+		}
+		out[lit] = typ
+	}
+	return out
 }

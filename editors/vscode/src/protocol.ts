@@ -2,80 +2,12 @@
 // so the view models and their unit tests can use them outside VS Code.
 //
 // The part below the GENERATED marker is written by `go generate ./internal/rpc` from the
-// server's Go types; the types above it are the ones the server passes through as Pi
-// writes them (session entries) or reads from the editor (its options).
-
-export type EntryType =
-  | "message"
-  | "compaction"
-  | "branch_summary"
-  | "label"
-  | "custom"
-  | "custom_message"
-  | "model_change"
-  | "thinking_level_change"
-  | "session_info"
-  | string;
-
-export type MessageRole = "user" | "assistant" | "toolResult" | "bashExecution" | "custom" | string;
-
-export type ContextEditState = "omitted" | "replaced";
-
-/** The context_edit entry Pi 1.6.0 writes (keys in Pi's order). */
-export interface ContextEditEntry {
-  type: "context_edit";
-  id: string;
-  parentId: string | null;
-  timestamp: string;
-  targetId: string;
-  replacement: null | { content: unknown };
-}
-
-export interface CompactionEntry {
-  type: "compaction";
-  id: string;
-  parentId: string | null;
-  timestamp: string;
-  summary: string;
-  firstKeptEntryId: string;
-  tokensBefore: number;
-  details?: { readFiles?: string[]; modifiedFiles?: string[]; edited?: boolean };
-}
-
-/** The branch_summary entry Pi writes (pi/navigate with summarize). */
-export interface BranchSummaryEntry {
-  type: "branch_summary";
-  id: string;
-  parentId: string | null;
-  timestamp: string;
-  fromId: string;
-  summary: string;
-  details?: unknown;
-}
-
-/** One of Pi's AgentMessages (user, assistant, toolResult, custom ...), as Pi stores it. */
-export type AgentMessage = { role: string; [key: string]: unknown };
-
-/** LSP's work-done progress token. */
-export type ProgressToken = number | string;
+// server's Go types: every params, result, notification, hook, setting and session entry the
+// server sends or reads. Only the helper below is written by hand.
 
 /** A union whose members read the keys of the other members as undefined. */
 type KeysOf<T> = T extends unknown ? keyof T : never;
 export type Exclusive<U, T = U> = T extends unknown ? T & { [K in Exclude<KeysOf<U>, keyof T>]?: undefined } : never;
-
-/** initializationOptions, and the object under `settings.piLsp` of didChangeConfiguration. */
-export interface InitializationOptions {
-  session?: string;
-  summarizer?: "extractive" | "openai";
-  baseUrl?: string;
-  model?: string;
-  apiKeyEnv?: string;
-  contextWindow?: number;
-  reserveTokens?: number;
-  keepRecentTokens?: number;
-  /** Background drafts (off unless true). */
-  drafts?: boolean;
-}
 
 // BEGIN GENERATED (go generate ./internal/rpc): edit internal/rpc, not below
 
@@ -134,6 +66,24 @@ export const Hooks = {
   beforeTree: "pi/beforeTree",
 } as const;
 
+/** LSP's work-done progress token. */
+export type ProgressToken = number | string;
+
+/** One of Pi's AgentMessages (user, assistant, toolResult, custom ...), exactly as the session file stores it. */
+export type AgentMessage = { role: string; [key: string]: unknown };
+
+/** The type of a session entry of Pi 1.6.0 (a tree node passes the file's on). */
+export type EntryType = "message" | "thinking_level_change" | "model_change" | "usage" | "compaction" | "branch_summary" | "custom" | "custom_message" | "context_edit" | "label" | "session_info";
+
+/** The role of a message of Pi 1.6.0 (a tree node passes the file's on). */
+export type MessageRole = "user" | "assistant" | "toolResult" | "bashExecution" | "custom" | "branchSummary" | "compactionSummary" | "system";
+
+/** How the latest context_edit of an entry changes its content in the context: hidden, or replaced. */
+export type ContextEditState = "omitted" | "replaced";
+
+/** A session entry pi-lsp writes, as Pi 1.6.0 writes it (results carry some as the file holds them). */
+export type Entry = MessageEntry | CompactionEntry | BranchSummaryEntry | ContextEditEntry | LabelEntry | CustomEntry;
+
 export interface CompactParams {
   session?: string;
   instructions?: string;
@@ -145,10 +95,81 @@ export interface CompactParams {
 
 /** Compacted is a compaction pi-lsp wrote. */
 export interface Compacted {
+  /** entry is the compaction entry written, as the file holds it. */
   entry: CompactionEntry;
   tokensBefore: number;
   tokensAfter: number;
   audit: Audit;
+}
+
+/** CompactionEntry is a compaction entry (Pi's CompactionEntry): pi-lsp's (compaction.Outcome.EntryFields) or one a live pi wrote through the bridge. */
+export interface CompactionEntry {
+  type: "compaction";
+  /** id is 8 hex digits, unique in the file. */
+  id: string;
+  /** parentId is the entry this one follows in the tree, null for a root. */
+  parentId: string | null;
+  timestamp: string;
+  /** summary replaces the history before firstKeptEntryId in the context. */
+  summary: string;
+  /** firstKeptEntryId is the first entry kept verbatim (the compaction's own id when nothing is kept: Pi 1.6.0's retain-none compaction). */
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  /** details are the file lists pi-lsp and Pi's own compaction store; a hook's summary may store other details of its own (Pi's `details?: unknown`). */
+  details?: SummaryDetails;
+  /** usage is the usage of the summary calls, when a model wrote the summary. */
+  usage?: Usage;
+  /** fromHook: a hook (pi/beforeCompact, or an extension of a live pi) supplied the summary. pi-lsp always writes it; Pi leaves it out for its own summaries. */
+  fromHook?: boolean;
+  /** systemMessage is the checkpoint Pi 1.6.0 stores: the system messages of the context replayed into one (absent for a session that has none). */
+  systemMessage?: SystemMessage;
+}
+
+/** SummaryDetails are the details of a compaction or branch summary that pi-lsp writes (compaction.Details, branch.Details), as Pi's own summaries write them. */
+export interface SummaryDetails {
+  readFiles: string[];
+  modifiedFiles: string[];
+  /** edited marks a summary the user edited before it was committed (pi-lsp only). */
+  edited?: boolean;
+}
+
+/** Usage is an assistant message's token usage. */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** reasoning counts the output tokens spent on reasoning (pi-ai 1.6.0 writes it, 0 when the provider reports none; older usage has no such key). */
+  reasoning?: number;
+  totalTokens: number;
+  /** cacheWrite1h counts the cache writes with a 1-hour lifetime (pi-ai 1.6.0's anthropic-messages writes it). */
+  cacheWrite1h?: number;
+  /** cost in dollars, when known (it is not read from files: nothing pi-lsp computes needs it). */
+  cost?: UsageCost;
+}
+
+/** UsageCost is the cost part of Pi's Usage. */
+export interface UsageCost {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  total: number;
+  /** totalFromProvider says the total is the provider's own figure (pi-ai 1.6.0 writes false for a cost it computed). */
+  totalFromProvider?: boolean;
+}
+
+/** SystemMessage is pi-ai's SystemMessage as a compaction stores it (CurrentSystemMessage). */
+export interface SystemMessage {
+  role: "system";
+  content: string | { type: "text"; text: string }[];
+  /** sections are named prompt sections by name (null removes one). */
+  sections?: Record<string, string | null>;
+  /** toolsAdded are the complete definitions of the tools available. */
+  toolsAdded?: unknown[];
+  toolsRemoved?: unknown[];
+  /** timestamp is in milliseconds (the compaction's own time). */
+  timestamp: number;
 }
 
 /** Audit is what a check of the summary against the span found. */
@@ -160,6 +181,7 @@ export interface Audit {
 
 /** CompactedViaPi is a compaction a live pi made through the bridge. */
 export interface CompactedViaPi {
+  /** entry is the compaction entry pi wrote, as pi gave it. */
   entry: CompactionEntry;
   tokensBefore: number;
   /** tokensAfter is absent while Pi's figure after a compaction is unknown (until its next answer). */
@@ -205,6 +227,24 @@ export interface Navigated {
   editorText?: string;
 }
 
+/** BranchSummaryEntry is a branch_summary entry (Pi's BranchSummaryEntry): the summary of the branch a navigation left. */
+export interface BranchSummaryEntry {
+  type: "branch_summary";
+  /** id is 8 hex digits, unique in the file. */
+  id: string;
+  /** parentId is the entry this one follows in the tree, null for a root. */
+  parentId: string | null;
+  timestamp: string;
+  /** fromId is the leaf the navigation left ("root" when there was none). */
+  fromId: string;
+  summary: string;
+  /** details are the file lists of the branch; a hook's summary stores the details it gave (Pi's `details?: unknown`). */
+  details?: SummaryDetails;
+  usage?: Usage;
+  /** fromHook: a hook (pi/beforeTree, or an extension of a live pi) supplied the summary. */
+  fromHook?: boolean;
+}
+
 /** NavigateCancelled answers a navigation the client's pi/beforeTree hook cancelled (Pi's navigateTree answers {cancelled: true}). */
 export interface NavigateCancelled {
   leafId: string | null;
@@ -215,6 +255,7 @@ export interface NavigateCancelled {
 export interface NavigatedViaPi {
   leafId: string | null;
   cancelled?: boolean;
+  /** summaryEntry is the branch_summary entry pi wrote, as pi gave it. */
   summaryEntry?: BranchSummaryEntry;
   via: "pi";
   pid: number;
@@ -277,6 +318,24 @@ export interface EditContextResult {
   entry: ContextEditEntry;
   tokensBefore: number;
   tokensAfter: number;
+}
+
+/** ContextEditEntry is a context_edit entry (Pi 0.87+; contextedit writes them): it hides or replaces the content of an earlier message in the context. */
+export interface ContextEditEntry {
+  type: "context_edit";
+  /** id is 8 hex digits, unique in the file. */
+  id: string;
+  /** parentId is the entry this one follows in the tree, null for a root. */
+  parentId: string | null;
+  timestamp: string;
+  targetId: string;
+  /** replacement is null to omit the target, or its new content. */
+  replacement: ContextReplacement | null;
+}
+
+/** ContextReplacement is the content a context edit puts in place of the target's. */
+export interface ContextReplacement {
+  content: unknown;
 }
 
 export interface ContextBySizeParams {
@@ -570,30 +629,6 @@ export interface CompactionEndResult {
   usage?: Usage;
 }
 
-/** Usage is an assistant message's token usage. */
-export interface Usage {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  /** reasoning counts the output tokens spent on reasoning (pi-ai 1.6.0 writes it, 0 when the provider reports none; older usage has no such key). */
-  reasoning?: number;
-  totalTokens: number;
-  /** cost in dollars, when known (it is not read from files: nothing pi-lsp computes needs it). */
-  cost?: UsageCost;
-}
-
-/** UsageCost is the cost part of Pi's Usage. */
-export interface UsageCost {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  total: number;
-  /** totalFromProvider says the total is the provider's own figure (pi-ai 1.6.0 writes false for a cost it computed). */
-  totalFromProvider?: boolean;
-}
-
 /** CompactionFailed is Pi's session_compact_failed: after every failed or cancelled compaction. */
 export interface CompactionFailed {
   session: string;
@@ -661,13 +696,13 @@ export interface BeforeCompactAnswer {
   /** firstKeptEntryId: absent keeps the preparation's; null keeps nothing (Pi 1.6.0's retain-none compaction, whose firstKeptEntryId is its own id). */
   firstKeptEntryId?: string | null;
   tokensBefore?: number;
-  details?: Details;
+  details?: CompactionDetails;
   /** usage is the hook's own summary call, stored on the entry as Pi stores it. */
   usage?: Usage;
 }
 
-/** Details are stored in the compaction entry. */
-export interface Details {
+/** CompactionDetails are stored in the compaction entry. */
+export interface CompactionDetails {
   readFiles?: string[];
   modifiedFiles?: string[];
   /** edited marks a summary the user edited before it was committed. */
@@ -694,6 +729,98 @@ export interface BeforeTreeAnswer {
   customInstructions?: string;
   replaceInstructions?: boolean;
   label?: string;
+}
+
+/** InitializationOptions is what the client may set through initializationOptions and workspace/didChangeConfiguration (the flat form; the nested form is VS Code's). Secrets are never part of it. Every field is optional: an absent one keeps the value set before, or the default. */
+export interface InitializationOptions {
+  /** session is the absolute path of a .jsonl session of the workspace to make current. */
+  session?: string;
+  /** keepRecentTokens overrides Pi's compaction.keepRecentTokens. */
+  keepRecentTokens?: number;
+  /** reserveTokens overrides Pi's compaction.reserveTokens. */
+  reserveTokens?: number;
+  /** drafts enables background drafts (pi/draftReady; off unless a client sets it true): with it off the server sends a conversation to a model only for a job the client asked for. */
+  drafts?: boolean;
+  /** The summarizer: "extractive" (the default; no model) or "openai" (an OpenAI-compatible endpoint). */
+  summarizer?: "extractive" | "openai";
+  /** baseUrl is the OpenAI-compatible endpoint, /v1 included. */
+  baseUrl?: string;
+  model?: string;
+  /** apiKeyEnv is the name of the environment variable that holds the key (default OPENAI_API_KEY); a name that does not end in _KEY or _TOKEN is refused (CheckKeyEnv). */
+  apiKeyEnv?: string;
+  /** contextWindow is the model's window, for thresholds and branch budgets (default DefaultContextWindow, 128000). */
+  contextWindow?: number;
+  /** maxTokens is the model's output limit (Pi's models.json maxTokens; default 16384 as Pi's for a custom model). A summary asks for it, shrunk to fit the window. */
+  maxTokens?: number;
+  /** provider names a provider of the user's Pi models.json whose baseUrl and key are used when BaseURL is empty. */
+  provider?: string;
+  /** summaryTimeout bounds the time one summary may take, retries and waits included (default DefaultSummaryTimeout). A slow local model that has not finished by then fails: raise it for such a model. */
+  summaryTimeout?: number | string;
+  /** stallTimeout is how long an attempt may receive no byte at all before it is abandoned and retried once (default DefaultStallTimeout). */
+  stallTimeout?: number | string;
+}
+
+/** NestedSettings is the nested form of the settings didChangeConfiguration may send (VS Code's piLsp.* settings as a tree). */
+export interface NestedSettings {
+  piLsp?: PiLspSettingsTree;
+}
+
+/** PiLspSettingsTree is the object under settings.piLsp. */
+export interface PiLspSettingsTree {
+  summarizer?: SummarizerSettings;
+  compaction?: CompactionSettings;
+}
+
+/** SummarizerSettings are piLsp.summarizer.*: the flat form's summarizer settings under other names (kind is the flat form's summarizer). */
+export interface SummarizerSettings {
+  kind?: "extractive" | "openai";
+  baseUrl?: string;
+  model?: string;
+  apiKeyEnv?: string;
+  contextWindow?: number;
+  maxTokens?: number;
+  drafts?: boolean;
+}
+
+/** CompactionSettings are piLsp.compaction.*. */
+export interface CompactionSettings {
+  reserveTokens?: number;
+  keepRecentTokens?: number;
+}
+
+/** MessageEntry is a message entry (pi/append writes them): one of Pi's AgentMessages. */
+export interface MessageEntry {
+  type: "message";
+  /** id is 8 hex digits, unique in the file. */
+  id: string;
+  /** parentId is the entry this one follows in the tree, null for a root. */
+  parentId: string | null;
+  timestamp: string;
+  message: AgentMessage;
+}
+
+/** LabelEntry is a label entry (Pi's LabelEntry): the label of the target, cleared when absent. */
+export interface LabelEntry {
+  type: "label";
+  /** id is 8 hex digits, unique in the file. */
+  id: string;
+  /** parentId is the entry this one follows in the tree, null for a root. */
+  parentId: string | null;
+  timestamp: string;
+  targetId: string;
+  label?: string;
+}
+
+/** CustomEntry is a custom entry (Pi's CustomEntry): pi-lsp writes its navigation markers and pins as these; they are not part of the context. */
+export interface CustomEntry {
+  type: "custom";
+  /** id is 8 hex digits, unique in the file. */
+  id: string;
+  /** parentId is the entry this one follows in the tree, null for a root. */
+  parentId: string | null;
+  timestamp: string;
+  customType: string;
+  data?: unknown;
 }
 
 /** pi/compact result. */

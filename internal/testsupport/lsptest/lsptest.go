@@ -1066,9 +1066,9 @@ func Decode[T any](t testing.TB, raw json.RawMessage) T {
 }
 
 // Fields decodes a JSON object into a map (nil when it is not one).
-func Fields(raw json.RawMessage) map[string]any {
+func Fields[B ~[]byte](raw B) map[string]any {
 	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
+	if json.Unmarshal([]byte(raw), &m) != nil {
 		return nil
 	}
 	return m

@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import type { FlatTreeResult, TreeNode, TreeResult } from "../protocol";
+import type { EntryType, FlatTreeResult, TreeNode, TreeResult } from "../protocol";
 import { buildTreeModel, findEntry, flattenEntries, iconFor, mainChild, nestTree, oneLine, parentMap } from "../models/tree";
 import type { ViewNode } from "../models/tree";
 
-function node(id: string, type: string, extra: Partial<TreeNode> = {}, children: TreeNode[] = []): TreeNode {
+function node(id: string, type: EntryType, extra: Partial<TreeNode> = {}, children: TreeNode[] = []): TreeNode {
   return { id, type, onPath: false, isLeaf: false, children, timestamp: "2026-11-29T10:00:00.000Z", ...extra };
 }
 
@@ -176,7 +176,7 @@ test("the flat answer nests back into the same tree, children in order", () => {
 
 test("a long linear session nests without recursion", () => {
   const nodes = Array.from({ length: 50000 }, (_, i) => ({
-    id: `e${i}`, type: "message", timestamp: "", onPath: true, isLeaf: i === 49999, depth: i, childCount: i < 49999 ? 1 : 0,
+    id: `e${i}`, type: "message" as const, timestamp: "", onPath: true, isLeaf: i === 49999, depth: i, childCount: i < 49999 ? 1 : 0,
     ...(i > 0 ? { parentId: `e${i - 1}` } : {}),
   }));
   const tree = nestTree({ session: "/s.jsonl", leafId: "e49999", total: nodes.length, offset: 0, nodes });

@@ -1,29 +1,34 @@
-package rpc
+package gen
 
 import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
 )
 
-// This file renders the wire types of protocol_types.go as TypeScript: inline shapes for
-// docs/protocol.md and interfaces for the VS Code extension. The rules follow what
-// encoding/json does with the types, so the rendered shape is what the server sends:
-//   - in what the server sends, a field with omitempty is optional, and a pointer or
-//     raw value without it is present and may be null;
-//   - in what the server reads (params, hook answers), every field is optional unless
-//     its ts tag says required, because an absent field decodes to its zero value;
-//   - a `ts:"Name"` tag names the type where Go's says too little (raw JSON).
+// This file renders Go wire types as TypeScript: inline shapes for docs/protocol.md and
+// interfaces for the editors. The rules follow what encoding/json does with the types,
+// so the rendered shape is what is sent:
+//   - in what is sent (results, notifications, hook params, everything of the bridge), a
+//     field with omitempty is optional, and a pointer or raw value without it is present
+//     and may be null;
+//   - in what the server reads (params, hook answers, settings), every field is optional
+//     unless its ts tag says required, because an absent field decodes to its zero value;
+//   - a `ts:"Name"` tag names the type where Go's says too little (raw JSON), and a
+//     session.Raw[T] (any type with a WireType method) is rendered as T.
 
 // role says which way a shape travels, which decides what "optional" means.
 type role int
 
 const (
 	sent role = iota // server -> client: results, notifications, hook params
-	read             // client -> server: params, hook answers
+	read             // client -> server: params, hook answers, settings
 )
 
 // tsField is one JSON member of a struct, embedded structs flattened.
@@ -37,16 +42,21 @@ type tsField struct {
 	owner    reflect.Type // the struct that declares it (for its doc comment)
 }
 
-// tagTypes are the Go types that a ts tag names (a raw field the server fills from one
-// of them, or passes on from a live pi in the same shape): declared like the others.
-var tagTypes = map[string]reflect.Type{
-	"CompactionEndResult": reflect.TypeFor[CompactionEndResult](),
-}
-
 // tsNames renames types whose Go name would read wrong in TypeScript.
 var tsNames = map[string]string{
-	"contextedit.Item": "ContextItem",
-	"rpc.FlatNode":     "FlatTreeNode",
+	"contextedit.Item":   "ContextItem",
+	"rpc.FlatNode":       "FlatTreeNode",
+	"rpc.config":         "InitializationOptions",
+	"rpc.settingsTree":   "NestedSettings",
+	"rpc.piLspSettings":  "PiLspSettingsTree",
+	"compaction.Details": "CompactionDetails",
+	"bridge.Error":       "BridgeError",
+}
+
+// scalars are named types whose JSON is not what their kind says.
+var scalars = map[reflect.Type]string{
+	// A number of seconds or a duration string (Timeout.UnmarshalJSON).
+	reflect.TypeFor[compaction.Timeout](): "number | string",
 }
 
 // tsName is the TypeScript name of a named struct type.
@@ -57,6 +67,15 @@ func tsName(t reflect.Type) string {
 	r := []rune(t.Name())
 	r[0] = unicode.ToUpper(r[0])
 	return string(r)
+}
+
+// wireType is the type a session.Raw[T] (or any type with a WireType method) stands for.
+func wireType(t reflect.Type) (reflect.Type, bool) {
+	m, ok := t.MethodByName("WireType")
+	if !ok || m.Type.NumIn() != 1 || m.Type.NumOut() != 1 || m.Type.Out(0) != reflect.TypeFor[reflect.Type]() {
+		return nil, false
+	}
+	return reflect.Zero(t).Interface().(interface{ WireType() reflect.Type }).WireType(), true
 }
 
 // fieldsOf lists the JSON members of struct t in encoding order.
@@ -83,13 +102,14 @@ func fieldsOf(t reflect.Type) []tsField {
 		}
 		ts := f.Tag.Get("ts")
 		override, flags := ts, ""
-		if i := strings.LastIndex(ts, ","); i >= 0 {
-			override, flags = ts[:i], ts[i+1:]
+		if o, ok := strings.CutSuffix(ts, ",required"); ok {
+			override, flags = o, "required"
 		}
 		out = append(out, tsField{goName: f.Name, name: name, typ: f.Type, override: override,
 			required: flags == "required", omit: strings.Contains(","+opts+",", ",omitempty,"), owner: t})
 	}
-	// An outer member wins over an embedded one of the same name (as in encoding/json).
+	// An outer member wins over an embedded one of the same name (as in encoding/json),
+	// in the embedded one's place.
 	seen := map[string]int{}
 	var dedup []tsField
 	for _, f := range out {
@@ -112,19 +132,28 @@ var (
 )
 
 // shaper renders types and remembers the named struct types it referred to, so that
-// they can be declared once.
+// they can be declared once, and the aliases the ts tags named.
 type shaper struct {
-	seen  map[reflect.Type]bool
-	order []reflect.Type
-	roles map[reflect.Type]role
+	seen    map[reflect.Type]bool
+	order   []reflect.Type
+	roles   map[reflect.Type]role
+	aliases map[string]bool // the names that can be aliases
+	used    map[string]bool // the aliases named so far
 }
 
-func newShaper() *shaper {
-	return &shaper{seen: map[reflect.Type]bool{}, roles: map[reflect.Type]role{}}
+func newShaper(aliases ...string) *shaper {
+	s := &shaper{seen: map[reflect.Type]bool{}, roles: map[reflect.Type]role{}, aliases: map[string]bool{}, used: map[string]bool{}}
+	for _, a := range aliases {
+		s.aliases[a] = true
+	}
+	return s
 }
 
 // ref registers a named struct type to declare and returns its name.
 func (s *shaper) ref(t reflect.Type, r role) string {
+	if wt, ok := wireType(t); ok {
+		return s.ref(wt, r)
+	}
 	if !s.seen[t] {
 		s.seen[t] = true
 		s.roles[t] = r
@@ -137,6 +166,12 @@ func (s *shaper) ref(t reflect.Type, r role) string {
 
 // expr is the TypeScript of a Go type.
 func (s *shaper) expr(t reflect.Type, r role) string {
+	if ts, ok := scalars[t]; ok {
+		return ts
+	}
+	if wt, ok := wireType(t); ok {
+		return s.expr(wt, r)
+	}
 	switch {
 	case t == rawType:
 		return "unknown"
@@ -173,13 +208,22 @@ func (s *shaper) expr(t reflect.Type, r role) string {
 	panic(fmt.Sprintf("no TypeScript for %s", t))
 }
 
+var identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
 // member renders one field as `name?: T`.
 func (s *shaper) member(f tsField, r role) string {
 	t := f.override
 	if t == "" {
 		t = s.expr(f.typ, r)
-	} else if named, ok := tagTypes[strings.TrimSuffix(t, "[]")]; ok {
-		s.ref(named, r)
+	} else {
+		// The override says what the Go type does not; the named types in the Go type
+		// are declared all the same, and so are the aliases it names.
+		s.expr(f.typ, r)
+		for _, id := range identifier.FindAllString(t, -1) {
+			if s.aliases[id] {
+				s.used[id] = true
+			}
+		}
 	}
 	opt := ""
 	switch r {
@@ -217,75 +261,4 @@ func (s *shaper) union(ts []reflect.Type, r role) string {
 		parts[i] = s.object(t, r)
 	}
 	return strings.Join(parts, " | ")
-}
-
-// MatchShape reports how raw JSON differs from every one of types (nil when it has the
-// shape of one of them): a key the type does not declare, or a member it declares
-// present that is missing. It reads what the server sends (role sent), so tests can
-// hold every answer and notification to its documented shape.
-func MatchShape(raw json.RawMessage, types ...reflect.Type) error {
-	var errs []string
-	for _, t := range types {
-		err := matchStruct(raw, t, "")
-		if err == nil {
-			return nil
-		}
-		errs = append(errs, tsName(t)+": "+err.Error())
-	}
-	return fmt.Errorf("%s", strings.Join(errs, "; "))
-}
-
-func matchStruct(raw json.RawMessage, t reflect.Type, at string) error {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return fmt.Errorf("%s: not an object: %s", at, raw)
-	}
-	declared := map[string]bool{}
-	for _, f := range fieldsOf(t) {
-		declared[f.name] = true
-		v, ok := obj[f.name]
-		if !ok {
-			if !f.omit {
-				return fmt.Errorf("%s.%s missing", at, f.name)
-			}
-			continue
-		}
-		if err := matchValue(v, f.typ, at+"."+f.name); err != nil {
-			return err
-		}
-	}
-	for k := range obj {
-		if !declared[k] {
-			return fmt.Errorf("%s.%s not declared", at, k)
-		}
-	}
-	return nil
-}
-
-// matchValue follows nested structs (and slices of them); raw JSON and scalars are
-// taken as they come.
-func matchValue(v json.RawMessage, t reflect.Type, at string) error {
-	if string(v) == "null" {
-		return nil
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch {
-	case t == rawType || t == timeType:
-		return nil
-	case t.Kind() == reflect.Struct:
-		return matchStruct(v, t, at)
-	case t.Kind() == reflect.Slice && t.Elem() != rawType:
-		var items []json.RawMessage
-		if err := json.Unmarshal(v, &items); err != nil {
-			return fmt.Errorf("%s: not an array", at)
-		}
-		for i, it := range items {
-			if err := matchValue(it, t.Elem(), fmt.Sprintf("%s[%d]", at, i)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
