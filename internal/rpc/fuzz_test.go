@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
-	"github.com/pi-lsp/pi-lsp/internal/rpc/frame"
+	lspframe "github.com/pi-lsp/pi-lsp/internal/rpc/frame"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/heap"
@@ -66,11 +66,11 @@ func fzStart(tb testing.TB, agentDir string, maxFrame int) *fzConn {
 // read parses the server's output strictly (one canonical Content-Length header, a
 // blank line, a JSON body).
 func (c *fzConn) read() {
-	fr := frame.NewStrictReader(c.conn)
+	fr := lspframe.NewStrictReader(c.conn)
 	for {
 		body, err := fr.Next()
 		if err != nil {
-			var fe *frame.Error
+			var fe *lspframe.Error
 			if errors.As(err, &fe) {
 				c.mu.Lock()
 				if c.bad == nil {
