@@ -9,7 +9,6 @@ package rpc_test
 // workers share the machine; a real hang never ends.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
