@@ -171,8 +171,47 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 	if target == nil {
 		return nil, notFound(targetID)
 	}
-	res := &NavigateResult{OldLeafID: oldLeaf}
+	prep, sopt := prepareNavigation(ix, oldLeaf, targetID, opt)
+	res := &NavigateResult{OldLeafID: oldLeaf, Preparation: prep, CommonAncestorID: prep.CommonAncestorID}
+	if targetID == oldLeaf {
+		// Pi's navigateTree does nothing (and asks no hook) when already there.
+		res.AlreadyThere, res.LeafID, res.Position = true, oldLeaf, oldLeaf
+		return res, nil
+	}
+	position := targetID
+	if undoneCompaction == "" {
+		position, res.EditorText, res.HasEditorText = positionOf(ix, target)
+	}
+	res.Position = position
+	if position != "" && onCycle(ix, position) {
+		return nil, fmt.Errorf("cannot navigate to %s: %w", position, ErrCycle)
+	}
+	if opt.DryRun {
+		res.LeafID = position
+		return res, nil
+	}
+	hookSummary, label, err := askHook(ctx, opt, prep, &sopt)
+	if err != nil {
+		return nil, err
+	}
+	text, fields, err := summaryOf(ctx, opt, prep, sopt, hookSummary, res, phase)
+	if err != nil {
+		return nil, err
+	}
+	add, kinds := entriesFor(ix, oldLeaf, targetID, position, label, text, fields, undoneCompaction)
+	res.LeafID = position
+	if len(add) == 0 {
+		return res, nil
+	}
+	if err := writeNavigation(path, f, ix, add, kinds, res, phase); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
 
+// prepareNavigation is Pi's preparation of a navigation from oldLeaf to targetID: the
+// branch being left, its budgeted messages and file lists, and the summary's options.
+func prepareNavigation(ix *session.Index, oldLeaf, targetID string, opt NavigateOptions) (*Preparation, SummaryOptions) {
 	col := Collect(ix, oldLeaf, targetID)
 	sopt := SummaryOptions{
 		CustomInstructions: opt.CustomInstructions, ReplaceInstructions: opt.ReplaceInstructions,
@@ -187,43 +226,35 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 	}
 	prep.Prepared = Prepare(col.Entries, prep.Budget)
 	prep.ReadFiles, prep.ModifiedFiles = prep.Prepared.FileOps.Lists()
-	res.Preparation, res.CommonAncestorID = prep, col.CommonAncestorID
-	if targetID == oldLeaf {
-		// Pi's navigateTree does nothing (and asks no hook) when already there.
-		res.AlreadyThere, res.LeafID, res.Position = true, oldLeaf, oldLeaf
-		return res, nil
-	}
+	return prep, sopt
+}
 
-	// The new position (Pi's rule): a user or custom message puts the leaf on its parent
-	// and its text in the editor; anything else becomes the leaf itself.
-	position := targetID
-	if undoneCompaction == "" {
-		switch {
-		case target.Type == session.TypeMessage && target.Role() == session.RoleUser:
-			m, _ := target.Message()
-			position, res.EditorText, res.HasEditorText = existingParent(ix, target), m.Text(""), true
-		case target.Type == session.TypeCustomMessage:
-			position, res.EditorText, res.HasEditorText = existingParent(ix, target), session.CustomMessage(target).Text(""), true
-		}
+// positionOf is where the active branch continues after a move to target (Pi's rule): a
+// user or custom message puts the leaf on its parent and its text in the editor; anything
+// else becomes the leaf itself.
+func positionOf(ix *session.Index, target *session.Entry) (position, editorText string, hasEditorText bool) {
+	switch {
+	case target.Type == session.TypeMessage && target.Role() == session.RoleUser:
+		m, _ := target.Message()
+		return existingParent(ix, target), m.Text(""), true
+	case target.Type == session.TypeCustomMessage:
+		return existingParent(ix, target), session.CustomMessage(target).Text(""), true
 	}
-	res.Position = position
-	if position != "" && onCycle(ix, position) {
-		return nil, fmt.Errorf("cannot navigate to %s: %w", position, ErrCycle)
-	}
-	if opt.DryRun {
-		res.LeafID = position
-		return res, nil
-	}
+	return target.ID, "", false
+}
 
+// askHook runs the before-navigate hook: it may cancel, supply the summary, or change
+// the instructions (in sopt) and the label.
+func askHook(ctx context.Context, opt NavigateOptions, prep *Preparation, sopt *SummaryOptions) (*HookSummary, string, error) {
 	label := opt.Label
 	var hookSummary *HookSummary
 	if opt.Hook != nil {
 		d, err := opt.Hook(ctx, prep)
 		if err != nil {
-			return nil, fmt.Errorf("before-navigate hook: %w", err)
+			return nil, "", fmt.Errorf("before-navigate hook: %w", err)
 		}
 		if d.Cancel {
-			return nil, ErrCancelled
+			return nil, "", ErrCancelled
 		}
 		if d.Summary != nil && opt.Summarize {
 			hookSummary = d.Summary
@@ -239,51 +270,62 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("navigation cancelled: %w", err)
+		return nil, "", fmt.Errorf("navigation cancelled: %w", err)
 	}
+	return hookSummary, label, nil
+}
 
-	var summaryText string
-	var summaryFields []session.Field
+// summaryOf is the branch summary to write ("" for none) and its fields after fromId and
+// summary: an edited one, a generated one, or the hook's. The text written holds no
+// credential.
+func summaryOf(ctx context.Context, opt NavigateOptions, prep *Preparation, sopt SummaryOptions, hookSummary *HookSummary, res *NavigateResult, phase func(string)) (string, []session.Field, error) {
+	var text string
+	var fields []session.Field
 	switch {
 	case opt.Summarize && opt.EditedSummary != "" && hookSummary == nil:
-		summaryText = opt.EditedSummary
-		read, mod := PrepareWith(col.Entries, prep.Budget, PrepareOptions{AccumulateCompactionDetails: true}).FileOps.Lists()
-		summaryFields = []session.Field{
+		text = opt.EditedSummary
+		read, mod := PrepareWith(prep.Entries, prep.Budget, PrepareOptions{AccumulateCompactionDetails: true}).FileOps.Lists()
+		fields = []session.Field{
 			{Key: "details", Value: Details{ReadFiles: read, ModifiedFiles: mod, Edited: true}},
 			{Key: "fromHook", Value: false},
 		}
-	case opt.Summarize && len(col.Entries) > 0 && hookSummary == nil:
+	case opt.Summarize && len(prep.Entries) > 0 && hookSummary == nil:
 		phase("summarizing")
-		s, err := Generate(ctx, col.Entries, opt.Summarizer, sopt)
+		s, err := Generate(ctx, prep.Entries, opt.Summarizer, sopt)
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
-		res.Summary, summaryText = s, s.Text
+		res.Summary, text = s, s.Text
 		// Pi's order: details, usage, fromHook (a nil usage is left out).
 		var usage any
 		if s.Usage != nil {
 			usage = s.Usage
 		}
-		summaryFields = []session.Field{
+		fields = []session.Field{
 			{Key: "details", Value: Details{ReadFiles: s.ReadFiles, ModifiedFiles: s.ModifiedFiles}},
 			{Key: "usage", Value: usage},
 			{Key: "fromHook", Value: false},
 		}
 	case hookSummary != nil:
-		summaryText, res.FromHook = hookSummary.Text, true
-		summaryFields = []session.Field{
+		text, res.FromHook = hookSummary.Text, true
+		fields = []session.Field{
 			{Key: "details", Value: hookSummary.Details},
 			{Key: "fromHook", Value: true},
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("navigation cancelled: %w", err)
+		return "", nil, fmt.Errorf("navigation cancelled: %w", err)
 	}
-
 	// Generated, edited or from the hook, the summary written holds no credential.
-	summaryText = redact.String(summaryText)
+	return redact.String(text), fields, nil
+}
+
+// entriesFor are the entries a navigation appends, in one chain: the branch summary (or,
+// without one, a marker when the leaf moves, a label is set or a compaction is undone),
+// then the label; kinds names each.
+func entriesFor(ix *session.Index, oldLeaf, targetID, position, label, summaryText string, summaryFields []session.Field, undoneCompaction string) ([]session.NewEntry, []string) {
 	var add []session.NewEntry
-	kinds := []string{}
+	var kinds []string
 	if summaryText != "" {
 		fromID := oldLeaf
 		if fromID == "" {
@@ -328,27 +370,28 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 		})
 		kinds = append(kinds, "label")
 	}
-	res.LeafID = position
-	if len(add) == 0 {
-		return res, nil
-	}
+	return add, kinds
+}
 
+// writeNavigation appends a navigation's entries in one write, after checking that the
+// file is still the one loaded, and records them in res.
+func writeNavigation(path string, f *session.File, ix *session.Index, add []session.NewEntry, kinds []string, res *NavigateResult, phase func(string)) error {
 	if err := writable(f); err != nil {
-		return nil, err
+		return err
 	}
 	phase("writing")
 	if err := f.ReadErr(); err != nil {
-		return nil, err // what was summarized could not all be read back: write nothing
+		return err // what was summarized could not all be read back: write nothing
 	}
 	if st, err := os.Stat(path); err != nil || st.Size() != f.Size {
-		return nil, ErrSessionChanged
+		return ErrSessionChanged
 	}
 	written, err := session.AppendIfSize(path, f.Size, taken(ix), add)
 	if errors.Is(err, session.ErrChanged) {
-		return nil, ErrSessionChanged
+		return ErrSessionChanged
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for i, e := range written {
 		switch kinds[i] {
@@ -361,7 +404,7 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 		}
 	}
 	res.LeafID = written[len(written)-1].ID
-	return res, nil
+	return nil
 }
 
 // ErrOldFormat means the file is in format v1, whose entries have no ids: Pi gives them
