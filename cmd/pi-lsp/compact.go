@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -54,12 +55,47 @@ func progressLines(stderr io.Writer, cmd string) (phase func(string), progress f
 	return phase, progress
 }
 
+// summarizerFlags declares --summarizer and --model on a command that summarizes.
+func summarizerFlags(fs *flag.FlagSet) (kind, model *string) {
+	kind = fs.String("summarizer", "", "extractive, model (the session's model, or --model) or openai; default: the session's model when its credential resolves, else extractive")
+	model = fs.String("model", "", "summarize with PROVIDER/ID[:THINKING] of Pi's catalog or models.json (default: the session's model)")
+	return kind, model
+}
+
+// summarizerOf is the summarizer of a job on the session at path, at leaf ("" for Pi's
+// leaf), as the session service chooses it; unless --quiet, the one line saying that a
+// wanted model could not be used (why, and the fix) goes to stderr.
+func summarizerOf(c service.Config, path, leaf, cwd string, stderr io.Writer) (compaction.Summarizer, compaction.SummarizerConfig, error) {
+	var entries []*session.Entry
+	if f, err := session.Load(path); err == nil {
+		ix := session.NewIndex(f)
+		if leaf == "" || ix.Entry(leaf) == nil {
+			leaf = ix.LeafID()
+		}
+		entries = ix.Path(leaf)
+	}
+	s, cfg, choice, err := c.Summarizer(cwd, entries)
+	if err != nil {
+		return nil, cfg, err
+	}
+	if n := choice.Notice(); n != "" && !quietRun(stderr) {
+		fmt.Fprintf(stderr, "pi-lsp: %s\n", n)
+	}
+	return s, cfg, nil
+}
+
+// quietRun reports whether the command runs with --quiet.
+func quietRun(stderr io.Writer) bool {
+	cs, ok := stderr.(*cliStderr)
+	return ok && cs.inv != nil && cs.inv.quiet != nil && *cs.inv.quiet
+}
+
 func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
 	instructions := fs.String("instructions", "", "custom focus for the summary")
 	keep := fs.Int("keep-recent", 0, "tokens of recent history to keep verbatim (default: Pi settings, 20000)")
 	reserve := fs.Int("reserve", 0, "reserve tokens (default: Pi settings, 16384)")
-	kind := fs.String("summarizer", "", "extractive (default) or openai")
+	kind, model := summarizerFlags(fs)
 	summaryFile := fs.String("summary-file", "", "use this file's text as the summary instead of generating one")
 	dryRun := fs.Bool("dry-run", false, "show the cut and what would be summarized; write nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -69,6 +105,7 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 		return err
 	}
 	c := svc(*kind, *keep, *reserve)
+	c.SummarizerConfig.Model = *model
 	cwd := sessionCwd(path)
 	if !*dryRun {
 		r, err := route(ctx, c, path, cwd, *force, true)
@@ -77,7 +114,7 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 		}
 		if r.Bridge != nil {
 			// pi compacts at its own leaf with its own model and settings.
-			if given := setFlags(fs, "leaf", "keep-recent", "reserve", "summarizer", "summary-file"); len(given) > 0 {
+			if given := setFlags(fs, "leaf", "keep-recent", "reserve", "summarizer", "model", "summary-file"); len(given) > 0 {
 				return notViaPi(r.Bridge, given)
 			}
 			phase, _ := progressLines(stderr, "compact")
@@ -93,7 +130,7 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 		SettingsFor: c.SettingsFor(cwd),
 	}
 	if !*dryRun {
-		s, _, err := c.Summarizer(cwd)
+		s, _, err := summarizerOf(c, path, *leaf, cwd, stderr)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
 )
 
 func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
@@ -19,7 +20,7 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 	label := fs.String("label", "", "label the summary entry (or, without a summary, the target)")
 	budget := fs.Int("budget", 0, "token budget of the summarized messages (0 = none; default: context window - branchSummary.reserveTokens)")
 	leaf := fs.String("leaf", "", "navigate from this entry (default: Pi's leaf, the last entry)")
-	kind := fs.String("summarizer", "", "extractive (default) or openai")
+	kind, model := summarizerFlags(fs)
 	dryRun := fs.Bool("dry-run", false, "show the branch that would be summarized; write nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
 	force := forceFlag(fs)
@@ -32,6 +33,7 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 	fs.Visit(func(f *flag.Flag) { budgetSet = budgetSet || f.Name == "budget" })
 
 	c := svc(*kind, 0, 0)
+	c.SummarizerConfig.Model = *model
 	cwd := sessionCwd(path)
 	if !*dryRun {
 		r, err := route(ctx, c, path, cwd, *force, true)
@@ -39,7 +41,7 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 			return err
 		}
 		if r.Bridge != nil {
-			if given := setFlags(fs, "leaf", "budget", "summarizer"); len(given) > 0 {
+			if given := setFlags(fs, "leaf", "budget", "summarizer", "model"); len(given) > 0 {
 				return notViaPi(r.Bridge, given)
 			}
 			phase, _ := progressLines(stderr, "navigate")
@@ -62,7 +64,14 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 			opt.Budget = -1 // no limit
 		}
 	}
-	s, cfg, serr := c.Summarizer(cwd)
+	var s compaction.Summarizer
+	var cfg compaction.SummarizerConfig
+	var serr error
+	if *summarize && !*dryRun {
+		s, cfg, serr = summarizerOf(c, path, *leaf, cwd, stderr)
+	} else {
+		cfg = c.SummarizerConfig // a dry run asks no model: its budget is the configured window
+	}
 	opt.ContextWindow = cfg.Window()
 	if *summarize && !*dryRun {
 		if serr != nil {

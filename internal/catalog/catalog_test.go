@@ -203,7 +203,7 @@ func TestSelect(t *testing.T) {
 		t.Errorf("no anthropic credential: settings' default, got %+v", sel)
 	}
 	sel = Select(c, r, []*session.Entry{gone}, session.Settings{})
-	if sel.Usable || sel.Ref() != "anthropic/claude-sonnet-4-5" || !strings.Contains(sel.Why, "pi auth login anthropic") {
+	if sel.Usable || sel.Ref() != "anthropic/claude-sonnet-4-5" || sel.Fix != "pi auth login anthropic" || !strings.Contains(sel.Why, "ANTHROPIC_API_KEY") {
 		t.Errorf("unusable session model: %+v", sel)
 	}
 }

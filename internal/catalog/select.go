@@ -1,7 +1,9 @@
 package catalog
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
@@ -84,9 +86,9 @@ type Selection struct {
 	// From says where the choice came from: "session", "settings" or "flag".
 	From string
 	// Usable: the model is in the catalog and its provider has credentials (Pi's
-	// hasConfiguredAuth); when false, Why says why not.
-	Usable bool
-	Why    string
+	// hasConfiguredAuth); when false, Why says why not and Fix what fixes it.
+	Usable   bool
+	Why, Fix string
 }
 
 // Ref is "provider/id" of the wanted model ("" when there is none).
@@ -105,21 +107,7 @@ func (s Selection) Ref() string {
 // the model. Pi then falls back to the first model with credentials; pi-lsp does not
 // (it reports the session's model as unusable instead).
 func Select(c *Catalog, r Resolver, path []*session.Entry, s session.Settings) Selection {
-	level := ""
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Type == session.TypeThinkingLevelChange {
-			if level = jsString(path[i].RawField("thinkingLevel")); level == "" {
-				level = "off" // as session.Context.Level reads a level that is not a string
-			}
-			break
-		}
-	}
-	if level == "" {
-		level = s.DefaultThinkingLevel
-	}
-	if level == "" {
-		level = DefaultThinkingLevel
-	}
+	level := SessionLevel(path, s)
 	provider, id := session.ModelOfPath(path)
 	first := Selection{}
 	if provider != "" || id != "" {
@@ -144,6 +132,27 @@ func Select(c *Catalog, r Resolver, path []*session.Entry, s session.Settings) S
 	return first
 }
 
+// SessionLevel is the thinking level a resumed session has before it is clamped to its
+// model: the path's newest thinking_level_change, else settings' defaultThinkingLevel,
+// else "medium".
+func SessionLevel(path []*session.Entry, s session.Settings) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == session.TypeThinkingLevelChange {
+			if level := jsString(path[i].RawField("thinkingLevel")); level != "" {
+				return level
+			}
+			return "off" // as session.Context.Level reads a level that is not a string
+		}
+	}
+	if s.DefaultThinkingLevel != "" {
+		return s.DefaultThinkingLevel
+	}
+	return DefaultThinkingLevel
+}
+
+// IsThinkingLevel reports whether s names one of Pi's thinking levels.
+func IsThinkingLevel(s string) bool { return contains(thinkingLevels, s) }
+
 // Pick is the selection of a model named on the command line or in settings
 // ("provider/id"), with the session's thinking level unless level is given.
 func Pick(c *Catalog, r Resolver, provider, id, level, from string) Selection {
@@ -166,7 +175,13 @@ func pick(c *Catalog, r Resolver, provider, id, level, from string) Selection {
 		sel.ThinkingLevel = ClampLevel(m, level)
 	}
 	if !r.Configured(c, provider) {
-		sel.Why = "no credential: " + (&CredentialError{Provider: provider, Reason: "none configured", Fix: loginFix(c.Provider(provider))}).Fix
+		_, _, err := r.key(context.Background(), c.Provider(provider), m)
+		var ce *CredentialError
+		if errors.As(err, &ce) {
+			sel.Why, sel.Fix = "no credential: "+ce.Reason, ce.Fix
+		} else {
+			sel.Why, sel.Fix = "no credential", loginFix(c.Provider(provider))
+		}
 		return sel
 	}
 	sel.Usable = true

@@ -202,6 +202,10 @@ func addUsage(a, b *session.Usage) *session.Usage {
 		r := deref(a.Reasoning) + deref(b.Reasoning)
 		sum.Reasoning = &r
 	}
+	if a.CacheWrite1h != nil || b.CacheWrite1h != nil {
+		w := deref(a.CacheWrite1h) + deref(b.CacheWrite1h)
+		sum.CacheWrite1h = &w
+	}
 	if a.Cost != nil || b.Cost != nil {
 		var ca, cb session.UsageCost
 		if a.Cost != nil {

@@ -1,7 +1,6 @@
 package compaction
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,11 +11,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/pi-lsp/pi-lsp/internal/catalog"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -48,6 +47,24 @@ type OpenAIConfig struct {
 	// never); the retry of a stall is the last attempt, whatever MaxRetries allows.
 	MaxStallRetries int
 	HTTPClient      *http.Client
+
+	// Catalog is the model as Pi's catalog has it (compat, thinking levels, prices): the
+	// body follows pi-ai's rules for it. Nil: a model of a custom models.json provider
+	// made of the fields above.
+	Catalog *catalog.Model
+	// Headers are the configured headers (models.json), sent as given.
+	Headers map[string]string
+	// Credential says, for an auth failure, where the key came from and what fixes it.
+	Credential *catalog.Credential
+}
+
+// model is the catalog model the body is built for.
+func (c OpenAIConfig) model() *catalog.Model {
+	if c.Catalog != nil {
+		return c.Catalog
+	}
+	return &catalog.Model{ID: c.Model, API: catalog.APIOpenAICompletions, Provider: "openai-compatible", BaseURL: c.BaseURL,
+		Reasoning: c.Reasoning, ContextWindow: c.ContextWindow, MaxTokens: c.MaxTokens}
 }
 
 const (
@@ -86,79 +103,35 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	case cfg.MaxStallRetries < 0:
 		cfg.MaxStallRetries = 0
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	oc.EmptyMessagesLimit = 100000 // keep-alive comment lines are not errors
-	oc.HTTPClient = &doer{client: hc}
+	oc.HTTPClient = &headerDoer{client: httpClient(cfg.HTTPClient), headers: cfg.Headers}
 	return &OpenAI{cfg: cfg, client: openai.NewClientWithConfig(oc)}
 }
 
 // Name implements Summarizer.
 func (o *OpenAI) Name() string { return "openai:" + o.cfg.Model }
 
-// doer records the status and Retry-After of the last response of a call (go-openai
-// drops response headers on errors) and asks the provider not to store the request.
-type doer struct{ client *http.Client }
-
-type callInfo struct {
-	mu         sync.Mutex
-	status     int
-	retryAfter time.Duration
-	// activity, when set, is called whenever bytes of the response body arrive,
-	// keep-alive comments included (go-openai skips those without returning).
-	activity func()
+// headerDoer adds the configured headers (models.json, session affinity) to each request;
+// callTransport puts pi-lsp's body in place of go-openai's and records the response.
+type headerDoer struct {
+	client  *http.Client
+	headers map[string]string
 }
 
-// activityBody reports every read that returned bytes.
-type activityBody struct {
-	io.ReadCloser
-	activity func()
-}
+type headersKey struct{}
 
-func (b *activityBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.activity()
+func (d *headerDoer) Do(req *http.Request) (*http.Response, error) {
+	for k, v := range d.headers {
+		req.Header.Set(k, v)
 	}
-	return n, err
-}
-
-type callKey struct{}
-
-func (d *doer) Do(req *http.Request) (*http.Response, error) {
-	if req.Body != nil && req.Method == http.MethodPost {
-		body, err := io.ReadAll(req.Body)
-		_ = req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		var m map[string]json.RawMessage
-		if json.Unmarshal(body, &m) == nil {
-			// A summary request must not be kept or cached by the provider.
-			m["store"] = json.RawMessage("false")
-			if b, err := json.Marshal(m); err == nil {
-				body = b
-			}
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.ContentLength = int64(len(body))
-	}
-	resp, err := d.client.Do(req)
-	if ci, ok := req.Context().Value(callKey{}).(*callInfo); ok && resp != nil {
-		ci.mu.Lock()
-		ci.status = resp.StatusCode
-		ci.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
-		activity := ci.activity
-		ci.mu.Unlock()
-		if activity != nil && resp.Body != nil {
-			resp.Body = &activityBody{ReadCloser: resp.Body, activity: activity}
+	if extra, ok := req.Context().Value(headersKey{}).(map[string]string); ok {
+		for k, v := range extra {
+			req.Header.Set(k, v)
 		}
 	}
-	return resp, err
+	return d.client.Do(req)
 }
 
 func parseRetryAfter(v string) time.Duration {
@@ -189,6 +162,9 @@ const (
 	KindLength ErrorKind = "length"
 	// KindToolCall: the answer called a tool instead of summarizing.
 	KindToolCall ErrorKind = "toolCall"
+	// KindUnreachable: the connection could not be made (refused, no route, unknown
+	// host); retried once.
+	KindUnreachable ErrorKind = "unreachable"
 )
 
 // SummaryError is a classified summarizer failure.
@@ -197,6 +173,10 @@ type SummaryError struct {
 	Status  int
 	Message string
 	Retries int
+
+	// Provider, Source and Fix complete an auth failure: who refused which credential,
+	// where it came from, and what fixes it.
+	Provider, Source, Fix string
 
 	retryAfterHint time.Duration
 	cause          error
@@ -214,6 +194,19 @@ func (e *SummaryError) Error() string {
 	msg := e.Message
 	if e.Status != 0 {
 		msg = fmt.Sprintf("HTTP %d: %s", e.Status, msg)
+	}
+	if e.Kind == KindAuth && (e.Provider != "" || e.Source != "") {
+		who := e.Provider
+		if who == "" {
+			who = "the endpoint"
+		}
+		msg = fmt.Sprintf("%s refused the credential (%s)", who, msg)
+		if e.Source != "" {
+			msg += "; it came from " + e.Source
+		}
+		if e.Fix != "" {
+			msg += "; fix: " + e.Fix
+		}
 	}
 	if e.Retries > 0 {
 		if e.Retries == 1 {
@@ -237,9 +230,11 @@ var (
 
 // redactSecrets removes the configured key and anything shaped like a key or a bearer
 // token from a provider's error text.
-func redactSecrets(msg, key string) string {
-	if len(key) >= 4 {
-		msg = strings.ReplaceAll(msg, key, "[redacted]")
+func redactSecrets(msg string, keys ...string) string {
+	for _, key := range keys {
+		if len(key) >= 4 {
+			msg = strings.ReplaceAll(msg, key, "[redacted]")
+		}
 	}
 	msg = bearerRe.ReplaceAllString(msg, "${1}[redacted]")
 	return skKeyRe.ReplaceAllString(msg, "sk-[redacted]")
@@ -296,80 +291,29 @@ func classify(err error, status int) *SummaryError {
 // Summarize implements Summarizer: one streaming request, retried with backoff on rate
 // limits, server errors and broken streams, within a bounded total time. A stall (no byte
 // for StallTimeout) is retried at most MaxStallRetries times, and that retry is the last
-// attempt. Each attempt is announced through req.Progress (Starting).
+// attempt; an unreachable host is retried once. Each attempt is announced through
+// req.Progress (Starting).
 func (o *OpenAI) Summarize(parent context.Context, req Request) (Result, error) {
-	ctx, cancel := context.WithTimeout(parent, o.cfg.TotalTimeout)
-	defer cancel()
-	start := time.Now()
-	var last *SummaryError
-	stopped := func(attempt int) error {
-		if err := parent.Err(); err != nil {
-			return fmt.Errorf("summary request: %w", err)
-		}
-		msg := "no summary within the summarizer's total timeout of " + o.cfg.TotalTimeout.String() + " (context deadline exceeded)"
-		if last != nil {
-			msg += "; last failure: " + last.Message
-		}
-		msg += "; raise the bound with summaryTimeout in settings or PI_LSP_SUMMARY_TIMEOUT"
-		return &SummaryError{Kind: KindTransient, Retries: attempt, cause: ctx.Err(), Message: msg}
+	return summarizeWithRetries(parent, req, o.policy(), o.attempt)
+}
+
+func (o *OpenAI) policy() retryPolicy {
+	secrets := []string{o.cfg.APIKey}
+	for _, v := range o.cfg.Headers {
+		secrets = append(secrets, strings.TrimPrefix(v, "Bearer "))
 	}
-	announce := func(p Progress) {
-		if req.Progress != nil {
-			p.Elapsed = time.Since(start)
-			req.Progress(p)
-		}
-	}
-	maxAttempts := o.cfg.MaxRetries + 1
-	stallRetries := o.cfg.MaxStallRetries
-	next := Progress{Kind: req.Kind, Attempt: 1, MaxAttempts: maxAttempts, Starting: true}
-	announce(next)
-	for attempt := 0; ; attempt++ {
-		res, se, err := o.attempt(ctx, req, start, next)
-		if err == nil {
-			return res, nil
-		}
-		if ctx.Err() != nil {
-			return Result{}, stopped(attempt)
-		}
-		if se == nil {
-			return Result{}, err
-		}
-		// Providers and proxies sometimes echo the key in their error text: it must not
-		// travel on into errors, notifications or logs.
-		se.Message = redactSecrets(se.Message, o.cfg.APIKey)
-		se.Retries = attempt
-		last = se
-		retryable := se.Kind == KindTransient || se.Kind == KindRateLimited
-		if se.stalled {
-			if stallRetries <= 0 {
-				return Result{}, last
-			}
-			stallRetries--
-			// A server that stalled gets one more attempt, not the whole retry budget:
-			// each stall costs StallTimeout.
-			maxAttempts = min(maxAttempts, attempt+2+stallRetries)
-		}
-		if !retryable || attempt+1 >= maxAttempts {
-			return Result{}, last
-		}
-		delay := o.cfg.RetryBase << attempt
-		if ra := o.retryAfter(se); ra > 0 {
-			delay = ra
-		}
-		if delay > o.cfg.MaxRetryDelay {
-			delay = o.cfg.MaxRetryDelay
-		}
-		if se.stalled {
-			delay = 0 // the stall itself was the wait
-		}
-		// Announced before the wait, so a long Retry-After is not silence.
-		next = Progress{Kind: req.Kind, Attempt: attempt + 2, MaxAttempts: maxAttempts, Starting: true, Retry: retryReason(se), Wait: delay}
-		announce(next)
-		if delay > 0 {
-			select {
-			case <-ctx.Done():
-				return Result{}, stopped(attempt)
-			case <-time.After(delay):
+	return retryPolicy{MaxRetries: o.cfg.MaxRetries, RetryBase: o.cfg.RetryBase, MaxRetryDelay: o.cfg.MaxRetryDelay,
+		TotalTimeout: o.cfg.TotalTimeout, StallTimeout: o.cfg.StallTimeout, MaxStallRetries: o.cfg.MaxStallRetries,
+		Secrets: secrets, Describe: describeFailure(o.cfg.model(), o.cfg.Credential, o.cfg.BaseURL)}
+}
+
+// describeFailure completes a failure with who refused which credential and its fix.
+func describeFailure(m *catalog.Model, cred *catalog.Credential, endpoint string) func(se *SummaryError) {
+	return func(se *SummaryError) {
+		if se.Kind == KindAuth {
+			se.Provider = m.Provider
+			if cred != nil {
+				se.Source, se.Fix = cred.Source, cred.Fix
 			}
 		}
 	}
@@ -384,11 +328,7 @@ func retryReason(se *SummaryError) string {
 	case se.Status != 0:
 		return fmt.Sprintf("HTTP %d", se.Status)
 	}
-	msg, _, _ := strings.Cut(se.Message, ":")
-	if len(msg) > 60 {
-		msg = msg[:60] + "…"
-	}
-	return msg
+	return se.Message // whole: a progress line never cuts an error off
 }
 
 // reasoningEffort is pi-ai's clampThinkingLevel for a reasoning model without a level
@@ -453,40 +393,29 @@ func piUsage(u *openai.Usage) *session.Usage {
 	if d := u.CompletionTokensDetails; d != nil {
 		reasoning = float64(d.ReasoningTokens)
 	}
-	computed := false // pi-ai computed the cost (zeros: pi-lsp knows no prices)
+	computed := false // pi-ai computed the cost (piCost fills it in from the model's prices)
 	return &session.Usage{Input: float64(input), Output: float64(u.CompletionTokens), CacheRead: float64(cached),
 		Reasoning: &reasoning, TotalTokens: float64(input + u.CompletionTokens + cached),
 		Cost: &session.UsageCost{TotalFromProvider: &computed}}
 }
 
-func (o *OpenAI) retryAfter(se *SummaryError) time.Duration { return se.retryAfterHint }
-
 func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *SummaryError, error) {
 	ci := &callInfo{}
-	ctx, cancel := context.WithCancel(context.WithValue(parent, callKey{}, ci))
+	ctx, cancel := context.WithCancel(withCall(parent, ci))
 	defer cancel()
-	// The body pi-ai 1.6.0's openai-completions provider sends for a summary: the system
-	// prompt as a string, the prompt as one text part, usage in the stream, the output
-	// limit clamped to the window, a reasoning effort for a reasoning model (branch
-	// summaries too, Pi 1.5.0+), store false (added by doer).
-	prompt := BuildPrompt(req)
-	maxTokens := o.cfg.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
+	// The body is pi-ai 1.6.0's for this model (completionsBody); go-openai sends it and
+	// parses the stream. Its typed request only has to ask for a stream.
+	m := o.cfg.model()
+	body, headers := completionsBody(m, req)
+	data, err := json.Marshal(body)
+	if err != nil {
+		return Result{}, nil, err
 	}
-	creq := openai.ChatCompletionRequest{
-		Model: o.cfg.Model,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: SystemPrompt},
-			{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: prompt}}},
-		},
-		Stream:              true,
-		StreamOptions:       &openai.StreamOptions{IncludeUsage: true},
-		MaxCompletionTokens: clampMaxTokens(maxTokens, o.cfg.ContextWindow, SystemPrompt, prompt),
+	ci.send = data
+	if len(headers) > 0 {
+		ctx = context.WithValue(ctx, headersKey{}, headers)
 	}
-	if o.cfg.Reasoning {
-		creq.ReasoningEffort = reasoningEffort(req.ThinkingLevel)
-	}
+	creq := openai.ChatCompletionRequest{Model: m.ID, Stream: true}
 	// A stalled stream is cancelled by a watchdog that any received byte resets
 	// (keep-alive comments included: a reasoning model behind a proxy may send only
 	// those for minutes; TotalTimeout still bounds the whole summary).
@@ -497,6 +426,10 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, a
 	if err != nil {
 		if parent.Err() != nil {
 			return Result{}, nil, parent.Err()
+		}
+		if ci.status == 0 && ctx.Err() == nil && unreachable(err) {
+			se := unreachableError(o.cfg.BaseURL, err)
+			return Result{}, se, se
 		}
 		se := classify(err, ci.status)
 		se.retryAfterHint = ci.retryAfter
@@ -557,6 +490,7 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, a
 		}
 		if resp.Usage != nil {
 			usage = piUsage(resp.Usage)
+			piCost(m, usage)
 		}
 		chunks++
 		if req.Progress != nil {

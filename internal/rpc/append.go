@@ -148,7 +148,7 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	if last == nil {
 		return ""
 	}
-	_, settings, err := s.summarizerFor(path)
+	settings, err := s.settingsFor(path)
 	if err != nil {
 		return ""
 	}

@@ -111,7 +111,7 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (*Com
 // autoPreparable reports why an automatic compaction of the session at leaf ("" for
 // the leaf) has nothing to do, or nil when Pi's prepareCompaction would prepare one.
 func (s *Server) autoPreparable(path, leaf string) error {
-	_, settings, err := s.summarizerFor(path)
+	settings, err := s.settingsFor(path)
 	if err != nil {
 		return err
 	}
@@ -188,14 +188,18 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 	return res, err
 }
 
-// summarizerFor builds the configured summarizer and the compaction settings of a
-// session at its current leaf (the session service's rules, the CLI's too).
+// summarizerFor builds the summarizer of a job on a session (the session service's rules,
+// the CLI's too: with nothing configured, the session's current model when its credential
+// resolves) and the compaction settings at its current leaf. When a wanted model cannot
+// be used, the client is told once, in one line, why and what fixes it.
 func (s *Server) summarizerFor(path string) (compaction.Summarizer, session.CompactionSettings, error) {
 	c := s.svc()
 	var settings session.CompactionSettings
 	var serr error
+	var leafPath []*session.Entry
 	if _, err := s.withSession(path, func(_ string, ix *session.Index) error {
 		settings, serr = c.SettingsAt(ix, "")
+		leafPath = ix.Path(ix.LeafID())
 		return nil
 	}); err != nil {
 		return nil, session.CompactionSettings{}, err
@@ -203,9 +207,39 @@ func (s *Server) summarizerFor(path string) (compaction.Summarizer, session.Comp
 	if serr != nil {
 		return nil, settings, serviceError(serr)
 	}
-	sum, _, err := c.Summarizer(s.host.cwdOf(path))
+	sum, _, choice, err := c.Summarizer(s.host.cwdOf(path), leafPath)
 	if err != nil {
 		return nil, settings, serviceError(err)
 	}
+	s.noteChoice(path, choice)
 	return sum, settings, nil
+}
+
+// settingsFor are the compaction settings of a session at its current leaf, without a
+// summarizer (no credential is resolved).
+func (s *Server) settingsFor(path string) (session.CompactionSettings, error) {
+	c := s.svc()
+	var settings session.CompactionSettings
+	var serr error
+	if _, err := s.withSession(path, func(_ string, ix *session.Index) error {
+		settings, serr = c.SettingsAt(ix, "")
+		return nil
+	}); err != nil {
+		return session.CompactionSettings{}, err
+	}
+	return settings, serviceError(serr)
+}
+
+// noteChoice shows the client, once per session and reason, the line saying that the
+// wanted model could not be used and the extractive summary is used instead.
+func (s *Server) noteChoice(path string, choice compaction.Choice) {
+	n := choice.Notice()
+	s.host.mu.Lock()
+	st := s.host.stateLocked(path)
+	shown := st.notice == n
+	st.notice = n
+	s.host.mu.Unlock()
+	if n != "" && !shown {
+		s.notify("window/showMessage", showMessageParams{Type: msgWarning, Message: "pi-lsp: " + n})
+	}
 }

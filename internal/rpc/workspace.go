@@ -55,6 +55,8 @@ type sessionState struct {
 	compacting bool
 	// overflowTried: the overflow recovery ran for the current turn.
 	overflowTried bool
+	// notice is the last "model not used" line shown for the session (noteChoice).
+	notice string
 }
 
 func newHost(s *Server) *host {

@@ -66,16 +66,20 @@ func (c Config) SettingsAt(ix *session.Index, leaf string) (session.CompactionSe
 	return c.CompactionSettings(ix.File.Header.Cwd, provider, model)
 }
 
-// Summarizer builds the summarizer of a job on a session whose header cwd is cwd: the
-// front end's choice, over the environment, over the piLsp object of Pi's settings
-// files, in that order. Its config says which model it uses and its context window.
-func (c Config) Summarizer(cwd string) (compaction.Summarizer, compaction.SummarizerConfig, error) {
+// Summarizer builds the summarizer of a job on a session whose header cwd is cwd and
+// whose path to the leaf is path: the front end's choice, over the environment, over the
+// piLsp object of Pi's settings files, in that order; with none, the session's current
+// model as Pi 1.6.0 resumes the session when its credential resolves, else the extractive
+// summary. Its config says which model it uses and its context window; the Choice says
+// which summarizer and model, and why a wanted model was not used (its Notice is the one
+// line a front end shows).
+func (c Config) Summarizer(cwd string, path []*session.Entry) (compaction.Summarizer, compaction.SummarizerConfig, compaction.Choice, error) {
 	cfg := c.SummarizerConfig.Over(compaction.ConfigFromEnv()).Over(compaction.ConfigFromSettings(c.AgentDir, cwd))
-	s, cfg, err := cfg.Build(c.AgentDir)
+	s, cfg, choice, err := cfg.BuildFor(c.AgentDir, cwd, path)
 	if err != nil {
-		return nil, cfg, &kindError{ErrSummarizer, err}
+		return nil, cfg, choice, &kindError{ErrSummarizer, err}
 	}
-	return s, cfg, nil
+	return s, cfg, choice, nil
 }
 
 // BranchReserve is Pi's branchSummary.reserveTokens for a session whose cwd is cwd.

@@ -4,6 +4,9 @@
 //   - lsptest: the LSP harness (a server in process over a pipe, or the built binary
 //     over stdio) with an independent client and composable Await expectations;
 //   - fakemodel: one scripted OpenAI-compatible streaming server;
+//   - modelapi: a capture server of every summary API (anthropic-messages,
+//     openai-responses, openai-completions, google-generative-ai), for comparing the
+//     requests of real Pi and pi-lsp;
 //   - isolate: temp HOME, XDG and Pi agent dirs for a test and the processes it starts;
 //   - corpus: the session corpus under testdata/corpus, copied where a test may write;
 //   - sessiontest: a session file read, loaded and indexed, or the test fails;

@@ -1,0 +1,447 @@
+package compaction
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/pi-lsp/pi-lsp/internal/catalog"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// The anthropic-messages summary request, as pi-ai 1.6.0's streamSimple and buildParams
+// write it for the summarization system prompt and one user text with cacheRetention
+// "none": POST {baseUrl}/v1/messages?beta=true with the betas in anthropic-beta, system as
+// text blocks (Claude Code's identity first for an account-login token), max_tokens fitted
+// to the window, and the thinking pi-ai chooses (disabled, a budget, adaptive with an
+// effort, or effort messages). The official SDK (anthropic-sdk-go) sends the request and
+// decodes the stream; the body is built here because it must be pi-ai's field by field
+// (display, block_binding, fallbacks, effort messages and the betas follow the model's
+// compat, which the SDK's typed params do not know), and is handed to the SDK as its
+// request body.
+
+const claudeCodeIdentity = "You are Claude Code, Anthropic's official CLI for Claude."
+
+// claudeCodeVersion is the claude-cli version pi-ai 1.6.0 presents with an account token.
+const claudeCodeVersion = "2.1.322"
+
+func isAnthropicOAuthToken(key string) bool { return strings.Contains(key, "sk-ant-oat") }
+
+// anthropicEffort is pi-ai's mapThinkingLevelToEffort.
+func anthropicEffort(m *catalog.Model, level string) string {
+	if v, ok := m.ThinkingLevelMap[level]; ok && v != nil {
+		return *v
+	}
+	switch level {
+	case "minimal", "low":
+		return "low"
+	case "medium":
+		return "medium"
+	}
+	return "high"
+}
+
+// anthropicBody is the body and the betas of a summary request to m.
+func anthropicBody(m *catalog.Model, req Request, oauth bool, headers map[string]string) (map[string]any, []string) {
+	prompt := BuildPrompt(req)
+	level := reasoningLevel(m, req.ThinkingLevel)
+	forceAdaptive, _ := m.CompatBool("forceAdaptiveThinking")
+	midConvoEffort, _ := m.CompatBool("supportsMidConvoEffort")
+	maxTokens := maxTokensFor(m, prompt)
+	thinkingEnabled := level != ""
+	effort := ""
+	budget := 0
+	switch {
+	case !thinkingEnabled:
+	case forceAdaptive:
+		effort = anthropicEffort(m, level)
+	default:
+		budget = thinkingBudget(level)
+		adjusted := min(maxTokens+budget, m.MaxTokens)
+		if adjusted <= budget {
+			budget = min(budget, max(0, adjusted-1024))
+		}
+		maxTokens = clampMaxTokens(adjusted, m.ContextWindow, SystemPrompt, prompt)
+		budget = min(budget, max(0, maxTokens-1024))
+	}
+	offMap, offPresent := m.ThinkingLevelMap["off"]
+	thinkingDisabled := m.Reasoning && !thinkingEnabled && !(offPresent && offMap == nil)
+	effortMessages := midConvoEffort && !thinkingDisabled
+	messages := []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": prompt}}}}
+	if effortMessages {
+		active := effort
+		if active == "" {
+			active = "high"
+		}
+		messages = append(messages, map[string]any{"role": "system", "content": []any{}, "output_config": map[string]any{"effort": active}})
+	}
+	body := map[string]any{
+		"model":      m.ID,
+		"messages":   messages,
+		"max_tokens": maxTokens,
+		"stream":     true,
+	}
+	system := []any{}
+	if oauth {
+		system = append(system, map[string]any{"type": "text", "text": claudeCodeIdentity})
+	}
+	body["system"] = append(system, map[string]any{"type": "text", "text": SystemPrompt})
+	switch {
+	case thinkingDisabled:
+		body["thinking"] = map[string]any{"type": "disabled"}
+	case effortMessages:
+		body["thinking"] = map[string]any{"type": "adaptive", "display": "summarized",
+			"block_binding": map[string]any{"prefix_mismatch_behavior": "drop_block"}}
+		body["output_config"] = map[string]any{"effort": "low"}
+	case m.Reasoning && thinkingEnabled && forceAdaptive:
+		body["thinking"] = map[string]any{"type": "adaptive", "display": "summarized"}
+		if effort != "" {
+			body["output_config"] = map[string]any{"effort": effort}
+		}
+	case m.Reasoning && thinkingEnabled:
+		if budget == 0 {
+			budget = 1024
+		}
+		body["thinking"] = map[string]any{"type": "enabled", "budget_tokens": budget, "display": "summarized"}
+	}
+	fallbacks, _ := m.Compat["allowedFallbackModels"].([]any)
+	if len(fallbacks) > 0 {
+		var list []any
+		for _, f := range fallbacks {
+			if fm, ok := f.(map[string]any); ok {
+				list = append(list, map[string]any{"model": fm["model"]})
+			}
+		}
+		body["fallbacks"] = list
+	}
+	// The betas: a configured anthropic-beta header replaces pi-ai's choice.
+	configured, isSet := "", false
+	for _, h := range []map[string]string{m.Headers, headers} {
+		for k, v := range h {
+			if strings.EqualFold(k, "anthropic-beta") {
+				configured, isSet = v, true
+			}
+		}
+	}
+	var betas []string
+	add := func(b string) {
+		for _, have := range betas {
+			if have == b {
+				return
+			}
+		}
+		betas = append(betas, b)
+	}
+	if isSet {
+		for _, b := range strings.Split(configured, ",") {
+			if b = strings.TrimSpace(b); b != "" {
+				add(b)
+			}
+		}
+		return body, betas
+	}
+	if oauth {
+		add("claude-code-20250219")
+		add("oauth-2025-04-20")
+	}
+	if m.Reasoning && thinkingEnabled && !forceAdaptive {
+		add("interleaved-thinking-2025-05-14")
+	}
+	if len(fallbacks) > 0 {
+		add("server-side-fallback-2026-07-01")
+	}
+	if midConvoEffort {
+		add("mid-conversation-output-config-2026-07-01")
+		add("thinking-binding-controls-2026-08-01")
+	}
+	return body, betas
+}
+
+// anthropicAPI makes summary requests to an anthropic-messages model.
+type anthropicAPI struct {
+	cfg    ModelSummarizerConfig
+	client anthropic.Client
+}
+
+func newAnthropicAPI(cfg ModelSummarizerConfig) *anthropicAPI {
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(), // the key and URL are Pi's, never the SDK's own chain
+		option.WithBaseURL(cfg.Model.BaseURL),
+		option.WithHTTPClient(httpClient(cfg.HTTPClient)),
+		option.WithMaxRetries(0), // pi-lsp retries
+		option.WithHeader("User-Agent", userAgent),
+	}
+	key := cfg.Credential.APIKey
+	oauth := isAnthropicOAuthToken(key)
+	switch {
+	case key != "" && (oauth || cfg.Model.Provider == "github-copilot"):
+		opts = append(opts, option.WithAuthToken(key))
+	case key != "":
+		// x-api-key, as pi-ai sends a key (this SDK's WithAPIKey sends a bearer header).
+		opts = append(opts, option.WithHeader("X-Api-Key", key))
+	}
+	if oauth {
+		opts = append(opts, option.WithHeader("User-Agent", "claude-cli/"+claudeCodeVersion), option.WithHeader("x-app", "cli"))
+	}
+	for k, v := range cfg.Model.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	for k, v := range cfg.Credential.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	return &anthropicAPI{cfg: cfg, client: anthropic.NewClient(opts...)}
+}
+
+// anthropicEvent is the part of a stream event pi-ai reads; usage fields are pointers
+// so that a null or absent one keeps the earlier figure.
+type anthropicEvent struct {
+	Type    string `json:"type"`
+	Message struct {
+		Model string         `json:"model"`
+		Usage anthropicUsage `json:"usage"`
+	} `json:"message"`
+	ContentBlock struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content_block"`
+	Index int `json:"index"`
+	Delta struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		StopReason  string `json:"stop_reason"`
+		StopDetails *struct {
+			Explanation string `json:"explanation"`
+		} `json:"stop_details"`
+	} `json:"delta"`
+	Usage *anthropicUsage `json:"usage"`
+}
+
+type anthropicUsage struct {
+	InputTokens              *float64 `json:"input_tokens"`
+	OutputTokens             *float64 `json:"output_tokens"`
+	CacheReadInputTokens     *float64 `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens *float64 `json:"cache_creation_input_tokens"`
+	CacheCreation            *struct {
+		Ephemeral1h *float64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
+	OutputTokensDetails *struct {
+		ThinkingTokens *float64 `json:"thinking_tokens"`
+	} `json:"output_tokens_details"`
+}
+
+func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *SummaryError, error) {
+	m := a.cfg.Model
+	ci := &callInfo{}
+	ctx, cancel := context.WithCancel(withCall(parent, ci))
+	defer cancel()
+	oauth := isAnthropicOAuthToken(a.cfg.Credential.APIKey)
+	body, betas := anthropicBody(m, req, oauth, a.cfg.Credential.Headers)
+	data, err := json.Marshal(body)
+	if err != nil {
+		return Result{}, nil, err
+	}
+	ci.send = data
+	opts := []option.RequestOption{option.WithQuery("beta", "true")}
+	if len(betas) > 0 {
+		opts = append(opts, option.WithHeader("anthropic-beta", strings.Join(betas, ",")))
+	}
+	stall := time.AfterFunc(a.cfg.StallTimeout, cancel)
+	defer stall.Stop()
+	ci.activity = func() { stall.Reset(a.cfg.StallTimeout) }
+	stream := a.client.Beta.Messages.NewStreaming(ctx, anthropic.BetaMessageNewParams{}, opts...)
+	defer stream.Close()
+	usage := &session.Usage{}
+	zero := 0.0
+	usage.CacheWrite1h = &zero
+	var texts []*strings.Builder
+	blocks := map[int]*strings.Builder{}
+	stop, stopErr := "", ""
+	calledTool := false
+	chunks := 0
+	for stream.Next() {
+		stall.Reset(a.cfg.StallTimeout)
+		ev := stream.Current()
+		var e anthropicEvent
+		if err := json.Unmarshal([]byte(ev.RawJSON()), &e); err != nil {
+			se := &SummaryError{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+			return Result{}, se, se
+		}
+		switch e.Type {
+		case "message_start":
+			u := e.Message.Usage
+			usage.Input, usage.Output, usage.CacheRead, usage.CacheWrite = val(u.InputTokens), val(u.OutputTokens), val(u.CacheReadInputTokens), val(u.CacheCreationInputTokens)
+			h := 0.0
+			if u.CacheCreation != nil {
+				h = val(u.CacheCreation.Ephemeral1h)
+			}
+			usage.CacheWrite1h = &h
+		case "content_block_start":
+			switch e.ContentBlock.Type {
+			case "text":
+				b := &strings.Builder{}
+				b.WriteString(e.ContentBlock.Text)
+				blocks[e.Index] = b
+				texts = append(texts, b)
+			case "tool_use":
+				calledTool = true
+			}
+		case "content_block_delta":
+			if e.Delta.Type == "text_delta" {
+				if b := blocks[e.Index]; b != nil {
+					b.WriteString(e.Delta.Text)
+				}
+			}
+		case "content_block_stop":
+			delete(blocks, e.Index)
+		case "message_delta":
+			if e.Delta.StopReason != "" {
+				stop = e.Delta.StopReason
+				if stop == "refusal" {
+					stopErr = "The model refused to complete the request"
+					if e.Delta.StopDetails != nil && e.Delta.StopDetails.Explanation != "" {
+						stopErr = e.Delta.StopDetails.Explanation
+					}
+				}
+			}
+			if u := e.Usage; u != nil {
+				if u.InputTokens != nil {
+					usage.Input = *u.InputTokens
+				}
+				if u.OutputTokens != nil {
+					usage.Output = *u.OutputTokens
+				}
+				if u.CacheReadInputTokens != nil {
+					usage.CacheRead = *u.CacheReadInputTokens
+				}
+				if u.CacheCreationInputTokens != nil {
+					usage.CacheWrite = *u.CacheCreationInputTokens
+				}
+				if u.CacheCreation != nil && u.CacheCreation.Ephemeral1h != nil {
+					h := *u.CacheCreation.Ephemeral1h
+					usage.CacheWrite1h = &h
+				}
+				if u.OutputTokensDetails != nil && u.OutputTokensDetails.ThinkingTokens != nil {
+					r := *u.OutputTokensDetails.ThinkingTokens
+					usage.Reasoning = &r
+				}
+			}
+		}
+		usage.TotalTokens = usage.Input + usage.Output + usage.CacheRead + usage.CacheWrite
+		chunks++
+		reportTokens(req, at, start, chunks)
+	}
+	if err := stream.Err(); err != nil {
+		if parent.Err() != nil {
+			return Result{}, nil, parent.Err()
+		}
+		var ae *anthropic.Error
+		if errors.As(err, &ae) && ae.StatusCode == 0 {
+			err = errors.New(errorBodyMessage(ae.RawJSON())) // an error event after the 200
+		}
+		se := streamFailure(ctx, ci, err, m.BaseURL, a.cfg.StallTimeout, chunks)
+		return Result{}, se, se
+	}
+	piCost(m, usage)
+	switch stop {
+	case "":
+		se := &SummaryError{Kind: KindTransient, Message: "stream ended before the model finished (connection cut)"}
+		return Result{}, se, se
+	case "max_tokens":
+		se := &SummaryError{Kind: KindLength, Message: "generation hit the token cap and the summary is incomplete"}
+		return Result{}, se, se
+	case "tool_use":
+		calledTool = true
+	case "end_turn", "pause_turn", "stop_sequence":
+	case "refusal":
+		se := &SummaryError{Kind: KindFatal, Message: stopErr}
+		return Result{}, se, se
+	case "sensitive":
+		se := &SummaryError{Kind: KindFatal, Message: "Provider stopped with: sensitive"}
+		return Result{}, se, se
+	default:
+		se := &SummaryError{Kind: KindFatal, Message: "Unhandled stop reason: " + stop}
+		return Result{}, se, se
+	}
+	if calledTool {
+		se := &SummaryError{Kind: KindToolCall, Message: "the model called a tool instead of summarizing"}
+		return Result{}, se, se
+	}
+	parts := make([]string, len(texts))
+	for i, b := range texts {
+		parts[i] = b.String()
+	}
+	return finish(strings.Join(parts, "\n"), usage, m)
+}
+
+func val(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// reportTokens reports a received stream event.
+func reportTokens(req Request, at Progress, start time.Time, chunks int) {
+	if req.Progress == nil {
+		return
+	}
+	p := at
+	p.Starting, p.Retry, p.Wait = false, "", 0
+	p.Tokens, p.Elapsed = chunks, time.Since(start)
+	req.Progress(p)
+}
+
+// finish is the result of a complete answer: its text trimmed (an empty one fails).
+func finish(text string, usage *session.Usage, m *catalog.Model) (Result, *SummaryError, error) {
+	out := strings.TrimSpace(text)
+	if out == "" {
+		se := &SummaryError{Kind: KindEmpty, Message: "the model returned an empty summary"}
+		return Result{}, se, se
+	}
+	return Result{Text: out, Usage: usage, Model: m.ID}, nil, nil
+}
+
+// streamFailure classifies a failed request or stream of any SDK: cancelled by the
+// caller, stalled, an HTTP error (from what the transport saw), unreachable, or broken.
+func streamFailure(ctx context.Context, ci *callInfo, err error, endpoint string, stallTimeout time.Duration, chunks int) *SummaryError {
+	ci.mu.Lock()
+	status, body, retryAfter := ci.status, string(ci.body), ci.retryAfter
+	ci.mu.Unlock()
+	var se *SummaryError
+	switch {
+	case ctx.Err() != nil:
+		se = &SummaryError{Kind: KindTransient, stalled: true}
+		if chunks == 0 && status == 0 {
+			se.Message = "no response within " + stallTimeout.String() + ": stalled before the response headers"
+		} else {
+			se.Message = "stream stalled for " + stallTimeout.String() + ": no byte received"
+		}
+	case status >= 400:
+		se = statusError(status, body, retryAfter)
+	case status == 0 && unreachable(err):
+		se = unreachableError(endpoint, err)
+	default:
+		var syn *json.SyntaxError
+		se = &SummaryError{Kind: KindTransient, Message: "stream broken: " + err.Error()}
+		if errors.As(err, &syn) {
+			se.Message = "malformed stream data from the server: " + err.Error()
+		} else if strings.Contains(err.Error(), "unexpected EOF") {
+			se.Message = "stream broken: the connection closed mid-answer (unexpected EOF)"
+		} else if status == 200 {
+			se.Message = "error event in the stream: " + errorBodyMessage(err.Error())
+		}
+		if contextTooLongRe.MatchString(se.Message) {
+			se.Kind = KindContextTooLong
+		}
+	}
+	return se
+}
+
+// userAgent is what pi-lsp's summary requests say they are.
+var userAgent = fmt.Sprintf("pi-lsp (summaries; pi-ai %s requests)", catalog.EmbeddedVersion())

@@ -1,0 +1,322 @@
+package compaction
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/pi-lsp/pi-lsp/internal/catalog"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// The openai-responses summary request, as pi-ai 1.6.0's streamSimple and buildParams
+// write it for the summarization system prompt and one user text with cacheRetention
+// "none": POST {baseUrl}/responses with the prompt as a developer (reasoning model) or
+// system message, the text as input_text, store false, max_output_tokens fitted to the
+// window, and the reasoning effort with its summary and encrypted content, or the
+// model's "off" effort. The official SDK (openai-go) sends the request and decodes the
+// stream; the body is built here, because it must be pi-ai's field by field (the
+// instruction role, the "off" effort, configuration_update items, prompt_cache_options and
+// the fields a ChatGPT sign-in refuses follow the model's compat), and is handed to the
+// SDK as its request body.
+
+const responsesMinOutputTokens = 16
+
+// isChatGPTSignIn is pi-ai's: a non-sk- credential sent to OpenAI's own endpoint.
+func isChatGPTSignIn(m *catalog.Model, key string) bool {
+	return m.Provider == "openai" && m.BaseURL == "https://api.openai.com/v1" && key != "" && !strings.HasPrefix(key, "sk-")
+}
+
+// responsesBody is the body of a summary request to an openai-responses model.
+func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
+	prompt := BuildPrompt(req)
+	effort := reasoningLevel(m, req.ThinkingLevel)
+	chatGPT := isChatGPTSignIn(m, key)
+	compatBool := func(k string, d bool) bool {
+		if v, ok := m.CompatBool(k); ok {
+			return v
+		}
+		return d
+	}
+	configUpdate := ""
+	if compatBool("supportsMidConvoEffort", false) && effort != "" && !chatGPT {
+		configUpdate = m.MappedLevel(effort)
+	}
+	role := "system"
+	if m.Reasoning && compatBool("supportsDeveloperRole", true) {
+		role = "developer"
+	}
+	input := []any{
+		map[string]any{"role": role, "content": SystemPrompt},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "input_text", "text": prompt}}},
+	}
+	if configUpdate != "" {
+		input = append(input, map[string]any{"type": "configuration_update", "reasoning": map[string]any{"effort": configUpdate}})
+	}
+	body := map[string]any{
+		"model":  m.ID,
+		"input":  input,
+		"stream": true,
+		"store":  false,
+	}
+	if compatBool("supportsExplicitPromptCacheMode", false) && !chatGPT {
+		body["prompt_cache_options"] = map[string]any{"mode": "explicit"}
+	}
+	if maxTokens := maxTokensFor(m, prompt); maxTokens > 0 && compatBool("supportsMaxOutputTokens", true) && !chatGPT {
+		body["max_output_tokens"] = max(maxTokens, responsesMinOutputTokens)
+	}
+	if m.Reasoning {
+		if effort != "" {
+			e := m.MappedLevel(effort)
+			if configUpdate != "" {
+				e = "medium"
+			}
+			body["reasoning"] = map[string]any{"effort": e, "summary": "auto"}
+			body["include"] = []any{"reasoning.encrypted_content"}
+		} else if v, present := m.ThinkingLevelMap["off"]; m.Provider != "github-copilot" && !(present && v == nil) {
+			off := "none"
+			if present {
+				off = *v
+			}
+			body["reasoning"] = map[string]any{"effort": off}
+		}
+		if m.Provider == "xai" {
+			body["include"] = []any{"reasoning.encrypted_content"}
+		}
+	}
+	for k, v := range samplingParams(m, effort) {
+		body[k] = v
+	}
+	return body
+}
+
+// responsesAPI makes summary requests to an openai-responses model.
+type responsesAPI struct {
+	cfg    ModelSummarizerConfig
+	client openai.Client
+}
+
+func newResponsesAPI(cfg ModelSummarizerConfig) *responsesAPI {
+	key := cfg.Credential.APIKey
+	if key == "" {
+		key = "unused" // the credential is a configured Authorization header, as pi-ai sends it
+	}
+	opts := []option.RequestOption{
+		option.WithBaseURL(cfg.Model.BaseURL),
+		option.WithAPIKey(key),
+		option.WithHTTPClient(httpClient(cfg.HTTPClient)),
+		option.WithMaxRetries(0),
+		option.WithHeader("User-Agent", userAgent),
+	}
+	for k, v := range cfg.Model.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	for k, v := range cfg.Credential.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	return &responsesAPI{cfg: cfg, client: openai.NewClient(opts...)}
+}
+
+// responsesEvent is the part of a stream event pi-ai reads.
+type responsesEvent struct {
+	Type        string `json:"type"`
+	OutputIndex int    `json:"output_index"`
+	Delta       string `json:"delta"`
+	Code        string `json:"code"`
+	Message     string `json:"message"`
+	Item        struct {
+		Type    string `json:"type"`
+		Content []struct {
+			Type    string `json:"type"`
+			Text    string `json:"text"`
+			Refusal string `json:"refusal"`
+		} `json:"content"`
+	} `json:"item"`
+	Response struct {
+		Status            string `json:"status"`
+		IncompleteDetails *struct {
+			Reason string `json:"reason"`
+		} `json:"incomplete_details"`
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+		Usage *struct {
+			InputTokens        float64 `json:"input_tokens"`
+			OutputTokens       float64 `json:"output_tokens"`
+			TotalTokens        float64 `json:"total_tokens"`
+			InputTokensDetails *struct {
+				CachedTokens     float64 `json:"cached_tokens"`
+				CacheWriteTokens float64 `json:"cache_write_tokens"`
+			} `json:"input_tokens_details"`
+			OutputTokensDetails *struct {
+				ReasoningTokens float64 `json:"reasoning_tokens"`
+			} `json:"output_tokens_details"`
+		} `json:"usage"`
+	} `json:"response"`
+}
+
+func (a *responsesAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *SummaryError, error) {
+	m := a.cfg.Model
+	ci := &callInfo{}
+	ctx, cancel := context.WithCancel(withCall(parent, ci))
+	defer cancel()
+	data, err := json.Marshal(responsesBody(m, req, a.cfg.Credential.APIKey))
+	if err != nil {
+		return Result{}, nil, err
+	}
+	ci.send = data
+	stall := time.AfterFunc(a.cfg.StallTimeout, cancel)
+	defer stall.Stop()
+	ci.activity = func() { stall.Reset(a.cfg.StallTimeout) }
+	stream := a.client.Responses.NewStreaming(ctx, responses.ResponseNewParams{})
+	defer stream.Close()
+	texts := map[int]*strings.Builder{}
+	var order []int
+	var usage *session.Usage
+	status, incomplete := "", ""
+	terminal, calledTool := false, false
+	chunks := 0
+	var failure *SummaryError
+	for stream.Next() {
+		stall.Reset(a.cfg.StallTimeout)
+		var e responsesEvent
+		if err := json.Unmarshal([]byte(stream.Current().RawJSON()), &e); err != nil {
+			se := &SummaryError{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+			return Result{}, se, se
+		}
+		chunks++
+		reportTokens(req, at, start, chunks)
+		switch e.Type {
+		case "response.output_item.added":
+			switch e.Item.Type {
+			case "message":
+				if texts[e.OutputIndex] == nil {
+					texts[e.OutputIndex] = &strings.Builder{}
+					order = append(order, e.OutputIndex)
+				}
+			case "function_call", "custom_tool_call":
+				calledTool = true
+			}
+		case "response.output_text.delta", "response.refusal.delta":
+			if b := texts[e.OutputIndex]; b != nil {
+				b.WriteString(e.Delta)
+			}
+		case "response.output_item.done":
+			if e.Item.Type == "message" {
+				b := texts[e.OutputIndex]
+				if b == nil {
+					b = &strings.Builder{}
+					texts[e.OutputIndex] = b
+					order = append(order, e.OutputIndex)
+				}
+				b.Reset()
+				for _, c := range e.Item.Content {
+					if c.Type == "output_text" {
+						b.WriteString(c.Text)
+					} else {
+						b.WriteString(c.Refusal)
+					}
+				}
+			} else if e.Item.Type == "function_call" || e.Item.Type == "custom_tool_call" {
+				calledTool = true
+			}
+		case "response.completed", "response.incomplete":
+			terminal = true
+			r := e.Response
+			if u := r.Usage; u != nil {
+				cached, written := 0.0, 0.0
+				if d := u.InputTokensDetails; d != nil {
+					cached, written = d.CachedTokens, d.CacheWriteTokens
+				}
+				reasoning := 0.0
+				if d := u.OutputTokensDetails; d != nil {
+					reasoning = d.ReasoningTokens
+				}
+				usage = &session.Usage{Input: max(0, u.InputTokens-cached-written), Output: u.OutputTokens, CacheRead: cached,
+					CacheWrite: written, Reasoning: &reasoning, TotalTokens: u.TotalTokens}
+			}
+			status = r.Status
+			if r.IncompleteDetails != nil {
+				incomplete = r.IncompleteDetails.Reason
+			}
+		case "error":
+			failure = &SummaryError{Kind: KindTransient, Message: "Error Code " + e.Code + ": " + e.Message}
+		case "response.failed":
+			terminal = true
+			msg := "Unknown error (no error details in response)"
+			switch {
+			case e.Response.Error != nil:
+				code := e.Response.Error.Code
+				if code == "" {
+					code = "unknown"
+				}
+				text := e.Response.Error.Message
+				if text == "" {
+					text = "no message"
+				}
+				msg = code + ": " + text
+			case e.Response.IncompleteDetails != nil && e.Response.IncompleteDetails.Reason != "":
+				msg = "incomplete: " + e.Response.IncompleteDetails.Reason
+			}
+			failure = &SummaryError{Kind: KindTransient, Message: msg}
+		}
+		if failure != nil {
+			if contextTooLongRe.MatchString(failure.Message) {
+				failure.Kind = KindContextTooLong
+			}
+			return Result{}, failure, failure
+		}
+	}
+	if err := stream.Err(); err != nil {
+		if parent.Err() != nil {
+			return Result{}, nil, parent.Err()
+		}
+		var oe *openai.Error
+		if errors.As(err, &oe) && oe.StatusCode == 0 {
+			err = errors.New(errorBodyMessage(oe.RawJSON()))
+		}
+		se := streamFailure(ctx, ci, err, m.BaseURL, a.cfg.StallTimeout, chunks)
+		return Result{}, se, se
+	}
+	if !terminal {
+		se := &SummaryError{Kind: KindTransient, Message: "stream ended before the model finished (connection cut)"}
+		return Result{}, se, se
+	}
+	if usage == nil {
+		usage = &session.Usage{}
+	}
+	piCost(m, usage)
+	switch status {
+	case "completed", "in_progress", "queued", "":
+	case "incomplete":
+		if incomplete == "max_output_tokens" {
+			se := &SummaryError{Kind: KindLength, Message: "generation hit the token cap and the summary is incomplete"}
+			return Result{}, se, se
+		}
+		msg := "Response incomplete without a provider reason"
+		if incomplete != "" {
+			msg = "Response incomplete: " + incomplete
+		}
+		se := &SummaryError{Kind: KindFatal, Message: msg}
+		return Result{}, se, se
+	default:
+		se := &SummaryError{Kind: KindFatal, Message: "the response ended with status " + status}
+		return Result{}, se, se
+	}
+	if calledTool {
+		se := &SummaryError{Kind: KindToolCall, Message: "the model called a tool instead of summarizing"}
+		return Result{}, se, se
+	}
+	parts := make([]string, 0, len(order))
+	for _, i := range order {
+		parts = append(parts, texts[i].String())
+	}
+	return finish(strings.Join(parts, "\n"), usage, m)
+}
