@@ -99,6 +99,13 @@ var modelCases = []modelCase{
 	{name: "openai-completions/auth.json-through-pi", file: "compact-twice.jsonl", keep: 200, requests: 1, piOnPath: true,
 		models: `{"providers":{"fake":{"baseUrl":"BASE/v1","api":"openai-completions","models":[{"id":"fake-model"}]}}}`,
 		auth:   `{"fake":{"type":"api_key","key":"sk-saved-in-auth-json"}}`},
+	// An account login saved in auth.json: pi-lsp asks the user's pi for its bearer token
+	// (pi auth print-bearer-token), and the request is Pi's for such a token (Bearer,
+	// Claude Code's identity, its betas).
+	{name: "builtin-anthropic/account-login-through-pi", file: "compact-twice.jsonl", keep: 200, piOnPath: true,
+		models: `{"providers":{"anthropic":{"baseUrl":"BASE"}}}`,
+		auth:   `{"anthropic":{"type":"oauth","access":"sk-ant-oat01-test-token","refresh":"unused","expires":4102444800000}}`,
+		append: []string{modelChange("anthropic", "claude-sonnet-4-5"), thinking("medium")}},
 }
 
 // credentialOf is the credential a request carried, whichever header its API uses.
@@ -401,9 +408,13 @@ func TestCompactWithSessionModelMatchesPi(t *testing.T) {
 			pi.stop() // pi-lsp refuses to write a session a running pi holds
 
 			pointModels(t, w, tc.models, forUs)
+			authBefore, _ := os.ReadFile(filepath.Join(w.dirs.AgentDir, "auth.json"))
 			code, out, errOut := runCLI(t, "compact", ours, "--json")
 			if code != 0 {
 				t.Fatalf("pi-lsp compact: exit %d: %s %s", code, errOut, out)
+			}
+			if after, _ := os.ReadFile(filepath.Join(w.dirs.AgentDir, "auth.json")); string(after) != string(authBefore) {
+				t.Error("auth.json changed")
 			}
 			if strings.Contains(errOut, "extractive") {
 				t.Fatalf("pi-lsp fell back to the extractive summary: %s", errOut)

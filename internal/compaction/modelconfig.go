@@ -138,6 +138,11 @@ func (c SummarizerConfig) BuildFor(agentDir, cwd string, path []*session.Entry) 
 		if err != nil {
 			return nil, cfg, Choice{}, err
 		}
+		if o, ok := s.(*OpenAI); ok {
+			keyEnv := cmp.Or(cfg.APIKeyEnv, "OPENAI_API_KEY")
+			o.cfg.Credential = &catalog.Credential{Source: "the environment variable " + keyEnv + " (apiKeyEnv) or models.json",
+				Fix: "export a valid key in " + keyEnv + " where pi-lsp runs"}
+		}
 		return s, cfg, Choice{Kind: "openai", Model: cfg.Model, API: catalog.APIOpenAICompletions, From: "config"}, nil
 	case "", "model":
 	default:

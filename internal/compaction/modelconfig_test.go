@@ -1,0 +1,101 @@
+package compaction_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+)
+
+func pathOf(t *testing.T, lines ...string) []*session.Entry {
+	t.Helper()
+	text := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n" + strings.Join(lines, "\n") + "\n"
+	f, err := session.Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Entries
+}
+
+// With no summarizer configured, the session's model when its credential resolves, else
+// the extractive summary and a line saying which model, why, and the fix.
+func TestBuildForChoosesTheSessionModel(t *testing.T) {
+	d := isolate.Setup(t)
+	t.Setenv("PI_LSP_PI", "-")
+	t.Setenv("ACME_KEY", "")
+	if err := os.WriteFile(filepath.Join(d.AgentDir, "models.json"), []byte(`{"providers":{"acme":{"baseUrl":"http://127.0.0.1:9/v1","api":"openai-completions","apiKey":"$ACME_KEY",
+		"models":[{"id":"small","reasoning":true,"contextWindow":50000,"maxTokens":2000},{"id":"big"}]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := pathOf(t,
+		`{"type":"model_change","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","provider":"acme","modelId":"small"}`,
+		`{"type":"thinking_level_change","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","thinkingLevel":"xhigh"}`)
+
+	s, _, ch, err := compaction.SummarizerConfig{}.BuildFor(d.AgentDir, "", path)
+	if err != nil || s.Name() != "extractive" || ch.Kind != "extractive" || ch.Wanted != "acme/small" || ch.Fix != "export ACME_KEY in the environment pi-lsp runs in" {
+		t.Fatalf("without the key: %v %+v %v", s, ch, err)
+	}
+	if n := ch.Notice(); !strings.Contains(n, "the session's model acme/small") || !strings.Contains(n, "ACME_KEY") {
+		t.Errorf("notice %q", n)
+	}
+	if _, _, _, err := (compaction.SummarizerConfig{Kind: "model"}).BuildFor(d.AgentDir, "", path); err == nil || !strings.Contains(err.Error(), "ACME_KEY") {
+		t.Errorf("--summarizer model without a usable model must fail: %v", err)
+	}
+
+	t.Setenv("ACME_KEY", "k")
+	s, cfg, ch, err := compaction.SummarizerConfig{}.BuildFor(d.AgentDir, "", path)
+	if err != nil || s.Name() != "acme/small" || ch.Kind != "model" || ch.ThinkingLevel != "high" || ch.From != "session" || ch.Notice() != "" {
+		t.Fatalf("with the key: %v %+v %v", s, ch, err)
+	}
+	if cfg.ContextWindow != 50000 || cfg.MaxTokens != 2000 {
+		t.Errorf("the model's limits: %+v", cfg)
+	}
+	if got := ch.Describe(); got != "Compact with small via acme (thinking high)" {
+		t.Errorf("describe %q", got)
+	}
+	if !strings.Contains(ch.Credential, "ACME_KEY") {
+		t.Errorf("credential source %q", ch.Credential)
+	}
+
+	s, _, ch, err = compaction.SummarizerConfig{Model: "acme/big:low"}.BuildFor(d.AgentDir, "", path)
+	if err != nil || s.Name() != "acme/big" || ch.From != "config" || ch.ThinkingLevel != "off" {
+		t.Errorf("--model acme/big:low (not a reasoning model): %v %+v %v", s, ch, err)
+	}
+	// A bare name (PI_LSP_MODEL for the openai summarizer) means nothing to the default.
+	if s, _, _, err := (compaction.SummarizerConfig{Model: "gpt-4o"}).BuildFor(d.AgentDir, "", path); err != nil || s.Name() != "acme/small" {
+		t.Errorf("a bare model name without --summarizer openai: %v %v", s, err)
+	}
+	if _, _, _, err := (compaction.SummarizerConfig{Kind: "model", Model: "nope"}).BuildFor(d.AgentDir, "", path); err == nil {
+		t.Error("a model that is not PROVIDER/ID must be refused")
+	}
+	s, _, ch, _ = compaction.SummarizerConfig{Kind: "extractive"}.BuildFor(d.AgentDir, "", path)
+	if s.Name() != "extractive" || ch.Wanted != "" || ch.Notice() != "" {
+		t.Errorf("--summarizer extractive: %+v", ch)
+	}
+
+	// A separate summary model in Pi's settings (piLsp.summaryModel).
+	if err := os.WriteFile(filepath.Join(d.AgentDir, "settings.json"), []byte(`{"piLsp":{"summaryModel":"acme/big"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, _, _, err = (compaction.SummarizerConfig{}).BuildFor(d.AgentDir, "", path); err != nil || s.Name() != "acme/big" {
+		t.Errorf("piLsp.summaryModel: %v %v", s, err)
+	}
+}
+
+func TestParseModelRef(t *testing.T) {
+	for _, tc := range []struct{ in, p, id, level string }{
+		{"anthropic/claude-sonnet-4-5", "anthropic", "claude-sonnet-4-5", ""},
+		{"anthropic/claude-sonnet-4-5:high", "anthropic", "claude-sonnet-4-5", "high"},
+		{"amazon-bedrock/amazon.nova-2-lite-v1:0", "amazon-bedrock", "amazon.nova-2-lite-v1:0", ""},
+		{"openrouter/openai/gpt-5:max", "openrouter", "openai/gpt-5", "max"},
+	} {
+		p, id, level, err := compaction.ParseModelRef(tc.in)
+		if err != nil || p != tc.p || id != tc.id || level != tc.level {
+			t.Errorf("%s: %q %q %q %v", tc.in, p, id, level, err)
+		}
+	}
+}
