@@ -98,6 +98,7 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 	kind, model := summarizerFlags(fs)
 	summaryFile := fs.String("summary-file", "", "use this file's text as the summary instead of generating one")
 	dryRun := fs.Bool("dry-run", false, "show the cut and what would be summarized; write nothing")
+	coverage := fs.Bool("coverage", false, "with --dry-run: generate the summary and list the entities of the summarized range it does not carry")
 	asJSON := fs.Bool("json", false, "print JSON")
 	force := forceFlag(fs)
 	path, err := fileArg(fs, args)
@@ -149,6 +150,9 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 	if err != nil {
 		return err
 	}
+	if *dryRun && *coverage {
+		return printCoverage(ctx, stdout, stderr, c, path, *leaf, cwd, res.Preparation, *instructions, *asJSON)
+	}
 	if *dryRun {
 		return printCompactDryRun(stdout, res.Preparation, *asJSON)
 	}
@@ -197,6 +201,39 @@ func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool
 	fmt.Fprintf(stdout, "would summarize %d messages (+%d of the split turn), previous summary: %v\n", len(p.MessagesToSummarize), len(p.TurnPrefixMessages), p.HasPrevious)
 	fmt.Fprintf(stdout, "tokens before: %d, kept part after: ~%d (+ the summary)\n", int(p.TokensBefore), int(compaction.TokensAfter("", p)))
 	fmt.Fprintf(stdout, "files read: %d, modified: %d\n", len(read), len(mod))
+	return nil
+}
+
+// printCoverage generates the summary a compaction would write (nothing is written) and
+// lists what of the summarized range it does not carry.
+func printCoverage(ctx context.Context, stdout, stderr io.Writer, c service.Config, path, leaf, cwd string, p *compaction.Preparation, instructions string, asJSON bool) error {
+	if p.NothingToSummarize() {
+		return printNothingToCompact(stdout, compaction.ErrNothingToCompact, asJSON)
+	}
+	sum, _, err := summarizerOf(c, path, leaf, cwd, stderr)
+	if err != nil {
+		return err
+	}
+	opt := compaction.Options{CustomInstructions: instructions, ThinkingLevel: session.ContextOfPath(p.Path).Level()}
+	_, opt.Progress = progressLines(stderr, "compact")
+	out, err := compaction.Generate(ctx, p, sum, opt)
+	if err != nil {
+		return err
+	}
+	cov := compaction.CheckCoverage(p, out.Summary)
+	if asJSON {
+		return writeJSON(stdout, map[string]any{"firstKeptEntryId": p.FirstKeptEntryID, "summary": out.Summary,
+			"tokensBefore": p.TokensBefore, "tokensAfter": out.TokensAfter, "coverage": cov})
+	}
+	fmt.Fprintf(stdout, "would keep from %s; the summary carries %d of %d entities of the summarized range (%.0f%%)\n",
+		p.FirstKeptEntryID, len(cov.Entities)-len(cov.Missing), len(cov.Entities), cov.Covered*100)
+	if len(cov.Missing) > 0 {
+		fmt.Fprintln(stdout, "not carried:")
+		for _, e := range cov.Missing {
+			fmt.Fprintf(stdout, "  [%s] %s\n", e.Kind, oneLinePreview(e.Text, 100))
+		}
+		fmt.Fprintln(stdout, "to keep one: pi-lsp compact FILE --instructions \"keep <it>\" regenerates with it as the focus; pinning its message (the editors' Pin Entry) quotes it verbatim")
+	}
 	return nil
 }
 

@@ -1,0 +1,156 @@
+package compaction
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/internal/session"
+)
+
+// What would a compaction drop? The critical entities of the summarized range (files
+// modified, commands run, error strings, URLs, ids, the user's constraints and latest
+// request) that the summary does not carry. It works on any summary (extractive, a
+// model's, an edited one), so a user can check one before it is committed.
+
+// Entity is one thing of the summarized range a checkpoint should carry.
+type Entity struct {
+	// Kind is file, command, error, url, id, constraint or request.
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+}
+
+// Coverage is how much of the summarized range's entities a summary carries.
+type Coverage struct {
+	Entities []Entity `json:"entities"`
+	Missing  []Entity `json:"missing"`
+	// Covered is the share of Entities the summary carries (1 when there are none).
+	Covered float64 `json:"covered"`
+}
+
+// maxEntities bounds the list of a huge range: the newest are kept.
+const maxEntities = 200
+
+var (
+	urlRe      = regexp.MustCompile(`https?://[^\s<>"'` + "`" + `)\]]+`)
+	prRe       = regexp.MustCompile(`(?:^|[\s(])(#\d{2,7})\b`)
+	shaRe      = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+	backtickRe = regexp.MustCompile("`([^`\n]{3,120})`")
+)
+
+// CheckCoverage lists the entities of p's summarized messages and those summary lacks.
+func CheckCoverage(p *Preparation, summary string) Coverage {
+	msgs := append(append([]*session.Message(nil), p.MessagesToSummarize...), p.TurnPrefixMessages...)
+	var ents []Entity
+	seen := map[string]bool{}
+	add := func(kind, text string) {
+		text = strings.TrimSpace(text)
+		key := kind + "\x00" + strings.ToLower(text)
+		if text == "" || seen[key] {
+			return
+		}
+		seen[key] = true
+		ents = append(ents, Entity{Kind: kind, Text: text})
+	}
+	_, modified := p.FileOps.Lists()
+	for _, f := range modified {
+		add("file", f)
+	}
+	for _, m := range msgs {
+		switch m.Role {
+		case session.RoleUser, session.RoleAssistant:
+			text := m.Text("\n")
+			if m.Role == session.RoleUser {
+				text, _ = cleanUserText(text)
+			}
+			textEntities(text, add)
+			for _, b := range m.Blocks() {
+				if b.Type == "toolCall" && b.Name == "bash" {
+					if c := argString(b, "command"); c != "" {
+						add("command", clip(firstLine(c), 120))
+					}
+				}
+			}
+		case session.RoleToolResult:
+			if m.IsError {
+				if l := firstLine(m.Text("\n")); l != "" {
+					add("error", clip(l, 120))
+				}
+			}
+		case session.RoleBashExecution:
+			add("command", clip(firstLine(m.Bash().Command), 120))
+		}
+	}
+	a := analyze(msgs, false)
+	for _, c := range a.constraints(0) {
+		add("constraint", c)
+	}
+	if rs := a.requests(); len(rs) > 0 {
+		add("request", clip(rs[len(rs)-1].request, 300))
+	}
+	if len(ents) > maxEntities {
+		ents = ents[len(ents)-maxEntities:]
+	}
+	out := Coverage{Entities: ents, Missing: []Entity{}, Covered: 1}
+	if out.Entities == nil {
+		out.Entities = []Entity{}
+	}
+	norm := normalize(summary)
+	for _, e := range ents {
+		if !carries(norm, e) {
+			out.Missing = append(out.Missing, e)
+		}
+	}
+	if len(ents) > 0 {
+		out.Covered = float64(len(ents)-len(out.Missing)) / float64(len(ents))
+	}
+	return out
+}
+
+// textEntities finds the exact entities of prose: URLs, PR numbers, commit ids and
+// backtick spans.
+func textEntities(text string, add func(kind, text string)) {
+	for _, u := range urlRe.FindAllString(text, -1) {
+		add("url", strings.TrimRight(u, ".,;:"))
+	}
+	for _, m := range prRe.FindAllStringSubmatch(text, -1) {
+		add("id", m[1])
+	}
+	for _, s := range shaRe.FindAllString(text, -1) {
+		if strings.ContainsAny(s, "abcdef") && strings.ContainsAny(s, "0123456789") {
+			add("id", s)
+		}
+	}
+	for _, m := range backtickRe.FindAllStringSubmatch(text, -1) {
+		add("id", m[1])
+	}
+}
+
+// carries reports whether a normalized summary holds e: exact entities verbatim, a
+// constraint or request by most of its words (a checkpoint restates them).
+func carries(norm string, e Entity) bool {
+	t := normalize(e.Text)
+	if strings.Contains(norm, t) {
+		return true
+	}
+	switch e.Kind {
+	case "constraint", "request":
+		words, found := 0, 0
+		for _, w := range strings.Fields(t) {
+			w = strings.Trim(w, ".,;:!?()\"'`")
+			if len(w) < 4 {
+				continue
+			}
+			words++
+			if strings.Contains(norm, w) {
+				found++
+			}
+		}
+		return words > 0 && float64(found) >= 0.6*float64(words)
+	case "command", "error":
+		// A long line is carried by its start (a summary cuts at a word boundary).
+		return len(t) > 60 && strings.Contains(norm, t[:60])
+	}
+	return false
+}
+
+func normalize(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }

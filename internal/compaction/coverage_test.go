@@ -1,0 +1,58 @@
+package compaction_test
+
+import (
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/fileops"
+)
+
+// The coverage check lists the entities of the summarized range a summary lacks, and
+// counts a restated constraint or request as carried.
+func TestCoverageListsWhatTheSummaryDrops(t *testing.T) {
+	msgs := decode(t,
+		userMsg("Fix the flaky upload test, see https://ci.example.com/runs/4812 and PR #1234."),
+		assistantMsg("Running the test first.", bashCall("c1", "go test ./upload/... -run TestUpload -count=20")),
+		toolFailure("c1", "bash", "--- FAIL: TestUpload (0.31s)\nupload_test.go:88: timeout after 300ms"),
+		userMsg("Don't touch the retry policy in client.go."),
+		assistantMsg("The flake comes from commit 3f9a2c1e: it shortened the timeout.", editCall("c2", "upload/upload.go")),
+	)
+	ops := fileops.New()
+	ops.AddMessages(msgs)
+	p := &compaction.Preparation{MessagesToSummarize: msgs, FileOps: ops}
+
+	full := "## Goal\nFix the flaky upload test (https://ci.example.com/runs/4812, PR #1234).\n" +
+		"## Constraints & Preferences\n- Do not touch the retry policy in client.go\n" +
+		"## Progress\n- `go test ./upload/... -run TestUpload -count=20` failed: --- FAIL: TestUpload (0.31s); cause: commit 3f9a2c1e shortened the timeout; edited upload/upload.go\n"
+	c := compaction.CheckCoverage(p, full)
+	if len(c.Missing) != 0 || c.Covered != 1 {
+		t.Fatalf("a summary that carries everything: missing %+v (covered %v)", c.Missing, c.Covered)
+	}
+	kinds := map[string]bool{}
+	for _, e := range c.Entities {
+		kinds[e.Kind] = true
+	}
+	for _, k := range []string{"file", "command", "error", "url", "id", "constraint", "request"} {
+		if !kinds[k] {
+			t.Errorf("no %s entity found in %+v", k, c.Entities)
+		}
+	}
+
+	thin := "## Goal\nFix a test.\n## Progress\n- edited upload/upload.go\n"
+	c = compaction.CheckCoverage(p, thin)
+	missing := map[string]bool{}
+	for _, e := range c.Missing {
+		missing[e.Text] = true
+	}
+	for _, want := range []string{"https://ci.example.com/runs/4812", "#1234", "3f9a2c1e", "go test ./upload/... -run TestUpload -count=20", "--- FAIL: TestUpload (0.31s)", "Don't touch the retry policy in client.go."} {
+		if !missing[want] {
+			t.Errorf("%q not reported missing from a thin summary (missing: %v)", want, c.Missing)
+		}
+	}
+	if missing["upload/upload.go"] {
+		t.Error("a file the summary names is reported missing")
+	}
+	if c.Covered >= 0.5 {
+		t.Errorf("covered %v for a thin summary", c.Covered)
+	}
+}
