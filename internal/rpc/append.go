@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
@@ -148,6 +149,10 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	if last == nil {
 		return ""
 	}
+	st := s.host.state(path)
+	s.host.mu.Lock()
+	st.loop.Turn()
+	s.host.mu.Unlock()
 	settings, err := s.settingsFor(path)
 	if err != nil {
 		return ""
@@ -171,6 +176,14 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	}
 	if _, err := s.svc().RouteWrite(context.Background(), path, cwd, false, false); err != nil {
 		return "" // never compact what a running pi writes
+	}
+	if d.Reason == "threshold" {
+		s.host.mu.Lock()
+		ok, why := st.loop.Allow()
+		s.host.mu.Unlock()
+		if !ok {
+			d.Failed = s.loopMessage(path, why)
+		}
 	}
 	if d.Failed != "" {
 		s.notify("pi/compactionEnd", CompactionEnd{Session: path, Reason: d.Reason, ErrorMessage: d.Failed})
@@ -237,13 +250,54 @@ func (s *Server) autoStart(path string, job compactJob) bool {
 		// The write sequence checks the owner again (a pi may have started since) and
 		// refreshes the session after the compaction.
 		_, _ = write(s, ctx, writeJob[*Compacted]{target: target{session: path}, lock: lockInJob}, func(ctx context.Context, path string, _ *WorkDone) (*Compacted, error) {
-			return s.compact(ctx, path, job)
+			c, err := s.compact(ctx, path, job)
+			if err == nil && job.reason == "threshold" {
+				threshold := 0.0
+				if settings, err := s.settingsFor(path); err == nil {
+					threshold = float64(s.host.window() - settings.ReserveTokens)
+				}
+				s.host.mu.Lock()
+				st.loop.Compacted(c.TokensAfter, threshold)
+				s.host.mu.Unlock()
+			}
+			return c, err
 		})
 	})
 	if !started {
 		done()
 	}
 	return started
+}
+
+// loopMessage says why a hosted session is not compacted again, and what fills its
+// context: the largest messages, which the user can hide or clear instead.
+func (s *Server) loopMessage(path, why string) string {
+	var top []string
+	_ = s.host.withIndex(path, func(ix *session.Index) error {
+		sizes, err := contextedit.BySize(context.Background(), ix.LeafPath(), 0)
+		if err != nil {
+			return err
+		}
+		for _, it := range sizes.Items {
+			if !it.Editable || it.Tokens == 0 {
+				continue
+			}
+			name := it.Role
+			if it.ToolName != "" {
+				name += " " + it.ToolName
+			}
+			top = append(top, fmt.Sprintf("%s %s (~%d tokens)", it.EntryID, name, it.Tokens))
+			if len(top) == 3 {
+				break
+			}
+		}
+		return nil
+	})
+	msg := "Not compacting again: " + why + "."
+	if len(top) > 0 {
+		msg += " The context is filled by " + strings.Join(top, ", ") + ": hide or replace them (Edit Context), clear old tool output, or compact by hand."
+	}
+	return msg
 }
 
 // background runs a server-initiated job; shutdown cancels it. It reports whether the

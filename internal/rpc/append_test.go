@@ -327,3 +327,62 @@ func TestAutoCompactionNothingToCompactIsSilent(t *testing.T) {
 		t.Errorf("summarizer called %d times", n)
 	}
 }
+
+// An automatic compaction whose context refills past the threshold on the very next turn
+// is not followed by another one (it would only summarize the summary again): the
+// notification says why and names the messages that fill the context; a manual
+// compaction lets the automatic one run again.
+func TestAutoCompactionDoesNotLoop(t *testing.T) {
+	e, path := hostedEnv(t)
+	now := time.Now().UnixMilli()
+	res, err := e.Append(map[string]any{"messages": []any{
+		userMsg("what changed in notes.txt?", now), assistantMsg("It says beta now.", 9000, "stop", "", now+1)}})
+	if err != nil || res.AutoCompaction != "threshold" {
+		t.Fatalf("first threshold: %+v %v", res, err)
+	}
+	e.Await(15*time.Second, lsptest.CompletedProgress(compactTitle),
+		lsptest.NotificationMatching("pi/compactionEnd", "threshold success", lsptest.Has(map[string]any{"reason": "threshold", "errorMessage": nil})))
+	before := sessiontest.Read(t, path)
+	mark := e.Mark()
+	now = time.Now().UnixMilli() + 1000 // after the compaction: its usage is the new context's
+	res, err = e.Append(map[string]any{"messages": []any{
+		userMsg("paste the whole log", now+2), assistantMsg(strings.Repeat("log line\n", 200), 9500, "stop", "", now+3)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.AutoCompaction != "" {
+		t.Fatalf("compacted again one turn after the last automatic compaction: %+v", res)
+	}
+	e.Await(10*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/compactionEnd", "not again, with what fills the context", func(p json.RawMessage) bool {
+		msg, _ := lsptest.Fields(p)["errorMessage"].(string)
+		return strings.Contains(msg, "Not compacting again") && strings.Contains(msg, "refilled") && strings.Contains(msg, res.EntryIDs[1])
+	})))
+	if got := appended(t, before, path); len(got) != 2 {
+		t.Fatalf("appended %d lines, want only the two messages", len(got))
+	}
+	// The user compacts by hand: the guard is reset.
+	if _, err := e.Command("pi.compact", map[string]any{"session": path}); err != nil {
+		t.Fatal(err)
+	}
+	now = time.Now().UnixMilli() + 1000
+	raw := e.RawMark()
+	res, err = e.Append(map[string]any{"messages": []any{
+		userMsg("again", now+4), assistantMsg("ok", 9600, "stop", "", now+5)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The refusal, when sent, comes before the answer to the append.
+	frames := e.AwaitRaw(5*time.Second, raw, "the append's answer", func(fs []json.RawMessage) bool {
+		for _, f := range fs {
+			if bytes.Contains(f, []byte(res.LeafID)) && bytes.Contains(f, []byte(`"entryIds"`)) {
+				return true
+			}
+		}
+		return false
+	})
+	for _, f := range frames {
+		if bytes.Contains(f, []byte("Not compacting again")) {
+			t.Fatalf("after a manual compaction the guard still refuses: %s", f)
+		}
+	}
+}

@@ -41,6 +41,7 @@ func (s *Server) handleCompact(ctx context.Context, p compactParams) (CompactRes
 		if err != nil {
 			return nil, err
 		}
+		s.resetLoop(path)
 		return *c, nil
 	})
 	if compaction.NothingToDo(err) {
@@ -232,8 +233,8 @@ func (s *Server) settingsFor(path string) (session.CompactionSettings, error) {
 
 // noteChoice shows the client, once per session and reason, the line saying that the
 // wanted model could not be used and the extractive summary is used instead.
-func (s *Server) noteChoice(path string, choice compaction.Choice) {
-	n := choice.Notice()
+func (s *Server) noteChoice(path string, choice compaction.SummarizerChoice) {
+	n := choice.Notice
 	s.host.mu.Lock()
 	st := s.host.stateLocked(path)
 	shown := st.notice == n
@@ -242,4 +243,12 @@ func (s *Server) noteChoice(path string, choice compaction.Choice) {
 	if n != "" && !shown {
 		s.notify("window/showMessage", showMessageParams{Type: msgWarning, Message: "pi-lsp: " + n})
 	}
+}
+
+// resetLoop lets automatic compaction run again after the user changed the context.
+func (s *Server) resetLoop(path string) {
+	st := s.host.state(path)
+	s.host.mu.Lock()
+	st.loop.Reset()
+	s.host.mu.Unlock()
 }

@@ -56,6 +56,7 @@ func (s *Server) handleEditContext(ctx context.Context, p editContextParams) (Ed
 		if err != nil {
 			return EditContextResult{}, editError(err)
 		}
+		s.resetLoop(path)
 		return EditContextResult{Session: path, Entry: session.Raw[session.ContextEditEntry](res.Entry.Raw()),
 			TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter}, nil
 	})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"net/url"
 	"os"
@@ -55,6 +56,8 @@ type sessionState struct {
 	compacting bool
 	// overflowTried: the overflow recovery ran for the current turn.
 	overflowTried bool
+	// loop holds back a threshold compaction that would only repeat the last one.
+	loop compaction.LoopGuard
 	// notice is the last "model not used" line shown for the session (noteChoice).
 	notice string
 }
