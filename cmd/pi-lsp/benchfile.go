@@ -5,7 +5,6 @@ import (
 	"flag"
 	"io"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
@@ -44,8 +43,6 @@ func runBenchFile(_ context.Context, fs *flag.FlagSet, args []string, stdout, st
 	t4 := time.Now()
 	read, _ := fileops.ForPath(branchPath)
 	t5 := time.Now()
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	var tokens any
 	if err == nil {
 		tokens = prep.TokensBefore
@@ -54,6 +51,6 @@ func runBenchFile(_ context.Context, fs *flag.FlagSet, args []string, stdout, st
 		"tool": "pi-lsp", "file": path, "bytes": st.Size(), "entries": len(f.Entries),
 		"openMs": ms(t0, t1), "contextMs": ms(t1, t2), "prepareMs": ms(t2, t3), "treeMs": ms(t3, t4), "filesMs": ms(t4, t5),
 		"messages": len(c.Messages), "tokensBefore": tokens, "roots": len(roots), "readFiles": len(read),
-		"maxRssKB": ru.Maxrss,
+		"maxRssKB": maxRSS(),
 	})
 }

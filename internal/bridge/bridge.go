@@ -137,7 +137,7 @@ func Alive(pid int) bool {
 		return false
 	}
 	if st, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		if uid, ok := fileUID(st); ok && uid != os.Getuid() {
 			return false
 		}
 		if stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat")); err == nil {
@@ -149,7 +149,7 @@ func Alive(pid int) bool {
 	}
 	// No /proc (macOS): signal 0 tells whether the pid exists and whether it is ours
 	// to signal; EPERM is another user's process.
-	return syscall.Kill(pid, 0) == nil
+	return signalZero(pid)
 }
 
 // sameProcess reports whether the live process pid is the one that wrote reg: its
@@ -268,12 +268,12 @@ func Discover(ctx context.Context, dir string) ([]Registration, error) {
 }
 
 func private(st os.FileInfo) error {
-	sys, ok := st.Sys().(*syscall.Stat_t)
+	uid, ok := fileUID(st)
 	if !ok {
 		return nil
 	}
-	if int(sys.Uid) != os.Getuid() {
-		return fmt.Errorf("%w (owned by uid %d)", ErrUnsafe, sys.Uid)
+	if uid != os.Getuid() {
+		return fmt.Errorf("%w (owned by uid %d)", ErrUnsafe, uid)
 	}
 	if st.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("%w (mode %o)", ErrUnsafe, st.Mode().Perm())

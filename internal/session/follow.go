@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -44,13 +43,6 @@ type Update struct {
 	Removed bool
 	Lines   [][]byte // complete lines, without their '\n'
 	Offset  int64    // bytes consumed through the last complete line
-}
-
-func inode(st os.FileInfo) uint64 {
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		return s.Ino
-	}
-	return 0
 }
 
 // Poll reads the bytes appended since the last call. Its cost is proportional to what

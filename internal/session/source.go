@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -59,13 +58,6 @@ func (s *source) loaded() {
 	s.mu.Lock()
 	s.restLocked()
 	s.mu.Unlock()
-}
-
-func fileID(st os.FileInfo) (dev, ino uint64) {
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		return uint64(sys.Dev), uint64(sys.Ino)
-	}
-	return 0, 0
 }
 
 // restLocked (re)starts the countdown that closes the file after sourceIdle.

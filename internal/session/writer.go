@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -328,25 +327,6 @@ func encodeEntry(typ, id, parent, ts string, fields []Field) ([]byte, error) {
 	}
 	return o.done(), nil
 }
-
-func lockFile(f *os.File) error {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return fmt.Errorf("lock session: %w", err)
-		}
-		if time.Now().After(deadline) {
-			return ErrLocked
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
 // Create writes a new v3 session file for cwd in dir, named as Pi names it, and returns
 // its path. The header's cwd is resolved as Pi 1.6.0 resolves it (ResolvePath). It fails
