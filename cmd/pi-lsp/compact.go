@@ -78,7 +78,7 @@ func summarizerOf(c service.Config, path, leaf, cwd string, stderr io.Writer) (c
 	if err != nil {
 		return nil, cfg, err
 	}
-	if n := choice.Notice(); n != "" && !quietRun(stderr) {
+	if n := choice.Notice; n != "" && !quietRun(stderr) {
 		fmt.Fprintf(stderr, "pi-lsp: %s\n", n)
 	}
 	return s, cfg, nil
@@ -154,7 +154,7 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 		return printCoverage(ctx, stdout, stderr, c, path, *leaf, cwd, res.Preparation, *instructions, *asJSON)
 	}
 	if *dryRun {
-		return printCompactDryRun(stdout, res.Preparation, *asJSON)
+		return printCompactDryRun(stdout, res.Preparation, *asJSON, c.SummaryPlan(cwd, res.Preparation.Path))
 	}
 	return printCompacted(stdout, path, res, *asJSON)
 }
@@ -184,7 +184,7 @@ func printNothingToCompact(stdout io.Writer, reason error, asJSON bool) error {
 }
 
 // printCompactDryRun shows the cut a compaction would make.
-func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool) error {
+func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool, plan compaction.SummarizerChoice) error {
 	if p.NothingToSummarize() {
 		return printNothingToCompact(stdout, compaction.ErrNothingToCompact, asJSON)
 	}
@@ -196,6 +196,10 @@ func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool
 			"previousSummary": p.HasPrevious, "readFiles": read, "modifiedFiles": mod,
 			"tokensAfterEstimate": compaction.TokensAfter("", p),
 		})
+	}
+	fmt.Fprintf(stdout, "would summarize with: %s\n", plan.Label)
+	if plan.Notice != "" {
+		fmt.Fprintf(stdout, "  %s\n", plan.Notice)
 	}
 	fmt.Fprintf(stdout, "would keep from %s (split turn: %v)\n", p.FirstKeptEntryID, p.IsSplitTurn)
 	fmt.Fprintf(stdout, "would summarize %d messages (+%d of the split turn), previous summary: %v\n", len(p.MessagesToSummarize), len(p.TurnPrefixMessages), p.HasPrevious)

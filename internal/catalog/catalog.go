@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // APIs pi-lsp can summarize with.
@@ -122,13 +123,57 @@ type builtin struct {
 //go:embed pi-catalog.json
 var embedded []byte
 
+// The built-in catalogs are parsed once (the embedded one) or once per change of the
+// installed package's model data; nothing changes a parsed catalog afterwards (models.json
+// composes copies).
+var (
+	embeddedOnce   sync.Once
+	embeddedParsed *builtin
+	installedMu    sync.Mutex
+	installedCache = map[string]installedEntry{}
+)
+
+type installedEntry struct {
+	stamp string
+	b     *builtin
+}
+
+func embeddedCatalog() *builtin {
+	embeddedOnce.Do(func() {
+		b, err := parseBuiltin(embedded)
+		if err != nil {
+			panic("catalog: embedded pi-catalog.json: " + err.Error())
+		}
+		embeddedParsed = b
+	})
+	return embeddedParsed
+}
+
 // EmbeddedVersion is the pi-ai version the embedded catalog was generated from.
-func EmbeddedVersion() string {
-	b, err := parseBuiltin(embedded)
-	if err != nil {
-		return ""
+func EmbeddedVersion() string { return embeddedCatalog().PiAI }
+
+// installedCatalog is readInstalled, cached while the package's manifest is unchanged.
+func installedCatalog(dir string) (*builtin, error) {
+	stamp := ""
+	for _, f := range []string{"package.json", filepath.Join("dist", "providers", "data", ".manifest.json")} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			stamp += st.ModTime().String() + fmt.Sprint(st.Size())
+		}
 	}
-	return b.PiAI
+	installedMu.Lock()
+	e, ok := installedCache[dir]
+	installedMu.Unlock()
+	if ok && e.stamp == stamp {
+		return e.b, nil
+	}
+	b, err := readInstalled(dir)
+	if err != nil {
+		return nil, err
+	}
+	installedMu.Lock()
+	installedCache[dir] = installedEntry{stamp: stamp, b: b}
+	installedMu.Unlock()
+	return b, nil
 }
 
 func parseBuiltin(data []byte) (*builtin, error) {
@@ -195,17 +240,14 @@ func Load(agentDir string, opt LoadOptions) *Catalog {
 	var base *builtin
 	if opt.PiPath != "-" {
 		if dir := InstalledPiAI(opt.PiPath); dir != "" {
-			if b, err := readInstalled(dir); err == nil {
+			if b, err := installedCatalog(dir); err == nil {
 				base = b
 				c.Source = fmt.Sprintf("pi-ai %s at %s", b.PiAI, dir)
 			}
 		}
 	}
 	if base == nil {
-		b, err := parseBuiltin(embedded)
-		if err != nil {
-			panic("catalog: embedded pi-catalog.json: " + err.Error())
-		}
+		b := embeddedCatalog()
 		base = b
 		c.Source = fmt.Sprintf("the copy of Pi's catalog (pi-ai %s) built into pi-lsp", b.PiAI)
 	}
@@ -295,12 +337,9 @@ func readInstalled(dir string) (*builtin, error) {
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("no model data in %s", dir)
 	}
-	known, _ := parseBuiltin(embedded)
 	facts := map[string]*Provider{}
-	if known != nil {
-		for _, p := range known.Providers {
-			facts[p.ID] = p
-		}
+	for _, p := range embeddedCatalog().Providers {
+		facts[p.ID] = p
 	}
 	out := &builtin{PiAI: pkg.Version}
 	byID := map[string]*Provider{}

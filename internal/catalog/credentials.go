@@ -116,6 +116,30 @@ func (r Resolver) Configured(c *Catalog, provider string) bool {
 	return false
 }
 
+// SourceOf says where the credential of provider would come from, in Pi's order, without
+// resolving it (no command runs): what an editor shows before a job ("" for none).
+func (r Resolver) SourceOf(c *Catalog, provider string) string {
+	p := c.Provider(provider)
+	if p == nil {
+		return ""
+	}
+	if s := r.stored(provider); s != nil {
+		if s.Type == "oauth" {
+			return "the account login saved in auth.json (through pi auth print-bearer-token)"
+		}
+		return "the key saved in auth.json (through pi auth print-api-key)"
+	}
+	if p.Config != nil && p.Config.APIKey != nil {
+		return "models.json apiKey " + DescribeValue(*p.Config.APIKey)
+	}
+	for _, v := range p.Env {
+		if r.Env.get(v.Name, nil) != "" {
+			return "environment variable " + v.Name
+		}
+	}
+	return ""
+}
+
 // loginFix is the command that gives the provider a credential.
 func loginFix(p *Provider) string {
 	switch {

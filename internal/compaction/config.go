@@ -17,12 +17,15 @@ import (
 // SummarizerConfig selects and configures a summarizer. Secrets are not part of it: the
 // API key is read from the environment variable named by APIKeyEnv.
 type SummarizerConfig struct {
-	// The summarizer: "extractive" (the default; no model) or "openai" (an
-	// OpenAI-compatible endpoint).
-	Kind string `json:"summarizer,omitempty" ts:"\"extractive\" | \"openai\""`
+	// The summarizer: unset (the default: the session's model when its credential
+	// resolves, else the extractive summary), "extractive" (no model), "model" (a model
+	// of Pi's catalog, which must be usable) or "openai" (an OpenAI-compatible endpoint).
+	Kind string `json:"summarizer,omitempty" ts:"\"extractive\" | \"model\" | \"openai\""`
 	// BaseURL is the OpenAI-compatible endpoint, /v1 included.
 	BaseURL string `json:"baseUrl,omitempty"`
-	Model   string `json:"model,omitempty"`
+	// Model is, for "openai", the endpoint's model; otherwise a separate summary model
+	// of Pi's catalog, "provider/id[:thinking]" (unset: the session's model).
+	Model string `json:"model,omitempty"`
 	// APIKeyEnv is the name of the environment variable that holds the key (default
 	// OPENAI_API_KEY); a name that does not end in _KEY or _TOKEN is refused
 	// (CheckKeyEnv).

@@ -14,9 +14,9 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// Choice says which summarizer a job uses, with which model, and, when the model it
-// wanted could not be used, why and what fixes it.
-type Choice struct {
+// SummarizerChoice says which summarizer a job uses, with which model, and, when the model
+// it wanted could not be used, why and what fixes it.
+type SummarizerChoice struct {
 	// Kind is "extractive", "model" (a model of Pi's catalog) or "openai" (an
 	// OpenAI-compatible endpoint configured for pi-lsp).
 	Kind string `json:"kind" ts:"\"extractive\" | \"model\" | \"openai\""`
@@ -38,11 +38,22 @@ type Choice struct {
 	Wanted string `json:"wanted,omitempty"`
 	Why    string `json:"why,omitempty"`
 	Fix    string `json:"fix,omitempty"`
+	// Label is Describe: one line for a status bar ("Compact with claude-sonnet-4-5 via
+	// anthropic"); Notice is the line saying the wanted model was not used, when it was
+	// not.
+	Label  string `json:"label"`
+	Notice string `json:"notice,omitempty"`
+}
+
+// labeled is c with Label and Notice filled in.
+func (c SummarizerChoice) labeled() SummarizerChoice {
+	c.Label, c.Notice = c.Describe(), c.NoticeLine()
+	return c
 }
 
 // Describe is one line for a status bar or a confirmation: "Compact with
 // claude-sonnet-4-5 via anthropic".
-func (c Choice) Describe() string {
+func (c SummarizerChoice) Describe() string {
 	switch c.Kind {
 	case "model":
 		s := fmt.Sprintf("Compact with %s via %s", c.Model, c.Provider)
@@ -59,9 +70,9 @@ func (c Choice) Describe() string {
 	return "Compact with the extractive summary (no model)"
 }
 
-// Notice is the one line a front end shows when the wanted model was not used: which
+// NoticeLine is the one line a front end shows when the wanted model was not used: which
 // model, why, and what fixes it ("" when nothing fell back).
-func (c Choice) Notice() string {
+func (c SummarizerChoice) NoticeLine() string {
 	if c.Wanted == "" {
 		return ""
 	}
@@ -127,31 +138,36 @@ func PiPath() string { return os.Getenv("PI_LSP_PI") }
 // the session's current model as Pi resumes it), which must be usable; or, with no kind
 // configured, that model when its credential resolves and the extractive summary
 // otherwise, the Choice saying why.
-func (c SummarizerConfig) BuildFor(agentDir, cwd string, path []*session.Entry) (Summarizer, SummarizerConfig, Choice, error) {
+func (c SummarizerConfig) BuildFor(agentDir, cwd string, path []*session.Entry) (Summarizer, SummarizerConfig, SummarizerChoice, error) {
+	s, cfg, ch, err := c.buildFor(agentDir, cwd, path)
+	return s, cfg, ch.labeled(), err
+}
+
+func (c SummarizerConfig) buildFor(agentDir, cwd string, path []*session.Entry) (Summarizer, SummarizerConfig, SummarizerChoice, error) {
 	kind := strings.ToLower(c.Kind)
 	switch kind {
 	case "extractive":
 		c.Kind = "extractive"
-		return Extractive{}, c, Choice{Kind: "extractive"}, nil
+		return Extractive{}, c, SummarizerChoice{Kind: "extractive"}, nil
 	case "openai":
 		s, cfg, err := c.Build(agentDir)
 		if err != nil {
-			return nil, cfg, Choice{}, err
+			return nil, cfg, SummarizerChoice{}, err
 		}
 		if o, ok := s.(*OpenAI); ok {
 			keyEnv := cmp.Or(cfg.APIKeyEnv, "OPENAI_API_KEY")
 			o.cfg.Credential = &catalog.Credential{Source: "the environment variable " + keyEnv + " (apiKeyEnv) or models.json",
 				Fix: "export a valid key in " + keyEnv + " where pi-lsp runs"}
 		}
-		return s, cfg, Choice{Kind: "openai", Model: cfg.Model, API: catalog.APIOpenAICompletions, From: "config"}, nil
+		return s, cfg, SummarizerChoice{Kind: "openai", Model: cfg.Model, API: catalog.APIOpenAICompletions, From: "config"}, nil
 	case "", "model":
 	default:
-		return nil, c, Choice{}, fmt.Errorf("unknown summarizer %q (use extractive, model or openai)", c.Kind)
+		return nil, c, SummarizerChoice{}, fmt.Errorf("unknown summarizer %q (use extractive, model or openai)", c.Kind)
 	}
 	if c.err != nil {
-		return nil, c, Choice{}, fmt.Errorf("summarizer: %w", c.err)
+		return nil, c, SummarizerChoice{}, fmt.Errorf("summarizer: %w", c.err)
 	}
-	fallback := func(ch Choice) (Summarizer, SummarizerConfig, Choice, error) {
+	fallback := func(ch SummarizerChoice) (Summarizer, SummarizerConfig, SummarizerChoice, error) {
 		if kind == "model" {
 			msg := fmt.Sprintf("model summarizer: %s cannot be used: %s", ch.Wanted, ch.Why)
 			if ch.Fix != "" {
@@ -163,47 +179,11 @@ func (c SummarizerConfig) BuildFor(agentDir, cwd string, path []*session.Entry) 
 		ch.Kind = "extractive"
 		return Extractive{}, c, ch, nil
 	}
-	pi := PiPath()
-	cat := catalog.Load(agentDir, catalog.LoadOptions{PiPath: pi})
-	resolver := catalog.Resolver{AgentDir: agentDir, Pi: pi}
-	settings := session.LoadSettings(agentDir, cwd)
-	ref := c.Model
-	if kind == "" && !strings.Contains(ref, "/") {
-		ref = "" // an OpenAI model name (PI_LSP_MODEL) means nothing without the openai summarizer
+	cat, resolver, sel, ch, err := c.selectModel(kind, agentDir, cwd, path)
+	if err != nil {
+		return nil, c, SummarizerChoice{}, err
 	}
-	if ref == "" {
-		ref = modelFromSettings(agentDir, cwd)
-	}
-	var sel catalog.Selection
-	if ref != "" {
-		provider, id, level, err := ParseModelRef(ref)
-		if err != nil {
-			return nil, c, Choice{}, err
-		}
-		if level == "" {
-			level = catalog.SessionLevel(path, settings)
-		}
-		sel = catalog.Pick(cat, resolver, provider, id, level, "config")
-	} else {
-		sel = catalog.Select(cat, resolver, path, settings)
-	}
-	ch := Choice{Provider: sel.Provider, Model: sel.ModelID, ThinkingLevel: sel.ThinkingLevel, From: sel.From}
-	if sel.Model != nil {
-		ch.API = sel.Model.API
-	}
-	if !sel.Usable {
-		ch.Wanted, ch.Why, ch.Fix = sel.Ref(), sel.Why, sel.Fix
-		if ch.Wanted == "" {
-			ch.Wanted = "(none)"
-		}
-		if len(cat.Errors) > 0 {
-			ch.Why += " (models.json: " + cat.Errors[0].Error() + ")"
-		}
-		return fallback(ch)
-	}
-	if !catalog.Supported(sel.Model.API) {
-		ch.Wanted, ch.Why = sel.Ref(), "it is reached over "+sel.Model.API+", an API pi-lsp does not speak"
-		ch.Fix = "set a summary model of another API: --model PROVIDER/ID, or piLsp.summaryModel in Pi's settings.json"
+	if ch.Wanted != "" {
 		return fallback(ch)
 	}
 	cred, err := resolver.Resolve(context.Background(), cat, sel.Model)
@@ -228,4 +208,85 @@ func (c SummarizerConfig) BuildFor(agentDir, cwd string, path []*session.Entry) 
 	c.ContextWindow = cmp.Or(c.ContextWindow, sel.Model.ContextWindow)
 	c.MaxTokens = cmp.Or(c.MaxTokens, sel.Model.MaxTokens)
 	return s, c, ch, nil
+}
+
+// selectModel picks the model of a "model" or default summarizer (the configured one,
+// piLsp.summaryModel, or the session's), without resolving its credential: the Choice has
+// Wanted, Why and Fix set when that model cannot be used.
+func (c SummarizerConfig) selectModel(kind, agentDir, cwd string, path []*session.Entry) (*catalog.Catalog, catalog.Resolver, catalog.Selection, SummarizerChoice, error) {
+	pi := PiPath()
+	cat := catalog.Load(agentDir, catalog.LoadOptions{PiPath: pi})
+	resolver := catalog.Resolver{AgentDir: agentDir, Pi: pi}
+	settings := session.LoadSettings(agentDir, cwd)
+	ref := c.Model
+	if kind == "" && !strings.Contains(ref, "/") {
+		ref = "" // an OpenAI model name (PI_LSP_MODEL) means nothing without the openai summarizer
+	}
+	if ref == "" {
+		ref = modelFromSettings(agentDir, cwd)
+	}
+	var sel catalog.Selection
+	if ref != "" {
+		provider, id, level, err := ParseModelRef(ref)
+		if err != nil {
+			return nil, resolver, sel, SummarizerChoice{}, err
+		}
+		if level == "" {
+			level = catalog.SessionLevel(path, settings)
+		}
+		sel = catalog.Pick(cat, resolver, provider, id, level, "config")
+	} else {
+		sel = catalog.Select(cat, resolver, path, settings)
+	}
+	ch := SummarizerChoice{Provider: sel.Provider, Model: sel.ModelID, ThinkingLevel: sel.ThinkingLevel, From: sel.From}
+	if sel.Model != nil {
+		ch.API = sel.Model.API
+	}
+	switch {
+	case !sel.Usable:
+		ch.Wanted, ch.Why, ch.Fix = sel.Ref(), sel.Why, sel.Fix
+		if ch.Wanted == "" {
+			ch.Wanted = "(none)"
+		}
+		if len(cat.Errors) > 0 {
+			ch.Why += " (models.json: " + cat.Errors[0].Error() + ")"
+		}
+	case !catalog.Supported(sel.Model.API):
+		ch.Wanted, ch.Why = sel.Ref(), "it is reached over "+sel.Model.API+", an API pi-lsp does not speak"
+		ch.Fix = "set a summary model of another API: --model PROVIDER/ID, or piLsp.summaryModel in Pi's settings.json"
+	default:
+		ch.Credential = resolver.SourceOf(cat, sel.Provider)
+	}
+	return cat, resolver, sel, ch, nil
+}
+
+// Plan is the Choice BuildFor would make, without resolving the credential (no command
+// runs, pi is not asked) or building the summarizer: what an editor shows before a
+// compaction. A credential that is configured but does not resolve shows when the job
+// runs.
+func (c SummarizerConfig) Plan(agentDir, cwd string, path []*session.Entry) SummarizerChoice {
+	return c.plan(agentDir, cwd, path).labeled()
+}
+
+func (c SummarizerConfig) plan(agentDir, cwd string, path []*session.Entry) SummarizerChoice {
+	kind := strings.ToLower(c.Kind)
+	switch kind {
+	case "extractive":
+		return SummarizerChoice{Kind: "extractive"}
+	case "openai":
+		return SummarizerChoice{Kind: "openai", Model: c.Model, API: catalog.APIOpenAICompletions, From: "config"}
+	case "", "model":
+	default:
+		return SummarizerChoice{Kind: "extractive", Wanted: c.Kind, Why: "unknown summarizer " + c.Kind, Fix: "use extractive, model or openai"}
+	}
+	_, _, _, ch, err := c.selectModel(kind, agentDir, cwd, path)
+	if err != nil {
+		return SummarizerChoice{Kind: "extractive", Wanted: c.Model, Why: err.Error()}
+	}
+	if ch.Wanted != "" {
+		ch.Kind = "extractive"
+		return ch
+	}
+	ch.Kind = "model"
+	return ch
 }

@@ -39,7 +39,7 @@ func TestBuildForChoosesTheSessionModel(t *testing.T) {
 	if err != nil || s.Name() != "extractive" || ch.Kind != "extractive" || ch.Wanted != "acme/small" || ch.Fix != "export ACME_KEY in the environment pi-lsp runs in" {
 		t.Fatalf("without the key: %v %+v %v", s, ch, err)
 	}
-	if n := ch.Notice(); !strings.Contains(n, "the session's model acme/small") || !strings.Contains(n, "ACME_KEY") {
+	if n := ch.Notice; !strings.Contains(n, "the session's model acme/small") || !strings.Contains(n, "ACME_KEY") {
 		t.Errorf("notice %q", n)
 	}
 	if _, _, _, err := (compaction.SummarizerConfig{Kind: "model"}).BuildFor(d.AgentDir, "", path); err == nil || !strings.Contains(err.Error(), "ACME_KEY") {
@@ -48,13 +48,13 @@ func TestBuildForChoosesTheSessionModel(t *testing.T) {
 
 	t.Setenv("ACME_KEY", "k")
 	s, cfg, ch, err := compaction.SummarizerConfig{}.BuildFor(d.AgentDir, "", path)
-	if err != nil || s.Name() != "acme/small" || ch.Kind != "model" || ch.ThinkingLevel != "high" || ch.From != "session" || ch.Notice() != "" {
+	if err != nil || s.Name() != "acme/small" || ch.Kind != "model" || ch.ThinkingLevel != "high" || ch.From != "session" || ch.Notice != "" {
 		t.Fatalf("with the key: %v %+v %v", s, ch, err)
 	}
 	if cfg.ContextWindow != 50000 || cfg.MaxTokens != 2000 {
 		t.Errorf("the model's limits: %+v", cfg)
 	}
-	if got := ch.Describe(); got != "Compact with small via acme (thinking high)" {
+	if got := ch.Label; got != "Compact with small via acme (thinking high)" {
 		t.Errorf("describe %q", got)
 	}
 	if !strings.Contains(ch.Credential, "ACME_KEY") {
@@ -73,7 +73,7 @@ func TestBuildForChoosesTheSessionModel(t *testing.T) {
 		t.Error("a model that is not PROVIDER/ID must be refused")
 	}
 	s, _, ch, _ = compaction.SummarizerConfig{Kind: "extractive"}.BuildFor(d.AgentDir, "", path)
-	if s.Name() != "extractive" || ch.Wanted != "" || ch.Notice() != "" {
+	if s.Name() != "extractive" || ch.Wanted != "" || ch.Notice != "" {
 		t.Errorf("--summarizer extractive: %+v", ch)
 	}
 

@@ -40,7 +40,7 @@ type piLspSettings struct {
 // summarizerSettings are piLsp.summarizer.*: the flat form's summarizer settings under
 // other names (kind is the flat form's summarizer).
 type summarizerSettings struct {
-	Kind          string `json:"kind" ts:"\"extractive\" | \"openai\""`
+	Kind          string `json:"kind" ts:"\"extractive\" | \"model\" | \"openai\""`
 	BaseURL       string `json:"baseUrl"`
 	Model         string `json:"model"`
 	APIKeyEnv     string `json:"apiKeyEnv"`
@@ -111,6 +111,13 @@ func (h *host) configure(raw json.RawMessage) {
 	if !was && current != "" && h.draftsEnabled() {
 		h.s.maybeDraft(current) // drafts just turned on: look at the current session now
 	}
+}
+
+// configuredWindow is the context window the client set (0: none).
+func (h *host) configuredWindow() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cfg.SummarizerConfig.ContextWindow
 }
 
 func (h *host) window() int {

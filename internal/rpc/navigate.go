@@ -8,6 +8,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -75,6 +76,9 @@ func (s *Server) navigate(ctx context.Context, path string, p navigateParams, wd
 		opt.Summarizer = sum
 		opt.ReserveTokens = s.branchReserve(path)
 		opt.ContextWindow = s.host.window()
+		if ms, ok := sum.(*compaction.ModelSummarizer); ok && s.host.configuredWindow() == 0 {
+			opt.ContextWindow = ms.Model().ContextWindow // Pi's budget: the model's window
+		}
 		opt.Phase, opt.Progress = wd.reportPhase, wd.reportSummary
 	}
 	res, err := branch.Navigate(ctx, path, p.TargetID, opt)

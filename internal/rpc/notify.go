@@ -140,9 +140,11 @@ func (h *host) notifyState(path string) {
 	var changed SessionChanged
 	var usage ContextUsage
 	var cwd string
+	var atLeaf []*session.Entry
 	err := h.withIndex(path, func(ix *session.Index) error {
 		cwd = ix.File.Header.Cwd
 		changed = SessionChanged{Session: path, LeafID: nullable(ix.LeafID()), Entries: len(ix.Entries())}
+		atLeaf = ix.LeafPath()
 		return nil
 	})
 	if err != nil {
@@ -158,6 +160,8 @@ func (h *host) notifyState(path string) {
 	current := path == h.current
 	h.mu.Unlock()
 	changed.Current = current
+	plan := h.s.svc().SummaryPlan(cwd, atLeaf)
+	changed.Summarizer = &plan
 	h.s.notify("pi/sessionChanged", changed)
 	var leafPath []*session.Entry
 	var key string

@@ -368,6 +368,12 @@ type SessionChanged struct {
 	// Current: the server's current session (also on fileOps, contextUsage and
 	// draftReady).
 	Current bool `json:"current"`
+	// Summarizer is the summarizer and model a compaction of the session would use (the
+	// session's model, pi-lsp's summaryModel or --summarizer; found without resolving the
+	// credential), and, when the extractive summary stands in for the model wanted, why
+	// and the fix. Editors show it before a compaction ("Compact with claude-sonnet-4-5
+	// via anthropic").
+	Summarizer *compaction.SummarizerChoice `json:"summarizer,omitempty"`
 }
 
 // SessionOwner is a running pi that writes a session.

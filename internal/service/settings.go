@@ -73,13 +73,21 @@ func (c Config) SettingsAt(ix *session.Index, leaf string) (session.CompactionSe
 // summary. Its config says which model it uses and its context window; the Choice says
 // which summarizer and model, and why a wanted model was not used (its Notice is the one
 // line a front end shows).
-func (c Config) Summarizer(cwd string, path []*session.Entry) (compaction.Summarizer, compaction.SummarizerConfig, compaction.Choice, error) {
+func (c Config) Summarizer(cwd string, path []*session.Entry) (compaction.Summarizer, compaction.SummarizerConfig, compaction.SummarizerChoice, error) {
 	cfg := c.SummarizerConfig.Over(compaction.ConfigFromEnv()).Over(compaction.ConfigFromSettings(c.AgentDir, cwd))
 	s, cfg, choice, err := cfg.BuildFor(c.AgentDir, cwd, path)
 	if err != nil {
 		return nil, cfg, choice, &kindError{ErrSummarizer, err}
 	}
 	return s, cfg, choice, nil
+}
+
+// SummaryPlan is the summarizer and model a job on the session would use (the Choice of
+// Summarizer), found without resolving a credential: what editors show before a
+// compaction.
+func (c Config) SummaryPlan(cwd string, path []*session.Entry) compaction.SummarizerChoice {
+	cfg := c.SummarizerConfig.Over(compaction.ConfigFromEnv()).Over(compaction.ConfigFromSettings(c.AgentDir, cwd))
+	return cfg.Plan(c.AgentDir, cwd, path)
 }
 
 // BranchReserve is Pi's branchSummary.reserveTokens for a session whose cwd is cwd.

@@ -101,7 +101,10 @@ export class PiClient {
       client.onNotification(Notifications.sessionChanged, (p: SessionChanged) => {
         testLog("sessionChanged", { ...p });
         pi.drafts.leafMoved(p.session, p.leafId);
-        if (p.current !== false) pi.status.ownerChanged(p);
+        if (p.current !== false) {
+          pi.status.ownerChanged(p);
+          pi.status.summarizerChanged(p);
+        }
         pi.status.render();
         if (p.current !== false) pi.views.scheduleRefresh();
       }),

@@ -587,6 +587,8 @@ export interface SessionChanged {
   owner?: SessionOwner;
   /** current: the server's current session (also on fileOps, contextUsage and draftReady). */
   current: boolean;
+  /** summarizer is the summarizer and model a compaction of the session would use (the session's model, pi-lsp's summaryModel or --summarizer; found without resolving the credential), and, when the extractive summary stands in for the model wanted, why and the fix. Editors show it before a compaction ("Compact with claude-sonnet-4-5 via anthropic"). */
+  summarizer?: SummarizerChoice;
 }
 
 /** SessionOwner is a running pi that writes a session. */
@@ -595,6 +597,29 @@ export interface SessionOwner {
   /** bridge: it loaded pi-lsp's Pi extension, so writes go through it (editors show "live"). */
   bridge: boolean;
   piVersion?: string;
+}
+
+/** SummarizerChoice says which summarizer a job uses, with which model, and, when the model it wanted could not be used, why and what fixes it. */
+export interface SummarizerChoice {
+  /** kind is "extractive", "model" (a model of Pi's catalog) or "openai" (an OpenAI-compatible endpoint configured for pi-lsp). */
+  kind: "extractive" | "model" | "openai";
+  /** provider and Model name the model ("anthropic", "claude-sonnet-4-5"); API is the API it is asked over. */
+  provider?: string;
+  model?: string;
+  api?: string;
+  /** thinkingLevel is the reasoning asked for ("off" or a level). */
+  thinkingLevel?: string;
+  /** from says where the model came from: "session" (the session's current model), "settings" (Pi's defaultProvider/defaultModel), "config" (pi-lsp's model setting or --model). */
+  from?: string;
+  /** credential says where the key came from (never the key). */
+  credential?: string;
+  /** wanted is the model ("provider/id") that could not be used, with Why and the Fix (a command or a variable), when Kind fell back to extractive. */
+  wanted?: string;
+  why?: string;
+  fix?: string;
+  /** label is Describe: one line for a status bar ("Compact with claude-sonnet-4-5 via anthropic"); Notice is the line saying the wanted model was not used, when it was not. */
+  label: string;
+  notice?: string;
 }
 
 /** CompactionStart is sent when a compaction begins. */
@@ -741,10 +766,11 @@ export interface InitializationOptions {
   reserveTokens?: number;
   /** drafts enables background drafts (pi/draftReady; off unless a client sets it true): with it off the server sends a conversation to a model only for a job the client asked for. */
   drafts?: boolean;
-  /** The summarizer: "extractive" (the default; no model) or "openai" (an OpenAI-compatible endpoint). */
-  summarizer?: "extractive" | "openai";
+  /** The summarizer: unset (the default: the session's model when its credential resolves, else the extractive summary), "extractive" (no model), "model" (a model of Pi's catalog, which must be usable) or "openai" (an OpenAI-compatible endpoint). */
+  summarizer?: "extractive" | "model" | "openai";
   /** baseUrl is the OpenAI-compatible endpoint, /v1 included. */
   baseUrl?: string;
+  /** model is, for "openai", the endpoint's model; otherwise a separate summary model of Pi's catalog, "provider/id[:thinking]" (unset: the session's model). */
   model?: string;
   /** apiKeyEnv is the name of the environment variable that holds the key (default OPENAI_API_KEY); a name that does not end in _KEY or _TOKEN is refused (CheckKeyEnv). */
   apiKeyEnv?: string;
@@ -773,7 +799,7 @@ export interface PiLspSettingsTree {
 
 /** SummarizerSettings are piLsp.summarizer.*: the flat form's summarizer settings under other names (kind is the flat form's summarizer). */
 export interface SummarizerSettings {
-  kind?: "extractive" | "openai";
+  kind?: "extractive" | "model" | "openai";
   baseUrl?: string;
   model?: string;
   apiKeyEnv?: string;

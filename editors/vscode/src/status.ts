@@ -8,7 +8,7 @@ import { settingsNow } from "./identity";
 import type { PiContext } from "./context";
 import { EXTENSION_COMMANDS as C } from "./models/commands";
 import { DEFAULT_RESERVE_TOKENS, statusView } from "./models/status";
-import { ContextResult, ContextUsage, SessionChanged } from "./protocol";
+import { ContextResult, ContextUsage, SessionChanged, SummarizerChoice } from "./protocol";
 import { testLog } from "./testLog";
 
 export class StatusBar implements vscode.Disposable {
@@ -19,6 +19,9 @@ export class StatusBar implements vscode.Disposable {
   /** The live pi (with pi-lsp's bridge) of the current session, and the last owner line written. */
   private live: { pid: number; piVersion?: string } | undefined;
   private ownerLine = "";
+  /** The summarizer and model a compaction of the current session would use, and the last line written about it. */
+  private summarizer: SummarizerChoice | undefined;
+  private summarizerLine = "";
 
   constructor(private readonly pi: PiContext) {
     this.item = vscode.window.createStatusBarItem("piLsp.context", vscode.StatusBarAlignment.Right, 100);
@@ -29,6 +32,23 @@ export class StatusBar implements vscode.Disposable {
 
   dispose(): void {
     this.item.dispose();
+  }
+
+  /**
+   * Follows the summarizer the server would compact the current session with ("Compact with
+   * claude-sonnet-4-5 via anthropic"); the output channel says whether the session's model is
+   * usable, and why not with its fix.
+   */
+  summarizerChanged(p: SessionChanged): void {
+    this.summarizer = p.summarizer;
+    const c = p.summarizer;
+    if (!c) return;
+    const line = c.notice ? `[pi-lsp] ${c.notice}` : `[pi-lsp] ${c.label}${c.credential ? ` (key: ${c.credential})` : ""}`;
+    if (line !== this.summarizerLine) {
+      this.summarizerLine = line;
+      this.pi.output.appendLine(line);
+      testLog("summarizer", { kind: c.kind, label: c.label, notice: c.notice ?? null });
+    }
   }
 
   /** Follows the owner of the current session: "live" when a pi with the bridge holds it. */
@@ -71,6 +91,9 @@ export class StatusBar implements vscode.Disposable {
     const md = new vscode.MarkdownString(view.tooltip.replace(/\n/g, "  \n"));
     if (this.live) {
       md.appendMarkdown(`  \nLive: pi ${this.live.pid} holds this session with the pi-lsp bridge; compaction, navigation and labels are done by that pi.`);
+    } else if (this.summarizer) {
+      md.appendMarkdown(`  \n${escapeMarkdown(this.summarizer.label)}`);
+      if (this.summarizer.fix) md.appendMarkdown(`  \nFix: \`${this.summarizer.fix.replace(/`/g, "'")}\``);
     }
     md.appendMarkdown(`  \n[Preview and edit the compaction](command:${C.previewCompaction})`);
     if (this.lastContext?.lastCompaction) {
@@ -84,4 +107,9 @@ export class StatusBar implements vscode.Disposable {
     status.show();
     testLog("status", { text: status.text, level: view.level, draftReady, live: !!this.live });
   }
+}
+
+/** Text shown as is in a MarkdownString. */
+function escapeMarkdown(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, "\\$&");
 }

@@ -477,6 +477,26 @@ end
 -- :PiCancel -------------------------------------------------------------------------------------
 
 --- Cancels the running pi-lsp jobs (window/workDoneProgress/cancel).
+--- :PiStatus — the statusline text and the summarizer a compaction of the session would
+--- use ("Compact with claude-sonnet-4-5 via anthropic"), or why the session's model
+--- cannot be used and the fix.
+function M.status()
+  local pi = require('pi_lsp')
+  local lines = { pi.statusline() ~= '' and pi.statusline() or 'Pi: no session reported yet' }
+  local c = pi.summarizer()
+  local level = vim.log.levels.INFO
+  if c then
+    lines[#lines + 1] = c.label or c.kind
+    if c.notice then
+      lines[#lines + 1] = c.notice
+      level = vim.log.levels.WARN
+    elseif c.credential then
+      lines[#lines + 1] = 'key: ' .. c.credential
+    end
+  end
+  ui.notify(table.concat(lines, '\n'), level)
+end
+
 function M.cancel()
   local c = require('pi_lsp.client')
   local n = 0
@@ -626,6 +646,12 @@ M.user_commands = {
     { nargs = '?', complete = 'file', desc = 'Pi: use the session file [path]' },
   },
   PiContext = { run('context'), { nargs = 0, desc = 'Pi: context usage and the last summary' } },
+  PiStatus = {
+    function()
+      M.status()
+    end,
+    { nargs = 0, desc = 'Pi: context usage and the summarizer a compaction would use' },
+  },
   PiEditContext = {
     function(o)
       local id, action = o.fargs[1], o.fargs[2]

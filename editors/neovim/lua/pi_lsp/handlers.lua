@@ -130,6 +130,8 @@ M.handlers = {
     local changed = st.session ~= params.session or st.leafId ~= params.leafId
     if not foreign(st, params.session) then
       st.session, st.leafId, st.entries, st.owner = params.session, params.leafId, params.entries, params.owner
+      -- The summarizer and model a compaction would use, and why a wanted model is not.
+      st.summarizer = params.summarizer
     end
     -- A draft is for the span of one leaf; the server sends pi/draftReady again
     -- once it has caught up.

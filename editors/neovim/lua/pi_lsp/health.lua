@@ -113,6 +113,18 @@ function M.check()
     else
       health.info('no running pi holds the session (no bridge attached); pi-lsp writes it itself')
     end
+    local sum = st.summarizer
+    if type(sum) == 'table' then
+      if sum.notice then
+        health.warn(sum.notice, sum.fix and { sum.fix } or nil)
+      elseif sum.kind == 'model' then
+        health.ok(('%s%s'):format(sum.label or 'the session\'s model', sum.credential and (' (key: ' .. sum.credential .. ')') or ''))
+      else
+        health.info(sum.label or sum.kind)
+      end
+    else
+      health.info('the summarizer is reported with the session (pi/sessionChanged)')
+    end
   end
 end
 

@@ -133,8 +133,20 @@ function M.live(bufnr)
   return nil
 end
 
+--- The summarizer a compaction of the session would use, as the server reports it:
+--- { kind = 'model'|'extractive'|'openai', provider, model, thinkingLevel, label =
+--- 'Compact with claude-sonnet-4-5 via anthropic', notice?, fix? } (notice and fix
+--- when the session's model cannot be used and the extractive summary stands in), or nil.
+---@param bufnr? integer
+function M.summarizer(bufnr)
+  local st = M.state(bufnr)
+  local c = st and st.summarizer
+  return type(c) == 'table' and vim.deepcopy(c) or nil
+end
+
 --- Context usage for a statusline, e.g. "Pi 84.2k/200.0k (42%)", followed by
---- " · live" when a running pi with pi-lsp's bridge holds the session,
+--- " · live" when a running pi with pi-lsp's bridge holds the session, " · no model"
+--- when the session's model cannot be used for summaries (see summarizer()),
 --- " · draft ready" when a background compaction draft is ready and " · 2 stale"
 --- when files the agent read changed on disk since; or the running job
 --- ("Pi: Compacting session 40%"); "" without a client or data.
@@ -184,6 +196,10 @@ function M.statusline(bufnr)
   end
   if M.draft(bufnr) then
     marks[#marks + 1] = 'draft ready'
+  end
+  local sum = M.summarizer(bufnr)
+  if sum and sum.notice then
+    marks[#marks + 1] = 'no model'
   end
   local n = #(st.session and st.stale and st.stale[st.session] or {})
   if n > 0 then

@@ -94,7 +94,7 @@ export function readSettings(get: (key: string) => unknown): PiLspSettings {
  */
 export function toInitializationOptions(s: PiLspSettings): InitializationOptions {
   const o: InitializationOptions = {};
-  if (s.summarizerKind === "extractive" || s.summarizerKind === "openai") o.summarizer = s.summarizerKind;
+  if (s.summarizerKind === "extractive" || s.summarizerKind === "model" || s.summarizerKind === "openai") o.summarizer = s.summarizerKind;
   if (s.baseUrl) o.baseUrl = s.baseUrl;
   if (s.model) o.model = s.model;
   if (s.apiKeyEnv) o.apiKeyEnv = s.apiKeyEnv;
@@ -106,7 +106,7 @@ export function toInitializationOptions(s: PiLspSettings): InitializationOptions
 
 /** `settings.piLsp` of didChangeConfiguration: the same tree as the VS Code settings. */
 export interface PiLspSettingsTree {
-  summarizer?: { kind?: "extractive" | "openai"; baseUrl?: string; model?: string; apiKeyEnv?: string; drafts?: boolean };
+  summarizer?: { kind?: "extractive" | "model" | "openai"; baseUrl?: string; model?: string; apiKeyEnv?: string; drafts?: boolean };
   compaction?: { reserveTokens?: number; keepRecentTokens?: number };
 }
 
