@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,9 +31,11 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/shape"
 )
 
 type livePiEnv struct {
@@ -172,6 +175,27 @@ func (c *rawConn) roundTrip(line string) map[string]any {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(l), &m); err != nil {
 		c.t.Fatalf("answer %q: %v", l, err)
+	}
+	// Every answer has the shape internal/bridge documents (editors/pi/protocol.ts):
+	// an OKResponse whose result is the request type's, or an ErrorResponse.
+	var req struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal([]byte(line), &req)
+	if m["ok"] == true {
+		if err := shape.Match(json.RawMessage(l), reflect.TypeFor[bridge.OKResponse]()); err != nil {
+			c.t.Errorf("answer to %s is not an OKResponse: %v", line, err)
+		}
+		for _, meth := range bridge.Methods() {
+			if meth.Type == req.Type && meth.Result != nil {
+				res, _ := json.Marshal(m["result"])
+				if err := shape.Match(res, meth.Result); err != nil {
+					c.t.Errorf("the result of %s is not a %s: %v", line, meth.Result, err)
+				}
+			}
+		}
+	} else if err := shape.Match(json.RawMessage(l), reflect.TypeFor[bridge.ErrorResponse]()); err != nil {
+		c.t.Errorf("answer to %s is not an ErrorResponse: %v", line, err)
 	}
 	return m
 }
@@ -320,9 +344,22 @@ func TestLivePiBridge(t *testing.T) {
 		if entry["type"] != "compaction" || entry["systemMessage"] == nil {
 			t.Fatalf("answer's entry %v is not Pi's compaction with its systemMessage", entry)
 		}
+		// Pi's own entry has the documented shape of a compaction entry.
+		if err := shape.Match(json.RawMessage(res.Entry), reflect.TypeFor[session.CompactionEntry]()); err != nil {
+			t.Errorf("pi's compaction entry %s does not have the documented shape: %v", lsptest.Trunc(json.RawMessage(res.Entry)), err)
+		}
 		compactionID, _ = entry["id"].(string)
 		if !strings.Contains(entry["summary"].(string), instructions) {
 			t.Errorf("the summary does not carry the instructions: %q", entry["summary"])
+		}
+		// The notifications of a compaction pi made have their documented shapes too.
+		for _, m := range e.Messages() {
+			if m.Kind == lsptest.KindNotification && (m.Method == "pi/compactionStart" || m.Method == "pi/compactionEnd") {
+				want := map[string]reflect.Type{"pi/compactionStart": reflect.TypeFor[rpc.CompactionStart](), "pi/compactionEnd": reflect.TypeFor[rpc.CompactionEnd]()}[m.Method]
+				if err := shape.Match(m.Params, want); err != nil {
+					t.Errorf("%s %s does not have its documented shape: %v", m.Method, lsptest.Trunc(m.Params), err)
+				}
+			}
 		}
 		// Pi's own event stream: compaction_start and compaction_end, reason manual.
 		pi.WaitEvent(piMark, 5*time.Second, "compaction_start manual", func(ev map[string]any) bool {
@@ -381,6 +418,9 @@ func TestLivePiBridge(t *testing.T) {
 		sum := lsptest.Fields(res.SummaryEntry)
 		if sum["type"] != "branch_summary" || sum["parentId"] != target {
 			t.Fatalf("navigate answered %+v", res)
+		}
+		if err := shape.Match(json.RawMessage(res.SummaryEntry), reflect.TypeFor[session.BranchSummaryEntry]()); err != nil {
+			t.Errorf("pi's branch_summary entry %s does not have the documented shape: %v", lsptest.Trunc(json.RawMessage(res.SummaryEntry)), err)
 		}
 		if !strings.Contains(sum["summary"].(string), "the abandoned chat") {
 			t.Errorf("the branch summary does not carry the instructions: %q", sum["summary"])

@@ -1,6 +1,8 @@
 // VS Code settings (piLsp.*) to the server's initializationOptions. Pure: no vscode import.
 
-import type { InitializationOptions } from "../protocol";
+import type { InitializationOptions, PiLspSettingsTree } from "../protocol";
+
+export type { PiLspSettingsTree };
 
 export interface PiLspSettings {
   serverPath: string;
@@ -102,12 +104,6 @@ export function toInitializationOptions(s: PiLspSettings): InitializationOptions
   if (typeof s.reserveTokens === "number") o.reserveTokens = s.reserveTokens;
   if (typeof s.keepRecentTokens === "number") o.keepRecentTokens = s.keepRecentTokens;
   return o;
-}
-
-/** `settings.piLsp` of didChangeConfiguration: the same tree as the VS Code settings. */
-export interface PiLspSettingsTree {
-  summarizer?: { kind?: "extractive" | "model" | "openai"; baseUrl?: string; model?: string; apiKeyEnv?: string; drafts?: boolean };
-  compaction?: { reserveTokens?: number; keepRecentTokens?: number };
 }
 
 /**
