@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # What moves with another Pi release: installs @earendil-works/pi-coding-agent@VERSION
-# into a scratch dir, and in a scratch clone of this repository (the checked-in corpus
-# and goldens are never touched) regenerates the genuine 1.6-era corpus with the real
-# `pi` of that version, compares its structure with the checked-in one, records the
-# library oracle's answers as goldens, and runs the differential tests against it.
+# into a scratch dir, and in a scratch clone of this repository (the checked-in corpus,
+# goldens and model catalog are never touched) regenerates the model catalog pi-lsp
+# embeds (internal/catalog/pi-catalog.json, scripts/gen-pi-catalog.mjs) from that Pi's
+# pi-ai, regenerates the genuine 1.6-era corpus with the real `pi` of that version,
+# compares its structure with the checked-in one, records the library oracle's answers
+# as goldens, and runs the differential tests against it. To take the new catalog,
+# run the generator the same way in the checkout.
 #
 #   bash scripts/pi-next.sh 1.7.0            # or any published version
 #   PI_NEXT_KEEP=1 bash scripts/pi-next.sh 1.7.0   # keep the scratch dir to look at
@@ -40,6 +43,23 @@ log "Pi $got installed"
 git clone -q "$REPO" "$T/repo" || exit 1
 cd "$T/repo"
 moved=0
+
+log "regenerating the model catalog pi-lsp embeds from pi $got"
+PI_AI_DIR="$T/pi/node_modules/@earendil-works/pi-ai"
+if timeout -k 5 120 "$NODE" scripts/gen-pi-catalog.mjs "$PI_AI_DIR" >"$T/pi-catalog.json" 2>"$T/catalog.log"; then
+  if cmp -s "$T/pi-catalog.json" internal/catalog/pi-catalog.json; then
+    echo "model catalog: unchanged"
+  else
+    moved=1
+    echo "model catalog moved (internal/catalog/pi-catalog.json; the tests below run with the new one):"
+    diff internal/catalog/pi-catalog.json "$T/pi-catalog.json" | grep '^[<>]' | cut -c1-160 | head -40 | sed 's/^/  /'
+    cp "$T/pi-catalog.json" internal/catalog/pi-catalog.json
+  fi
+else
+  moved=1
+  echo "the model catalog could not be generated from pi $got:"
+  tail -10 "$T/catalog.log" | sed 's/^/  /'
+fi
 
 log "regenerating the genuine 1.6-era corpus with pi $got"
 if timeout -k 10 600 bash scripts/gen-corpus.sh --pi 1.6.0 "$T/corpus" >"$T/gen.log" 2>&1; then
