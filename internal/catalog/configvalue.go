@@ -128,6 +128,13 @@ func (e Env) get(name string, extra map[string]string) string {
 // CommandTimeout bounds a "!command" config value, as Pi's (10 s).
 const CommandTimeout = 10 * time.Second
 
+// ResolveValue resolves a config value of models.json or auth.json as Pi does (literal,
+// "$NAME"/"${NAME}", "!command") with the process environment; the error never holds
+// the value.
+func ResolveValue(ctx context.Context, config string) (string, error) {
+	return resolveValue(ctx, config, "the value", nil, nil)
+}
+
 // resolveValue is Pi's resolveConfigValueOrThrow: the value, or an error in Pi's words
 // (what description names, and which variable or command failed; never the value).
 func resolveValue(ctx context.Context, config, description string, env Env, extra map[string]string) (string, error) {

@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/catalog"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -329,8 +331,15 @@ func resolvePiKey(v string) string {
 	if v == "" {
 		return ""
 	}
-	if env := os.Getenv(v); env != "" {
-		return env
+	// Pi's forms: "$NAME" / "${NAME}" interpolation, "!command" output, else literal.
+	key, err := catalog.ResolveValue(context.Background(), v)
+	if err != nil {
+		return "" // an unset variable or a failed command: no key, never the raw text
 	}
-	return v
+	if key == v {
+		if env := os.Getenv(v); env != "" {
+			return env // a bare variable name, which earlier pi-lsp versions read
+		}
+	}
+	return key
 }

@@ -1,14 +1,17 @@
 package compaction_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 )
 
 func pathOf(t *testing.T, lines ...string) []*session.Entry {
@@ -97,5 +100,34 @@ func TestParseModelRef(t *testing.T) {
 		if err != nil || p != tc.p || id != tc.id || level != tc.level {
 			t.Errorf("%s: %q %q %q %v", tc.in, p, id, level, err)
 		}
+	}
+}
+
+// The openai summarizer reads Pi's key forms in models.json too: "$NAME" is the variable's
+// value and "!command" its output, never the text itself.
+func TestOpenAISummarizerResolvesPiKeyForms(t *testing.T) {
+	for _, tc := range []struct{ apiKey, want string }{
+		{"$PI_LSP_TEST_FORM_KEY", "Bearer from-env"},
+		{"${PI_LSP_TEST_FORM_KEY}", "Bearer from-env"},
+		{"!printf from-command", "Bearer from-command"},
+	} {
+		t.Run(tc.apiKey, func(t *testing.T) {
+			d := isolate.Setup(t)
+			t.Setenv("PI_LSP_TEST_FORM_KEY", "from-env")
+			srv := modelapi.New(t)
+			if err := os.WriteFile(filepath.Join(d.AgentDir, "models.json"), []byte(`{"providers":{"local":{"baseUrl":"`+srv.URL+`/v1","api":"openai-completions","apiKey":`+strconv.Quote(tc.apiKey)+`,"models":[{"id":"m"}]}}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, _, _, err := compaction.SummarizerConfig{Kind: "openai"}.BuildFor(d.AgentDir, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Summarize(context.Background(), compaction.Request{Kind: compaction.KindHistory, Conversation: "x"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := srv.Requests()[0].Header.Get("Authorization"); got != tc.want {
+				t.Errorf("Authorization %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
