@@ -18,7 +18,10 @@ import (
 //
 // The generator reads the json tags and a `ts` tag:
 //   - `ts:"Name"` names the TypeScript type of a field whose Go type says too little
-//     (raw JSON: a session entry as Pi writes it, a progress token);
+//     (raw JSON: a progress token, an AgentMessage; the names no struct declares are
+//     contract.go's Aliases);
+//   - a session.Raw[T] is JSON passed through as it was written (an entry as the file
+//     holds it, a live pi's answer) and documented as T;
 //   - `ts:",required"` marks a params field the handler refuses to go without (every
 //     other params field is optional: absent means its zero value);
 //   - in results, a field is optional exactly when it has omitempty, and a pointer
