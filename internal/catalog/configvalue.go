@@ -180,6 +180,7 @@ func runCommand(ctx context.Context, command string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	inGroup(cmd)
 	cmd.Stdin, cmd.Stderr = nil, nil
 	cmd.WaitDelay = time.Second
 	out, err := cmd.Output()

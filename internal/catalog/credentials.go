@@ -327,6 +327,7 @@ func (r Resolver) runPi(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, PiTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, pi, args...)
+	inGroup(cmd)
 	cmd.WaitDelay = time.Second
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "PI_SKIP_VERSION_CHECK=1")
 	if r.AgentDir != "" {
