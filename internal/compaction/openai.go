@@ -331,19 +331,6 @@ func retryReason(se *SummaryError) string {
 	return se.Message // whole: a progress line never cuts an error off
 }
 
-// reasoningEffort is pi-ai's clampThinkingLevel for a reasoning model without a level
-// map: "xhigh" and "max" are not supported and become "high"; "off", "" and unknown
-// levels send no reasoning effort.
-func reasoningEffort(level string) string {
-	switch level {
-	case "minimal", "low", "medium", "high":
-		return level
-	case "xhigh", "max":
-		return "high"
-	}
-	return ""
-}
-
 // DefaultMaxTokens is Pi's output limit of a custom model that names none.
 const DefaultMaxTokens = 16384
 
