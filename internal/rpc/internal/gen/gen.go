@@ -140,7 +140,7 @@ func protocolDoc(doc string, docs map[string]string) (string, error) {
 	b.Reset()
 	b.WriteString("```ts\n")
 	b.WriteString(aliases(s, true))
-	b.WriteString("\n" + entryUnion() + "\n")
+	b.WriteString("\n" + entryUnion())
 	for _, t := range sortedByName(s.order) {
 		b.WriteString("\n" + declare(s, docs, t, s.roles[t]))
 	}
@@ -526,7 +526,7 @@ func bridgeTypeScript(docs map[string]string) string {
 // bridgeMarkdown is the bridge section of docs/protocol.md.
 func bridgeMarkdown(docs map[string]string) string {
 	var b strings.Builder
-	b.WriteString("| request | result | |\n|---|---|---|\n")
+	b.WriteString("| request | result | what it does |\n|---|---|---|\n")
 	for _, m := range bridge.Methods() {
 		r := "(refused: `unsupported`)"
 		if m.Result != nil {
