@@ -95,6 +95,23 @@ var modelCases = []modelCase{
 	{name: "builtin-openai/baseUrl-override/env", file: "compact-twice.jsonl", keep: 200, requests: 1,
 		models: `{"providers":{"openai":{"baseUrl":"BASE/v1"}}}`, env: map[string]string{"OPENAI_API_KEY": "sk-openai-builtin"},
 		append: []string{modelChange("openai", "gpt-5.5"), thinking("high")}},
+	// Built-in providers whose catalog compat shapes the body: thinking formats, the
+	// output-limit field, level maps (an unsupported level clamps), the "off" effort.
+	{name: "builtin-openrouter/completions/thinking-format", file: "compact-twice.jsonl", keep: 200,
+		models: `{"providers":{"openrouter":{"baseUrl":"BASE/v1"}}}`, env: map[string]string{"OPENROUTER_API_KEY": "sk-or-builtin"},
+		append: []string{modelChange("openrouter", "~deepseek/deepseek-flash-latest"), thinking("medium")}},
+	{name: "builtin-zai/completions/off", file: "compact-twice.jsonl", keep: 200,
+		models: `{"providers":{"zai":{"baseUrl":"BASE/v1"}}}`, env: map[string]string{"ZAI_API_KEY": "zai-builtin"},
+		append: []string{modelChange("zai", "glm-4.7"), thinking("off")}},
+	{name: "builtin-deepseek/completions/high", file: "compact-twice.jsonl", keep: 200,
+		models: `{"providers":{"deepseek":{"baseUrl":"BASE"}}}`, env: map[string]string{"DEEPSEEK_API_KEY": "ds-builtin"},
+		append: []string{modelChange("deepseek", "deepseek-flash"), thinking("high")}},
+	{name: "builtin-google/gemini-2.5-flash/medium", file: "compact-twice.jsonl", keep: 200,
+		models: `{"providers":{"google":{"baseUrl":"BASE/v1beta"}}}`, env: map[string]string{"GEMINI_API_KEY": "gemini-builtin"},
+		append: []string{modelChange("google", "gemini-2.5-flash"), thinking("medium")}},
+	{name: "builtin-xai/responses/off", file: "compact-twice.jsonl", keep: 200,
+		models: `{"providers":{"xai":{"baseUrl":"BASE/v1"}}}`, env: map[string]string{"XAI_API_KEY": "xai-builtin"},
+		append: []string{modelChange("xai", "grok-4.3"), thinking("off")}},
 	// A key saved in auth.json: pi-lsp asks the user's pi (pi auth print-api-key).
 	{name: "openai-completions/auth.json-through-pi", file: "compact-twice.jsonl", keep: 200, requests: 1, piOnPath: true,
 		models: `{"providers":{"fake":{"baseUrl":"BASE/v1","api":"openai-completions","models":[{"id":"fake-model"}]}}}`,
