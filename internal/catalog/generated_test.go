@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,5 +31,42 @@ func TestEmbeddedCatalogIsGenerated(t *testing.T) {
 	}
 	if v := EmbeddedVersion(); v != "1.6.0" {
 		t.Errorf("embedded catalog of pi-ai %s, want 1.6.0", v)
+	}
+}
+
+// The installed pi's catalog (its pi-ai package's model data) is read to the same models
+// as the copy generated from it.
+func TestInstalledCatalogOfRealPi(t *testing.T) {
+	oracle.NeedPiCLI(t, "reading a real pi's catalog")
+	bin := filepath.Join(t.TempDir(), "pi")
+	if err := os.Symlink(oracle.PiCLI(), bin); err != nil {
+		t.Fatal(err)
+	}
+	inst := Load(t.TempDir(), LoadOptions{PiPath: bin})
+	emb := Load(t.TempDir(), LoadOptions{PiPath: "-"})
+	if inst.Source == emb.Source {
+		t.Fatalf("the installed catalog was not read: %s", inst.Source)
+	}
+	n, differ := 0, 0
+	for _, p := range emb.Providers() {
+		for _, m := range p.Models {
+			n++
+			got := inst.Find(m.Provider, m.ID)
+			if got == nil {
+				t.Errorf("%s missing from the installed catalog", m.Ref())
+				continue
+			}
+			a, _ := json.Marshal(got)
+			b, _ := json.Marshal(m)
+			if !bytes.Equal(a, b) {
+				differ++
+				if differ <= 3 {
+					t.Errorf("%s differs:\ninstalled %s\n embedded %s", m.Ref(), a, b)
+				}
+			}
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d of %d models differ", differ, n)
 	}
 }
