@@ -1,11 +1,14 @@
 # Every target installs what it needs first; tools land in .tools/ (git-ignored).
 GO ?= go
 BIN := bin/pi-lsp
+# One version for the binary, the editors' packages and the Pi package (scripts/set-version.sh).
+VERSION := $(shell cat VERSION)
+LDFLAGS := -X main.Version=$(VERSION)
 
-.PHONY: build test test-go fuzz vsix bench demo quality tools clean
+.PHONY: build test test-go test-dist fuzz vsix dist bench demo quality tools clean
 
 build:
-	$(GO) build -o $(BIN) ./cmd/pi-lsp
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pi-lsp
 
 # The main job on the embedded default: compact a shipped example session offline.
 demo: build
@@ -26,8 +29,21 @@ test-go:
 fuzz:
 	bash scripts/fuzz.sh $(or $(FUZZTIME),30s)
 
+# The VS Code package of this machine's platform: editors/vscode/pi-lsp.vsix.
 vsix:
 	bash scripts/build-vsix.sh
+
+# Release artifacts in dist/: pi-lsp_<version>_<os>_<arch>.tar.gz (.zip for windows) for
+# linux, darwin, windows x amd64, arm64 (static, stripped, reproducible), one VS Code
+# package per platform, the Pi package (npm pack of editors/pi), SHA256SUMS.
+dist:
+	bash scripts/dist.sh
+
+# make dist, then every artifact checked and installed: the archive's binary, the
+# linux-x64 VS Code package in code-server, the Pi package in real Pi 1.6.0, the Neovim
+# recipes, the version handshake (the "dist" layer of scripts/test.sh).
+test-dist:
+	PI_LSP_LAYERS=dist bash scripts/test.sh
 
 bench: build
 	bash scripts/bench.sh --write-docs
@@ -40,4 +56,4 @@ quality:
 	$(GO) run ./tools/quality -write docs/QUALITY.md
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -10,10 +10,10 @@
  * directory ($XDG_RUNTIME_DIR/pi-lsp; without one <tmpdir>/pi-lsp-<uid>, or, when that
  * is not a private directory of this user, $XDG_STATE_HOME/pi-lsp/bridge; the directory
  * is 0700, the socket and the registry file 0600) and announces it in a registry file
- * beside it (`<pid>-<n>.json`: protocol, pid, its start time, session file, socket, pi
- * version, token). Both are removed when the session closes or pi exits; pi-lsp removes
- * a registry file whose pid is gone or reused, or whose socket refuses. Pi's status line
- * says where the bridge listens, or why it does not.
+ * beside it (`<pid>-<n>.json`: protocol, this package's version, pid, its start time,
+ * session file, socket, pi version, token). Both are removed when the session closes or
+ * pi exits; pi-lsp removes a registry file whose pid is gone or reused, or whose socket
+ * refuses. Pi's status line says where the bridge listens, or why it does not.
  *
  * Protocol 1: newline-delimited JSON; the types are in ./protocol.ts, generated from
  * pi-lsp's Go types (internal/bridge). A request is {"id", "type", ...} (the id a number
@@ -55,6 +55,8 @@ import type {
 } from "./protocol.ts";
 
 const PROTOCOL = 1;
+// This package's version (the repository's VERSION file; scripts/set-version.sh writes it).
+const VERSION = "0.2.0";
 const COMMAND = "pi-lsp-bridge";
 const MAX_LINE = 1 << 20;
 
@@ -167,6 +169,7 @@ export default function (pi: any) {
     const sm = ctx?.sessionManager;
     return {
       protocol: PROTOCOL,
+      version: VERSION,
       pid: process.pid,
       sessionFile,
       piVersion,
@@ -258,7 +261,7 @@ export default function (pi: any) {
         return conn.socket.end();
       }
       if (req.protocol !== PROTOCOL) {
-        fail(conn, id, "protocol", `this bridge speaks protocol ${PROTOCOL}, not ${req.protocol}`);
+        fail(conn, id, "protocol", `pi-lsp's Pi extension ${VERSION} speaks bridge protocol ${PROTOCOL}, this pi-lsp speaks protocol ${req.protocol}: update one of them so they match`);
         return conn.socket.end();
       }
       conn.authed = true;
@@ -431,6 +434,7 @@ export default function (pi: any) {
     fs.chmodSync(socketPath, 0o600);
     const registry = {
       protocol: PROTOCOL,
+      version: VERSION,
       pid: process.pid,
       sessionFile: path.resolve(sessionFile),
       socket: socketPath,
