@@ -28,6 +28,11 @@ return {
   -- options belong in your own config, not a project's .nvim.lua (:help pi_lsp-user-level).
   init_options = {},
   capabilities = require('pi_lsp.config').capabilities(),
+  -- Keeps serverInfo (Neovim 0.10 drops it) and says once when the server is another
+  -- version than the plugin.
+  on_init = function(client, result)
+    require('pi_lsp.plugin').on_init(client, result)
+  end,
   -- pi/* notifications from the server. $/progress is left to Neovim's own
   -- handler (LspProgress autocmd, vim.lsp.status(), fidget.nvim).
   handlers = require('pi_lsp.handlers').handlers,

@@ -13,7 +13,7 @@ M.name = 'pi_lsp'
 
 ---@class pi_lsp.Options
 M.defaults = {
-  --- Server command; nil: `pi-lsp serve` from $PATH, else the repository's bin/pi-lsp.
+  --- Server command; nil: the repository's bin/pi-lsp (`make build`), else `pi-lsp serve` from $PATH.
   cmd = nil,
   --- Sent as `initializationOptions` (session, summarizer, baseUrl, model, provider,
   --- apiKeyEnv, drafts, contextWindow, reserveTokens, keepRecentTokens). `drafts = true`
@@ -145,21 +145,22 @@ function M.set(opts)
   return M.options
 end
 
---- The editors/neovim directory (this file is editors/neovim/lua/pi_lsp/config.lua).
+--- The editors/neovim directory (this file is editors/neovim/lua/pi_lsp/config.lua),
+--- with symlinks resolved: a pack/*/start/pi_lsp link to a checkout's editors/neovim
+--- is that checkout's directory.
 function M.plugin_root()
   local src = debug.getinfo(1, 'S').source
   src = src:sub(1, 1) == '@' and src:sub(2) or src
-  src = vim.fs.normalize(vim.fn.fnamemodify(src, ':p'))
+  src = vim.fn.fnamemodify(src, ':p')
+  src = vim.fs.normalize(uv.fs_realpath(src) or src)
   return vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(src)))
 end
 
---- `pi-lsp serve` from $PATH; failing that, bin/pi-lsp of the repository this
---- plugin directory belongs to (a checkout built with `make build`).
+--- bin/pi-lsp of the repository this plugin directory belongs to (a checkout built
+--- with `make build`, lazy.nvim's `build` step), the binary of this plugin's own
+--- version; failing that, `pi-lsp serve` from $PATH.
 ---@return string[]
 function M.default_cmd()
-  if vim.fn.executable('pi-lsp') == 1 then
-    return { 'pi-lsp', 'serve' }
-  end
   local repo = vim.fs.dirname(vim.fs.dirname(M.plugin_root()))
   local bin = repo .. '/bin/pi-lsp'
   if vim.fn.executable(bin) == 1 then

@@ -99,6 +99,10 @@ function M.check()
       c.root_dir or '?',
       st.session or '(not reported yet)'
     ))
+    local mismatch = require('pi_lsp.plugin').version_mismatch(info.version)
+    if mismatch then
+      health.warn(mismatch, { 'Rebuild the server (`make build` in the checkout) or update the plugin' })
+    end
     local o = st.owner
     if type(o) == 'table' and o.bridge == true then
       health.ok(('live pi %d (Pi %s) holds the session with the pi-lsp bridge: compact, navigate and label go through it'):format(

@@ -4,7 +4,10 @@ local M = {}
 
 local config = require('pi_lsp.config')
 
---- Configures the plugin and starts the client automatically.
+--- Configures the plugin and starts the client automatically. It also defines
+--- the :Pi* commands, highlights and autocmds (what plugin/pi_lsp.lua does), for a
+--- plugin manager that adds editors/neovim to the runtime path too late for
+--- plugin/ to be sourced (lazy.nvim from `config`).
 ---
 --- Neovim 0.11+: forwards `cmd`, `cmd_env`, `init_options`, `root_markers`
 --- and `client` to vim.lsp.config('pi_lsp', ...) and calls vim.lsp.enable('pi_lsp').
@@ -12,6 +15,7 @@ local config = require('pi_lsp.config')
 --- workspaces that have Pi sessions.
 ---@param opts? pi_lsp.Options
 function M.setup(opts)
+  require('pi_lsp.plugin').load()
   local options = config.set(opts)
   if vim.lsp.config and vim.lsp.enable then
     local override = vim.deepcopy(options.client or {})
