@@ -12,6 +12,9 @@
 #   5. vscode-jsonrpc conformance (the transport VS Code uses)
 #   6. real Neovim 0.10 and 0.12, headless
 #   7. real VS Code (code-server) driven by real chromium
+#   8. dist: make dist, every artifact checked and every install path tried (the archive,
+#      go install, the Pi package in real Pi, the linux-x64 VS Code package in code-server,
+#      the Neovim recipes, the version handshake): scripts/test-dist.sh
 # Nothing is written under the real $HOME: HOME, XDG_* and PI_CODING_AGENT_DIR point into a
 # temp dir. The last line is "N passed, M failed" counting layers; the exit status is
 # non-zero if any layer failed.
@@ -23,7 +26,7 @@ set -uo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
-LAYERS="${PI_LSP_LAYERS:-static pi go drift jsonrpc nvim vscode}"
+LAYERS="${PI_LSP_LAYERS:-static pi go drift jsonrpc nvim vscode dist}"
 
 # Keep the Go caches where they are before HOME moves.
 source "$REPO/scripts/isolate.sh"
@@ -68,6 +71,7 @@ layer drift 300 bash scripts/check-corpus-drift.sh
 layer jsonrpc 300 bash scripts/test-jsonrpc.sh
 layer nvim 1200 bash scripts/test-nvim.sh
 layer vscode 1800 bash scripts/test-vscode.sh
+layer dist 900 bash scripts/test-dist.sh
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed layers: ${failures[*]}"
