@@ -59,14 +59,14 @@ static_checks() {
 }
 
 go_tests() {
-  PI_LSP_REQUIRE_ORACLE=1 go test -race -count=1 -timeout 15m ./...
+  PI_LSP_REQUIRE_ORACLE=1 go test -race -count=1 -timeout 25m ./...
 }
 
 export -f static_checks go_tests
 
 layer static 300 static_checks
 layer pi 600 bash scripts/install-pi.sh
-layer go 1200 go_tests
+layer go 1800 go_tests
 layer drift 300 bash scripts/check-corpus-drift.sh
 layer jsonrpc 300 bash scripts/test-jsonrpc.sh
 layer nvim 1200 bash scripts/test-nvim.sh
