@@ -45,15 +45,35 @@ mkdir -p "$OUT"
 timeout 300 go build -o "$WORK/archive" ./tools/archive
 
 # ---- binaries and their archives ------------------------------------------------------------
+# Two builds at a time (PI_LSP_DIST_JOBS): the compiler type-checks a large package on one
+# core, so a second target keeps the other busy.
+build_target() { # GOOS GOARCH DIR EXE
+  CGO_ENABLED=0 GOOS=$1 GOARCH=$2 timeout 1800 go build -trimpath \
+    -ldflags "-s -w -buildid= -X main.Version=$VERSION" -o "$3/$4" ./cmd/pi-lsp >"$3.log" 2>&1
+}
+jobs_max="${PI_LSP_DIST_JOBS:-2}" pids=()
+for t in $GO_TARGETS; do
+  goos=${t%/*} goarch=${t#*/} exe=pi-lsp
+  [ "$goos" = windows ] && exe=pi-lsp.exe
+  dir="$WORK/bin/pi-lsp_${VERSION}_${goos}_${goarch}"
+  mkdir -p "$dir"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do sleep 0.2; done
+  log "go build $goos/$goarch"
+  build_target "$goos" "$goarch" "$dir" "$exe" &
+  pids+=("$!:$t")
+done
+for p in "${pids[@]}"; do
+  if ! wait "${p%%:*}"; then
+    t=${p#*:}
+    log "go build ${t} failed:"; cat "$WORK/bin/pi-lsp_${VERSION}_${t%/*}_${t#*/}.log" >&2
+    exit 1
+  fi
+done
 for t in $GO_TARGETS; do
   goos=${t%/*} goarch=${t#*/} exe=pi-lsp
   [ "$goos" = windows ] && exe=pi-lsp.exe
   name="pi-lsp_${VERSION}_${goos}_${goarch}"
   dir="$WORK/bin/$name"
-  mkdir -p "$dir"
-  log "go build $goos/$goarch"
-  CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch timeout 900 go build -trimpath \
-    -ldflags "-s -w -buildid= -X main.Version=$VERSION" -o "$dir/$exe" ./cmd/pi-lsp
   cp LICENSE README.md CHANGELOG.md "$dir/"
   chmod 755 "$dir/$exe"
   chmod 644 "$dir/LICENSE" "$dir/README.md" "$dir/CHANGELOG.md"
@@ -66,13 +86,18 @@ log "binaries and archives after $(( $(date +%s) - start ))s"
 if [ "$ONLY" != archives ]; then
   # ---- VS Code packages -----------------------------------------------------------------------
   vsix_prepare "$WORK"
+  pids=()
   for target in $VSIX_TARGETS; do
     read -r goos goarch < <(vsix_goos_goarch "$target")
     exe=pi-lsp
     [ "$goos" = windows ] && exe=pi-lsp.exe
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do sleep 0.2; done
     log "vsce package --target $target"
-    vsix_package "$target" "$WORK/bin/pi-lsp_${VERSION}_${goos}_${goarch}/$exe" "$OUT/pi-lsp-$target-$VERSION.vsix" 2>"$WORK/vsce-$target.log" \
-      || { cat "$WORK/vsce-$target.log" >&2; exit 1; }
+    vsix_package "$target" "$WORK/bin/pi-lsp_${VERSION}_${goos}_${goarch}/$exe" "$OUT/pi-lsp-$target-$VERSION.vsix" >"$WORK/vsce-$target.log" 2>&1 &
+    pids+=("$!:$target")
+  done
+  for p in "${pids[@]}"; do
+    wait "${p%%:*}" || { log "vsce package --target ${p#*:} failed:"; cat "$WORK/vsce-${p#*:}.log" >&2; exit 1; }
   done
   log "VS Code packages after $(( $(date +%s) - start ))s"
 

@@ -93,7 +93,7 @@ ARC="$T/archive" # the linux/amd64 archive, unpacked: the pi-lsp a user puts on 
 EPOCH="$(git log -1 --format=%ct)"
 
 do_dist() {
-  bounded 1200 bash scripts/dist.sh
+  bounded 1700 bash scripts/dist.sh
 }
 
 do_repro() {

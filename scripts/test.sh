@@ -71,7 +71,7 @@ layer drift 300 bash scripts/check-corpus-drift.sh
 layer jsonrpc 300 bash scripts/test-jsonrpc.sh
 layer nvim 1200 bash scripts/test-nvim.sh
 layer vscode 1800 bash scripts/test-vscode.sh
-layer dist 900 bash scripts/test-dist.sh
+layer dist 1800 bash scripts/test-dist.sh
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed layers: ${failures[*]}"
