@@ -140,9 +140,10 @@ do_go_install() {
   # The module's files: what git tracks or would track, as regular files.
   git ls-files -co --exclude-standard -z | while IFS= read -r -d '' f; do [ -f "$f" ] && [ ! -L "$f" ] && printf '%s\n' "$f"; done >"$T/modfiles"
   timeout 120 go run ./tools/archive -o "$at/$v.zip" -epoch "$EPOCH" -prefix "$mod@$v/" $(cat "$T/modfiles") || return 1
-  # -trimpath: the flags make dist compiled with, so the packages come from the build cache.
+  # -trimpath and CGO_ENABLED=0: the settings make dist compiled with, so the packages come
+  # from the build cache.
   local out
-  GOTOOLCHAIN=local GOFLAGS="-trimpath -modcacherw" GOPROXY="file://$proxy,file://$REAL_GOMODCACHE/cache/download" \
+  CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS="-trimpath -modcacherw" GOPROXY="file://$proxy,file://$REAL_GOMODCACHE/cache/download" \
     GOSUMDB=off GOMODCACHE="$T/gomodcache" GOBIN="$T/gobin" bounded 600 go install "$mod/cmd/pi-lsp@$v" || { echo "FAIL go install $mod/cmd/pi-lsp@$v"; return 1; }
   out="$("$T/gobin/pi-lsp" version)"
   [ "$out" = "pi-lsp $VERSION" ] || { echo "FAIL the go-installed pi-lsp says '$out', want 'pi-lsp $VERSION'"; return 1; }
