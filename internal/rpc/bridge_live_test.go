@@ -287,6 +287,8 @@ func TestLivePiBridge(t *testing.T) {
 		c = dialRaw(t, l.reg.Socket)
 		if m := c.roundTrip(`{"id":"1","type":"hello","protocol":99,"token":"` + l.reg.Token + `"}`); errCode(m) != "protocol" {
 			t.Errorf("hello with protocol 99: %v", m)
+		} else if msg := fmt.Sprint(m["error"].(map[string]any)["message"]); !strings.Contains(msg, "speaks bridge protocol 1") || !strings.Contains(msg, "protocol 99") || !strings.Contains(msg, "update one of them") {
+			t.Errorf("the protocol refusal does not name both protocols: %q", msg)
 		}
 		c = dialRaw(t, l.reg.Socket)
 		if m := c.roundTrip(`{"id":"1","type":"hello","protocol":1,"token":"` + l.reg.Token + `"}`); m["ok"] != true {
