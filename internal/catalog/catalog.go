@@ -409,20 +409,12 @@ type ProviderConfig struct {
 
 // ModelDefinition is a model of a models.json provider.
 type ModelDefinition struct {
-	ID                            string                    `json:"id"`
-	Name                          string                    `json:"name,omitempty"`
-	API                           string                    `json:"api,omitempty"`
-	BaseURL                       string                    `json:"baseUrl,omitempty"`
-	Reasoning                     *bool                     `json:"reasoning,omitempty"`
-	ThinkingLevelMap              map[string]*string        `json:"thinkingLevelMap,omitempty"`
-	Input                         []string                  `json:"input,omitempty"`
-	Cost                          *Cost                     `json:"cost,omitempty"`
-	ContextWindow                 *float64                  `json:"contextWindow,omitempty"`
-	MaxTokens                     *float64                  `json:"maxTokens,omitempty"`
-	SamplingParams                map[string]any            `json:"samplingParams,omitempty"`
-	SamplingParamsByThinkingLevel map[string]map[string]any `json:"samplingParamsByThinkingLevel,omitempty"`
-	Headers                       map[string]string         `json:"headers,omitempty"`
-	Compat                        map[string]any            `json:"compat,omitempty"`
+	ID      string `json:"id"`
+	Name    string `json:"name,omitempty"`
+	API     string `json:"api,omitempty"`
+	BaseURL string `json:"baseUrl,omitempty"`
+	Cost    *Cost  `json:"cost,omitempty"`
+	modelSettings
 }
 
 // PartialCost is a modelOverrides cost: each price falls back to the model's.
@@ -436,11 +428,17 @@ type PartialCost struct {
 
 // ModelOverride is a modelOverrides entry of models.json.
 type ModelOverride struct {
-	Name                          string                    `json:"name,omitempty"`
+	Name string       `json:"name,omitempty"`
+	Cost *PartialCost `json:"cost,omitempty"`
+	modelSettings
+}
+
+// modelSettings are the fields a models.json model and a modelOverrides entry have alike
+// (encoding/json promotes them: they stand at the top level of each).
+type modelSettings struct {
 	Reasoning                     *bool                     `json:"reasoning,omitempty"`
 	ThinkingLevelMap              map[string]*string        `json:"thinkingLevelMap,omitempty"`
 	Input                         []string                  `json:"input,omitempty"`
-	Cost                          *PartialCost              `json:"cost,omitempty"`
 	ContextWindow                 *float64                  `json:"contextWindow,omitempty"`
 	MaxTokens                     *float64                  `json:"maxTokens,omitempty"`
 	SamplingParams                map[string]any            `json:"samplingParams,omitempty"`

@@ -189,12 +189,7 @@ func newAnthropicAPI(cfg ModelSummarizerConfig) *anthropicAPI {
 	if oauth {
 		opts = append(opts, option.WithHeader("User-Agent", "claude-cli/"+claudeCodeVersion), option.WithHeader("x-app", "cli"))
 	}
-	for k, v := range cfg.Model.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	for k, v := range cfg.Credential.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
+	opts = withConfigHeaders(opts, cfg, option.WithHeader)
 	return &anthropicAPI{cfg: cfg, client: anthropic.NewClient(opts...)}
 }
 
@@ -269,8 +264,7 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 		ev := stream.Current()
 		var e anthropicEvent
 		if err := json.Unmarshal([]byte(ev.RawJSON()), &e); err != nil {
-			se := &SummaryError{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
-			return Result{}, se, se
+			return failed(KindTransient, "malformed stream data from the server: "+err.Error())
 		}
 		switch e.Type {
 		case "message_start":
@@ -350,27 +344,21 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 	piCost(m, usage)
 	switch stop {
 	case "":
-		se := &SummaryError{Kind: KindTransient, Message: "stream ended before the model finished (connection cut)"}
-		return Result{}, se, se
+		return failed(KindTransient, msgConnectionCut)
 	case "max_tokens":
-		se := &SummaryError{Kind: KindLength, Message: "generation hit the token cap and the summary is incomplete"}
-		return Result{}, se, se
+		return failed(KindLength, msgTokenCap)
 	case "tool_use":
 		calledTool = true
 	case "end_turn", "pause_turn", "stop_sequence":
 	case "refusal":
-		se := &SummaryError{Kind: KindFatal, Message: stopErr}
-		return Result{}, se, se
+		return failed(KindFatal, stopErr)
 	case "sensitive":
-		se := &SummaryError{Kind: KindFatal, Message: "Provider stopped with: sensitive"}
-		return Result{}, se, se
+		return failed(KindFatal, "Provider stopped with: sensitive")
 	default:
-		se := &SummaryError{Kind: KindFatal, Message: "Unhandled stop reason: " + stop}
-		return Result{}, se, se
+		return failed(KindFatal, "Unhandled stop reason: "+stop)
 	}
 	if calledTool {
-		se := &SummaryError{Kind: KindToolCall, Message: "the model called a tool instead of summarizing"}
-		return Result{}, se, se
+		return failed(KindToolCall, msgToolCall)
 	}
 	parts := make([]string, len(texts))
 	for i, b := range texts {
@@ -401,8 +389,7 @@ func reportTokens(req Request, at Progress, start time.Time, chunks int) {
 func finish(text string, usage *session.Usage, m *catalog.Model) (Result, *SummaryError, error) {
 	out := strings.TrimSpace(text)
 	if out == "" {
-		se := &SummaryError{Kind: KindEmpty, Message: "the model returned an empty summary"}
-		return Result{}, se, se
+		return failed(KindEmpty, msgEmpty)
 	}
 	return Result{Text: out, Usage: usage, Model: m.ID}, nil, nil
 }

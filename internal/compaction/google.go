@@ -149,8 +149,7 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 	m := g.cfg.Model
 	body, err := googleBody(m, req)
 	if err != nil {
-		se := &SummaryError{Kind: KindFatal, Message: err.Error()}
-		return Result{}, se, se
+		return failed(KindFatal, err.Error())
 	}
 	data, err := json.Marshal(body)
 	if err != nil {
@@ -162,8 +161,7 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 	endpoint := strings.TrimRight(m.BaseURL, "/") + "/models/" + url.PathEscape(m.ID) + ":streamGenerateContent?alt=sse"
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(data))
 	if err != nil {
-		se := &SummaryError{Kind: KindFatal, Message: err.Error()}
-		return Result{}, se, se
+		return failed(KindFatal, err.Error())
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("User-Agent", userAgent)
@@ -280,19 +278,15 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 	piCost(m, usage)
 	switch finishReason {
 	case "":
-		se := &SummaryError{Kind: KindTransient, Message: "stream ended before the model finished (connection cut)"}
-		return Result{}, se, se
+		return failed(KindTransient, msgConnectionCut)
 	case "STOP":
 	case "MAX_TOKENS", "CONTINUATION":
-		se := &SummaryError{Kind: KindLength, Message: "generation hit the token cap and the summary is incomplete"}
-		return Result{}, se, se
+		return failed(KindLength, msgTokenCap)
 	default:
-		se := &SummaryError{Kind: KindFatal, Message: "Provider stopped with: " + finishReason}
-		return Result{}, se, se
+		return failed(KindFatal, "Provider stopped with: "+finishReason)
 	}
 	if calledTool {
-		se := &SummaryError{Kind: KindToolCall, Message: "the model called a tool instead of summarizing"}
-		return Result{}, se, se
+		return failed(KindToolCall, msgToolCall)
 	}
 	return finish(text.String(), usage, m)
 }

@@ -93,3 +93,14 @@ func mergeHeaders(hs ...map[string]string) map[string]string {
 	}
 	return out
 }
+
+// withConfigHeaders appends to opts the model's headers, then the credential's (which
+// win), each made an option by header: each SDK has its own option type.
+func withConfigHeaders[O any](opts []O, cfg ModelSummarizerConfig, header func(k, v string) O) []O {
+	for _, hs := range []map[string]string{cfg.Model.Headers, cfg.Credential.Headers} {
+		for k, v := range hs {
+			opts = append(opts, header(k, v))
+		}
+	}
+	return opts
+}

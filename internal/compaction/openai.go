@@ -167,6 +167,21 @@ const (
 	KindUnreachable ErrorKind = "unreachable"
 )
 
+// The messages of the ends of a stream that every API's reader gives alike.
+const (
+	msgConnectionCut = "stream ended before the model finished (connection cut)"
+	msgTokenCap      = "generation hit the token cap and the summary is incomplete"
+	msgToolCall      = "the model called a tool instead of summarizing"
+	msgEmpty         = "the model returned an empty summary"
+)
+
+// failed is an attempt's end in a SummaryError of kind with message, as an attemptFunc
+// returns it.
+func failed(kind ErrorKind, message string) (Result, *SummaryError, error) {
+	se := &SummaryError{Kind: kind, Message: message}
+	return Result{}, se, se
+}
+
 // SummaryError is a classified summarizer failure.
 type SummaryError struct {
 	Kind    ErrorKind
@@ -488,21 +503,17 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, a
 		}
 	}
 	if !finished {
-		se := &SummaryError{Kind: KindTransient, Message: "stream ended before the model finished (connection cut)"}
-		return Result{}, se, se
+		return failed(KindTransient, msgConnectionCut)
 	}
 	switch {
 	case finish == openai.FinishReasonLength:
-		se := &SummaryError{Kind: KindLength, Message: "generation hit the token cap and the summary is incomplete"}
-		return Result{}, se, se
+		return failed(KindLength, msgTokenCap)
 	case calledTool || finish == openai.FinishReasonToolCalls || finish == openai.FinishReasonFunctionCall:
-		se := &SummaryError{Kind: KindToolCall, Message: "the model called a tool instead of summarizing"}
-		return Result{}, se, se
+		return failed(KindToolCall, msgToolCall)
 	}
 	out := strings.TrimSpace(text.String())
 	if out == "" {
-		se := &SummaryError{Kind: KindEmpty, Message: "the model returned an empty summary"}
-		return Result{}, se, se
+		return failed(KindEmpty, msgEmpty)
 	}
 	return Result{Text: out, Usage: usage, Model: o.cfg.Model}, nil, nil
 }

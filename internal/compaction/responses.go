@@ -114,12 +114,7 @@ func newResponsesAPI(cfg ModelSummarizerConfig) *responsesAPI {
 		option.WithMaxRetries(0),
 		option.WithHeader("User-Agent", userAgent),
 	}
-	for k, v := range cfg.Model.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	for k, v := range cfg.Credential.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
+	opts = withConfigHeaders(opts, cfg, option.WithHeader)
 	return &responsesAPI{cfg: cfg, client: openai.NewClient(opts...)}
 }
 
@@ -188,8 +183,7 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 		stall.Reset(a.cfg.StallTimeout)
 		var e responsesEvent
 		if err := json.Unmarshal([]byte(stream.Current().RawJSON()), &e); err != nil {
-			se := &SummaryError{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
-			return Result{}, se, se
+			return failed(KindTransient, "malformed stream data from the server: "+err.Error())
 		}
 		chunks++
 		reportTokens(req, at, start, chunks)
@@ -286,8 +280,7 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 		return Result{}, se, se
 	}
 	if !terminal {
-		se := &SummaryError{Kind: KindTransient, Message: "stream ended before the model finished (connection cut)"}
-		return Result{}, se, se
+		return failed(KindTransient, msgConnectionCut)
 	}
 	if usage == nil {
 		usage = &session.Usage{}
@@ -297,22 +290,18 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 	case "completed", "in_progress", "queued", "":
 	case "incomplete":
 		if incomplete == "max_output_tokens" {
-			se := &SummaryError{Kind: KindLength, Message: "generation hit the token cap and the summary is incomplete"}
-			return Result{}, se, se
+			return failed(KindLength, msgTokenCap)
 		}
 		msg := "Response incomplete without a provider reason"
 		if incomplete != "" {
 			msg = "Response incomplete: " + incomplete
 		}
-		se := &SummaryError{Kind: KindFatal, Message: msg}
-		return Result{}, se, se
+		return failed(KindFatal, msg)
 	default:
-		se := &SummaryError{Kind: KindFatal, Message: "the response ended with status " + status}
-		return Result{}, se, se
+		return failed(KindFatal, "the response ended with status "+status)
 	}
 	if calledTool {
-		se := &SummaryError{Kind: KindToolCall, Message: "the model called a tool instead of summarizing"}
-		return Result{}, se, se
+		return failed(KindToolCall, msgToolCall)
 	}
 	parts := make([]string, 0, len(order))
 	for _, i := range order {

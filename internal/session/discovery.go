@@ -173,6 +173,22 @@ func realDir(dir string) string {
 	return filepath.Clean(dir)
 }
 
+// sessionFiles are the *.jsonl files among ents, the entries of dir, that resolve inside
+// dir: a symlink that leads out of it is left out.
+func sessionFiles(dir string, ents []os.DirEntry) []string {
+	rd := realDir(dir)
+	var out []string
+	for _, de := range ents {
+		if de.IsDir() || !strings.HasSuffix(de.Name(), ".jsonl") {
+			continue
+		}
+		if p := filepath.Join(dir, de.Name()); resolvesInside(rd, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // MostRecent is Pi's findMostRecentSession: the valid *.jsonl file in dir with the newest
 // mtime, or "" when there is none. Unlike Pi, a symlink that leads out of dir is
 // ignored.
@@ -181,14 +197,9 @@ func MostRecent(dir string) string {
 	if err != nil {
 		return ""
 	}
-	rd := realDir(dir)
 	best, bestT := "", time.Time{}
-	for _, de := range ents {
-		if de.IsDir() || !strings.HasSuffix(de.Name(), ".jsonl") {
-			continue
-		}
-		p := filepath.Join(dir, de.Name())
-		if !resolvesInside(rd, p) || !headerOK(p) {
+	for _, p := range sessionFiles(dir, ents) {
+		if !headerOK(p) {
 			continue
 		}
 		st, err := os.Stat(p)
@@ -213,15 +224,7 @@ func List(dir string) ([]Info, error) {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	var out []Info
-	rd := realDir(dir)
-	for _, de := range ents {
-		if de.IsDir() || !strings.HasSuffix(de.Name(), ".jsonl") {
-			continue
-		}
-		p := filepath.Join(dir, de.Name())
-		if !resolvesInside(rd, p) {
-			continue
-		}
+	for _, p := range sessionFiles(dir, ents) {
 		info, err := Describe(p)
 		if err != nil {
 			continue

@@ -445,41 +445,44 @@ func truthyRaw(raw json.RawMessage) bool {
 	return true
 }
 
-// Compaction is the decoded body of a compaction entry.
-type Compaction struct {
-	Summary          string
-	FirstKeptEntryID string
-	TokensBefore     float64
-	Details          FileDetails
-	FromHook         bool
-}
-
-// Compaction decodes a compaction entry's fields.
-func (e *Entry) Compaction() Compaction {
-	var c Compaction
-	e.Field("summary", &c.Summary)
-	e.Field("firstKeptEntryId", &c.FirstKeptEntryID)
-	e.Field("tokensBefore", &c.TokensBefore)
-	c.Details = e.fileDetails()
-	c.FromHook = e.truthy("fromHook")
-	return c
-}
-
-// BranchSummary is the decoded body of a branch_summary entry.
-type BranchSummary struct {
-	FromID   string
+// Summarized is what a compaction and a branch_summary entry both carry.
+type Summarized struct {
 	Summary  string
 	Details  FileDetails
 	FromHook bool
 }
 
+func (e *Entry) summarized() Summarized {
+	s := Summarized{Details: e.fileDetails(), FromHook: e.truthy("fromHook")}
+	e.Field("summary", &s.Summary)
+	return s
+}
+
+// Compaction is the decoded body of a compaction entry.
+type Compaction struct {
+	Summarized
+	FirstKeptEntryID string
+	TokensBefore     float64
+}
+
+// Compaction decodes a compaction entry's fields.
+func (e *Entry) Compaction() Compaction {
+	c := Compaction{Summarized: e.summarized()}
+	e.Field("firstKeptEntryId", &c.FirstKeptEntryID)
+	e.Field("tokensBefore", &c.TokensBefore)
+	return c
+}
+
+// BranchSummary is the decoded body of a branch_summary entry.
+type BranchSummary struct {
+	Summarized
+	FromID string
+}
+
 // BranchSummary decodes a branch_summary entry's fields.
 func (e *Entry) BranchSummary() BranchSummary {
-	var b BranchSummary
+	b := BranchSummary{Summarized: e.summarized()}
 	e.Field("fromId", &b.FromID)
-	e.Field("summary", &b.Summary)
-	b.Details = e.fileDetails()
-	b.FromHook = e.truthy("fromHook")
 	return b
 }
 

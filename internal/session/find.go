@@ -187,15 +187,7 @@ func readHeaders(dirs []string) []header {
 		if err != nil {
 			continue
 		}
-		rd := realDir(dir)
-		for _, de := range ents {
-			if de.IsDir() || !strings.HasSuffix(de.Name(), ".jsonl") {
-				continue
-			}
-			p := filepath.Join(dir, de.Name())
-			if !resolvesInside(rd, p) {
-				continue
-			}
+		for _, p := range sessionFiles(dir, ents) {
 			if h, ok := readHeader(p); ok {
 				out = append(out, h)
 			}
