@@ -66,9 +66,18 @@ func summarizerFlags(fs *flag.FlagSet) (kind, model *string) {
 // leaf), as the session service chooses it; unless --quiet, the one line saying that a
 // wanted model could not be used (why, and the fix) goes to stderr.
 func summarizerOf(c service.Config, path, leaf, cwd string, stderr io.Writer) (compaction.Summarizer, compaction.SummarizerConfig, error) {
-	var entries []*session.Entry
+	var ix *session.Index
 	if f, err := session.Load(path); err == nil {
-		ix := session.NewIndex(f)
+		ix = session.NewIndex(f)
+	}
+	return summarizerAt(c, ix, leaf, cwd, stderr)
+}
+
+// summarizerAt is summarizerOf on the session's index, already loaded (nil: the file
+// did not load, and the choice is made without the session's model).
+func summarizerAt(c service.Config, ix *session.Index, leaf, cwd string, stderr io.Writer) (compaction.Summarizer, compaction.SummarizerConfig, error) {
+	var entries []*session.Entry
+	if ix != nil {
 		if leaf == "" || ix.Entry(leaf) == nil {
 			leaf = ix.LeafID()
 		}
@@ -122,6 +131,14 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 			return compactViaPi(ctx, r.Bridge, path, *instructions, *asJSON, stdout, phase)
 		}
 	}
+	// The job's snapshot of the session, loaded once: the summarizer is chosen on it, the
+	// compaction computed on it, and written only if the file is still the one it read.
+	// A file that does not load fails the run where the run would read it.
+	snap, loadErr := session.LoadSnapshot(path)
+	var ix *session.Index
+	if loadErr == nil {
+		ix = snap.Index()
+	}
 	opt := compaction.RunOptions{
 		Options: compaction.Options{CustomInstructions: *instructions},
 		LeafID:  *leaf,
@@ -131,7 +148,7 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 		SettingsFor: c.SettingsFor(cwd),
 	}
 	if !*dryRun {
-		s, _, err := summarizerOf(c, path, *leaf, cwd, stderr)
+		s, _, err := summarizerAt(c, ix, *leaf, cwd, stderr)
 		if err != nil {
 			return err
 		}
@@ -143,7 +160,10 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 			return err
 		}
 	}
-	res, err := compaction.Run(ctx, path, opt)
+	if loadErr != nil {
+		return loadErr
+	}
+	res, err := compaction.Run(ctx, snap, opt)
 	if compaction.NothingToDo(err) {
 		return printNothingToCompact(stdout, err, *asJSON)
 	}

@@ -38,18 +38,18 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stder
 	if err := os.WriteFile(path, exampleSession, 0o644); err != nil {
 		return err
 	}
-	before, err := session.Load(path)
+	snap, err := session.LoadSnapshot(path)
 	if err != nil {
 		return err
 	}
-	ixBefore := session.NewIndex(before)
+	before, ixBefore := snap.File(), snap.Index()
 	ctxBefore := ixBefore.BuildContext("")
 	fmt.Fprintf(stdout, "Example Pi session: %d entries, %d context messages, ~%d tokens (Pi's estimate)\n",
 		len(before.Entries), len(ctxBefore.Messages), int(session.EstimateContextTokens(ctxBefore.Messages).Tokens))
 	fmt.Fprintf(stdout, "Compacting with the built-in extractive summarizer (offline), keeping ~%d recent tokens...\n\n", *keep)
 	settings := session.DefaultCompactionSettings
 	settings.KeepRecentTokens = *keep
-	res, err := compaction.Run(ctx, path, compaction.RunOptions{Settings: settings, Summarizer: compaction.Extractive{}})
+	res, err := compaction.Run(ctx, snap, compaction.RunOptions{Settings: settings, Summarizer: compaction.Extractive{}})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
@@ -64,11 +65,17 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 			opt.Budget = -1 // no limit
 		}
 	}
+	// The job's snapshot of the session, loaded once (see runCompact).
+	snap, loadErr := session.LoadSnapshot(path)
+	var ix *session.Index
+	if loadErr == nil {
+		ix = snap.Index()
+	}
 	var s compaction.Summarizer
 	var cfg compaction.SummarizerConfig
 	var serr error
 	if *summarize && !*dryRun {
-		s, cfg, serr = summarizerOf(c, path, *leaf, cwd, stderr)
+		s, cfg, serr = summarizerAt(c, ix, *leaf, cwd, stderr)
 	} else {
 		cfg = c.SummarizerConfig // a dry run asks no model: its budget is the configured window
 	}
@@ -80,7 +87,10 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 		opt.Summarizer = s
 		opt.Phase, opt.Progress = progressLines(stderr, "navigate")
 	}
-	res, err := branch.Navigate(ctx, path, target, opt)
+	if loadErr != nil {
+		return loadErr
+	}
+	res, err := branch.Navigate(ctx, snap, target, opt)
 	if err != nil {
 		return err
 	}
@@ -194,15 +204,17 @@ func runUndoCompaction(ctx context.Context, fs *flag.FlagSet, args []string, std
 	if err := refuseOwned(path, sessionCwd(path), *force); err != nil {
 		return err
 	}
-	res, err := branch.UndoCompaction(ctx, path, *leaf)
+	snap, err := session.LoadSnapshot(path)
 	if err != nil {
 		return err
 	}
-	// The compaction and what was written after it stay in the file, on a side branch.
-	side, err := sideBranch(path, res)
+	res, err := branch.UndoCompaction(ctx, snap, *leaf)
 	if err != nil {
-		return fmt.Errorf("compaction %s undone, but the session does not load again: %w", res.UndoneCompactionID, err)
+		return err
 	}
+	// The compaction and what was written after it stay in the file, on a side branch:
+	// entries of the snapshot, which the undo did not change.
+	side := sideBranch(snap.Index(), res)
 	if *asJSON {
 		out := map[string]any{"leafId": nullable(res.LeafID), "compactionId": res.UndoneCompactionID, "position": nullable(res.Position), "sideBranch": side}
 		if res.MarkerEntry != nil {

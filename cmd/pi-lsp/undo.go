@@ -21,12 +21,9 @@ type sideEntry struct {
 // sideBranch is what undo-compaction left behind: the entries written after the undone
 // compaction on the path it undid from, oldest first (the last is where
 // `pi-lsp navigate FILE ID` returns to them).
-func sideBranch(path string, res *branch.NavigateResult) ([]sideEntry, error) {
-	f, err := session.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	p := session.NewIndex(f).Path(res.OldLeafID)
+// ix is the session as it was before the undo (whose path from the old leaf holds them).
+func sideBranch(ix *session.Index, res *branch.NavigateResult) []sideEntry {
+	p := ix.Path(res.OldLeafID)
 	out := []sideEntry{}
 	after := false
 	for _, e := range p {
@@ -35,7 +32,7 @@ func sideBranch(path string, res *branch.NavigateResult) ([]sideEntry, error) {
 		}
 		after = after || e.ID == res.UndoneCompactionID
 	}
-	return out, nil
+	return out
 }
 
 // maxSideListed is how many side-branch entries the text output of undo-compaction names.

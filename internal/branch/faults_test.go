@@ -107,7 +107,7 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 			var res *NavigateResult
 			var err error
 			noHang(t, 60*time.Second, func() {
-				res, err = Navigate(context.Background(), path, "a2", NavigateOptions{Summarize: true, Summarizer: compaction.NewOpenAI(cfg)})
+				res, err = Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{Summarize: true, Summarizer: compaction.NewOpenAI(cfg)})
 			})
 			elapsed := time.Since(start)
 			calls := srv.Count()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/redact"
@@ -144,22 +143,19 @@ type NavigateResult struct {
 	UndoneCompactionID string
 }
 
-// Navigate moves the leaf of the session file at path to targetID, as Pi's navigateTree
-// does, optionally summarizing the branch being left. All entries are appended in one
-// write after checking the file did not change since it was loaded; any failure,
-// cancellation or hook cancel leaves the file untouched.
-func Navigate(ctx context.Context, path, targetID string, opt NavigateOptions) (*NavigateResult, error) {
-	return navigate(ctx, path, targetID, opt, "")
+// Navigate moves the leaf of the session snap was taken of to targetID, as Pi's
+// navigateTree does, optionally summarizing the branch being left. Everything is
+// computed on the snapshot (the file is not read again) and all entries are appended in
+// one write (Snapshot.Append), only while the file is still the one snap read, else
+// ErrSessionChanged; any failure, cancellation or hook cancel leaves the file untouched.
+func Navigate(ctx context.Context, snap *session.Snapshot, targetID string, opt NavigateOptions) (*NavigateResult, error) {
+	return navigate(ctx, snap, targetID, opt, "")
 }
 
-func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, undoneCompaction string) (*NavigateResult, error) {
+func navigate(ctx context.Context, snap *session.Snapshot, targetID string, opt NavigateOptions, undoneCompaction string) (*NavigateResult, error) {
 	phase := compaction.Phases(opt.Phase)
 	phase("preparing")
-	f, err := session.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	ix := session.NewIndex(f)
+	ix := snap.Index()
 	oldLeaf, err := leafOf(ix, opt.FromLeaf)
 	if err != nil {
 		return nil, err
@@ -203,7 +199,7 @@ func navigate(ctx context.Context, path, targetID string, opt NavigateOptions, u
 	if len(add) == 0 {
 		return res, nil
 	}
-	if err := writeNavigation(path, f, ix, add, kinds, res, phase); err != nil {
+	if err := writeNavigation(snap, add, kinds, res, phase); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -373,20 +369,15 @@ func entriesFor(ix *session.Index, oldLeaf, targetID, position, label, summaryTe
 	return add, kinds
 }
 
-// writeNavigation appends a navigation's entries in one write, after checking that the
-// file is still the one loaded, and records them in res.
-func writeNavigation(path string, f *session.File, ix *session.Index, add []session.NewEntry, kinds []string, res *NavigateResult, phase func(string)) error {
-	if err := writable(f); err != nil {
+// writeNavigation appends a navigation's entries in one write, when the file is still
+// the one the snapshot read (else ErrSessionChanged; an entry that could not be read
+// back is its read error), and records them in res.
+func writeNavigation(snap *session.Snapshot, add []session.NewEntry, kinds []string, res *NavigateResult, phase func(string)) error {
+	if err := writable(snap.File()); err != nil {
 		return err
 	}
 	phase("writing")
-	if err := f.ReadErr(); err != nil {
-		return err // what was summarized could not all be read back: write nothing
-	}
-	if st, err := os.Stat(path); err != nil || st.Size() != f.Size {
-		return ErrSessionChanged
-	}
-	written, err := session.AppendIfSize(path, f.Size, taken(ix), add)
+	written, err := snap.Append(add)
 	if errors.Is(err, session.ErrChanged) {
 		return ErrSessionChanged
 	}
@@ -463,25 +454,13 @@ func leafOf(ix *session.Index, from string) (string, error) {
 	return from, nil
 }
 
-func taken(ix *session.Index) map[string]*session.Entry {
-	m := make(map[string]*session.Entry, len(ix.Entries()))
-	for _, e := range ix.Entries() {
-		m[e.ID] = e
-	}
-	return m
-}
-
 // UndoCompaction makes the full context from before the newest compaction on the
 // current path active again: it navigates, without a summary, to that compaction's
 // parent (the leaf the compaction was made on), recording the move with a marker. The
 // compaction and anything after it stay in the file on their branch. fromLeaf "" means
-// Pi's leaf (the last entry).
-func UndoCompaction(ctx context.Context, path string, fromLeaf string) (*NavigateResult, error) {
-	f, err := session.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	ix := session.NewIndex(f)
+// Pi's leaf (the last entry). It works on snap, as Navigate does.
+func UndoCompaction(ctx context.Context, snap *session.Snapshot, fromLeaf string) (*NavigateResult, error) {
+	ix := snap.Index()
 	leaf, err := leafOf(ix, fromLeaf)
 	if err != nil {
 		return nil, err
@@ -500,9 +479,8 @@ func UndoCompaction(ctx context.Context, path string, fromLeaf string) (*Navigat
 	if comp.ParentID == "" || ix.Entry(comp.ParentID) == nil {
 		return nil, fmt.Errorf("compaction %s has no earlier entry to return to", comp.ID)
 	}
-	// The size check in navigate compares with this load, so a change in between is
-	// caught there as well.
-	res, err := navigate(ctx, path, comp.ParentID, NavigateOptions{FromLeaf: fromLeaf}, comp.ID)
+	// The same snapshot: a change since it was taken is caught when navigate writes.
+	res, err := navigate(ctx, snap, comp.ParentID, NavigateOptions{FromLeaf: fromLeaf}, comp.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -149,7 +149,7 @@ func TestNavigate(t *testing.T) {
 			before := sessiontest.Read(t, path)
 			f := &fake{}
 			tc.opt.Summarizer = f
-			res, err := Navigate(context.Background(), path, tc.target, tc.opt)
+			res, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), tc.target, tc.opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +248,7 @@ func TestNavigateToCurrentLeaf(t *testing.T) {
 	path := mainTree(t)
 	before := sessiontest.Read(t, path)
 	hooked := false
-	res, err := Navigate(context.Background(), path, "a3", NavigateOptions{Summarize: true, Summarizer: &fake{},
+	res, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a3", NavigateOptions{Summarize: true, Summarizer: &fake{},
 		Hook: func(context.Context, *Preparation) (HookDecision, error) { hooked = true; return HookDecision{}, nil }})
 	if err != nil || !res.AlreadyThere || res.LeafID != "a3" || hooked {
 		t.Fatalf("res %+v err %v hooked %v", res, err, hooked)
@@ -262,11 +262,11 @@ func TestNavigateToCurrentLeaf(t *testing.T) {
 func TestNavigateUnknown(t *testing.T) {
 	path := mainTree(t)
 	before := sessiontest.Read(t, path)
-	_, err := Navigate(context.Background(), path, "nope", NavigateOptions{})
+	_, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "nope", NavigateOptions{})
 	if err == nil || err.Error() != "entry nope not found" || !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown target: %v", err)
 	}
-	_, err = Navigate(context.Background(), path, "a1", NavigateOptions{FromLeaf: "gone"})
+	_, err = Navigate(context.Background(), sessiontest.Snapshot(t, path), "a1", NavigateOptions{FromLeaf: "gone"})
 	if err == nil || !strings.Contains(err.Error(), "entry gone not found") {
 		t.Errorf("unknown leaf: %v", err)
 	}
@@ -283,15 +283,15 @@ func TestNavigateCancelAndError(t *testing.T) {
 	f := &fake{block: true, started: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-f.started; cancel() }()
-	_, err := Navigate(ctx, path, "a2", NavigateOptions{Summarize: true, Summarizer: f})
+	_, err := Navigate(ctx, sessiontest.Snapshot(t, path), "a2", NavigateOptions{Summarize: true, Summarizer: f})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancel: %v", err)
 	}
-	_, err = Navigate(context.Background(), path, "a2", NavigateOptions{Summarize: true, Summarizer: &fake{err: errors.New("model down")}})
+	_, err = Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{Summarize: true, Summarizer: &fake{err: errors.New("model down")}})
 	if err == nil || !strings.Contains(err.Error(), "model down") {
 		t.Errorf("error: %v", err)
 	}
-	_, err = Navigate(context.Background(), path, "a2", NavigateOptions{Summarize: true})
+	_, err = Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{Summarize: true})
 	if err == nil {
 		t.Error("no summarizer: no error")
 	}
@@ -306,7 +306,7 @@ func TestNavigateHook(t *testing.T) {
 		path := mainTree(t)
 		before := sessiontest.Read(t, path)
 		var got *Preparation
-		_, err := Navigate(context.Background(), path, "u2", NavigateOptions{Summarize: true, Summarizer: &fake{}, Label: "L",
+		_, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "u2", NavigateOptions{Summarize: true, Summarizer: &fake{}, Label: "L",
 			CustomInstructions: "focus",
 			Hook: func(_ context.Context, p *Preparation) (HookDecision, error) {
 				got = p
@@ -326,7 +326,7 @@ func TestNavigateHook(t *testing.T) {
 	t.Run("label from the hook, no summary", func(t *testing.T) {
 		path := mainTree(t)
 		before := sessiontest.Read(t, path)
-		res, err := Navigate(context.Background(), path, "a2", NavigateOptions{
+		res, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{
 			Hook: func(context.Context, *Preparation) (HookDecision, error) {
 				return HookDecision{Label: ptr("from hook")}, nil
 			}})
@@ -341,7 +341,7 @@ func TestNavigateHook(t *testing.T) {
 	t.Run("hook summary", func(t *testing.T) {
 		path := mainTree(t)
 		f := &fake{}
-		res, err := Navigate(context.Background(), path, "a2", NavigateOptions{Summarize: true, Summarizer: f,
+		res, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{Summarize: true, Summarizer: f,
 			Hook: func(context.Context, *Preparation) (HookDecision, error) {
 				return HookDecision{Summary: &HookSummary{Text: "HOOK TEXT", Details: map[string]any{"custom": 1}}}, nil
 			}})
@@ -359,7 +359,7 @@ func TestNavigateHook(t *testing.T) {
 	})
 	t.Run("hook summary without a summary request is ignored", func(t *testing.T) {
 		path := mainTree(t)
-		res, err := Navigate(context.Background(), path, "a2", NavigateOptions{
+		res, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{
 			Hook: func(context.Context, *Preparation) (HookDecision, error) {
 				return HookDecision{Summary: &HookSummary{Text: "HOOK TEXT"}}, nil
 			}})
@@ -370,7 +370,7 @@ func TestNavigateHook(t *testing.T) {
 	t.Run("hook overrides instructions", func(t *testing.T) {
 		path := mainTree(t)
 		f := &fake{}
-		_, err := Navigate(context.Background(), path, "a2", NavigateOptions{Summarize: true, Summarizer: f, CustomInstructions: "mine",
+		_, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{Summarize: true, Summarizer: f, CustomInstructions: "mine",
 			Hook: func(context.Context, *Preparation) (HookDecision, error) {
 				return HookDecision{CustomInstructions: ptr("HOOK FOCUS"), ReplaceInstructions: new(bool)}, nil
 			}})
@@ -384,7 +384,7 @@ func TestNavigateHook(t *testing.T) {
 	t.Run("hook error", func(t *testing.T) {
 		path := mainTree(t)
 		before := sessiontest.Read(t, path)
-		_, err := Navigate(context.Background(), path, "a2", NavigateOptions{
+		_, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{
 			Hook: func(context.Context, *Preparation) (HookDecision, error) {
 				return HookDecision{}, errors.New("client gone")
 			}})
@@ -401,7 +401,7 @@ func TestNavigateSummaryOverLabelsOnly(t *testing.T) {
 		labelLine("l1", "a1", "u1", "one"), labelLine("l2", "l1", "a1", "two"),
 	)
 	f := &fake{}
-	res, err := Navigate(context.Background(), path, "a1", NavigateOptions{Summarize: true, Summarizer: f})
+	res, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a1", NavigateOptions{Summarize: true, Summarizer: f})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +420,7 @@ func TestNavigateSummaryOverLabelsOnly(t *testing.T) {
 func TestNavigateInstructionsAndUsage(t *testing.T) {
 	path := mainTree(t)
 	f := &fake{usage: &session.Usage{Input: 100, Output: 20, TotalTokens: 120}}
-	res, err := Navigate(context.Background(), path, "a2", NavigateOptions{Summarize: true, Summarizer: f, CustomInstructions: "MARKER-52"})
+	res, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{Summarize: true, Summarizer: f, CustomInstructions: "MARKER-52"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +441,7 @@ func TestNavigateSummaryAccumulatesCompactionDetails(t *testing.T) {
 		compactionLine("c", "a2", "summary", "u2", details([]string{"old-read.go"}, []string{"old-mod.go"}), false),
 		user("u3", "c", "more"), asst("a3", "u3", "", toolCall{"read", "y.go"}),
 	)
-	res, err := Navigate(context.Background(), path, "a1", NavigateOptions{Summarize: true, Summarizer: &fake{}})
+	res, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a1", NavigateOptions{Summarize: true, Summarizer: &fake{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +460,7 @@ func TestNavigateDryRun(t *testing.T) {
 	before := sessiontest.Read(t, path)
 	f := &fake{}
 	hooked := false
-	res, err := Navigate(context.Background(), path, "u2", NavigateOptions{DryRun: true, Summarize: true, Summarizer: f, Budget: 1,
+	res, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "u2", NavigateOptions{DryRun: true, Summarize: true, Summarizer: f, Budget: 1,
 		Hook: func(context.Context, *Preparation) (HookDecision, error) { hooked = true; return HookDecision{}, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -478,7 +478,7 @@ func TestNavigateDryRun(t *testing.T) {
 // The file changing between load and write aborts the write.
 func TestNavigateSessionChanged(t *testing.T) {
 	path := mainTree(t)
-	_, err := Navigate(context.Background(), path, "a2", NavigateOptions{Summarize: true, Summarizer: &fake{},
+	_, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{Summarize: true, Summarizer: &fake{},
 		Hook: func(context.Context, *Preparation) (HookDecision, error) {
 			fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {
@@ -524,7 +524,7 @@ func TestNavigateDefectiveTrees(t *testing.T) {
 			var res *NavigateResult
 			var err error
 			noHang(t, 5*time.Second, func() {
-				res, err = Navigate(context.Background(), path, tc.target, NavigateOptions{FromLeaf: tc.from, Summarize: true, Summarizer: &fake{}})
+				res, err = Navigate(context.Background(), sessiontest.Snapshot(t, path), tc.target, NavigateOptions{FromLeaf: tc.from, Summarize: true, Summarizer: &fake{}})
 			})
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) || !bytes.Equal(before, sessiontest.Read(t, path)) {
@@ -562,7 +562,7 @@ func TestUndoCompaction(t *testing.T) {
 	}
 
 	before := sessiontest.Read(t, path)
-	res, err := UndoCompaction(context.Background(), path, "")
+	res, err := UndoCompaction(context.Background(), sessiontest.Snapshot(t, path), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +579,7 @@ func TestUndoCompaction(t *testing.T) {
 		t.Errorf("%d entries appended", len(added))
 	}
 
-	res, err = UndoCompaction(context.Background(), path, "")
+	res, err = UndoCompaction(context.Background(), sessiontest.Snapshot(t, path), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -591,7 +591,7 @@ func TestUndoCompaction(t *testing.T) {
 	}
 
 	before = sessiontest.Read(t, path)
-	if _, err := UndoCompaction(context.Background(), path, ""); !errors.Is(err, ErrNoCompaction) {
+	if _, err := UndoCompaction(context.Background(), sessiontest.Snapshot(t, path), ""); !errors.Is(err, ErrNoCompaction) {
 		t.Errorf("third undo: %v", err)
 	}
 	if !bytes.Equal(before, sessiontest.Read(t, path)) {
@@ -615,7 +615,7 @@ func TestUndoCompactionOnUserMessage(t *testing.T) {
 		asst("a2", "c1", "answer"),
 	)
 	want := rawMessages(sessiontest.Index(t, path).BuildContext("u2").Messages)
-	res, err := UndoCompaction(context.Background(), path, "")
+	res, err := UndoCompaction(context.Background(), sessiontest.Snapshot(t, path), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -702,7 +702,7 @@ func TestNavigateCorpusDefectiveFiles(t *testing.T) {
 			}
 			var err error
 			noHang(t, 5*time.Second, func() {
-				_, err = Navigate(context.Background(), path, e.ID, NavigateOptions{Summarize: true, Summarizer: compaction.Extractive{}, Label: "l"})
+				_, err = Navigate(context.Background(), sessiontest.Snapshot(t, path), e.ID, NavigateOptions{Summarize: true, Summarizer: compaction.Extractive{}, Label: "l"})
 			})
 			if err != nil && !errors.Is(err, ErrCycle) {
 				t.Errorf("%s → %s: %v", name, e.ID, err)

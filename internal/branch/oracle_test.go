@@ -255,7 +255,7 @@ func TestDifferentialPiLoadsNavigation(t *testing.T) {
 				} {
 					what := fmt.Sprintf("%s to #%d", mode.name, tg)
 					path := copyTo(t, cf.Path)
-					res, err := Navigate(context.Background(), path, target, mode.opt)
+					res, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), target, mode.opt)
 					if err != nil {
 						if errors.Is(err, ErrCycle) {
 							continue
@@ -272,7 +272,7 @@ func TestDifferentialPiLoadsNavigation(t *testing.T) {
 			}
 			// Undo the newest compaction on Pi's path, if there is one.
 			path := copyTo(t, cf.Path)
-			if _, err := UndoCompaction(context.Background(), path, ""); err == nil {
+			if _, err := UndoCompaction(context.Background(), sessiontest.Snapshot(t, path), ""); err == nil {
 				assertPiLoads(t, o, path, "undo-compaction")
 				appendUser(t, path, "next message after undo")
 				assertPiLoads(t, o, path, "undo-compaction, then a new message")
@@ -313,7 +313,7 @@ func TestDifferentialUndoRestoresPreCompactionContext(t *testing.T) {
 			o.Query(t, map[string]any{"op": "context", "file": src, "leafIndex": parentIndex}, &before)
 
 			path := copyTo(t, src)
-			if _, err := UndoCompaction(context.Background(), path, ""); err != nil {
+			if _, err := UndoCompaction(context.Background(), sessiontest.Snapshot(t, path), ""); err != nil {
 				t.Fatal(err)
 			}
 			after := o.PiLoad(t, path)

@@ -28,12 +28,12 @@ func TestPi16CLITakesOurEntries(t *testing.T) {
 		write func(t *testing.T, path string, ix *session.Index)
 	}{
 		{"branch summary", "tree-nav.jsonl", func(t *testing.T, path string, ix *session.Index) {
-			if _, err := Navigate(context.Background(), path, ix.Entries()[6].ID, NavigateOptions{Summarize: true, Summarizer: compaction.Extractive{}, Label: "back"}); err != nil {
+			if _, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), ix.Entries()[6].ID, NavigateOptions{Summarize: true, Summarizer: compaction.Extractive{}, Label: "back"}); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"navigation without summary", "tree-nav.jsonl", func(t *testing.T, path string, ix *session.Index) {
-			if _, err := Navigate(context.Background(), path, ix.Entries()[6].ID, NavigateOptions{}); err != nil {
+			if _, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), ix.Entries()[6].ID, NavigateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -48,7 +48,7 @@ func TestPi16CLITakesOurEntries(t *testing.T) {
 			}
 		}},
 		{"undo compaction", "compact-twice.jsonl", func(t *testing.T, path string, ix *session.Index) {
-			if _, err := UndoCompaction(context.Background(), path, ""); err != nil {
+			if _, err := UndoCompaction(context.Background(), sessiontest.Snapshot(t, path), ""); err != nil {
 				t.Fatal(err)
 			}
 		}},

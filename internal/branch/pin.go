@@ -33,3 +33,11 @@ func mark(path, entryID, typ string, fields ...session.Field) (*session.Entry, e
 	}
 	return written[0], nil
 }
+
+func taken(ix *session.Index) map[string]*session.Entry {
+	m := make(map[string]*session.Entry, len(ix.Entries()))
+	for _, e := range ix.Entries() {
+		m[e.ID] = e
+	}
+	return m
+}

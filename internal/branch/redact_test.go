@@ -76,7 +76,7 @@ func TestBranchSummaryRedactsSecrets(t *testing.T) {
 		for _, s := range secrets.All() {
 			path := branchSecretSession(t, place.lines(s))
 			before := sessiontest.Read(t, path)
-			res, err := Navigate(context.Background(), path, "a1", NavigateOptions{Summarize: true, Summarizer: compaction.Extractive{}})
+			res, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a1", NavigateOptions{Summarize: true, Summarizer: compaction.Extractive{}})
 			if err != nil {
 				t.Fatalf("%s, %s: %v", place.name, s.Kind, err)
 			}
@@ -124,7 +124,7 @@ func TestBranchSummaryRedactsGivenText(t *testing.T) {
 	} {
 		path := branchSecretSession(t, []line{user("p1", "a1", "more"), asst("p2", "p1", "done")})
 		before := sessiontest.Read(t, path)
-		if _, err := Navigate(context.Background(), path, "a1", opt); err != nil {
+		if _, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a1", opt); err != nil {
 			t.Fatal(err)
 		}
 		noBranchSecret(t, "the entries written", string(sessiontest.Read(t, path)[len(before):]))

@@ -2,6 +2,7 @@ package compaction_test
 
 import (
 	"context"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func benchRun(b *testing.B, withDraft bool) {
 		}
 		b.StartTimer()
 		start := time.Now()
-		if _, err := compaction.Run(context.Background(), path, opt); err != nil {
+		if _, err := compaction.Run(context.Background(), sessiontest.Snapshot(b, path), opt); err != nil {
 			b.Fatal(err)
 		}
 		total += time.Since(start)

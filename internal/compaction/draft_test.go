@@ -2,6 +2,7 @@ package compaction_test
 
 import (
 	"context"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -77,7 +78,7 @@ func TestDraftIsCommittedWithoutAModelCall(t *testing.T) {
 		t.Fatal("drafting made no summary request")
 	}
 	before0, _ := os.ReadFile(path)
-	res, err := compaction.Run(context.Background(), path, compaction.RunOptions{
+	res, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 		Settings:   session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 60},
 		Summarizer: sum,
 		Reuse:      store.ReuseFrom(path, sum, compaction.Options{}),

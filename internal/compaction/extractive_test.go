@@ -47,7 +47,7 @@ func sections(t *testing.T, text string) map[string]string {
 
 func extractiveRun(t *testing.T, path string, keep int, instructions string) *compaction.RunResult {
 	t.Helper()
-	res, err := compaction.Run(context.Background(), path, compaction.RunOptions{
+	res, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 		Options:  compaction.Options{CustomInstructions: instructions},
 		Settings: settings(keep, 16384), Summarizer: compaction.Extractive{},
 	})
@@ -217,7 +217,7 @@ func TestExtractiveHonoursCancel(t *testing.T) {
 	cancel()
 	path := corpusCopy(t, normalFile)
 	before := sessiontest.Read(t, path)
-	_, err := compaction.Run(ctx, path, compaction.RunOptions{Settings: settings(normalKeep, 16384), Summarizer: compaction.Extractive{}})
+	_, err := compaction.Run(ctx, sessiontest.Snapshot(t, path), compaction.RunOptions{Settings: settings(normalKeep, 16384), Summarizer: compaction.Extractive{}})
 	if err == nil || !strings.Contains(err.Error(), "context canceled") {
 		t.Errorf("error %v", err)
 	}

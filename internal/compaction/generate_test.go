@@ -67,7 +67,7 @@ func TestT10SplitTurnWithPreviousSummaryAndFocus(t *testing.T) {
 	}
 	cfg := fastConfig(srv.URL())
 	cfg.Reasoning = true
-	res, err := compaction.Run(context.Background(), path, compaction.RunOptions{
+	res, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 		Options:  compaction.Options{CustomInstructions: "focus on tests"}, // thinking level from the session
 		Settings: st, Summarizer: compaction.NewOpenAI(cfg),
 	})
@@ -133,7 +133,7 @@ func TestReasoningOnlyWhenConfiguredAndThinking(t *testing.T) {
 		srv := newFakeLLM(t)
 		cfg := fastConfig(srv.URL())
 		cfg.Reasoning = tc.reasoning
-		_, err := compaction.Run(context.Background(), t10Session(t, tc.session), compaction.RunOptions{
+		_, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, t10Session(t, tc.session)), compaction.RunOptions{
 			Options:  compaction.Options{ThinkingLevel: tc.option},
 			Settings: settings(150, 10000), Summarizer: compaction.NewOpenAI(cfg),
 		})
@@ -260,7 +260,7 @@ func TestOpenAIConfigFromPiModels(t *testing.T) {
 	if cfg.BaseURL != srv.URL() || cfg.Model != "think-model" || cfg.Window() != 64000 || s.Name() != "openai:think-model" {
 		t.Errorf("config %+v, summarizer %s", cfg, s.Name())
 	}
-	if _, err := compaction.Run(context.Background(), t10Session(t, "low"), compaction.RunOptions{Settings: settings(150, 10000), Summarizer: s}); err != nil {
+	if _, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, t10Session(t, "low")), compaction.RunOptions{Settings: settings(150, 10000), Summarizer: s}); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range srv.requests() {

@@ -33,7 +33,11 @@ const (
 )
 
 func runWith(ctx context.Context, path string, s compaction.Summarizer, st session.CompactionSettings, opt compaction.Options) (*compaction.RunResult, error) {
-	return compaction.Run(ctx, path, compaction.RunOptions{Options: opt, Settings: st, Summarizer: s})
+	snap, err := session.LoadSnapshot(path)
+	if err != nil {
+		return nil, err
+	}
+	return compaction.Run(ctx, snap, compaction.RunOptions{Options: opt, Settings: st, Summarizer: s})
 }
 
 // normalRun compacts a fresh copy of normalFile under ctx with the OpenAI summarizer at

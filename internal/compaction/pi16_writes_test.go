@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 	"reflect"
 	"strings"
 	"testing"
@@ -52,7 +53,7 @@ func TestPi16TakesOurCompactionAsItsOwn(t *testing.T) {
 					return compaction.HookDecision{Outcome: &compaction.Outcome{Summary: "## Goal\nFrom the editor.", FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: p.TokensBefore}}, nil
 				}
 			}
-			res, err := compaction.Run(context.Background(), path, opt)
+			res, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +171,7 @@ func TestOurCompactionStillLoadsInPi073(t *testing.T) {
 	for _, file := range []string{"genuine-1.6/system-tools.jsonl", "genuine/full-main.jsonl"} {
 		t.Run(file, func(t *testing.T) {
 			path := corpusCopy(t, file)
-			res, err := compaction.Run(context.Background(), path, compaction.RunOptions{Settings: settings(200, 16384), Summarizer: compaction.Extractive{}})
+			res, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{Settings: settings(200, 16384), Summarizer: compaction.Extractive{}})
 			if err != nil {
 				t.Fatal(err)
 			}

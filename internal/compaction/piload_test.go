@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 	"reflect"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestPiLoadsOurCompaction(t *testing.T) {
 								TokensBefore: p.TokensBefore}}, nil
 						}
 					}
-					res, err := compaction.Run(context.Background(), path, opt)
+					res, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), opt)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -58,7 +58,7 @@ func TestPinnedConstraintSurvivesThreeCompactions(t *testing.T) {
 		if len(pins) != 1 || pins[0] != pinText {
 			t.Fatalf("round %d: pins %q", round, pins)
 		}
-		res, err := compaction.Run(context.Background(), path, compaction.RunOptions{
+		res, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 			Options:    compaction.Options{Pinned: pins},
 			Settings:   session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 60},
 			Summarizer: compaction.Extractive{},
@@ -88,7 +88,7 @@ func TestSummaryDroppingAPinIsRefusedUnlessAccepted(t *testing.T) {
 		Settings:   session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 60},
 		Summarizer: forgetful{},
 	}
-	_, err := compaction.Run(context.Background(), path, opt)
+	_, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), opt)
 	if !errors.Is(err, compaction.ErrPinnedDropped) {
 		t.Fatalf("err = %v", err)
 	}
@@ -96,7 +96,7 @@ func TestSummaryDroppingAPinIsRefusedUnlessAccepted(t *testing.T) {
 		t.Fatal("a refused summary was written")
 	}
 	opt.AllowDroppedPins = true
-	if _, err := compaction.Run(context.Background(), path, opt); err != nil {
+	if _, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), opt); err != nil {
 		t.Fatalf("accepted: %v", err)
 	}
 }

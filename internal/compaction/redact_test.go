@@ -155,7 +155,7 @@ func TestCompactionRedactsHookSummary(t *testing.T) {
 	}
 	path := secretSession(t, userMsg("start"), assistantMsg("ok"))
 	before := sessiontest.Read(t, path)
-	_, err := compaction.Run(context.Background(), path, compaction.RunOptions{Settings: secretSettings, Summarizer: compaction.Extractive{},
+	_, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{Settings: secretSettings, Summarizer: compaction.Extractive{},
 		Hook: func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
 			return compaction.HookDecision{Outcome: &compaction.Outcome{Summary: text.String()}}, nil
 		}})

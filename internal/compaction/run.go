@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/pi-lsp/pi-lsp/internal/redact"
 	"github.com/pi-lsp/pi-lsp/internal/session"
@@ -61,19 +60,18 @@ func Phases(f func(phase string)) func(phase string) {
 	return f
 }
 
-// Run compacts the session file at path: load, prepare, ask the hook, summarize, and
-// append one compaction entry. Any failure or cancellation leaves the file untouched.
-func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
+// Run compacts the session snap was taken of: prepare on the snapshot, ask the hook,
+// summarize, and append one compaction entry (Snapshot.Append: only while the file is
+// still the one snap read, else ErrSessionChanged). The file is not read again. Any
+// failure or cancellation leaves the file untouched.
+func Run(ctx context.Context, snap *session.Snapshot, opt RunOptions) (*RunResult, error) {
 	phase := Phases(opt.Phase)
 	phase("preparing")
-	f, err := session.Load(path)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err // cancelled while the file was read
-	}
-	ix := session.NewIndex(f)
+	ix := snap.Index()
+	var err error
 	leaf := opt.LeafID
 	if leaf == "" {
 		leaf = ix.LeafID()
@@ -147,19 +145,15 @@ func Run(ctx context.Context, path string, opt RunOptions) (*RunResult, error) {
 	// The checkpoint replayed at the boundary: without it Pi 1.6.0's context after the
 	// compaction has no system prompt and no tools (the kept range drops system messages).
 	out.SystemMessage = Checkpoint(prep.Path)
-	if err := f.ReadErr(); err != nil {
-		return nil, err // what was summarized could not all be read back: write nothing
-	}
-	if st, err := os.Stat(path); err != nil || st.Size() != f.Size {
-		return nil, ErrSessionChanged
-	}
-	entries, err := session.AppendIfSize(path, f.Size, taken(ix), []session.NewEntry{{
+	// What was summarized could not all be read back (its read error), or the file is
+	// no longer the one the snapshot read (ErrChanged): nothing is written.
+	entries, err := snap.Append([]session.NewEntry{{
 		Type:     session.TypeCompaction,
 		ParentID: leaf,
 		Fields:   out.EntryFields(),
 	}})
 	if errors.Is(err, session.ErrChanged) {
-		return nil, ErrSessionChanged // appended to between the check above and the lock
+		return nil, ErrSessionChanged
 	}
 	if err != nil {
 		return nil, err
@@ -198,12 +192,4 @@ func hookOutcome(o *Outcome, p *Preparation, pinned []string) *Outcome {
 	}
 	out.Audit = AuditSummary(out.Summary, modifiedFiles, pinned)
 	return &out
-}
-
-func taken(ix *session.Index) map[string]*session.Entry {
-	m := make(map[string]*session.Entry, len(ix.Entries()))
-	for _, e := range ix.Entries() {
-		m[e.ID] = e
-	}
-	return m
 }

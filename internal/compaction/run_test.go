@@ -29,7 +29,7 @@ func TestNothingToCompactMakesNoRequest(t *testing.T) {
 		path := corpusCopy(t, tc.file)
 		before := sessiontest.Read(t, path)
 		hookCalled := false
-		_, err := compaction.Run(context.Background(), path, compaction.RunOptions{
+		_, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 			Settings:   settings(tc.keep, 16384),
 			Summarizer: compaction.NewOpenAI(fastConfig(srv.URL())),
 			Hook: func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
@@ -59,7 +59,7 @@ func TestAlreadyCompacted(t *testing.T) {
 	// A leaf that is a compaction entry.
 	path := corpusCopy(t, "genuine/compact-split.jsonl")
 	before := sessiontest.Read(t, path)
-	_, err := compaction.Run(context.Background(), path, compaction.RunOptions{LeafID: "fb319c52", Settings: settings(1, 16384), Summarizer: s})
+	_, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{LeafID: "fb319c52", Settings: settings(1, 16384), Summarizer: s})
 	if !errors.Is(err, compaction.ErrAlreadyCompacted) {
 		t.Errorf("error %v, want ErrAlreadyCompacted", err)
 	}
@@ -120,7 +120,7 @@ func TestHookCancel(t *testing.T) {
 	path := corpusCopy(t, normalFile)
 	before := sessiontest.Read(t, path)
 	var seen *compaction.Preparation
-	_, err := compaction.Run(context.Background(), path, compaction.RunOptions{
+	_, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 		Settings: settings(normalKeep, 16384), Summarizer: compaction.NewOpenAI(fastConfig(srv.URL())),
 		Hook: func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
 			seen = p
@@ -139,7 +139,7 @@ func TestHookCancel(t *testing.T) {
 	sameBytes(t, path, before)
 
 	// A hook error aborts too, and says where it came from.
-	_, err = compaction.Run(context.Background(), path, compaction.RunOptions{
+	_, err = compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 		Settings: settings(normalKeep, 16384), Summarizer: compaction.NewOpenAI(fastConfig(srv.URL())),
 		Hook: func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
 			return compaction.HookDecision{}, errors.New("editor went away")
@@ -157,7 +157,7 @@ func TestHookSuppliedSummary(t *testing.T) {
 	path := corpusCopy(t, splitFile)
 	st := settings(splitKeep, 16384)
 	prep := prepareFile(t, path, st)
-	res, err := compaction.Run(context.Background(), path, compaction.RunOptions{
+	res, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 		Settings: st, Summarizer: compaction.NewOpenAI(fastConfig(srv.URL())),
 		Hook: func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
 			return compaction.HookDecision{Outcome: &compaction.Outcome{
@@ -196,7 +196,7 @@ func TestHookSuppliedSummary(t *testing.T) {
 	// A hook outcome without a first kept entry gets the preparation's (Pi would write an
 	// entry its own loader cannot place).
 	path = corpusCopy(t, splitFile)
-	_, err = compaction.Run(context.Background(), path, compaction.RunOptions{
+	_, err = compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 		Settings: st,
 		Hook: func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
 			return compaction.HookDecision{Outcome: &compaction.Outcome{Summary: "ONLY TEXT"}}, nil
@@ -273,7 +273,7 @@ func TestBoundedFileListsInSummary(t *testing.T) {
 	// MaxListedFiles < 0 lists everything (Pi's behaviour).
 	path2 := corpusCopy(t, normalFile)
 	appendMessages(t, path2, msgs...)
-	res, err = compaction.Run(context.Background(), path2, compaction.RunOptions{Options: compaction.Options{MaxListedFiles: -1},
+	res, err = compaction.Run(context.Background(), sessiontest.Snapshot(t, path2), compaction.RunOptions{Options: compaction.Options{MaxListedFiles: -1},
 		Settings: st, Summarizer: compaction.NewOpenAI(fastConfig(srv.URL()))})
 	if err != nil {
 		t.Fatal(err)

@@ -158,7 +158,7 @@ func TestCancelCompactionAtEveryPhase(t *testing.T) {
 			path := genSession(t, 300, 7)
 			before := sessiontest.Read(t, path)
 			err := cancelAtPhase(t, c, "## Goal\nheld", func(ctx context.Context, sum compaction.Summarizer, phase func(string)) error {
-				_, err := compaction.Run(ctx, path, compaction.RunOptions{Settings: cancelSettings, Summarizer: sum, Phase: phase})
+				_, err := compaction.Run(ctx, sessiontest.Snapshot(t, path), compaction.RunOptions{Settings: cancelSettings, Summarizer: sum, Phase: phase})
 				return err
 			})
 			checkOutcome(t, path, before, err, session.TypeCompaction)
@@ -183,7 +183,7 @@ func TestCancelNavigationAtEveryPhase(t *testing.T) {
 			target := branchTarget(t, ix)
 			before := sessiontest.Read(t, path)
 			err := cancelAtPhase(t, c, "held", func(ctx context.Context, sum compaction.Summarizer, phase func(string)) error {
-				_, err := branch.Navigate(ctx, path, target, branch.NavigateOptions{Summarize: true, Summarizer: sum, Label: "here", Phase: phase})
+				_, err := branch.Navigate(ctx, sessiontest.Snapshot(t, path), target, branch.NavigateOptions{Summarize: true, Summarizer: sum, Label: "here", Phase: phase})
 				return err
 			})
 			checkOutcome(t, path, before, err, session.TypeBranchSummary, session.TypeLabel)
@@ -270,11 +270,11 @@ func TestCancelAtRandomMoments(t *testing.T) {
 	}
 	jobs := []*job{
 		{name: "compaction", wantType: session.TypeCompaction, run: func(ctx context.Context, _ string) error {
-			_, err := compaction.Run(ctx, path, compaction.RunOptions{Settings: cancelSettings, Summarizer: sum})
+			_, err := compaction.Run(ctx, sessiontest.Snapshot(t, path), compaction.RunOptions{Settings: cancelSettings, Summarizer: sum})
 			return err
 		}},
 		{name: "navigation", wantType: session.TypeBranchSummary, run: func(ctx context.Context, target string) error {
-			_, err := branch.Navigate(ctx, path, target, branch.NavigateOptions{Summarize: true, Summarizer: sum})
+			_, err := branch.Navigate(ctx, sessiontest.Snapshot(t, path), target, branch.NavigateOptions{Summarize: true, Summarizer: sum})
 			return err
 		}},
 	}

@@ -398,7 +398,7 @@ func TestHelperCrashCompactor(t *testing.T) {
 	}
 	seed, _ := strconv.ParseInt(os.Getenv("PI_LSP_CRASH_SEED_VICTIM"), 10, 64)
 	start := time.Now()
-	res, err := compaction.Run(context.Background(), path, compaction.RunOptions{
+	res, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 		Settings:   session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 2000},
 		Summarizer: &slowSummarizer{r: rand.New(rand.NewSource(seed)), big: os.Getenv("PI_LSP_CRASH_BIG") == "1"},
 		Phase:      func(p string) { fmt.Printf("phase %s %d\n", p, time.Since(start)) },

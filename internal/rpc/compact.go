@@ -142,15 +142,19 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 		return nil, err
 	}
 	settingsFor := s.svc().SettingsFor(s.host.cwdOf(path))
-	var pinned []string
-	_ = s.host.withIndex(path, func(ix *session.Index) error {
-		leaf := job.leaf
-		if leaf == "" {
-			leaf = ix.LeafID()
-		}
-		pinned = ix.PinnedTexts(ix.Path(leaf))
-		return nil
-	})
+	// The job computes on a snapshot of the session: refreshes of the followed index
+	// while it runs (the model call can take minutes) do not change what it sees, and it
+	// writes only if the file is still the one the snapshot read.
+	snap, err := s.host.snapshot(path)
+	if err != nil {
+		return nil, err
+	}
+	ix := snap.Index()
+	leaf := job.leaf
+	if leaf == "" {
+		leaf = ix.LeafID()
+	}
+	pinned := ix.PinnedTexts(ix.Path(leaf))
 	done := s.drafts.userJob()
 	defer done()
 	opt := compaction.RunOptions{
@@ -182,7 +186,7 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 	} else {
 		opt.Reuse = s.drafts.store.ReuseFrom(path, summarizer, opt.Options)
 	}
-	res, err := compaction.Run(ctx, path, opt)
+	res, err := compaction.Run(ctx, snap, opt)
 	if err == nil {
 		s.drafts.store.Drop(path) // a draft of a compacted span is stale
 	}

@@ -81,7 +81,13 @@ func (s *Server) navigate(ctx context.Context, path string, p navigateParams, wd
 		}
 		opt.Phase, opt.Progress = wd.reportPhase, wd.reportSummary
 	}
-	res, err := branch.Navigate(ctx, path, p.TargetID, opt)
+	// A snapshot of the session, which refreshes while the summary is generated do not
+	// change; the navigation writes only if the file is still the one it read.
+	snap, err := s.host.snapshot(path)
+	var res *branch.NavigateResult
+	if err == nil {
+		res, err = branch.Navigate(ctx, snap, p.TargetID, opt)
+	}
 	if errors.Is(err, branch.ErrCancelled) && ctx.Err() == nil {
 		// The client's pi/beforeTree hook cancelled: an answer, not an error, as Pi's
 		// navigateTree returns {cancelled: true}.
@@ -138,7 +144,11 @@ func (s *Server) treeHook(path string) branch.Hook {
 func (s *Server) handleUndoCompaction(ctx context.Context, p undoCompactionParams) (UndoCompactionResult, error) {
 	job := writeJob[UndoCompactionResult]{target: target{session: p.Session, force: p.Force}}
 	return write(s, ctx, job, func(ctx context.Context, path string, _ *WorkDone) (UndoCompactionResult, error) {
-		res, err := branch.UndoCompaction(ctx, path, "")
+		snap, err := s.host.snapshot(path)
+		if err != nil {
+			return UndoCompactionResult{}, err
+		}
+		res, err := branch.UndoCompaction(ctx, snap, "")
 		if err != nil {
 			// Mapped by wireError: no compaction is notFound, a concurrent write is
 			// ContentModified, a cancel is RequestCancelled.

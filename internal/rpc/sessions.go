@@ -80,6 +80,27 @@ func memo[T any](h *host, path, name string, ix *session.Index, compute func() (
 // decode) are not safe for concurrent use, so they are only ever touched inside fn.
 // fn may be nil (refresh only); it must not call back into withIndex.
 func (h *host) withIndex(path string, fn func(ix *session.Index) error) error {
+	if fn == nil {
+		return h.withLive(path, nil)
+	}
+	return h.withLive(path, func(l *session.Live) error { return fn(l.Index) })
+}
+
+// snapshot is the session's followed index, first brought up to date with the file, as
+// a snapshot for a job: the job computes on it and appends with it while the followed
+// index goes on following the file, and no refresh changes what the job sees (see
+// session.Live.Snapshot).
+func (h *host) snapshot(path string) (*session.Snapshot, error) {
+	var snap *session.Snapshot
+	err := h.withLive(path, func(l *session.Live) (err error) {
+		snap, err = l.Snapshot()
+		return err
+	})
+	return snap, err
+}
+
+// withLive is withIndex with the followed session itself.
+func (h *host) withLive(path string, fn func(l *session.Live) error) error {
 	st := h.state(path)
 	st.indexMu.Lock()
 	defer st.indexMu.Unlock()
@@ -103,7 +124,7 @@ func (h *host) withIndex(path string, fn func(ix *session.Index) error) error {
 	if fn == nil {
 		return nil
 	}
-	return fn(l.Index)
+	return fn(l)
 }
 
 // refresh brings a session's index up to date with its file.

@@ -43,6 +43,8 @@ type Update struct {
 	Removed bool
 	Lines   [][]byte // complete lines, without their '\n'
 	Offset  int64    // bytes consumed through the last complete line
+	// Size is the bytes read: Offset and the incomplete last line held back.
+	Size int64
 }
 
 // Poll reads the bytes appended since the last call. Its cost is proportional to what
@@ -68,7 +70,7 @@ func (t *Tail) Poll() (Update, error) {
 		readFrom = 0
 	}
 	if st.Size() == readFrom {
-		u.Offset = t.offset
+		u.Offset, u.Size = t.offset, readFrom
 		return u, nil
 	}
 	f, err := os.Open(t.Path)
@@ -85,7 +87,7 @@ func (t *Tail) Poll() (Update, error) {
 	last := bytes.LastIndexByte(data, '\n')
 	if last < 0 {
 		t.partial = data
-		u.Offset = t.offset
+		u.Offset, u.Size = t.offset, t.offset+int64(len(data))
 		return u, nil
 	}
 	complete := data[:last]
@@ -94,7 +96,7 @@ func (t *Tail) Poll() (Update, error) {
 	for _, line := range bytes.Split(complete, []byte("\n")) {
 		u.Lines = append(u.Lines, line)
 	}
-	u.Offset = t.offset
+	u.Offset, u.Size = t.offset, t.offset+int64(len(t.partial))
 	return u, nil
 }
 

@@ -52,6 +52,9 @@ type Index struct {
 	// ProjectedPath): a context and a compaction of the same leaf, or one request after
 	// another, project it once. Append drops it.
 	projected atomic.Pointer[leafProjection]
+	// shared: a snapshot shares this index's entries (see Index.snapshot), so no entry
+	// may be changed any more (linkParents); its owner (Live) reloads instead.
+	shared bool
 }
 
 type leafProjection struct {
@@ -181,7 +184,12 @@ func (ix *Index) add(e *Entry, pos int) (dup bool) {
 	return dup
 }
 
+// relinks reports whether Append(e) would change the parent links of entries already
+// indexed: e reuses an id, or is the parent an earlier entry names and did not find.
+func (ix *Index) relinks(e *Entry) bool { return ix.Entry(e.ID) != nil || ix.missing[e.ID] }
+
 // Append indexes an entry appended to the file (the follower and the writer use it).
+// It changes the parent links of indexed entries when e relinks them (see relinks).
 func (ix *Index) Append(e *Entry) {
 	ix.projected.Store(nil) // a new entry can change what a leaf's path is
 	dup := ix.Entry(e.ID) != nil

@@ -106,6 +106,16 @@ var ErrChanged = errors.New("the session file changed since it was read")
 // expectSize bytes (a negative size skips the check). A job that computed its entries
 // from a loaded file uses it so that a concurrent append is never silently overtaken.
 func AppendIfSize(path string, expectSize int64, taken map[string]*Entry, entries []NewEntry) ([]*Entry, error) {
+	var want *Snapshot
+	if expectSize >= 0 {
+		want = &Snapshot{size: expectSize} // no identity: the size decides
+	}
+	return appendIf(path, want, taken, entries)
+}
+
+// appendIf is Append that first checks, under the lock, that the file is still want's
+// (Snapshot.same: its size, and its identity when want has one); nil skips the check.
+func appendIf(path string, want *Snapshot, taken map[string]*Entry, entries []NewEntry) ([]*Entry, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -123,7 +133,7 @@ func AppendIfSize(path string, expectSize int64, taken map[string]*Entry, entrie
 	if err != nil {
 		return nil, fmt.Errorf("stat session: %w", err)
 	}
-	if expectSize >= 0 && st.Size() != expectSize {
+	if want != nil && !want.same(st) {
 		return nil, ErrChanged
 	}
 	if err := checkHeaderVersion(f); err != nil {
@@ -134,7 +144,7 @@ func AppendIfSize(path string, expectSize int64, taken map[string]*Entry, entrie
 	if err != nil {
 		return nil, err
 	}
-	if expectSize >= 0 && size != expectSize {
+	if want != nil && size != want.size {
 		return nil, ErrChanged // a writer was finishing a line
 	}
 	if torn {

@@ -48,6 +48,14 @@ func Index(t testing.TB, path string) *session.Index {
 	return session.NewIndex(Load(t, path))
 }
 
+// Snapshot loads the session file at path as a job's snapshot (session.LoadSnapshot),
+// or fails the test.
+func Snapshot(t testing.TB, path string) *session.Snapshot {
+	t.Helper()
+	s, err := session.LoadSnapshot(path)
+	return must(t, s, err)
+}
+
 // Taken is every entry of ix by id: the ids a new entry must not reuse, as
 // session.Append takes them.
 func Taken(ix *session.Index) map[string]*session.Entry {
