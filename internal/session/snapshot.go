@@ -118,7 +118,9 @@ func (ix *Index) snapshot(size int64, dev, ino uint64) *Snapshot {
 // an incomplete last line is held back (Load reads it as an entry or a torn line), the
 // file was migrated from v1 or v2 in memory (appended lines are not), one of its
 // entries could not be read back (the file was rewritten in place), or it holds more
-// entries than Load allows for its size (ErrTooDense).
+// entries than Load allows for its size (ErrTooDense). Its Problems and File.Skipped are
+// the followed index's (those found on load and since; an orphan whose parent was
+// appended later stays listed): no job reads them.
 func (l *Live) Snapshot() (*Snapshot, error) {
 	f := l.Index.File
 	if l.size != l.complete || f.MigratedFrom != 0 || f.ReadErr() != nil || f.src == nil ||
