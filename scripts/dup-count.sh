@@ -5,9 +5,13 @@
 #     multi-line `import { a, b } from "…"` included;
 #   - generated code: a file whose first lines say "Code generated" or "do not edit", and
 #     the BEGIN GENERATED … END GENERATED part of a file.
-# Nothing else is left out: shape and boilerplate rows count as real.
+# Of the rows that remain, those alike by shape only (no run the same to the letter) whose
+# two sides are both in the benchmark's case tables, internal/quality/cases_*.go, are
+# counted apart as data: each line there is a literal of the case DSL (s.User, s.Do(Sh…),
+# Expect fields) of a different session. Every other row counts as real, boilerplate and
+# shape rows included.
 #
-#   scripts/dup-count.sh            # both counts, then the rows of the blanked tree
+#   scripts/dup-count.sh            # the counts, then the real rows, the data rows
 #   DUP_SECONDS=120 DUP_MOST=200    # passed to duplicates (defaults shown)
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -74,7 +78,23 @@ for path in sys.stdin.buffer.read().decode().split("\0"):
     with open(out, "w", encoding="utf-8") as f:
         f.write("\n".join(blank(path, text.split("\n"))))
 ' "$TMP/tree"
-real="$(duplicates --repo "$TMP/tree" --seconds "$SECONDS_" --most "$MOST")"
-echo "all:  $raw"
-echo "real: $(head -1 <<<"$real")"
-tail -n +2 <<<"$real"
+blanked="$(duplicates --repo "$TMP/tree" --seconds "$SECONDS_" --most "$MOST")"
+echo "all:      $raw"
+echo "blanked:  $(head -1 <<<"$blanked")"
+tail -n +2 <<<"$blanked" | python3 -c '
+import re, sys
+data = re.compile(r"internal/quality/cases_[a-z]+\.go:")
+real, apart, rest = [], [], []
+for line in sys.stdin.read().splitlines():
+    m = re.match(r"D\d+ (\S+) ~ (\S+)(.*)", line)
+    if not m:
+        rest.append(line)
+    elif m.group(3).strip().startswith("shape") and data.match(m.group(1)) and data.match(m.group(2)):
+        apart.append(line)
+    else:
+        real.append(line)
+print(f"data:     {len(apart)} pairs (shape only, both sides in internal/quality/cases_*.go)")
+print(f"real:     {len(real)} pairs")
+for line in real + ["-- data --"] + apart + rest:
+    print(line)
+'

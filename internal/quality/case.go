@@ -87,6 +87,21 @@ type Produced struct {
 	Kept string
 }
 
+// lastTurn is a History case that keeps only the session's last message (KeepLast).
+func lastTurn(name, title string, script func(s *Script), want Expect) *Case {
+	return &Case{Name: name, Title: title, Kind: History, KeepLast: true, Script: script, Want: want}
+}
+
+// keeping is a History case whose compaction keeps keep recent tokens.
+func keeping(keep int, name, title string, script func(s *Script), want Expect) *Case {
+	return &Case{Name: name, Title: title, Kind: History, Keep: keep, Script: script, Want: want}
+}
+
+// branchTo is a Branch case that navigates to the mark target.
+func branchTo(target, name, title string, script func(s *Script), want Expect) *Case {
+	return &Case{Name: name, Title: title, Kind: Branch, Target: target, Script: script, Want: want}
+}
+
 // Session is the case's session file.
 func (c *Case) Session() []byte {
 	s := NewScript(c.Name, "/home/dev/src/"+c.Name)
