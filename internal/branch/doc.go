@@ -4,10 +4,11 @@
 // branch summary (generateBranchSummary), navigation (AgentSession.navigateTree), undoing
 // a compaction and labels.
 //
-// Invariant: navigation never deletes or rewrites anything. Every move is recorded by
-// appending entries (a branch_summary, a "pi-lsp/navigate" custom marker, labels) in one
-// append; a failed or cancelled summary, a cancelling hook, or a file that changed
-// meanwhile writes nothing at all. No walk over parent links can loop.
+// Invariant: navigation never deletes or rewrites anything. Every move is computed on a
+// session.Snapshot (the file is not read again) and recorded by appending entries (a
+// branch_summary, a "pi-lsp/navigate" custom marker, labels) in one append through it;
+// a failed or cancelled summary, a cancelling hook, or a file that changed since the
+// snapshot writes nothing at all. No walk over parent links can loop.
 //
 // Deliberate divergences from Pi (design.md §1):
 //   - 5: a branch_summary's fromId is the leaf navigated away from (Pi writes the new

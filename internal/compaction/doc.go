@@ -19,6 +19,8 @@
 //
 // Invariants: the algorithms return what Pi's own code returns for the same path (checked
 // by differential tests), except for the deliberate divergences documented in the README;
-// a compaction that fails or is cancelled writes nothing; no credential appears in an
+// a compaction (Run) is computed on a session.Snapshot and written through it, only
+// while the file is still the one the snapshot read; a compaction that fails or is
+// cancelled writes nothing; no credential appears in an
 // error, a progress report or a log.
 package compaction

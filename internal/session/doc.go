@@ -13,7 +13,12 @@
 //     and reported, never followed twice;
 //   - a loaded Entry and its Message may be read from several goroutines: what is decoded
 //     lazily (a message, its content, a preview) is decoded once under a sync.Once or an
-//     atomic. An Index is not safe for concurrent mutation (Append) while it is read.
+//     atomic. An Index is not safe for concurrent mutation (Append) while it is read;
+//   - a job (a compaction, a navigation) computes on a Snapshot and appends with it: the
+//     append refuses (ErrChanged, nothing written) unless the file is still the one the
+//     snapshot read, at the size it read. A snapshot never changes and may be read from
+//     several goroutines, also while the Live it was taken from is refreshed: Live then
+//     never changes an entry the snapshot shares (see Live.Refresh).
 //
 // The package knows nothing about editors or JSON-RPC; it exposes plain Go values.
 package session
