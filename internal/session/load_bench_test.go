@@ -73,3 +73,18 @@ func BenchmarkLiveRefresh(b *testing.B) {
 		parent = id
 	}
 }
+
+// BenchmarkLiveSnapshot is what a job's snapshot of the followed index costs the server
+// (the id table and the labels copied; the entries shared).
+func BenchmarkLiveSnapshot(b *testing.B) {
+	path, _ := benchFile(b)
+	l, err := session.OpenLive(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := l.Snapshot(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
