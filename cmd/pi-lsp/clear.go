@@ -13,7 +13,7 @@ import (
 // runClearToolOutput clears old tool output without a model (or, with --restore, brings
 // every cleared result back): one context_edit entry per result, in one write.
 func runClearToolOutput(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
-	keep := fs.Int("keep-recent-tokens", 0, fmt.Sprintf("the recent part of the context left alone (default %d, Pi's keepRecentTokens)", contextedit.DefaultKeepRecentTokens))
+	keep := fs.Int("keep-recent-tokens", 0, fmt.Sprintf("the recent part of the context left alone (default: Pi's compaction.keepRecentTokens for the session's model, %d unless set)", contextedit.DefaultKeepRecentTokens))
 	min := fs.Int("min-tokens", 0, fmt.Sprintf("only results larger than this many tokens (default %d)", contextedit.DefaultMinClearTokens))
 	dryRun := fs.Bool("dry-run", false, "list what would be cleared and the tokens saved; write nothing")
 	restore := fs.Bool("restore", false, "restore every tool result a clear replaced")
@@ -35,7 +35,8 @@ func runClearToolOutput(ctx context.Context, fs *flag.FlagSet, args []string, st
 	if *restore {
 		res, err = contextedit.RestoreCleared(ctx, path)
 	} else {
-		res, err = contextedit.ClearToolOutput(ctx, path, contextedit.ClearOptions{KeepRecentTokens: *keep, MinTokens: *min, DryRun: *dryRun})
+		res, err = contextedit.ClearToolOutput(ctx, path, contextedit.ClearOptions{KeepRecentTokens: *keep, MinTokens: *min, DryRun: *dryRun,
+			Settings: svc("", 0, 0).SettingsOfPath})
 	}
 	nothing := errors.Is(err, contextedit.ErrNothingToClear)
 	if err != nil && !nothing {

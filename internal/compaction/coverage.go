@@ -17,6 +17,12 @@ type Entity struct {
 	// Kind is file, command, error, url, id, constraint or request.
 	Kind string `json:"kind"`
 	Text string `json:"text"`
+	// EntryID is the entry of the message the entity was first seen in ("" for a
+	// modified file, which the file operations name): the message a user can pin so
+	// that every summary quotes it.
+	EntryID string `json:"entryId,omitempty"`
+	// Pinnable: EntryID is a user message, which a pin quotes verbatim.
+	Pinnable bool `json:"pinnable,omitempty"`
 }
 
 // Coverage is how much of the summarized range's entities a summary carries.
@@ -40,8 +46,10 @@ var (
 // CheckCoverage lists the entities of p's summarized messages and those summary lacks.
 func CheckCoverage(p *Preparation, summary string) Coverage {
 	msgs := append(append([]*session.Message(nil), p.MessagesToSummarize...), p.TurnPrefixMessages...)
+	entryOf := p.entriesOf()
 	var ents []Entity
 	seen := map[string]bool{}
+	var from *session.Message // the message being read
 	add := func(kind, text string) {
 		text = strings.TrimSpace(text)
 		key := kind + "\x00" + strings.ToLower(text)
@@ -49,13 +57,18 @@ func CheckCoverage(p *Preparation, summary string) Coverage {
 			return
 		}
 		seen[key] = true
-		ents = append(ents, Entity{Kind: kind, Text: text})
+		e := Entity{Kind: kind, Text: text}
+		if from != nil {
+			e.EntryID, e.Pinnable = entryOf[from], from.Role == session.RoleUser
+		}
+		ents = append(ents, e)
 	}
 	_, modified := p.FileOps.Lists()
 	for _, f := range modified {
 		add("file", f)
 	}
 	for _, m := range msgs {
+		from = m
 		switch m.Role {
 		case session.RoleUser, session.RoleAssistant:
 			text := m.Text("\n")
@@ -82,10 +95,13 @@ func CheckCoverage(p *Preparation, summary string) Coverage {
 	}
 	a := analyze(msgs, false)
 	for _, c := range a.constraints(0) {
+		from = userMessageWith(msgs, c)
 		add("constraint", c)
 	}
 	if rs := a.requests(); len(rs) > 0 {
-		add("request", clip(rs[len(rs)-1].request, 300))
+		r := clip(rs[len(rs)-1].request, 300)
+		from = userMessageWith(msgs, r)
+		add("request", r)
 	}
 	if len(ents) > maxEntities {
 		ents = ents[len(ents)-maxEntities:]
@@ -104,6 +120,32 @@ func CheckCoverage(p *Preparation, summary string) Coverage {
 		out.Covered = float64(len(ents)-len(out.Missing)) / float64(len(ents))
 	}
 	return out
+}
+
+// entriesOf maps each message of the projected path to the entry it comes from.
+func (p *Preparation) entriesOf() map[*session.Message]string {
+	out := make(map[*session.Message]string, len(p.Projected))
+	for _, u := range p.Projected {
+		for _, m := range u.Messages {
+			out[m] = u.Entry.ID
+		}
+	}
+	return out
+}
+
+// userMessageWith is the last user message whose words hold text's start (a constraint
+// or request is a sentence of one, possibly clipped), or nil.
+func userMessageWith(msgs []*session.Message, text string) *session.Message {
+	probe := normalize(strings.TrimSuffix(text, "…"))
+	if len(probe) > 40 {
+		probe = probe[:40]
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m.Role == session.RoleUser && strings.Contains(normalize(m.Text("\n")), probe) {
+			return m
+		}
+	}
+	return nil
 }
 
 // textEntities finds the exact entities of prose: URLs, PR numbers, commit ids and

@@ -1,10 +1,12 @@
 package compaction_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 // The coverage check lists the entities of the summarized range a summary lacks, and
@@ -54,5 +56,41 @@ func TestCoverageListsWhatTheSummaryDrops(t *testing.T) {
 	}
 	if c.Covered >= 0.5 {
 		t.Errorf("covered %v for a thin summary", c.Covered)
+	}
+}
+
+// A missing entity names the entry it came from, and a user's words are pinnable (a pin
+// quotes them verbatim), so the editors can offer to pin the message that holds it.
+func TestCoverageNamesTheEntryOfAMissingEntity(t *testing.T) {
+	msgs := decode(t,
+		userMsg("Fix the flaky upload test."),
+		assistantMsg("Running it.", bashCall("c1", "go test ./upload/... -count=20")),
+		userMsg("Never change the retry policy in client.go."),
+	)
+	ids := []string{"u1", "a1", "u2"}
+	var proj []session.ProjectedEntry
+	for i, m := range msgs {
+		proj = append(proj, session.ProjectedEntry{Entry: &session.Entry{ID: ids[i]}, Messages: []*session.Message{m}})
+	}
+	ops := fileops.New()
+	ops.AddMessages(msgs)
+	p := &compaction.Preparation{MessagesToSummarize: msgs, Projected: proj, FileOps: ops}
+	c := compaction.CheckCoverage(p, "## Goal\nSomething else.\n")
+	got := map[string]compaction.Entity{}
+	for _, e := range c.Missing {
+		got[e.Kind+":"+e.Text] = e
+	}
+	cmd := got["command:go test ./upload/... -count=20"]
+	if cmd.EntryID != "a1" || cmd.Pinnable {
+		t.Errorf("command entity %+v: want entry a1, not pinnable (an assistant message)", cmd)
+	}
+	var constraint compaction.Entity
+	for k, e := range got {
+		if strings.HasPrefix(k, "constraint:") {
+			constraint = e
+		}
+	}
+	if constraint.EntryID != "u2" || !constraint.Pinnable {
+		t.Errorf("constraint entity %+v: want entry u2, pinnable (missing: %+v)", constraint, c.Missing)
 	}
 }

@@ -22,6 +22,10 @@ type ClearOptions struct {
 	// KeepRecentTokens is the recent part of the context left alone, counted back from
 	// the leaf with Pi's estimateTokens (0: DefaultKeepRecentTokens).
 	KeepRecentTokens int
+	// Settings, when KeepRecentTokens is 0, gives the compaction settings of the path
+	// cleared: their keepRecentTokens is the window (so that a clear keeps what a
+	// compaction would keep). Without it the window is DefaultKeepRecentTokens.
+	Settings func(cwd string, path []*session.Entry) (session.CompactionSettings, error)
 	// MinTokens: only results larger than this are replaced (0: DefaultMinClearTokens).
 	MinTokens int
 	// DryRun plans the edits and writes nothing.
@@ -149,25 +153,19 @@ func ClearToolOutput(ctx context.Context, path string, opt ClearOptions) (*Clear
 		return nil, err
 	}
 	ix := session.NewIndex(f)
-	branch := ix.LeafPath()
-	plan := PlanClear(branch, opt)
-	res := &ClearResult{LeafID: ix.LeafID(), Cleared: plan, TokensBefore: session.ProjectedContextTokens(branch).Tokens, DryRun: opt.DryRun}
-	if res.Cleared == nil {
-		res.Cleared = []Cleared{}
+	res, err := PreviewClear(ix, opt)
+	if err != nil {
+		return nil, err
 	}
-	for _, c := range plan {
-		res.Saved += c.Tokens - c.TokensAfter
-	}
-	if len(plan) == 0 {
+	res.DryRun = opt.DryRun
+	if len(res.Cleared) == 0 {
 		return res, ErrNothingToClear
 	}
 	if opt.DryRun {
-		// Pi counts every message after an edit (the last reply's usage is stale).
-		res.TokensAfter = estimateAfter(branch, plan)
 		return res, nil
 	}
-	edits := make([]Edit, len(plan))
-	for i, c := range plan {
+	edits := make([]Edit, len(res.Cleared))
+	for i, c := range res.Cleared {
 		edits[i] = Edit{TargetID: c.EntryID, Action: Replace, Text: c.Placeholder}
 	}
 	written, before, err := apply(ctx, path, edits)
@@ -176,6 +174,33 @@ func ClearToolOutput(ctx context.Context, path string, opt ClearOptions) (*Clear
 	}
 	res.Entries = written
 	res.TokensAfter = session.ProjectedContextTokens(append(before[:len(before):len(before)], written...)).Tokens
+	return res, nil
+}
+
+// PreviewClear is what ClearToolOutput would do on the index's leaf path, written
+// nowhere: the results it would replace, the tokens saved, and the figure before and
+// after (after: every message estimated, as Pi counts after an edit).
+func PreviewClear(ix *session.Index, opt ClearOptions) (*ClearResult, error) {
+	branch, leafID := ix.LeafPath(), ix.LeafID()
+	if opt.KeepRecentTokens <= 0 && opt.Settings != nil {
+		st, err := opt.Settings(ix.File.Header.Cwd, branch)
+		if err != nil {
+			return nil, err
+		}
+		opt.KeepRecentTokens = st.KeepRecentTokens
+	}
+	plan := PlanClear(branch, opt)
+	res := &ClearResult{LeafID: leafID, Cleared: plan, TokensBefore: session.ProjectedContextTokens(branch).Tokens, DryRun: true}
+	if res.Cleared == nil {
+		res.Cleared = []Cleared{}
+	}
+	for _, c := range plan {
+		res.Saved += c.Tokens - c.TokensAfter
+	}
+	res.TokensAfter = res.TokensBefore
+	if len(plan) > 0 {
+		res.TokensAfter = estimateAfter(branch, plan)
+	}
 	return res, nil
 }
 

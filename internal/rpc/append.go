@@ -177,6 +177,9 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 	if _, err := s.svc().RouteWrite(context.Background(), path, cwd, false, false); err != nil {
 		return "" // never compact what a running pi writes
 	}
+	if d.Reason == "threshold" && s.host.clearsFirst() && s.clearFirst(path, settings) {
+		return ""
+	}
 	if d.Reason == "threshold" {
 		s.host.mu.Lock()
 		ok, why := st.loop.Allow()
@@ -206,6 +209,24 @@ func (s *Server) autoCompact(path string, written []*session.Entry) string {
 		return ""
 	}
 	return d.Reason
+}
+
+// clearFirst is the first tier of automatic compaction: clear old tool output (as
+// pi/clearToolOutput with its defaults does) and tell the editor. It reports whether
+// that brought the context below the threshold, so that no summary is needed; Pi's
+// next check measures the same projected figure.
+func (s *Server) clearFirst(path string, settings session.CompactionSettings) bool {
+	res, err := s.handleClearToolOutput(s.bgCtx, clearToolOutputParams{Session: path})
+	if err != nil {
+		s.log.Warn("clearing old tool output before compacting", "session", path, "err", err)
+		return false
+	}
+	if len(res.Cleared) == 0 {
+		return false
+	}
+	below := !session.ShouldCompact(res.TokensAfter, s.host.window(), settings)
+	s.notify("pi/toolOutputCleared", ToolOutputCleared{ClearToolOutputResult: res, Reason: "threshold", Compacting: !below})
+	return below
 }
 
 func (s *Server) setRecoveryTried(path string, tried bool) {

@@ -13,6 +13,7 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"| `pi.label` | `pi/label` | Label Entry | `:PiLabel` |  |\n" +
 	"| `pi.pin` | `pi/pin` | Pin Entry | `:PiPin` |  |\n" +
 	"| `pi.editContext` | `pi/editContext` | Edit Context | `:PiEditContext` |  |\n" +
+	"| `pi.clearToolOutput` | `pi/clearToolOutput` | Clear Old Tool Output | `:PiClearToolOutput` |  |\n" +
 	"| `pi.contextBySize` | `pi/contextBySize` | Context by Size | `:PiContextBySize` |  |\n" +
 	"| `pi.tree` | `pi/tree` | Show Session Tree | `:PiTree` |  |\n" +
 	"| `pi.sessions` | `pi/sessions` | List Sessions | `:PiSessions` |  |\n" +
@@ -72,6 +73,15 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"```ts\n" +
 	"params: { session?: string; entryId: string; force?: boolean; action: \"omit\" | \"replace\" | \"restore\"; text?: string }\n" +
 	"result: { session: string; entry: ContextEditEntry; tokensBefore: number; tokensAfter: number }\n" +
+	"```\n" +
+	"\n" +
+	"### `pi.clearToolOutput` / `pi/clearToolOutput`\n" +
+	"\n" +
+	"Clear old tool output without a model: each tool result older than the recent window (Pi's keepRecentTokens) and larger than `minTokens` is replaced by a placeholder naming the tool, its arguments, its size and how to restore it, one Pi 1.6.0 context_edit each, in one write; nothing is deleted. `dryRun: true` previews the results and the tokens saved; `restore: true` brings every cleared result back (one at a time: pi/editContext restore).\n" +
+	"\n" +
+	"```ts\n" +
+	"params: { session?: string; keepRecentTokens?: number; minTokens?: number; dryRun?: boolean; restore?: boolean; force?: boolean }\n" +
+	"result: { session: string; leafId: string | null; cleared: Cleared[]; saved: number; tokensBefore: number; tokensAfter: number; dryRun: boolean; restored: boolean }\n" +
 	"```\n" +
 	"\n" +
 	"### `pi.contextBySize` / `pi/contextBySize`\n" +

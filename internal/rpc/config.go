@@ -22,6 +22,10 @@ type config struct {
 	// true): with it off the server sends a conversation to a model only for a job the
 	// client asked for.
 	Drafts *bool `json:"drafts,omitempty"`
+	// ClearToolOutput makes a threshold compaction of a hosted session clear old tool
+	// output first (pi/clearToolOutput's defaults; off unless a client sets it true): when
+	// the context is then below the threshold, no summary is made.
+	ClearToolOutput *bool `json:"clearToolOutput,omitempty"`
 	compaction.SummarizerConfig
 }
 
@@ -51,8 +55,9 @@ type summarizerSettings struct {
 
 // compactionSettings are piLsp.compaction.*.
 type compactionSettings struct {
-	ReserveTokens    int `json:"reserveTokens"`
-	KeepRecentTokens int `json:"keepRecentTokens"`
+	ReserveTokens    int   `json:"reserveTokens"`
+	KeepRecentTokens int   `json:"keepRecentTokens"`
+	ClearToolOutput  *bool `json:"clearToolOutput"`
 }
 
 // applyConfigLocked merges a settings object. It accepts the flat form of
@@ -62,6 +67,7 @@ func (h *host) applyConfigLocked(raw json.RawMessage) {
 	if json.Unmarshal(raw, &nested) == nil && nested.PiLsp != nil {
 		n := nested.PiLsp
 		c := config{KeepRecentTokens: n.Compaction.KeepRecentTokens, ReserveTokens: n.Compaction.ReserveTokens, Drafts: n.Summarizer.Drafts,
+			ClearToolOutput:  n.Compaction.ClearToolOutput,
 			SummarizerConfig: compaction.SummarizerConfig{Kind: n.Summarizer.Kind, BaseURL: n.Summarizer.BaseURL, Model: n.Summarizer.Model, APIKeyEnv: n.Summarizer.APIKeyEnv, ContextWindow: n.Summarizer.ContextWindow, MaxTokens: n.Summarizer.MaxTokens}}
 		h.setConfigLocked(c)
 		return
@@ -98,6 +104,9 @@ func (c config) over(old config) config {
 	if c.Drafts == nil {
 		c.Drafts = old.Drafts
 	}
+	if c.ClearToolOutput == nil {
+		c.ClearToolOutput = old.ClearToolOutput
+	}
 	c.SummarizerConfig = c.SummarizerConfig.Over(old.SummarizerConfig)
 	return c
 }
@@ -111,6 +120,13 @@ func (h *host) configure(raw json.RawMessage) {
 	if !was && current != "" && h.draftsEnabled() {
 		h.s.maybeDraft(current) // drafts just turned on: look at the current session now
 	}
+}
+
+// clearsFirst: the client turned the first tier of automatic compaction on.
+func (h *host) clearsFirst() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cfg.ClearToolOutput != nil && *h.cfg.ClearToolOutput
 }
 
 // configuredWindow is the context window the client set (0: none).

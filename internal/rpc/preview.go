@@ -57,6 +57,7 @@ func (s *Server) handlePreviewCompaction(ctx context.Context, p previewCompactio
 		MessagesToSummarize: len(prep.MessagesToSummarize) + len(prep.TurnPrefixMessages),
 		KeptMessages:        len(prep.KeptMessages()), TokensBefore: prep.TokensBefore, TokensAfter: out.TokensAfter,
 		Summary: out.Summary, Audit: out.Audit, FromDraft: fromDraft, Pinned: pinned,
+		Coverage: compaction.CheckCoverage(prep, out.Summary),
 	}, nil
 }
 

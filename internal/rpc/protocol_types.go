@@ -98,6 +98,11 @@ type CompactionPreview struct {
 	FromDraft bool `json:"fromDraft"`
 	// Pinned are the texts of the pinned messages the summary must quote.
 	Pinned []string `json:"pinned" ts:"string[] | null"`
+	// Coverage is what the summary carries of the summarized range's critical entities
+	// (files modified, commands, error strings, URLs, ids, the user's constraints and
+	// latest request), and what it drops: pin a pinnable entity's entry, or name the
+	// entity in the instructions and preview again.
+	Coverage compaction.Coverage `json:"coverage"`
 }
 
 type commitCompactionParams struct {

@@ -70,6 +70,8 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 		EntryIDs []string `json:"entryIds"`
 	}](t, call("pi/append", map[string]any{"messages": []any{userMsg("one more", time.Now().UnixMilli())}}))
 	call("pi/editContext", map[string]any{"entryId": appended.EntryIDs[0], "action": "omit"})
+	call("pi/clearToolOutput", map[string]any{"dryRun": true, "keepRecentTokens": 1, "minTokens": 1})
+	call("pi/clearToolOutput", map[string]any{"restore": true})
 	for _, c := range append(rpc.Commands(), rpc.Requests()...) {
 		if !seen[c.Method] {
 			t.Errorf("%s was not checked", c.Method)

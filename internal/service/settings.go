@@ -66,6 +66,13 @@ func (c Config) SettingsAt(ix *session.Index, leaf string) (session.CompactionSe
 	return c.CompactionSettings(ix.File.Header.Cwd, provider, model)
 }
 
+// SettingsOfPath is CompactionSettings for the model of a root-first path of a session
+// whose header cwd is cwd (contextedit.ClearOptions.Settings).
+func (c Config) SettingsOfPath(cwd string, path []*session.Entry) (session.CompactionSettings, error) {
+	provider, model := session.ModelOfPath(path)
+	return c.CompactionSettings(cwd, provider, model)
+}
+
 // Summarizer builds the summarizer of a job on a session whose header cwd is cwd and
 // whose path to the leaf is path: the front end's choice, over the environment, over the
 // piLsp object of Pi's settings files, in that order; with none, the session's current

@@ -19,6 +19,7 @@ export const Commands = {
   label: "pi.label",
   pin: "pi.pin",
   editContext: "pi.editContext",
+  clearToolOutput: "pi.clearToolOutput",
   contextBySize: "pi.contextBySize",
   tree: "pi.tree",
   sessions: "pi.sessions",
@@ -37,6 +38,7 @@ export const Methods = {
   label: "pi/label",
   pin: "pi/pin",
   editContext: "pi/editContext",
+  clearToolOutput: "pi/clearToolOutput",
   contextBySize: "pi/contextBySize",
   tree: "pi/tree",
   sessions: "pi/sessions",
@@ -57,6 +59,7 @@ export const Notifications = {
   compactionFailed: "pi/compactionFailed",
   fileOps: "pi/fileOps",
   contextUsage: "pi/contextUsage",
+  toolOutputCleared: "pi/toolOutputCleared",
   draftReady: "pi/draftReady",
 } as const;
 
@@ -338,6 +341,46 @@ export interface ContextReplacement {
   content: unknown;
 }
 
+/** ClearToolOutputParams are pi/clearToolOutput's params. */
+export interface ClearToolOutputParams {
+  session?: string;
+  /** keepRecentTokens is the recent part of the context left alone (0: Pi's keepRecentTokens, 20000). */
+  keepRecentTokens?: number;
+  /** minTokens: only results larger than this many tokens are cleared (0: 200). */
+  minTokens?: number;
+  /** dryRun answers what would be cleared and the tokens saved, and writes nothing. */
+  dryRun?: boolean;
+  /** restore brings back every tool result a clear replaced, instead of clearing. */
+  restore?: boolean;
+  force?: boolean;
+}
+
+/** ClearToolOutputResult is what pi/clearToolOutput cleared (or, with dryRun, would clear; with restore, brought back). Nothing to clear is an empty cleared list. */
+export interface ClearToolOutputResult {
+  session: string;
+  leafId: string | null;
+  /** cleared are the tool results, oldest first: tokens is each one's estimate before, tokensAfter its placeholder's (restored: the other way round). */
+  cleared: Cleared[];
+  /** saved is the tokens the clear takes out of the context (restore: puts back, as a negative number). */
+  saved: number;
+  /** tokensBefore and TokensAfter are the projected context figure (after: estimated for a dry run). */
+  tokensBefore: number;
+  tokensAfter: number;
+  dryRun: boolean;
+  restored: boolean;
+}
+
+/** Cleared is one tool result replaced (or, in a dry run, that would be). */
+export interface Cleared {
+  entryId: string;
+  toolName: string;
+  arguments: string;
+  /** tokens is the result's estimate now; TokensAfter the placeholder's (restored: the other way round). */
+  tokens: number;
+  tokensAfter: number;
+  placeholder?: string;
+}
+
 export interface ContextBySizeParams {
   session?: string;
   /** limit keeps the largest so many messages (0: all). */
@@ -549,6 +592,27 @@ export interface CompactionPreview {
   fromDraft: boolean;
   /** pinned are the texts of the pinned messages the summary must quote. */
   pinned: string[] | null;
+  /** coverage is what the summary carries of the summarized range's critical entities (files modified, commands, error strings, URLs, ids, the user's constraints and latest request), and what it drops: pin a pinnable entity's entry, or name the entity in the instructions and preview again. */
+  coverage: Coverage;
+}
+
+/** Coverage is how much of the summarized range's entities a summary carries. */
+export interface Coverage {
+  entities: Entity[];
+  missing: Entity[];
+  /** covered is the share of Entities the summary carries (1 when there are none). */
+  covered: number;
+}
+
+/** Entity is one thing of the summarized range a checkpoint should carry. */
+export interface Entity {
+  /** kind is file, command, error, url, id, constraint or request. */
+  kind: string;
+  text: string;
+  /** entryId is the entry of the message the entity was first seen in ("" for a modified file, which the file operations name): the message a user can pin so that every summary quotes it. */
+  entryId?: string;
+  /** pinnable: EntryID is a user message, which a pin quotes verbatim. */
+  pinnable?: boolean;
 }
 
 export interface CommitCompactionParams {
@@ -682,6 +746,25 @@ export interface ContextUsage {
   current: boolean;
 }
 
+/** ToolOutputCleared is sent when the first tier of automatic compaction (the clearToolOutput setting) cleared old tool output of a hosted session. */
+export interface ToolOutputCleared {
+  session: string;
+  leafId: string | null;
+  /** cleared are the tool results, oldest first: tokens is each one's estimate before, tokensAfter its placeholder's (restored: the other way round). */
+  cleared: Cleared[];
+  /** saved is the tokens the clear takes out of the context (restore: puts back, as a negative number). */
+  saved: number;
+  /** tokensBefore and TokensAfter are the projected context figure (after: estimated for a dry run). */
+  tokensBefore: number;
+  tokensAfter: number;
+  dryRun: boolean;
+  restored: boolean;
+  /** reason is what asked for a compaction: "threshold". */
+  reason: "threshold";
+  /** compacting: the context is still above the threshold, and a compaction follows. */
+  compacting: boolean;
+}
+
 /** DraftReady says a background draft is ready: the next compaction of this span is instant. */
 export interface DraftReady {
   session: string;
@@ -766,6 +849,8 @@ export interface InitializationOptions {
   reserveTokens?: number;
   /** drafts enables background drafts (pi/draftReady; off unless a client sets it true): with it off the server sends a conversation to a model only for a job the client asked for. */
   drafts?: boolean;
+  /** clearToolOutput makes a threshold compaction of a hosted session clear old tool output first (pi/clearToolOutput's defaults; off unless a client sets it true): when the context is then below the threshold, no summary is made. */
+  clearToolOutput?: boolean;
   /** The summarizer: unset (the default: the session's model when its credential resolves, else the extractive summary), "extractive" (no model), "model" (a model of Pi's catalog, which must be usable) or "openai" (an OpenAI-compatible endpoint). */
   summarizer?: "extractive" | "model" | "openai";
   /** baseUrl is the OpenAI-compatible endpoint, /v1 included. */
@@ -812,6 +897,7 @@ export interface SummarizerSettings {
 export interface CompactionSettings {
   reserveTokens?: number;
   keepRecentTokens?: number;
+  clearToolOutput?: boolean;
 }
 
 /** MessageEntry is a message entry (pi/append writes them): one of Pi's AgentMessages. */

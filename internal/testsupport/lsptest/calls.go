@@ -117,3 +117,8 @@ func Str(p *string) string {
 	}
 	return *p
 }
+
+// ClearToolOutput is pi/clearToolOutput.
+func (e *Env) ClearToolOutput(params any) (rpc.ClearToolOutputResult, error) {
+	return CallFor[rpc.ClearToolOutputResult](e, "pi/clearToolOutput", params)
+}

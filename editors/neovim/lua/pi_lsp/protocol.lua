@@ -8,6 +8,7 @@ return {
     { id = 'pi.label', method = 'pi/label', neovim = 'PiLabel', title = 'Label Entry', summary = 'Set, or clear with an empty label, the label of an entry (through `pi.setLabel` in a live pi with pi-lsp\'s bridge: `via: "pi"`).' },
     { id = 'pi.pin', method = 'pi/pin', neovim = 'PiPin', title = 'Pin Entry', summary = 'Pin an entry (or unpin it with pinned: false): a pinned user message is quoted verbatim in every later summary, and a summary that drops it is refused unless accepted.' },
     { id = 'pi.editContext', method = 'pi/editContext', neovim = 'PiEditContext', title = 'Edit Context', summary = 'Hide (omit), replace the content of, or restore one user, assistant, toolResult or custom message in the LLM context without touching history: appends the context_edit entry Pi 1.6.0 writes. Refused (nothing written) for a target that is not found, not on the active branch, not editable, summarized away by compaction, or (restore) not edited.' },
+    { id = 'pi.clearToolOutput', method = 'pi/clearToolOutput', neovim = 'PiClearToolOutput', title = 'Clear Old Tool Output', summary = 'Clear old tool output without a model: each tool result older than the recent window (Pi\'s keepRecentTokens) and larger than `minTokens` is replaced by a placeholder naming the tool, its arguments, its size and how to restore it, one Pi 1.6.0 context_edit each, in one write; nothing is deleted. `dryRun: true` previews the results and the tokens saved; `restore: true` brings every cleared result back (one at a time: pi/editContext restore).' },
     { id = 'pi.contextBySize', method = 'pi/contextBySize', neovim = 'PiContextBySize', title = 'Context by Size', summary = 'The messages of the current context by estimated tokens, largest first, with their edit state (what to hide or trim).' },
     { id = 'pi.tree', method = 'pi/tree', neovim = 'PiTree', title = 'Show Session Tree', summary = 'The entry tree of the session with the leaf and its path marked; `flat: true` gives the nodes in depth-first order with their parent and depth instead of nested children (no nesting depth for long sessions), pageable with offset and limit.' },
     { id = 'pi.sessions', method = 'pi/sessions', neovim = 'PiSessions', title = 'List Sessions', summary = 'The sessions of the workspace, newest first.' },
@@ -17,6 +18,7 @@ return {
   },
   methods = {
     'pi/append',
+    'pi/clearToolOutput',
     'pi/commitCompaction',
     'pi/compact',
     'pi/context',
@@ -40,6 +42,7 @@ return {
     'pi/compactionFailed',
     'pi/fileOps',
     'pi/contextUsage',
+    'pi/toolOutputCleared',
     'pi/draftReady',
   },
   hooks = {
