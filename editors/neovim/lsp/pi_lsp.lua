@@ -24,7 +24,8 @@ return {
   end,
   -- initializationOptions: session, summarizer ("extractive"|"openai"), baseUrl,
   -- model, provider, apiKeyEnv, drafts (background drafts, off unless true),
-  -- contextWindow, reserveTokens, keepRecentTokens. cmd and the summarizer's
+  -- clearToolOutput (clear old tool output before a threshold compaction, off unless
+  -- true), contextWindow, reserveTokens, keepRecentTokens. cmd and the summarizer's
   -- options belong in your own config, not a project's .nvim.lua (:help pi_lsp-user-level).
   init_options = {},
   capabilities = require('pi_lsp.config').capabilities(),

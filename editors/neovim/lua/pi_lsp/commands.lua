@@ -339,6 +339,122 @@ function M.preview(instructions, cb)
   require('pi_lsp.edit').preview_compaction(instructions, cb)
 end
 
+-- :PiClearToolOutput [restore] ---------------------------------------------------------
+
+--- One line of a clear's preview: "bash {"command":"ls"}: 1.5k → 40 tokens".
+function M.cleared_line(c)
+  local args = ui.one_line(c.arguments, 60)
+  return ('%s%s: %s → %s tokens'):format(
+    tostring(c.toolName or '?'),
+    args ~= '' and (' ' .. args) or '',
+    ui.human(c.tokens),
+    ui.human(c.tokensAfter)
+  )
+end
+
+--- The question :PiClearToolOutput asks about a dry run's result.
+function M.clear_prompt(result)
+  local cleared = type(result.cleared) == 'table' and result.cleared or {}
+  local lines = {
+    ('Clear %d old tool result%s? Saves ~%s tokens: context ~%s → ~%s (nothing is deleted; :PiClearToolOutput restore brings them back)'):format(
+      #cleared,
+      #cleared == 1 and '' or 's',
+      ui.human(result.saved),
+      ui.human(result.tokensBefore),
+      ui.human(result.tokensAfter)
+    ),
+  }
+  for _, c in ipairs(cleared) do
+    lines[#lines + 1] = '  ' .. M.cleared_line(c)
+  end
+  return table.concat(lines, '\n')
+end
+
+M.CLEAR_CHOICES = { 'Clear them', 'Keep them' }
+
+--- :PiClearToolOutput: previews which old tool results a clear replaces (`dryRun`),
+--- asks (vim.ui.select, kind "pi_lsp.clear_tool_output"), then clears them; with
+--- `opts.restore`, brings every cleared result back. cb(err, result, client) gets the
+--- answer of the write, or (nil, nil) when nothing was written (nothing to clear, or
+--- the question was answered no).
+---@param opts? {restore?: boolean, session?: string, keepRecentTokens?: integer, minTokens?: integer, force?: boolean}
+---@param cb? fun(err?: table, result?: table, client?: vim.lsp.Client)
+---@param client_id? integer
+function M.clear_tool_output(opts, cb, client_id)
+  opts = opts or {}
+  local function finish(err, result, client)
+    if cb then
+      cb(err, result, client)
+    end
+  end
+  local base = { session = opts.session, force = opts.force }
+  if opts.restore then
+    local args = vim.tbl_extend('force', base, { restore = true })
+    return M.run('pi.clearToolOutput', args, function(err, result, client)
+      if err then
+        report_error('restore tool output', err)
+      elseif type(result) == 'table' then
+        local n = #(type(result.cleared) == 'table' and result.cleared or {})
+        if n == 0 then
+          ui.notify('no cleared tool output to restore')
+        else
+          ui.notify(('restored %d tool result%s (~%s tokens back): context ~%s → ~%s'):format(
+            n, n == 1 and '' or 's', ui.human(-(tonumber(result.saved) or 0)),
+            ui.human(result.tokensBefore), ui.human(result.tokensAfter)))
+        end
+      end
+      finish(err, result, client)
+    end, client_id)
+  end
+  local preview = vim.tbl_extend('force', base, {
+    dryRun = true,
+    keepRecentTokens = opts.keepRecentTokens,
+    minTokens = opts.minTokens,
+  })
+  M.run('pi.clearToolOutput', preview, function(err, result, client)
+    if err then
+      report_error('clear tool output', err)
+      return finish(err, nil, client)
+    end
+    if type(result) ~= 'table' then
+      return finish(nil, nil, client)
+    end
+    local list = type(result.cleared) == 'table' and result.cleared or {}
+    if #list == 0 then
+      ui.notify('no old tool output to clear (every tool result is recent, small or already cleared)')
+      return finish(nil, nil, client)
+    end
+    vim.ui.select(M.CLEAR_CHOICES, {
+      prompt = M.clear_prompt(result),
+      kind = 'pi_lsp.clear_tool_output',
+    }, function(_, idx)
+      if idx ~= 1 then
+        ui.notify('nothing cleared')
+        return finish(nil, nil, client)
+      end
+      local args = vim.tbl_extend('force', base, {
+        session = base.session or result.session,
+        keepRecentTokens = opts.keepRecentTokens,
+        minTokens = opts.minTokens,
+      })
+      M.run('pi.clearToolOutput', args, function(err2, res2, client2)
+        if err2 then
+          report_error('clear tool output', err2)
+        elseif type(res2) == 'table' then
+          local n = #(type(res2.cleared) == 'table' and res2.cleared or {})
+          if n == 0 then
+            ui.notify('no old tool output to clear any more; nothing written')
+          else
+            ui.notify(('cleared %d old tool result%s: ~%s tokens saved, context ~%s → ~%s (:PiClearToolOutput restore brings them back)'):format(
+              n, n == 1 and '' or 's', ui.human(res2.saved), ui.human(res2.tokensBefore), ui.human(res2.tokensAfter)))
+          end
+        end
+        finish(err2, res2, client2)
+      end, client and client.id)
+    end)
+  end, client_id)
+end
+
 -- :PiContextBySize --------------------------------------------------------------------
 
 function M.context_by_size(cb)
@@ -669,6 +785,23 @@ M.user_commands = {
       nargs = '+',
       desc = 'Pi: hide (omit), replace or restore a message in the LLM context {id} omit|replace {text}|restore',
       complete = complete_id_then(M.EDIT_ACTIONS),
+    },
+  },
+  PiClearToolOutput = {
+    function(o)
+      local arg = o.fargs[1]
+      if arg ~= nil and arg ~= 'restore' then
+        ui.notify('usage: :PiClearToolOutput [restore]', vim.log.levels.ERROR)
+        return
+      end
+      M.clear_tool_output({ restore = arg == 'restore' })
+    end,
+    {
+      nargs = '?',
+      desc = 'Pi: clear old tool output from the context (asks first) [restore: bring it back]',
+      complete = function()
+        return { 'restore' }
+      end,
     },
   },
   PiContextBySize = { run('context_by_size'), { nargs = 0, desc = 'Pi: the messages of the context by size, largest first (x hides, e replaces, u restores)' } },

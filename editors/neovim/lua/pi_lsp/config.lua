@@ -16,8 +16,11 @@ M.defaults = {
   --- Server command; nil: the repository's bin/pi-lsp (`make build`), else `pi-lsp serve` from $PATH.
   cmd = nil,
   --- Sent as `initializationOptions` (session, summarizer, baseUrl, model, provider,
-  --- apiKeyEnv, drafts, contextWindow, reserveTokens, keepRecentTokens). `drafts = true`
-  --- turns background drafts on (off by default). The ones of M.user_level belong in
+  --- apiKeyEnv, drafts, clearToolOutput, contextWindow, reserveTokens, keepRecentTokens).
+  --- `drafts = true` turns background drafts on (off by default). `clearToolOutput = true`
+  --- makes a threshold compaction of a session the server hosts clear old tool output
+  --- first (as :PiClearToolOutput), and summarize only when the context is still above
+  --- the threshold (off by default). The ones of M.user_level belong in
   --- your own config, never in a project's .nvim.lua or exrc.
   init_options = {},
   --- Extra environment for the server process (e.g. PI_CODING_AGENT_DIR).
@@ -53,6 +56,9 @@ M.defaults = {
     --- Window of the summary buffers of :PiPreview and "Summarize and edit…":
     --- 'split', 'vsplit' or 'tab'.
     layout = 'split',
+    --- Key of a compaction preview that keeps an entity the summary misses: pins its
+    --- message, or adds it to the instructions, and previews again.
+    keep_key = 'gK',
   },
   --- Notify when files the agent read change on disk (pi/fileOps `stale`).
   stale_notify = true,

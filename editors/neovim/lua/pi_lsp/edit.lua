@@ -164,7 +164,145 @@ function M.compaction_info(result)
     info[#info + 1] = { ('%d pinned message(s) must stay quoted verbatim'):format(#pinned) }
   end
   vim.list_extend(info, audit_lines(result.audit))
+  vim.list_extend(info, M.coverage_lines(result.coverage))
   return info
+end
+
+--- How many missing entities the preview's virtual lines list (the rest are counted).
+M.max_missing_shown = 8
+
+--- The key of a compaction preview buffer that keeps a missing entity (option
+--- edit.keep_key, default "gK").
+function M.keep_key()
+  local e = require('pi_lsp.config').options.edit or {}
+  return e.keep_key or 'gK'
+end
+
+--- What keeping entity `e` does: pin its message, or add it to the instructions.
+function M.keep_action(e)
+  if e.pinnable and type(e.entryId) == 'string' and e.entryId ~= '' then
+    return 'pin ' .. e.entryId
+  end
+  return 'add "Keep: …" to the instructions'
+end
+
+--- One missing entity: "file internal/x.go (pin 1a2b3c4d)".
+function M.entity_line(e)
+  return ('%s %s (%s)'):format(tostring(e.kind or '?'), ui.one_line(e.text, 80), M.keep_action(e))
+end
+
+--- The info lines of a preview's coverage: "carries 12 of 15 critical entities (80%)",
+--- the missing ones, and the key that keeps one.
+function M.coverage_lines(cov)
+  if type(cov) ~= 'table' then
+    return {}
+  end
+  local entities = type(cov.entities) == 'table' and cov.entities or {}
+  local missing = type(cov.missing) == 'table' and cov.missing or {}
+  if #entities == 0 then
+    return {}
+  end
+  local covered = tonumber(cov.covered) or ((#entities - #missing) / #entities)
+  local out = {
+    {
+      ('carries %d of %d critical entities (%d%%)'):format(#entities - #missing, #entities, math.floor(covered * 100 + 0.5)),
+      #missing > 0 and 'DiagnosticWarn' or 'DiagnosticOk',
+    },
+  }
+  for i, e in ipairs(missing) do
+    if i > M.max_missing_shown then
+      out[#out + 1] = { ('  … and %d more missing (%s lists them all)'):format(#missing - M.max_missing_shown, M.keep_key()), 'DiagnosticWarn' }
+      break
+    end
+    out[#out + 1] = { '  missing: ' .. M.entity_line(e), 'DiagnosticWarn' }
+  end
+  if #missing > 0 then
+    out[#out + 1] = { ('%s keeps a missing entity: pins its message, or adds it to the instructions, and previews again'):format(M.keep_key()) }
+  end
+  return out
+end
+
+--- Keeps `entity` (one of the preview's coverage.missing) in the next summary of
+--- compaction buffer `buf`: pins its message (pi/pin) when it is pinnable, else adds
+--- "Keep: <text>" to the preview's instructions; then previews again into the same
+--- buffer. Asks first when the buffer has edits, which the new preview replaces.
+---@param cb? fun(err?: table, buf?: integer, result?: table)
+function M.keep_entity(buf, entity, cb)
+  local function finish(err, b, r)
+    if cb then
+      cb(err, b, r)
+    end
+  end
+  local b = M.buffers[buf]
+  if not b or b.kind ~= 'compaction' then
+    ui.notify('not a Pi compaction preview', vim.log.levels.ERROR)
+    return finish({ message = 'not a compaction preview' })
+  end
+  local client = ui.client_of(b)
+  if not client then
+    ui.notify('the pi-lsp client of this preview is gone; preview again', vim.log.levels.ERROR)
+    return finish({ message = 'no client' })
+  end
+  local function regenerate()
+    if entity.pinnable and type(entity.entryId) == 'string' and entity.entryId ~= '' then
+      require('pi_lsp.commands').pin({ entryId = entity.entryId, pinned = true, session = b.session }, function(err)
+        if err then
+          return finish(err)
+        end
+        M.preview_compaction(b.instructions, finish, client.id)
+      end, client.id)
+      return
+    end
+    local keep = 'Keep: ' .. ui.one_line(entity.text)
+    local instructions = (b.instructions and b.instructions ~= '') and (b.instructions .. '\n' .. keep) or keep
+    M.preview_compaction(instructions, finish, client.id)
+  end
+  if vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified and not b.committed then
+    vim.ui.select({ 'Preview again (drop my edits)', 'Keep editing' }, {
+      prompt = 'Keeping ' .. ui.one_line(entity.text, 60) .. ' makes a new preview, which replaces your edits:',
+      kind = 'pi_lsp.keep_entity_edited',
+    }, function(_, idx)
+      if idx == 1 then
+        regenerate()
+      else
+        finish(nil)
+      end
+    end)
+    return
+  end
+  regenerate()
+end
+
+--- The keep key of a compaction preview: picks one of the missing entities
+--- (vim.ui.select, kind "pi_lsp.keep_entity") and keeps it (M.keep_entity).
+---@param cb? fun(err?: table, buf?: integer, result?: table)
+function M.keep_missing(buf, cb)
+  buf = (buf == nil or buf == 0) and vim.api.nvim_get_current_buf() or buf
+  local b = M.buffers[buf]
+  local cov = b and b.preview and b.preview.coverage
+  local missing = type(cov) == 'table' and type(cov.missing) == 'table' and cov.missing or {}
+  if not b or b.kind ~= 'compaction' then
+    ui.notify('not a Pi compaction preview', vim.log.levels.ERROR)
+  elseif b.committed then
+    ui.notify(('already committed as %s; run :PiPreview for a new compaction'):format(b.committed), vim.log.levels.WARN)
+  elseif #missing == 0 then
+    ui.notify('the summary carries every critical entity')
+  else
+    return vim.ui.select(missing, {
+      prompt = 'Keep in the summary:',
+      kind = 'pi_lsp.keep_entity',
+      format_item = M.entity_line,
+    }, function(entity)
+      if entity then
+        M.keep_entity(buf, entity, cb)
+      elseif cb then
+        cb(nil)
+      end
+    end)
+  end
+  if cb then
+    cb(nil)
+  end
 end
 
 --- Previews a compaction (`pi/previewCompaction`) and opens the summary for editing.
@@ -194,6 +332,9 @@ function M.preview_compaction(instructions, cb, client_id)
         instructions = args.instructions,
         preview = result,
       }, M.compaction_info(result))
+      vim.keymap.set('n', M.keep_key(), function()
+        M.keep_missing(buf)
+      end, { buffer = buf, nowait = true, silent = true, desc = 'Pi: keep a missing entity (pin it, or add it to the instructions) and preview again' })
       ui.notify(('compaction preview: %s → %s tokens; edit it, :w commits'):format(
         ui.human(result.tokensBefore),
         ui.human(result.tokensAfter)

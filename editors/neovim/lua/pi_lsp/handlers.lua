@@ -3,7 +3,7 @@
 ---
 --- Every notification is also re-emitted as a `User` autocmd (PiSessionChanged,
 --- PiContextUsage, PiCompactionStart, PiCompactionEnd, PiFileOps,
---- PiDraftReady) whose `data` is the notification's params plus `client_id`.
+--- PiDraftReady, PiToolOutputCleared) whose `data` is the notification's params plus `client_id`.
 ---
 --- `$/progress` is NOT handled here: Neovim's own handler turns it into the
 --- LspProgress autocmd (which fidget.nvim and statuslines read); this module
@@ -194,6 +194,11 @@ M.handlers = {
       ), vim.log.levels.DEBUG)
     end
   end),
+  -- With init_options.clearToolOutput, a threshold compaction of a hosted session
+  -- cleared old tool output first (compacting: a compaction still follows).
+  ['pi/toolOutputCleared'] = notification('PiToolOutputCleared', function() end, function(_, params)
+    notify(M.tool_output_cleared_message(params))
+  end),
   ['pi/compactionStart'] = notification('PiCompactionStart', function(st, params)
     st.compacting = params.reason or 'manual'
   end),
@@ -214,6 +219,18 @@ M.handlers = {
     end
   end),
 }
+
+--- The message of a pi/toolOutputCleared notification.
+function M.tool_output_cleared_message(params)
+  local n = #(type(params.cleared) == 'table' and params.cleared or {})
+  local msg = ('cleared %d old tool result%s (~%s tokens) instead of compacting'):format(
+    n, n == 1 and '' or 's', require('pi_lsp.ui').human(params.saved))
+  if params.compacting then
+    msg = ('cleared %d old tool result%s (~%s tokens), then compacted'):format(
+      n, n == 1 and '' or 's', require('pi_lsp.ui').human(params.saved))
+  end
+  return msg
+end
 
 --- Tracks work-done progress of pi_lsp clients from the LspProgress autocmd
 --- (read-only; the $/progress handler stays Neovim's).
