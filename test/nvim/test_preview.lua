@@ -70,6 +70,14 @@ T.run('preview', function()
   T.info('info:\n%s', info)
   T.ok(info:find(require('pi_lsp.ui').human(pv.tokensBefore), 1, true) and info:find(':w commits', 1, true),
     'the virtual header tells the tokens and that :w commits: %s', info)
+  -- The coverage: how many of the range's critical entities the summary carries.
+  local cov = pv.coverage
+  T.ok(type(cov) == 'table' and type(cov.entities) == 'table' and type(cov.missing) == 'table',
+    'the preview has its coverage: %s', vim.inspect(cov))
+  if #cov.entities > 0 then
+    local want = ('carries %d of %d critical entities'):format(#cov.entities - #cov.missing, #cov.entities)
+    T.ok(info:find(want, 1, true), 'the header tells the coverage (%s): %s', want, info)
+  end
   local marks = vim.api.nvim_buf_get_extmarks(buf, -1, 0, -1, { details = true })
   T.ok(#marks > 0 and marks[1][4].virt_lines, 'virtual lines above the text')
 
