@@ -26,7 +26,8 @@ import { describeSource, findServer, versionMismatch } from "./models/server";
 import { didChangeConfigurationParams, toInitializationOptions } from "./models/settings";
 import { CLIENT_ID, CLIENT_NAME, settingsNow } from "./identity";
 import { nestTree } from "./models/tree";
-import { showMessage } from "./notifications";
+import { toolOutputClearedText } from "./models/clear";
+import { info as showInfo, showMessage } from "./notifications";
 import {
   CompactionEnd,
   CompactionStart,
@@ -37,6 +38,7 @@ import {
   Methods,
   Notifications,
   SessionChanged,
+  ToolOutputCleared,
   TreeResult,
 } from "./protocol";
 import { testLog } from "./testLog";
@@ -121,6 +123,11 @@ export class PiClient {
       client.onNotification(Notifications.fileOps, (p: FileOps) => {
         if (p.current === false) return;
         pi.views.updateFiles(p);
+      }),
+      client.onNotification(Notifications.toolOutputCleared, (p: ToolOutputCleared) => {
+        testLog("toolOutputCleared", { ...p, cleared: p.cleared.length });
+        void showInfo(toolOutputClearedText(p));
+        pi.views.scheduleRefresh();
       }),
       client.onNotification(Notifications.compactionStart, (p: CompactionStart) => {
         pi.status.compacting = p.reason;

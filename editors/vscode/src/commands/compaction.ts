@@ -2,13 +2,15 @@
 // editor; saving it compacts, commands/preview.ts) and the summary of the last compaction.
 
 import * as vscode from "vscode";
-import { customRequest } from "../request";
+import { customRequest, plain } from "../request";
 import type { PiContext } from "../context";
+import { canPin, coverageText, entityLabel, keepInstructions } from "../models/clear";
 import { CompactionDraft } from "../models/preview";
 import { formatTokens } from "../models/status";
 import { info, showMessage } from "../notifications";
 import { runJob } from "../progress";
-import { CompactionPreview, CompactResult, ContextResult, Methods, PreviewCompactionParams, PreviewCompactionResult } from "../protocol";
+import { CompactionPreview, CompactResult, ContextResult, Entity, Methods, PinResult, PreviewCompactionParams, PreviewCompactionResult } from "../protocol";
+import { testLog } from "../testLog";
 import { openPreview } from "./preview";
 import { openSummary } from "./summary";
 
@@ -42,17 +44,23 @@ export async function compact(pi: PiContext, params: CompactParams | undefined):
   return result;
 }
 
-/** "Pi: Preview Compaction": optional instructions, pi/previewCompaction, the summary in an editor. */
-export async function previewCompaction(pi: PiContext): Promise<CompactionPreview | undefined> {
+/**
+ * "Pi: Preview Compaction": optional instructions, pi/previewCompaction, the summary in an
+ * editor. With `instructions` given (a dropped entity added to them) there is no input box.
+ */
+export async function previewCompaction(pi: PiContext, given?: { instructions?: string }): Promise<CompactionPreview | undefined> {
   if (!pi.server.requireClient()) return undefined;
-  const input = await vscode.window.showInputBox({
-    title: "Pi: Preview Compaction",
-    prompt: "Optional instructions for the summary (press Enter for none, Escape to cancel). The summary opens in an editor; saving it compacts.",
-    placeHolder: "e.g. Keep the decisions about the parser; drop the test output",
-    ignoreFocusOut: true,
-  });
-  if (input === undefined) return undefined;
-  const instructions = input.trim() || undefined;
+  let instructions = given?.instructions?.trim() || undefined;
+  if (!given) {
+    const input = await vscode.window.showInputBox({
+      title: "Pi: Preview Compaction",
+      prompt: "Optional instructions for the summary (press Enter for none, Escape to cancel). The summary opens in an editor; saving it compacts.",
+      placeHolder: "e.g. Keep the decisions about the parser; drop the test output",
+      ignoreFocusOut: true,
+    });
+    if (input === undefined) return undefined;
+    instructions = input.trim() || undefined;
+  }
   const params: PreviewCompactionParams = instructions ? { instructions } : {};
   const result = await runJob<PreviewCompactionResult>(pi, "Previewing compaction", "Compaction preview", Methods.previewCompaction, params, true);
   if (!result) return undefined;
@@ -64,6 +72,47 @@ export async function previewCompaction(pi: PiContext): Promise<CompactionPrevie
   if (instructions) draft.instructions = instructions;
   await openPreview(pi, draft);
   return result;
+}
+
+/**
+ * "Pi: Keep a Dropped Entity…": the entities the previewed summary drops; choosing one pins its
+ * message (a pinnable one: every later summary quotes it) or adds "Keep: <text>" to the
+ * instructions, then previews again.
+ */
+export async function keepDroppedEntity(pi: PiContext): Promise<CompactionPreview | undefined> {
+  if (!pi.server.requireClient()) return undefined;
+  const draft = pi.previews.store.lastCompaction();
+  if (!draft) {
+    void showMessage(pi, { severity: "info", text: 'No compaction preview is open: run "Pi: Preview Compaction" first.', actions: [] });
+    return undefined;
+  }
+  const missing = draft.preview.coverage?.missing ?? [];
+  if (missing.length === 0) {
+    void showMessage(pi, { severity: "info", text: "The previewed summary carries every critical entity of the range it summarizes.", actions: [] });
+    return undefined;
+  }
+  type Item = vscode.QuickPickItem & { entity: Entity };
+  const items: Item[] = missing.map((e) => ({
+    entity: e,
+    label: entityLabel(e),
+    description: canPin(e) ? `pin message ${e.entryId}` : 'add "Keep: …" to the instructions',
+  }));
+  const pick = await vscode.window.showQuickPick(items, {
+    title: `Pi: Keep a Dropped Entity · the summary ${coverageText(draft.preview.coverage) ?? ""}`,
+    placeHolder: "Entities the summary drops: choose one to keep, then the summary is previewed again",
+    matchOnDescription: true,
+  });
+  if (!pick) return undefined;
+  const e = pick.entity;
+  testLog("keepEntity", { kind: e.kind, text: e.text, pin: canPin(e), entryId: e.entryId });
+  if (canPin(e)) {
+    const r = await plain<PinResult>(pi, "Pinning", "pi.pin", { entryId: e.entryId, pinned: true });
+    if (!r) return undefined;
+    void info(`Pinned ${r.entryId}: later summaries quote it verbatim. Previewing again.`);
+    await pi.views.refresh();
+    return previewCompaction(pi, { instructions: draft.instructions });
+  }
+  return previewCompaction(pi, { instructions: keepInstructions(draft.instructions, e) });
 }
 
 export async function showLastCompactionSummary(pi: PiContext): Promise<void> {

@@ -1,15 +1,16 @@
 // The commands: the interactive side of the server's pi.* commands (languageclient's
 // executeCommand middleware) and the extension's own piLsp.* commands. One file per group:
-// compaction.ts (and preview.ts), navigation.ts, entries.ts (labels, pins, undo),
+// compaction.ts (and preview.ts), clear.ts, navigation.ts, entries.ts (labels, pins, undo),
 // contextEdit.ts, sessions.ts.
 
 import * as vscode from "vscode";
 import type { PiContext } from "../context";
 import { EXTENSION_COMMANDS as C, ServerCommandId, SERVER_COMMANDS } from "../models/commands";
 import { ViewNode } from "../models/tree";
-import { EditContextParams, NavigateParams } from "../protocol";
+import { ClearToolOutputParams, EditContextParams, NavigateParams } from "../protocol";
 import { testLog } from "../testLog";
-import { compact, previewCompaction, showLastCompactionSummary } from "./compaction";
+import { clearToolOutput, clearToolOutputInteractive } from "./clear";
+import { compact, keepDroppedEntity, previewCompaction, showLastCompactionSummary } from "./compaction";
 import { contextBySizeInteractive, editContext, editContextInteractive, editRow, replaceRow, showContext } from "./contextEdit";
 import { label, labelInteractive, labelRow, pin, pinInteractive, pinRow, undoCompaction, undoCompactionRow } from "./entries";
 import { navigate, navigateHere, openFile, previewBranchSummary, showFiles, showTree } from "./navigation";
@@ -34,6 +35,7 @@ const SERVER_HANDLERS: Record<ServerCommandId, ServerCommandHandler> = {
   "pi.files": (pi, arg, next) => (arg ? next() : showFiles(pi)),
   "pi.context": (pi, arg, next) => (arg ? next() : showContext(pi)),
   "pi.editContext": (pi, arg) => (arg ? editContext(pi, arg as unknown as EditContextParams) : editContextInteractive(pi)),
+  "pi.clearToolOutput": (pi, arg) => (arg ? clearToolOutput(pi, arg as ClearToolOutputParams) : clearToolOutputInteractive(pi)),
   "pi.contextBySize": (pi, arg, next) => (arg ? next() : contextBySizeInteractive(pi)),
 };
 
@@ -77,6 +79,7 @@ export function registerCommands(pi: PiContext): vscode.Disposable[] {
     reg(C.filesOpen, (item) => openFile(pi, item)),
     reg(C.showLastCompactionSummary, () => showLastCompactionSummary(pi)),
     reg(C.previewCompaction, () => previewCompaction(pi)),
+    reg(C.keepDroppedEntity, () => keepDroppedEntity(pi)),
     reg(C.restartServer, () => pi.server.restart()),
     reg(C.showOutput, () => pi.output.show(true)),
   ];

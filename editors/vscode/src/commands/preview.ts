@@ -25,6 +25,8 @@ import {
   sessionChangedText,
   SummaryDraft,
 } from "../models/preview";
+import { coverageLensTitles } from "../models/clear";
+import { EXTENSION_COMMANDS } from "../models/commands";
 import { forceAfterOwnedByPi, info } from "../notifications";
 import { CommitCompactionParams, CommitCompactionResult, Methods, NavigateParams, NavigateResult } from "../protocol";
 import { testLog } from "../testLog";
@@ -39,6 +41,8 @@ export class PreviewState {
   /** Why each pi-summary: document is being saved (onWillSaveTextDocument comes before writeFile). */
   readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
   readonly autoSaveNoticeShown = new Set<string>();
+  /** Fired when a preview is put, so the coverage CodeLens of its document is drawn again. */
+  readonly lensesChanged = new vscode.EventEmitter<void>();
   /**
    * How to preview again after a refused save: the compaction and navigation commands
    * (set by registerCommands, so this module imports neither of them).
@@ -58,6 +62,8 @@ export function registerPreviews(pi: PiContext): vscode.Disposable[] {
   const previews = pi.previews;
   return [
     vscode.workspace.registerFileSystemProvider(PREVIEW_SCHEME, previews.fs, { isCaseSensitive: true }),
+    previews.lensesChanged,
+    vscode.languages.registerCodeLensProvider({ scheme: PREVIEW_SCHEME }, { onDidChangeCodeLenses: previews.lensesChanged.event, provideCodeLenses: (doc) => coverageLenses(pi, doc) }),
     vscode.workspace.onDidSaveTextDocument((doc) => void afterPreviewSaved(pi, doc)),
     vscode.workspace.onWillSaveTextDocument((e) => {
       if (e.document.uri.scheme === PREVIEW_SCHEME) previews.saveReasons.set(e.document.uri.toString(), e.reason);
@@ -88,6 +94,7 @@ export async function openPreview(pi: PiContext, draft: SummaryDraft): Promise<v
   }
   previews.store.put(draft);
   previews.fs.changed(uri);
+  previews.lensesChanged.fire();
   const doc = await vscode.workspace.openTextDocument(uri);
   const editor = await vscode.window.showTextDocument(doc, { preview: false });
   if (revert || doc.getText() !== draft.preview.summary) {
@@ -100,7 +107,7 @@ export async function openPreview(pi: PiContext, draft: SummaryDraft): Promise<v
     session: draft.preview.session,
     summary: draft.preview.summary,
     ...(draft.kind === "compaction"
-      ? { spanKey: draft.preview.spanKey, fromDraft: draft.preview.fromDraft, pinned: draft.preview.pinned, audit: draft.preview.audit }
+      ? { spanKey: draft.preview.spanKey, fromDraft: draft.preview.fromDraft, pinned: draft.preview.pinned, audit: draft.preview.audit, coverage: draft.preview.coverage, instructions: draft.instructions }
       : { targetId: draft.preview.targetId, entries: draft.preview.entries }),
     editorText: editor.document.getText(),
   });
@@ -109,7 +116,24 @@ export async function openPreview(pi: PiContext, draft: SummaryDraft): Promise<v
     const missing = missingPinned(draft.preview.summary, draft.preview.pinned);
     if (missing.length > 0) text += ` ${pinnedDroppedText(missing)} Quote ${missing.length === 1 ? "it" : "them"} before saving, or commit anyway when asked.`;
   }
-  void vscode.window.showInformationMessage(text);
+  testLog("message", { severity: "info", text });
+  const keep = draft.kind === "compaction" && (draft.preview.coverage?.missing.length ?? 0) > 0 ? [KEEP_ENTITY] : [];
+  void vscode.window.showInformationMessage(text, ...keep).then((pick) => {
+    if (pick === KEEP_ENTITY) void vscode.commands.executeCommand(EXTENSION_COMMANDS.keepDroppedEntity);
+  });
+}
+
+const KEEP_ENTITY = "Keep a Dropped Entity…";
+
+/** The compaction preview's first line: what the summary carries of the range's critical entities, and what it drops. */
+function coverageLenses(pi: PiContext, doc: vscode.TextDocument): vscode.CodeLens[] {
+  const stored = pi.previews.store.get(doc.uri.path);
+  if (!stored || stored.committed || stored.draft.kind !== "compaction") return [];
+  const lenses = coverageLensTitles(stored.draft.preview.coverage);
+  const top = new vscode.Range(0, 0, 0, 0);
+  const out = lenses.map((l) => new vscode.CodeLens(top, { title: l.title, tooltip: l.tooltip, command: l.action ? EXTENSION_COMMANDS.keepDroppedEntity : "" }));
+  testLog("coverageLenses", { uri: doc.uri.toString(), titles: lenses.map((l) => l.title) });
+  return out;
 }
 
 /** FileSystemProvider.writeFile of a pi-summary: document: commit its text. Throws to fail the save. */

@@ -21,6 +21,7 @@ export const SERVER_COMMANDS = [
   { id: "pi.files", title: "Show Files" },
   { id: "pi.context", title: "Show Context" },
   { id: "pi.editContext", title: "Edit Context" },
+  { id: "pi.clearToolOutput", title: "Clear Old Tool Output" },
   { id: "pi.contextBySize", title: "Context by Size" },
 ] as const satisfies readonly CommandInfo[];
 
@@ -47,6 +48,7 @@ export const EXTENSION_COMMANDS = {
   filesOpen: "pi.files.open",
   showLastCompactionSummary: "pi.showLastCompactionSummary",
   previewCompaction: "pi.previewCompaction",
+  keepDroppedEntity: "pi.previewCompaction.keepEntity",
   restartServer: "pi.restartServer",
   showOutput: "pi.showOutput",
 } as const;

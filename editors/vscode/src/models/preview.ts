@@ -11,6 +11,7 @@ import type {
   CompactionPreview,
   NavigateParams,
 } from "../protocol";
+import { coverageText } from "./clear";
 import { formatTokens } from "./status";
 
 export const PREVIEW_SCHEME = "pi-summary";
@@ -120,7 +121,10 @@ export function previewOpenedMessage(draft: SummaryDraft): string {
   if (draft.kind === "compaction") {
     const p = draft.preview;
     const from = p.fromDraft ? " (from the background draft)" : "";
-    return `Compaction preview${from}: ${p.messagesToSummarize} messages summarized, ${p.keptMessages} kept, ${formatTokens(p.tokensBefore)} → ${formatTokens(p.tokensAfter)} tokens. Edit the summary, then save (Ctrl+S) to compact; close without saving to drop it.`;
+    const cov = coverageText(p.coverage);
+    const dropped = p.coverage?.missing.length ? ` It drops ${p.coverage.missing.length}: "Pi: Keep a Dropped Entity…" pins its message or adds it to the instructions.` : "";
+    const coverage = cov ? ` The summary ${cov}.${dropped}` : "";
+    return `Compaction preview${from}: ${p.messagesToSummarize} messages summarized, ${p.keptMessages} kept, ${formatTokens(p.tokensBefore)} → ${formatTokens(p.tokensAfter)} tokens.${coverage} Edit the summary, then save (Ctrl+S) to compact; close without saving to drop it.`;
   }
   const p = draft.preview;
   return `Branch summary preview: ${p.entries} ${p.entries === 1 ? "entry" : "entries"} of the branch you leave. Edit it, then save (Ctrl+S) to move to ${p.targetId} with this summary; close without saving to stay.`;
@@ -179,6 +183,13 @@ export class PreviewStore {
 
   paths(): string[] {
     return [...this.docs.keys()];
+  }
+
+  /** The newest compaction preview not committed yet (the one "Keep a Dropped Entity…" works on). */
+  lastCompaction(): CompactionDraft | undefined {
+    let best: StoredPreview | undefined;
+    for (const d of this.docs.values()) if (d.draft.kind === "compaction" && !d.committed && (!best || d.mtime > best.mtime)) best = d;
+    return best?.draft as CompactionDraft | undefined;
   }
 
   /** Strictly increasing modification times, so VS Code always sees a change. */

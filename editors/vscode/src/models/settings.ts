@@ -14,6 +14,8 @@ export interface PiLspSettings {
   drafts: boolean;
   reserveTokens: number | null | undefined;
   keepRecentTokens: number | null | undefined;
+  /** piLsp.compaction.clearToolOutput: true only when the user turned it on (always sent, so turning it off reaches the server). */
+  clearToolOutput: boolean;
 }
 
 export const SETTING_KEYS = [
@@ -25,6 +27,7 @@ export const SETTING_KEYS = [
   "summarizer.drafts",
   "compaction.reserveTokens",
   "compaction.keepRecentTokens",
+  "compaction.clearToolOutput",
   "trace.server",
 ] as const;
 
@@ -87,12 +90,14 @@ export function readSettings(get: (key: string) => unknown): PiLspSettings {
     drafts: get("summarizer.drafts") === true,
     reserveTokens: num(get("compaction.reserveTokens")),
     keepRecentTokens: num(get("compaction.keepRecentTokens")),
+    clearToolOutput: get("compaction.clearToolOutput") === true,
   };
 }
 
 /**
  * Only what the user set: absent fields keep the server's defaults (and its PI_LSP_* env
- * fallbacks). `drafts` is always there (false unless the user enabled background drafts).
+ * fallbacks). `drafts` and `clearToolOutput` are always there (false unless the user turned
+ * them on), so that turning one off reaches a running server.
  */
 export function toInitializationOptions(s: PiLspSettings): InitializationOptions {
   const o: InitializationOptions = {};
@@ -103,12 +108,13 @@ export function toInitializationOptions(s: PiLspSettings): InitializationOptions
   o.drafts = s.drafts === true;
   if (typeof s.reserveTokens === "number") o.reserveTokens = s.reserveTokens;
   if (typeof s.keepRecentTokens === "number") o.keepRecentTokens = s.keepRecentTokens;
+  o.clearToolOutput = s.clearToolOutput === true;
   return o;
 }
 
 /**
  * The didChangeConfiguration payload, `{settings: {piLsp: {summarizer: {kind, baseUrl, model,
- * apiKeyEnv, drafts}, compaction: {reserveTokens, keepRecentTokens}}}}` (the piLsp.* settings as a tree,
+ * apiKeyEnv, drafts}, compaction: {reserveTokens, keepRecentTokens, clearToolOutput}}}}` (the piLsp.* settings as a tree,
  * as the server reads them). Only what the user set is sent.
  */
 export function didChangeConfigurationParams(s: PiLspSettings): { settings: { piLsp: PiLspSettingsTree } } {
@@ -124,6 +130,7 @@ export function didChangeConfigurationParams(s: PiLspSettings): { settings: { pi
   const compaction: NonNullable<PiLspSettingsTree["compaction"]> = {};
   if (o.reserveTokens !== undefined) compaction.reserveTokens = o.reserveTokens;
   if (o.keepRecentTokens !== undefined) compaction.keepRecentTokens = o.keepRecentTokens;
+  if (o.clearToolOutput !== undefined) compaction.clearToolOutput = o.clearToolOutput;
   if (Object.keys(compaction).length > 0) tree.compaction = compaction;
   return { settings: { piLsp: tree } };
 }

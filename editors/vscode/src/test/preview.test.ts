@@ -41,6 +41,7 @@ function compaction(extra: Partial<CompactionPreview> = {}): CompactionDraft {
       audit: { fileBlocksIntact: true },
       fromDraft: false,
       pinned: [],
+      coverage: { entities: [], missing: [], covered: 1 },
       ...extra,
     },
   };
@@ -119,6 +120,10 @@ test("messages", () => {
   );
   assert.match(previewOpenedMessage(compaction({ fromDraft: true })), /from the background draft.*12 messages summarized, 3 kept, 1.4k → 320 tokens.*save \(Ctrl\+S\)/);
   assert.match(previewOpenedMessage(branch()), /4 entries.*move to abf5b989/);
+  // The coverage figure and what to do about a dropped entity.
+  const cov = { entities: [{ kind: "file", text: "notes.txt" }, { kind: "command", text: "go test ./..." }, { kind: "error", text: "exit 1" }], missing: [{ kind: "error", text: "exit 1", entryId: "u1", pinnable: true }], covered: 2 / 3 };
+  assert.match(previewOpenedMessage(compaction({ coverage: cov })), /The summary carries 2 of 3 critical entities \(67%\)\. It drops 1: "Pi: Keep a Dropped Entity…"/);
+  assert.doesNotMatch(previewOpenedMessage(compaction()), /critical entit/);
   assert.match(sessionChangedText("compaction"), /Preview Compaction" again/);
   assert.match(sessionChangedText("branch"), /again/);
 });
@@ -144,4 +149,17 @@ test("PreviewStore: put, write (committed), strictly increasing mtimes, delete",
   assert.equal(s.paths().length, 2);
   assert.equal(s.delete(p), true);
   assert.deepEqual(s.paths(), ["/branch/01a22765-e894-73b5-a941-59e0b228f617/abf5b989.md"]);
+});
+
+test("PreviewStore.lastCompaction: the newest compaction preview not committed", () => {
+  const s = new PreviewStore();
+  assert.equal(s.lastCompaction(), undefined);
+  const a = compaction();
+  const b = compaction({ session: SESSION.replace("01a22765", "02b33876") });
+  s.put(a, 1000);
+  const pb = s.put(b, 2000);
+  s.put(branch(), 3000);
+  assert.equal(s.lastCompaction(), b);
+  s.write(pb, "x", true, 4000);
+  assert.equal(s.lastCompaction(), a);
 });

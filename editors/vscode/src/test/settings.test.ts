@@ -5,7 +5,7 @@ import { describeError, missingServerMessage } from "../models/errors";
 
 test("only settings the user set become initializationOptions", () => {
   const s = readSettings(() => undefined);
-  assert.deepEqual(toInitializationOptions(s), { drafts: false });
+  assert.deepEqual(toInitializationOptions(s), { drafts: false, clearToolOutput: false });
   const set: Record<string, unknown> = {
     "server.path": "/opt/pi-lsp",
     "summarizer.kind": "openai",
@@ -15,6 +15,7 @@ test("only settings the user set become initializationOptions", () => {
     "summarizer.drafts": true,
     "compaction.reserveTokens": 8000,
     "compaction.keepRecentTokens": 12000.7,
+    "compaction.clearToolOutput": true,
   };
   const t = readSettings((k) => set[k]);
   assert.equal(t.serverPath, "/opt/pi-lsp");
@@ -26,28 +27,29 @@ test("only settings the user set become initializationOptions", () => {
     drafts: true,
     reserveTokens: 8000,
     keepRecentTokens: 12000,
+    clearToolOutput: true,
   });
   assert.deepEqual(didChangeConfigurationParams(t), {
     settings: {
       piLsp: {
         summarizer: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKeyEnv: "MY_KEY", drafts: true },
-        compaction: { reserveTokens: 8000, keepRecentTokens: 12000 },
+        compaction: { reserveTokens: 8000, keepRecentTokens: 12000, clearToolOutput: true },
       },
     },
   });
-  // drafts is always sent, so that turning it off reaches a running server
-  assert.deepEqual(didChangeConfigurationParams(readSettings(() => undefined)), { settings: { piLsp: { summarizer: { drafts: false } } } });
+  // drafts and clearToolOutput are always sent, so that turning one off reaches a running server
+  assert.deepEqual(didChangeConfigurationParams(readSettings(() => undefined)), { settings: { piLsp: { summarizer: { drafts: false }, compaction: { clearToolOutput: false } } } });
   assert.deepEqual(didChangeConfigurationParams(readSettings((k) => (k === "compaction.keepRecentTokens" ? 5 : undefined))), {
-    settings: { piLsp: { summarizer: { drafts: false }, compaction: { keepRecentTokens: 5 } } },
+    settings: { piLsp: { summarizer: { drafts: false }, compaction: { keepRecentTokens: 5, clearToolOutput: false } } },
   });
-  // an unknown kind, negative numbers and a non-boolean drafts are dropped
-  const bad = readSettings((k) => ({ "summarizer.kind": "gpt", "compaction.reserveTokens": -1, "summarizer.drafts": "yes" } as Record<string, unknown>)[k]);
-  assert.deepEqual(toInitializationOptions(bad), { drafts: false });
+  // an unknown kind, negative numbers and a non-boolean drafts or clearToolOutput are dropped
+  const bad = readSettings((k) => ({ "summarizer.kind": "gpt", "compaction.reserveTokens": -1, "summarizer.drafts": "yes", "compaction.clearToolOutput": "yes" } as Record<string, unknown>)[k]);
+  assert.deepEqual(toInitializationOptions(bad), { drafts: false, clearToolOutput: false });
 });
 
 test("the API key itself is never part of the options", () => {
   const o = toInitializationOptions(readSettings((k) => (k === "summarizer.apiKeyEnv" ? "OPENAI_API_KEY" : undefined)));
-  assert.deepEqual(Object.keys(o).sort(), ["apiKeyEnv", "drafts"]);
+  assert.deepEqual(Object.keys(o).sort(), ["apiKeyEnv", "clearToolOutput", "drafts"]);
 });
 
 test("a workspace cannot set the binary, the endpoint, the key variable or drafts", () => {
@@ -59,11 +61,11 @@ test("a workspace cannot set the binary, the endpoint, the key variable or draft
   });
   const fromWorkspace = readSettings((k) => settingValue(k, inspected(k)));
   assert.equal(fromWorkspace.serverPath, "");
-  assert.deepEqual(toInitializationOptions(fromWorkspace), { drafts: false, reserveTokens: 100 });
+  assert.deepEqual(toInitializationOptions(fromWorkspace), { drafts: false, reserveTokens: 100, clearToolOutput: false });
   // the user's own values are used
   const user = readSettings((k) => settingValue(k, { ...inspected(k), globalValue: ({ "server.path": "/opt/pi-lsp", "summarizer.baseUrl": "http://127.0.0.1:11434/v1", "summarizer.drafts": true } as Record<string, unknown>)[k] }));
   assert.equal(user.serverPath, "/opt/pi-lsp");
-  assert.deepEqual(toInitializationOptions(user), { baseUrl: "http://127.0.0.1:11434/v1", drafts: true, reserveTokens: 100 });
+  assert.deepEqual(toInitializationOptions(user), { baseUrl: "http://127.0.0.1:11434/v1", drafts: true, reserveTokens: 100, clearToolOutput: false });
 });
 
 test("errors say what to do", () => {
@@ -86,4 +88,14 @@ test("errors say what to do", () => {
   assert.match(describeError("Compaction", { code: -32803, message: "pi (pid 42) went away during the request; the session is as pi left it", data: { kind: "piGone" } }).text, /as pi left it/);
   assert.match(describeError("Compaction", { code: -32803, message: "x", data: { kind: "pinnedDropped" } }).text, /pinned/);
   assert.match(missingServerMessage("/nope", "no such file").text, /piLsp\.server\.path "\/nope"/);
+});
+
+test("piLsp.compaction.clearToolOutput is a workspace-allowed boolean, off by default, sent flat and nested", () => {
+  const pkg = JSON.parse(require("node:fs").readFileSync(require("node:path").resolve(__dirname, "..", "..", "package.json"), "utf8"));
+  const prop = pkg.contributes.configuration.properties["piLsp.compaction.clearToolOutput"];
+  assert.equal(prop?.type, "boolean");
+  assert.equal(prop?.default, false);
+  const on = readSettings((k) => settingValue(k, { workspaceValue: k === "compaction.clearToolOutput" ? true : undefined }));
+  assert.equal(toInitializationOptions(on).clearToolOutput, true);
+  assert.deepEqual(didChangeConfigurationParams(on).settings.piLsp.compaction, { clearToolOutput: true });
 });
