@@ -96,8 +96,8 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 			srv := fakemodel.New(t, c.steps...)
 			srv.SetFallback(c.fallback)
 			cfg := compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "test-key",
-				MaxRetries: 3, RetryBase: 10 * time.Millisecond, MaxRetryDelay: 2 * time.Second,
-				StallTimeout: 300 * time.Millisecond, TotalTimeout: 30 * time.Second}
+				RetryLimits: compaction.RetryLimits{MaxRetries: 3, RetryBase: 10 * time.Millisecond, MaxRetryDelay: 2 * time.Second,
+					StallTimeout: 300 * time.Millisecond, TotalTimeout: 30 * time.Second}}
 			if c.cfg != nil {
 				c.cfg(&cfg)
 			}

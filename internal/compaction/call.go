@@ -24,12 +24,7 @@ type attemptFunc func(ctx context.Context, req Request, start time.Time, at Prog
 
 // retryPolicy bounds the attempts of one summary.
 type retryPolicy struct {
-	MaxRetries      int
-	RetryBase       time.Duration
-	MaxRetryDelay   time.Duration
-	TotalTimeout    time.Duration
-	StallTimeout    time.Duration
-	MaxStallRetries int
+	RetryLimits
 	// Secrets are removed from every error text (the key, header values).
 	Secrets []string
 	// Describe completes a failure's message with where the credential came from and

@@ -277,7 +277,7 @@ func (c SummarizerConfig) Build(agentDir string) (Summarizer, SummarizerConfig, 
 	}
 	total, stall := c.Timeouts()
 	return NewOpenAI(OpenAIConfig{BaseURL: c.BaseURL, Model: c.Model, APIKey: key, ContextWindow: c.Window(), MaxTokens: c.MaxTokens, Reasoning: reasoning,
-		TotalTimeout: total, StallTimeout: stall}), c, nil
+		RetryLimits: RetryLimits{TotalTimeout: total, StallTimeout: stall}}), c, nil
 }
 
 // CheckKeyEnv refuses an apiKeyEnv (or PI_LSP_API_KEY_ENV) that does not name a key: the

@@ -32,14 +32,16 @@ func settings(keep, reserve int) session.CompactionSettings {
 // fastConfig is an OpenAI summarizer config with short timings, for tests.
 func fastConfig(url string) compaction.OpenAIConfig {
 	return compaction.OpenAIConfig{
-		BaseURL:       url,
-		Model:         "fake-model",
-		APIKey:        "sk-test-key",
-		MaxRetries:    2,
-		RetryBase:     5 * time.Millisecond,
-		MaxRetryDelay: 50 * time.Millisecond,
-		StallTimeout:  5 * time.Second, // stall tests set a short one
-		TotalTimeout:  20 * time.Second,
+		BaseURL: url,
+		Model:   "fake-model",
+		APIKey:  "sk-test-key",
+		RetryLimits: compaction.RetryLimits{
+			MaxRetries:    2,
+			RetryBase:     5 * time.Millisecond,
+			MaxRetryDelay: 50 * time.Millisecond,
+			StallTimeout:  5 * time.Second, // stall tests set a short one
+			TotalTimeout:  20 * time.Second,
+		},
 	}
 }
 

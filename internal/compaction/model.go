@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
 )
@@ -19,13 +18,8 @@ type ModelSummarizerConfig struct {
 	// this.thinkingLevel); "" uses each request's.
 	ThinkingLevel string
 	// The bounds of a summary's attempts (zero: the defaults of OpenAIConfig).
-	MaxRetries      int
-	RetryBase       time.Duration
-	MaxRetryDelay   time.Duration
-	TotalTimeout    time.Duration
-	StallTimeout    time.Duration
-	MaxStallRetries int
-	HTTPClient      *http.Client
+	RetryLimits
+	HTTPClient *http.Client
 }
 
 // ModelSummarizer summarizes with a model of Pi's catalog over its API.
@@ -44,12 +38,9 @@ func NewModelSummarizer(cfg ModelSummarizerConfig) (*ModelSummarizer, error) {
 	}
 	// The defaults of the OpenAI summarizer.
 	o := NewOpenAI(OpenAIConfig{BaseURL: m.BaseURL, Model: m.ID, APIKey: cfg.Credential.APIKey, ContextWindow: m.ContextWindow,
-		MaxTokens: m.MaxTokens, Reasoning: m.Reasoning, MaxRetries: cfg.MaxRetries, RetryBase: cfg.RetryBase,
-		MaxRetryDelay: cfg.MaxRetryDelay, TotalTimeout: cfg.TotalTimeout, StallTimeout: cfg.StallTimeout,
-		MaxStallRetries: cfg.MaxStallRetries, HTTPClient: cfg.HTTPClient, Catalog: m, Headers: mergeHeaders(m.Headers, cfg.Credential.Headers),
-		Credential: cfg.Credential})
-	cfg.MaxRetries, cfg.RetryBase, cfg.MaxRetryDelay = o.cfg.MaxRetries, o.cfg.RetryBase, o.cfg.MaxRetryDelay
-	cfg.TotalTimeout, cfg.StallTimeout, cfg.MaxStallRetries = o.cfg.TotalTimeout, o.cfg.StallTimeout, o.cfg.MaxStallRetries
+		MaxTokens: m.MaxTokens, Reasoning: m.Reasoning, RetryLimits: cfg.RetryLimits, HTTPClient: cfg.HTTPClient, Catalog: m,
+		Headers: mergeHeaders(m.Headers, cfg.Credential.Headers), Credential: cfg.Credential})
+	cfg.RetryLimits = o.cfg.RetryLimits
 	s := &ModelSummarizer{cfg: cfg, policy: o.policy()}
 	switch m.API {
 	case catalog.APIOpenAICompletions:

@@ -198,7 +198,7 @@ func (c SummarizerConfig) buildFor(agentDir, cwd string, path []*session.Entry) 
 	ch.Kind, ch.Credential = "model", cred.Source
 	total, stall := c.Timeouts()
 	s, err := NewModelSummarizer(ModelSummarizerConfig{Model: sel.Model, Credential: cred, ThinkingLevel: sel.ThinkingLevel,
-		TotalTimeout: total, StallTimeout: stall})
+		RetryLimits: RetryLimits{TotalTimeout: total, StallTimeout: stall}})
 	if err != nil {
 		ch.Kind, ch.Wanted, ch.Why = "", sel.Ref(), err.Error()
 		return fallback(ch)

@@ -25,8 +25,8 @@ func modelSummarizer(t *testing.T, api, base string, cred *catalog.Credential) *
 	t.Helper()
 	s, err := compaction.NewModelSummarizer(compaction.ModelSummarizerConfig{
 		Model:      &catalog.Model{ID: "m", API: api, Provider: "acme", BaseURL: base, ContextWindow: 100000, MaxTokens: 4000},
-		Credential: cred, MaxRetries: 3, RetryBase: time.Millisecond, MaxRetryDelay: 5 * time.Millisecond,
-		TotalTimeout: 20 * time.Second, StallTimeout: 5 * time.Second,
+		Credential: cred, RetryLimits: compaction.RetryLimits{MaxRetries: 3, RetryBase: time.Millisecond, MaxRetryDelay: 5 * time.Millisecond,
+			TotalTimeout: 20 * time.Second, StallTimeout: 5 * time.Second},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -31,22 +31,8 @@ type OpenAIConfig struct {
 	// context window leaves after the prompt (pi-ai's clampMaxTokensToContext).
 	MaxTokens int
 	Reasoning bool // the model accepts a reasoning effort
-	// MaxRetries bounds retries on 429, 5xx and broken streams (default 3).
-	MaxRetries int
-	// RetryBase is the first backoff delay (default 1s), doubled each retry.
-	RetryBase time.Duration
-	// MaxRetryDelay caps one wait, including a server's Retry-After (default 30s).
-	MaxRetryDelay time.Duration
-	// TotalTimeout bounds the whole summary, retries and waits included (default
-	// DefaultSummaryTimeout). It is the only limit on a server that keeps sending bytes.
-	TotalTimeout time.Duration
-	// StallTimeout aborts an attempt that receives no byte for this long, keep-alive
-	// comments included (default DefaultStallTimeout).
-	StallTimeout time.Duration
-	// MaxStallRetries is how many times a stalled attempt is retried (default 1, <0:
-	// never); the retry of a stall is the last attempt, whatever MaxRetries allows.
-	MaxStallRetries int
-	HTTPClient      *http.Client
+	RetryLimits
+	HTTPClient *http.Client
 
 	// Catalog is the model as Pi's catalog has it (compat, thinking levels, prices): the
 	// body follows pi-ai's rules for it. Nil: a model of a custom models.json provider
@@ -65,6 +51,25 @@ func (c OpenAIConfig) model() *catalog.Model {
 	}
 	return &catalog.Model{ID: c.Model, API: catalog.APIOpenAICompletions, Provider: "openai-compatible", BaseURL: c.BaseURL,
 		Reasoning: c.Reasoning, ContextWindow: c.ContextWindow, MaxTokens: c.MaxTokens}
+}
+
+// RetryLimits bound the attempts of one summary (zero: the defaults NewOpenAI fills in).
+type RetryLimits struct {
+	// MaxRetries bounds retries on 429, 5xx and broken streams (default 3).
+	MaxRetries int
+	// RetryBase is the first backoff delay (default 1s), doubled each retry.
+	RetryBase time.Duration
+	// MaxRetryDelay caps one wait, including a server's Retry-After (default 30s).
+	MaxRetryDelay time.Duration
+	// TotalTimeout bounds the whole summary, retries and waits included (default
+	// DefaultSummaryTimeout). It is the only limit on a server that keeps sending bytes.
+	TotalTimeout time.Duration
+	// StallTimeout aborts an attempt that receives no byte for this long, keep-alive
+	// comments included (default DefaultStallTimeout).
+	StallTimeout time.Duration
+	// MaxStallRetries is how many times a stalled attempt is retried (default 1, <0:
+	// never); the retry of a stall is the last attempt, whatever MaxRetries allows.
+	MaxStallRetries int
 }
 
 const (
@@ -317,9 +322,7 @@ func (o *OpenAI) policy() retryPolicy {
 	for _, v := range o.cfg.Headers {
 		secrets = append(secrets, strings.TrimPrefix(v, "Bearer "))
 	}
-	return retryPolicy{MaxRetries: o.cfg.MaxRetries, RetryBase: o.cfg.RetryBase, MaxRetryDelay: o.cfg.MaxRetryDelay,
-		TotalTimeout: o.cfg.TotalTimeout, StallTimeout: o.cfg.StallTimeout, MaxStallRetries: o.cfg.MaxStallRetries,
-		Secrets: secrets, Describe: describeFailure(o.cfg.model(), o.cfg.Credential, o.cfg.BaseURL)}
+	return retryPolicy{RetryLimits: o.cfg.RetryLimits, Secrets: secrets, Describe: describeFailure(o.cfg.model(), o.cfg.Credential, o.cfg.BaseURL)}
 }
 
 // describeFailure completes a failure with who refused which credential and its fix.

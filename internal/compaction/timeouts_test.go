@@ -19,7 +19,7 @@ func TestSummaryTimeoutDefaults(t *testing.T) {
 	if o.cfg.StallTimeout != 60*time.Second || o.cfg.MaxStallRetries != 1 {
 		t.Errorf("stall timeout %v, stall retries %d", o.cfg.StallTimeout, o.cfg.MaxStallRetries)
 	}
-	if o := NewOpenAI(OpenAIConfig{MaxStallRetries: -1}); o.cfg.MaxStallRetries != 0 {
+	if o := NewOpenAI(OpenAIConfig{RetryLimits: RetryLimits{MaxStallRetries: -1}}); o.cfg.MaxStallRetries != 0 {
 		t.Errorf("MaxStallRetries -1 gave %d", o.cfg.MaxStallRetries)
 	}
 }

@@ -80,7 +80,7 @@ func isCancelled(err error) bool {
 
 func openAI(url string) *compaction.OpenAI {
 	return compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: url, Model: "fake-summarizer", APIKey: "k",
-		MaxRetries: 3, RetryBase: 10 * time.Millisecond, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute})
+		RetryLimits: compaction.RetryLimits{MaxRetries: 3, RetryBase: 10 * time.Millisecond, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute}})
 }
 
 // phaseCase is one controlled cancellation point of a job.
@@ -111,7 +111,7 @@ func cancelAtPhase(t *testing.T, c phaseCase, held string, job func(ctx context.
 		go func() { <-srv.Started; time.Sleep(50 * time.Millisecond); stop() }()
 	}
 	sum := compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "k",
-		MaxRetries: 3, RetryBase: 10 * time.Second, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute})
+		RetryLimits: compaction.RetryLimits{MaxRetries: 3, RetryBase: 10 * time.Second, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute}})
 	if c.cancelAt == "start" {
 		stop()
 	}
