@@ -176,10 +176,7 @@ func TestOurCompactionStillLoadsInPi073(t *testing.T) {
 				t.Fatal(err)
 			}
 			pi := o.PiLoad(t, path)
-			f, err := session.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := sessiontest.Load(t, path)
 			if pi.NewSession || pi.Rewritten || pi.EntryCount != len(f.Entries) || pi.LeafID == nil || *pi.LeafID != res.Entry.ID {
 				t.Fatalf("Pi 0.73.1: new session %v, rewritten %v, %d entries of %d, leaf %v (want %s)", pi.NewSession, pi.Rewritten, pi.EntryCount, len(f.Entries), pi.LeafID, res.Entry.ID)
 			}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
-	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 // liveOracle returns the live Pi oracle. Answers about temp files cannot come from
@@ -67,11 +66,7 @@ func TestPiLoadsOurCompaction(t *testing.T) {
 						t.Fatal(err)
 					}
 					pi := o.PiLoad(t, path)
-					f, err := session.Load(path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ix := session.NewIndex(f)
+					ix := sessiontest.Index(t, path)
 					c := ix.BuildContext("")
 					if pi.Rewritten {
 						t.Errorf("Pi rewrote the file on open")

@@ -260,16 +260,7 @@ func TestLiveFileFromAnotherWriter(t *testing.T) {
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})
 	path := e.Sessions["tree-nav"]
 	e.Await(5*time.Second, lsptest.NotificationMatching("pi/sessionChanged", "initial state", lsptest.Has(map[string]any{"session": path, "leafId": "9e8d20a8", "entries": 45.0})))
-	write := func(s string) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteString(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(s string) { sessiontest.Append(t, path, s) }
 	line := func(id, parent, text string) string {
 		b, _ := json.Marshal(map[string]any{"type": "message", "id": id, "parentId": parent, "timestamp": time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
 			"message": userMsg(text, time.Now().UnixMilli())})

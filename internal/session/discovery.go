@@ -98,9 +98,16 @@ const headerScanLimit = 1 << 20
 // a session to discovery (Pi's bounded scan throws, and discovery treats that as "not a
 // session"); opening such a file by path still loads it.
 func headerOK(path string) bool {
+	_, ok := headerLine(path)
+	return ok
+}
+
+// headerLine is the line headerOK finds to be the session header of path (without its
+// newline), or false.
+func headerLine(path string) ([]byte, bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	defer f.Close()
 	r := bufio.NewReader(io.LimitReader(f, headerScanLimit+1))
@@ -109,19 +116,19 @@ func headerOK(path string) bool {
 		line, err := r.ReadBytes('\n')
 		consumed += len(line)
 		if consumed > headerScanLimit {
-			return false // the line does not end within the scan
+			return nil, false // the line does not end within the scan
 		}
 		if err == nil {
 			line = line[:len(line)-1]
 		}
 		switch headerCandidate(line) {
 		case candidateHeader:
-			return true
+			return line, true
 		case candidateOther:
-			return false
+			return nil, false
 		}
 		if err != nil {
-			return false // the file ended (or could not be read) before a header
+			return nil, false // the file ended (or could not be read) before a header
 		}
 	}
 }

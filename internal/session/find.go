@@ -1,11 +1,9 @@
 package session
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -235,41 +233,20 @@ func pick(ref, scope string, heads []header, prefix bool) (Found, error) {
 // readHeader is Pi 1.6.0's readSessionHeaderForDiscovery as headerOK reads it, giving the
 // header's id and cwd.
 func readHeader(path string) (header, bool) {
-	f, err := os.Open(path)
-	if err != nil {
+	line, ok := headerLine(path)
+	if !ok {
 		return header{}, false
 	}
-	defer f.Close()
-	r := bufio.NewReader(io.LimitReader(f, headerScanLimit+1))
-	consumed := 0
-	for {
-		line, err := r.ReadBytes('\n')
-		consumed += len(line)
-		if consumed > headerScanLimit {
-			return header{}, false
-		}
-		if err == nil {
-			line = line[:len(line)-1]
-		}
-		switch headerCandidate(line) {
-		case candidateHeader:
-			var h struct {
-				ID  json.RawMessage `json:"id"`
-				Cwd json.RawMessage `json:"cwd"`
-			}
-			if json.Unmarshal(trimJSONSpace(line), &h) != nil {
-				return header{}, false
-			}
-			id, _ := rawString(h.ID)
-			cwd, _ := rawString(h.Cwd)
-			return header{path: path, id: id, cwd: cwd}, true
-		case candidateOther:
-			return header{}, false
-		}
-		if err != nil {
-			return header{}, false
-		}
+	var h struct {
+		ID  json.RawMessage `json:"id"`
+		Cwd json.RawMessage `json:"cwd"`
 	}
+	if json.Unmarshal(trimJSONSpace(line), &h) != nil {
+		return header{}, false
+	}
+	id, _ := rawString(h.ID)
+	cwd, _ := rawString(h.Cwd)
+	return header{path: path, id: id, cwd: cwd}, true
 }
 
 func preview(s string, n int) string {

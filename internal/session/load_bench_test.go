@@ -3,38 +3,16 @@ package session_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 
-	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
-
-// benchFile writes a generated session sized by PI_LSP_BENCH_ENTRIES (default 16000,
-// about 26 MB) and returns its path and size.
-func benchFile(b *testing.B) (string, int64) {
-	n := 16000
-	if s := os.Getenv("PI_LSP_BENCH_ENTRIES"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	path := filepath.Join(b.TempDir(), "s.jsonl")
-	out, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := benchgen.Write(out, benchgen.Options{Entries: n, Seed: int64(n)}); err != nil {
-		b.Fatal(err)
-	}
-	out.Close()
-	st, _ := os.Stat(path)
-	return path, st.Size()
-}
 
 // BenchmarkLoadIndex is a session's load and index, as a job or the server's first look
 // at a session makes them.
 func BenchmarkLoadIndex(b *testing.B) {
-	path, size := benchFile(b)
+	path, size := sessiontest.Bench(b)
 	b.SetBytes(size)
 	for b.Loop() {
 		f, err := session.Load(path)
@@ -48,7 +26,7 @@ func BenchmarkLoadIndex(b *testing.B) {
 // BenchmarkLiveRefresh is the server's refresh of a followed session after one line was
 // appended to it (what each of Pi's appends costs the server).
 func BenchmarkLiveRefresh(b *testing.B) {
-	path, _ := benchFile(b)
+	path, _ := sessiontest.Bench(b)
 	l, err := session.OpenLive(path)
 	if err != nil {
 		b.Fatal(err)
@@ -77,7 +55,7 @@ func BenchmarkLiveRefresh(b *testing.B) {
 // BenchmarkLiveSnapshot is what a job's snapshot of the followed index costs the server
 // (the id table and the labels copied; the entries shared).
 func BenchmarkLiveSnapshot(b *testing.B) {
-	path, _ := benchFile(b)
+	path, _ := sessiontest.Bench(b)
 	l, err := session.OpenLive(path)
 	if err != nil {
 		b.Fatal(err)

@@ -43,18 +43,6 @@ func snapSession(t *testing.T) string {
 	return path
 }
 
-func appendRaw(t *testing.T, path, s string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // view is what a job reads of a snapshot.
 type view struct {
 	entries, problems int
@@ -88,7 +76,7 @@ func TestSnapshotAppendRefusesAChangedFile(t *testing.T) {
 	t.Run("grown", func(t *testing.T) {
 		path := snapSession(t)
 		snap := sessiontest.Snapshot(t, path)
-		appendRaw(t, path, snapLine("x1", "a5"))
+		sessiontest.Append(t, path, snapLine("x1", "a5"))
 		before := sessiontest.Read(t, path)
 		if _, err := snap.Append(newEntry); !errors.Is(err, session.ErrChanged) {
 			t.Fatalf("append after another writer's: %v, want ErrChanged", err)
@@ -190,7 +178,7 @@ func TestLiveSnapshotUnchangedByRefresh(t *testing.T) {
 		snapLine("p1", "a1"), // the orphan's parent
 		snapLine("x2", "p1"),
 	} {
-		appendRaw(t, path, add)
+		sessiontest.Append(t, path, add)
 		if changed, err := l.Refresh(); err != nil || !changed {
 			t.Fatalf("refresh %d: %v, %v", i, changed, err)
 		}
@@ -238,7 +226,7 @@ func TestLiveSnapshotOfAnUnterminatedTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := snapLine("x1", "a5")
-	appendRaw(t, path, line[:len(line)-1])
+	sessiontest.Append(t, path, line[:len(line)-1])
 	if _, err := l.Refresh(); err != nil {
 		t.Fatal(err)
 	}

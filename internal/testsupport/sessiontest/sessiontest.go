@@ -7,8 +7,11 @@ package sessiontest
 
 import (
 	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 
+	"github.com/pi-lsp/pi-lsp/internal/benchgen"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -86,4 +89,39 @@ func Last(t testing.TB, path string) *session.Entry {
 		t.Fatal("no entries")
 	}
 	return f.Entries[len(f.Entries)-1]
+}
+
+// Bench writes a generated session sized by PI_LSP_BENCH_ENTRIES (default 16000, about
+// 26 MB) for a benchmark and returns its path and size.
+func Bench(b *testing.B) (string, int64) {
+	b.Helper()
+	n := 16000
+	if s := os.Getenv("PI_LSP_BENCH_ENTRIES"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	path := filepath.Join(b.TempDir(), "s.jsonl")
+	out, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := benchgen.Write(out, benchgen.Options{Entries: n, Seed: int64(n)}); err != nil {
+		b.Fatal(err)
+	}
+	out.Close()
+	st, _ := os.Stat(path)
+	return path, st.Size()
+}
+
+// Append appends s to the file at path as another writer does (Pi appending a line, or
+// part of one), or fails the test.
+func Append(t testing.TB, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
 }
