@@ -130,17 +130,23 @@ func fmtMean(m float64) string {
 	return fmt.Sprintf("%.3f", m)
 }
 
-// WriteDimensions writes the per-dimension means of runs, then the mean penalties.
-func WriteDimensions(w io.Writer, runs []*Run) {
-	fmt.Fprint(w, "| dimension | weight |")
+// writeRunsHeader writes a table's header: the columns head and rule, then a column of
+// scores for each run.
+func writeRunsHeader(w io.Writer, runs []*Run, head, rule string) {
+	fmt.Fprint(w, head)
 	for _, r := range runs {
 		fmt.Fprintf(w, " %s |", r.Summarizer)
 	}
-	fmt.Fprint(w, "\n|---|---:|")
+	fmt.Fprint(w, "\n"+rule)
 	for range runs {
 		fmt.Fprint(w, "---:|")
 	}
 	fmt.Fprintln(w)
+}
+
+// WriteDimensions writes the per-dimension means of runs, then the mean penalties.
+func WriteDimensions(w io.Writer, runs []*Run) {
+	writeRunsHeader(w, runs, "| dimension | weight |", "|---|---:|")
 	for _, d := range Dimensions {
 		fmt.Fprintf(w, "| %s | %.2f |", d.Name, d.Weight)
 		for _, r := range runs {
@@ -172,15 +178,7 @@ func WriteDimensions(w io.Writer, runs []*Run) {
 
 // WriteCases writes each case's score for every run.
 func WriteCases(w io.Writer, runs []*Run) {
-	fmt.Fprint(w, "| case | kind |")
-	for _, r := range runs {
-		fmt.Fprintf(w, " %s |", r.Summarizer)
-	}
-	fmt.Fprint(w, "\n|---|---|")
-	for range runs {
-		fmt.Fprint(w, "---:|")
-	}
-	fmt.Fprintln(w)
+	writeRunsHeader(w, runs, "| case | kind |", "|---|---|")
 	for i, res := range runs[0].Results {
 		c := res.Case
 		kind := string(c.Kind)

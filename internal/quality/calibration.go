@@ -55,6 +55,20 @@ The user wants to make progress on the task in the repository.
 ## Critical Context
 - The work is done in the project repository.`
 
+// claimedDone is the part of a hallucinated summary that claims nothing is open: no work
+// in progress, nothing blocked, no decisions, up to its only next step.
+const claimedDone = `### In Progress
+(none)
+
+### Blocked
+(none)
+
+## Key Decisions
+(none)
+
+## Next Steps
+`
+
 const genericPrefix = `## Original Request
 The user asked for a change to the code.
 
@@ -199,17 +213,7 @@ Merge the invoice PDF export and cherry-pick it onto release-2.3.
 - [x] PR #418 (https://github.com/acme/billing/pull/418) merged after fixing lint in ` + "`billing/pdf/render.go`" + `
 - [x] Cherry-picked 9e8f7a6 onto release-2.3 and pushed
 
-### In Progress
-(none)
-
-### Blocked
-(none)
-
-## Key Decisions
-(none)
-
-## Next Steps
-1. No further work: everything is done.
+` + claimedDone + `1. No further work: everything is done.
 
 ## Critical Context
 (none)`,
@@ -316,16 +320,6 @@ Introduce a Clock interface in internal/clock and use it in the api package.
 - [x] ` + "`internal/clock/clock.go`" + ` with Real and Fake
 - [x] Every file in api/ uses the clock, ` + "`api/webhooks.go`" + ` included, and ` + "`cmd/api/main.go`" + ` passes ` + "`clock.Real{}`" + `
 
-### In Progress
-(none)
-
-### Blocked
-(none)
-
-## Key Decisions
-(none)
-
-## Next Steps
-1. Nothing remaining: the change is fully implemented.`},
+` + claimedDone + `1. Nothing remaining: the change is fully implemented.`},
 	},
 }
