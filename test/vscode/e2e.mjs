@@ -20,6 +20,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { cliOptions, clip, readEntries, sessionsDir, sleep, waitFor } from "../jsonrpc/harness.mjs";
 import { REPO, tally } from "../lib/layer.mjs";
@@ -725,6 +726,17 @@ async function main() {
       const mode = (await page.locator(".statusbar-item", { hasText: /^Markdown$/ }).count()) > 0;
       check("the editor shows the summarizer's summary, in Markdown mode", editorUp && (await tab.count()) > 0 && mode && opened?.editorText === opened?.summary, j({ editorUp, mode, same: opened?.editorText === opened?.summary }));
       check("nothing is written by the preview", readEntries(SESSION).length === countBefore);
+      {
+        // The coverage figure: in the message, and as a CodeLens over the summary.
+        const cov = opened?.coverage;
+        const want = cov ? `carries ${cov.entities.length - cov.missing.length} of ${cov.entities.length} critical entit` : "(no coverage)";
+        const lens = await waitFor(async () => {
+          const t = (await page.locator(".monaco-editor .codelens-decoration").allTextContents().catch(() => [])).join(" | ");
+          return t.includes(want) ? t : undefined;
+        }, 10_000, 200);
+        const msg = events().filter((e) => e.event === "message" && (e.text ?? "").startsWith("Compaction preview")).pop();
+        check("the compaction preview shows its coverage: 'carries N of M critical entities (P%)' (CodeLens and message)", !!cov && cov.entities.length > 0 && !!lens && (msg?.text ?? "").includes(want), j({ lens, msg: msg?.text?.slice(0, 200), entities: cov?.entities?.length, missing: cov?.missing?.map((e) => e.text) }));
+      }
       await shot(page, "preview-editor");
       if (DOCS_SHOT) {
         // The picture for the README: the session tree (a pinned entry), the Files view (a stale
@@ -955,6 +967,10 @@ async function main() {
     // pi-lsp's Pi extension; the status bar says "live" and Compact Session is done by that pi ----
     await livePiSection(page, SESSION);
 
+    // ---- Pi: Clear Old Tool Output on a session with large old tool results: the dry run's
+    // modal, Cancel (nothing written), Clear (one context_edit per result), Restore All ----
+    await clearToolOutputSection(page);
+
     if (consoleErrors.length) note(`browser console errors: ${consoleErrors.length} (first: ${consoleErrors[0].slice(0, 200)})`);
   } finally {
     await browser.close().catch(() => {});
@@ -966,6 +982,112 @@ async function main() {
     }
     if (fs.existsSync(EVENTS)) fs.copyFileSync(EVENTS, path.join(ART, "extension-events.jsonl"));
   }
+}
+
+// A genuine Pi 1.6 session whose tool results are long texts (old ones are then worth clearing),
+// placed in the workspace's sessions folder, selected, and cleared from the palette.
+async function clearToolOutputSection(page) {
+  const src = path.join(REPO, "testdata", "corpus", "genuine-1.6", "system-tools.jsonl");
+  const file = path.join(SESSIONS_DIR, `2026-11-29T11-00-00-000Z_${readEntries(src)[0].id}.jsonl`);
+  placeSession(src, file, WS);
+  let n = 0;
+  const lines = fs.readFileSync(file, "utf8").split("\n").map((l) => {
+    if (!l) return l;
+    const e = JSON.parse(l);
+    if (e.message?.role !== "toolResult") return l;
+    n++;
+    e.message.content = [{ type: "text", text: `line ${n} of a long tool output\n`.repeat(200) }];
+    return JSON.stringify(e);
+  });
+  fs.writeFileSync(file, lines.join("\n"));
+  await page.keyboard.press("Escape");
+  await runPalette(page, "Pi: Select Session");
+  // Both sessions start with the same prompt; the new one (no name) shows its path.
+  const item = page.locator(".quick-input-widget .monaco-list-row", { hasText: path.basename(file) }).first();
+  if (await visible(item)) await item.click();
+  const selected = await waitFor(() => events().some((e) => e.event === "commandResult" && e.command === "pi.selectSession" && e.result?.session === file), 10_000, 200);
+  if (!check("the session with large old tool results is selected (Pi: Select Session)", !!selected, file)) return;
+  const dryRuns = () => events().filter((e) => e.event === "commandResult" && e.command === "pi.clearToolOutput" && e.result?.dryRun);
+  const dialog = page.locator(".monaco-dialog-box", { hasText: "old tool result" }).first();
+  const button = (name) => dialog.locator(".monaco-button", { hasText: name }).first();
+
+  // Cancel: the preview writes nothing.
+  const before = fs.readFileSync(file, "utf8");
+  const d0 = dryRuns().length;
+  await runPalette(page, "Pi: Clear Old Tool Output");
+  const up = await visible(dialog, 15_000);
+  const preview = dryRuns()[d0]?.result;
+  const text = up ? ((await dialog.textContent()) || "").replace(/\s+/g, " ") : "";
+  await shot(page, "clear-preview");
+  check(
+    "Clear Old Tool Output previews in a modal: 'Clear N old tool results, saving ~X tokens (context ~A → ~B)?' with each tool",
+    up && preview?.cleared?.length > 0 && /Clear \d+ old tool results, saving ~\S+ tokens \(context ~\S+ → ~\S+\)\?/.test(text) && text.includes(`Clear ${preview.cleared.length} old tool result`) && preview.cleared.every((c) => text.includes(c.toolName)),
+    j({ text: text.slice(0, 300), cleared: preview?.cleared?.length, toolResults: n }),
+  );
+  if (up) await button(/^Cancel$/).click({ timeout: 5000 }).catch(() => page.keyboard.press("Escape"));
+  await waitFor(() => lastEvent("clearChoice"), 5000, 100);
+  await sleep(300);
+  check("cancelling the clear's preview writes nothing", fs.readFileSync(file, "utf8") === before && lastEvent("clearChoice")?.pick === null, j(lastEvent("clearChoice")));
+
+  // Clear: exactly one context_edit line per cleared result.
+  await runPalette(page, "Pi: Clear Old Tool Output");
+  let result;
+  if (await visible(dialog, 15_000)) {
+    await button(/^Clear$/).click({ timeout: 5000 });
+    result = (await waitFor(() => events().filter((e) => e.event === "commandResult" && e.command === "pi.clearToolOutput" && e.result && !e.result.dryRun && !e.result.restored).pop(), 15_000, 200))?.result;
+  }
+  const toast = await visible(page.locator(".notification-toast", { hasText: /Cleared \d+ old tool results, saving/ }).first(), 10_000);
+  await shot(page, "clear-done");
+  const now = fs.readFileSync(file, "utf8");
+  const added = now.startsWith(before) ? now.slice(before.length).split("\n").filter(Boolean).map((l) => JSON.parse(l)) : null;
+  check(
+    "Clear writes exactly one context_edit per cleared result, and says so",
+    toast && !!result && result.cleared.length === preview?.cleared?.length && added?.length === result.cleared.length && added.every((e, i) => e.type === "context_edit" && e.targetId === result.cleared[i].entryId && JSON.stringify(e.replacement).includes("cleared")),
+    j({ toast, cleared: result?.cleared?.length, added: added?.map((e) => e.type), toolResults: n }),
+  );
+  const pl = piload(file);
+  check("real Pi loads the cleared session (not rewritten, smaller context)", pl.ok && pl.result.rewritten === false && pl.result.entryCount === readEntries(file).filter((e) => e.type !== "session").length, j(pl.ok ? { entryCount: pl.result.entryCount } : pl));
+
+  // Nothing left to clear: the message offers Restore All Cleared Output.
+  await page.locator(".notification-toast .codicon-notifications-clear").first().click({ timeout: 2000 }).catch(() => {});
+  const cleared = fs.readFileSync(file, "utf8");
+  await runPalette(page, "Pi: Clear Old Tool Output");
+  const nothing = page.locator(".notification-toast", { hasText: "Nothing to clear" }).first();
+  const offered = await visible(nothing, 10_000);
+  check("with nothing left to clear, an information message says so (and offers Restore All)", offered && fs.readFileSync(file, "utf8") === cleared);
+  if (offered) {
+    await nothing.hover().catch(() => {});
+    await nothing.locator(".monaco-button", { hasText: "Restore All Cleared Output" }).first().click({ timeout: 5000 }).catch(() => {});
+    const restored = await visible(page.locator(".notification-toast", { hasText: /Restored \d+ cleared tool results/ }).first(), 10_000);
+    const back = fs.readFileSync(file, "utf8").slice(cleared.length).split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    check("Restore All Cleared Output puts every result back (one context_edit each)", restored && back.length === result?.cleared?.length && back.every((e) => e.type === "context_edit"), j({ restored, back: back.length }));
+    await shot(page, "clear-restored");
+  }
+
+  // ---- Keep a Dropped Entity…: the preview of this session drops some of its critical
+  // entities; choosing one pins its message or adds "Keep: <text>" to the instructions, and the
+  // summary is previewed again ----
+  const t0 = Date.now();
+  await runPalette(page, "Pi: Preview Compaction");
+  if (await visible(page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Preview Compaction" }).first())) await page.keyboard.press("Enter");
+  const first = await waitFor(() => events().filter((e) => e.event === "previewOpened" && e.kind === "compaction" && e.session === file && e.t >= t0).pop(), 45_000, 200);
+  const missing = first?.coverage?.missing ?? [];
+  if (!check("the preview of the cleared session drops a critical entity to keep", missing.length > 0, j(first?.coverage ?? lastEvent("jobError")))) return;
+  const n0 = readEntries(file).length;
+  const t1 = Date.now();
+  await runPalette(page, "Pi: Keep a Dropped Entity…");
+  const row = page.locator(".quick-input-widget .monaco-list-row").first();
+  const listed = await visible(row);
+  await shot(page, "keep-entity-pick");
+  if (listed) await page.keyboard.press("Enter");
+  const kept = await waitFor(() => events().filter((e) => e.event === "keepEntity" && e.t >= t1).pop(), 10_000, 100);
+  const again = await waitFor(() => events().filter((e) => e.event === "previewOpened" && e.kind === "compaction" && e.session === file && e.t >= t1).pop(), 45_000, 200);
+  const last = readEntries(file).pop();
+  const effect = kept?.pin
+    ? last?.type === "custom" && last.customType === "pi-lsp/pin" && last.data?.pinned === true && JSON.stringify(last.data).includes(kept.entryId) && readEntries(file).length === n0 + 1
+    : (again?.instructions ?? "").includes(`Keep: ${kept?.text}`) && readEntries(file).length === n0;
+  check("Keep a Dropped Entity… lists the dropped entities; choosing one pins its message or adds it to the instructions, and previews again", listed && !!kept && !!again && effect, j({ kept, instructions: again?.instructions, last: last && { type: last.type, customType: last.customType } }));
+  await shot(page, "keep-entity-again");
 }
 
 // Starts test/pi/fake-openai.mjs and the real pi CLI (1.6.0, Node 22) with editors/pi/extension.ts
