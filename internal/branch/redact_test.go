@@ -56,15 +56,6 @@ func branchSecretSession(t *testing.T, planted []line) string {
 	return writeSession(t, append([]line{user("u1", "", "start"), asst("a1", "u1", "ok")}, planted...)...)
 }
 
-func noBranchSecret(t *testing.T, what, text string) {
-	t.Helper()
-	for _, s := range secrets.All() {
-		if w := s.Leak(text); w != "" {
-			t.Errorf("%s holds %q of a %s:\n%s", what, w, s.Kind, text)
-		}
-	}
-}
-
 // Leaving a branch that holds a secret of each kind (in the user's text, a bash command
 // the model ran, one the user ran) writes a branch summary that holds none of them; a
 // secret the summary quotes is there as its redaction marker. The extractive
@@ -85,7 +76,7 @@ func TestBranchSummaryRedactsSecrets(t *testing.T) {
 				t.Fatalf("%s, %s: no branch summary written", place.name, s.Kind)
 			}
 			written := string(sessiontest.Read(t, path)[len(before):])
-			noBranchSecret(t, place.name+", "+s.Kind+": the entries written", written)
+			secrets.NoLeak(t, place.name+", "+s.Kind+": the entries written", written)
 			summary, _ := field(t, added[0], "summary").(string)
 			if strings.Contains(summary, redact.Marker(redact.Kind(s.Kind))) {
 				quoted[s.Kind] = true
@@ -127,6 +118,6 @@ func TestBranchSummaryRedactsGivenText(t *testing.T) {
 		if _, err := Navigate(context.Background(), sessiontest.Snapshot(t, path), "a1", opt); err != nil {
 			t.Fatal(err)
 		}
-		noBranchSecret(t, "the entries written", string(sessiontest.Read(t, path)[len(before):]))
+		secrets.NoLeak(t, "the entries written", string(sessiontest.Read(t, path)[len(before):]))
 	}
 }

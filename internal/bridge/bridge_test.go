@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 func privateTemp(t *testing.T) string {
@@ -113,23 +115,7 @@ func TestDiscoverRefusesWhatOthersCanTouch(t *testing.T) {
 }
 
 // listen makes path a socket that accepts (and closes) every connection.
-func listen(t *testing.T, path string) {
-	t.Helper()
-	l, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-}
+func listen(t *testing.T, path string) { t.Helper(); isolate.HangUpSocket(t, path) }
 
 // A registration whose pid is alive but whose socket nobody listens on (pi was killed
 // and its pid reused, or its listener died) is stale: Find removes its files and reports

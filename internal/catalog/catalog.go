@@ -2,9 +2,11 @@ package catalog
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -595,20 +597,14 @@ func findDefaults(models []*Model, id, api string) *Model {
 
 // modelFromJSON is Pi's modelFromJson.
 func modelFromJSON(providerID string, def ModelDefinition, cfg *ProviderConfig, defaults *Model) (*Model, error) {
-	api := def.API
-	if api == "" {
-		api = cfg.API
-	}
+	api := cmp.Or(def.API, cfg.API)
 	if api == "" && defaults != nil {
 		api = defaults.API
 	}
 	if api == "" {
 		return nil, fmt.Errorf("models.json: provider %s, model %s: no \"api\" specified; set it at provider or model level", providerID, def.ID)
 	}
-	baseURL := def.BaseURL
-	if baseURL == "" {
-		baseURL = cfg.BaseURL
-	}
+	baseURL := cmp.Or(def.BaseURL, cfg.BaseURL)
 	if baseURL == "" && defaults != nil {
 		baseURL = defaults.BaseURL
 	}
@@ -677,6 +673,14 @@ func mergeCompat(base, over map[string]any) map[string]any {
 	return out
 }
 
+// overlaid is a new map of base's entries with over's laid on them (over wins).
+func overlaid[V any](base, over map[string]V) map[string]V {
+	m := make(map[string]V, len(base)+len(over))
+	maps.Copy(m, base)
+	maps.Copy(m, over)
+	return m
+}
+
 // applyOverride is Pi's applyModelOverride.
 func applyOverride(base *Model, o ModelOverride) *Model {
 	m := *base
@@ -687,14 +691,7 @@ func applyOverride(base *Model, o ModelOverride) *Model {
 		m.Reasoning = *o.Reasoning
 	}
 	if o.ThinkingLevelMap != nil {
-		tl := map[string]*string{}
-		for k, v := range base.ThinkingLevelMap {
-			tl[k] = v
-		}
-		for k, v := range o.ThinkingLevelMap {
-			tl[k] = v
-		}
-		m.ThinkingLevelMap = tl
+		m.ThinkingLevelMap = overlaid(base.ThinkingLevelMap, o.ThinkingLevelMap)
 	}
 	if o.Input != nil {
 		m.Input = o.Input
@@ -719,30 +716,13 @@ func applyOverride(base *Model, o ModelOverride) *Model {
 		m.MaxTokens = int(*o.MaxTokens)
 	}
 	if o.SamplingParams != nil {
-		sp := map[string]any{}
-		for k, v := range base.SamplingParams {
-			sp[k] = v
-		}
-		for k, v := range o.SamplingParams {
-			sp[k] = v
-		}
-		m.SamplingParams = sp
+		m.SamplingParams = overlaid(base.SamplingParams, o.SamplingParams)
 	}
 	if o.SamplingParamsByThinkingLevel != nil {
-		merged := map[string]map[string]any{}
-		for k, v := range base.SamplingParamsByThinkingLevel {
-			merged[k] = v
-		}
+		merged := overlaid(base.SamplingParamsByThinkingLevel, nil)
 		for _, level := range thinkingLevels {
 			if params := o.SamplingParamsByThinkingLevel[level]; params != nil {
-				lv := map[string]any{}
-				for k, v := range base.SamplingParamsByThinkingLevel[level] {
-					lv[k] = v
-				}
-				for k, v := range params {
-					lv[k] = v
-				}
-				merged[level] = lv
+				merged[level] = overlaid(base.SamplingParamsByThinkingLevel[level], params)
 			}
 		}
 		m.SamplingParamsByThinkingLevel = merged

@@ -8,17 +8,10 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
+func writeFile(t *testing.T, path, text string) { t.Helper(); isolate.WriteFile(t, path, text, 0o600) }
 
 func env(m map[string]string) Env { return func(n string) string { return m[n] } }
 

@@ -100,14 +100,7 @@ func TestDraftIsCommittedWithoutAModelCall(t *testing.T) {
 
 func TestDraftUpdatesOnlyTheNewPart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gen.jsonl")
-	w, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := benchgen.Write(w, benchgen.Options{Entries: 400, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	sessiontest.Generate(t, path, benchgen.Options{Entries: 400, Seed: 3})
 	f, _ := session.Load(path)
 	ix := session.NewIndex(f)
 	full := ix.Path(ix.LeafID())

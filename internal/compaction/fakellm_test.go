@@ -200,6 +200,17 @@ func sayFn(fn func(req *llmRequest) string, o streamOpts) llmStep {
 	}
 }
 
+// sayParts answers a turn-prefix request (of a split turn) with prefix and any other
+// with history.
+func sayParts(history, prefix string, o streamOpts) llmStep {
+	return sayFn(func(r *llmRequest) string {
+		if r.Body.isTurnPrefix() {
+			return prefix
+		}
+		return history
+	}, o)
+}
+
 // The error bodies are OpenAI's, to the letter (the tests match their messages).
 
 func rateLimited(retryAfter string) llmStep {

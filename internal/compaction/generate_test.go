@@ -53,12 +53,7 @@ func t10Session(t *testing.T, thinking string) string {
 // blocks.
 func TestT10SplitTurnWithPreviousSummaryAndFocus(t *testing.T) {
 	srv := newFakeLLM(t)
-	srv.setFallback(sayFn(func(r *llmRequest) string {
-		if r.Body.isTurnPrefix() {
-			return "PREFIX"
-		}
-		return "HISTORY"
-	}, streamOpts{}))
+	srv.setFallback(sayParts("HISTORY", "PREFIX", streamOpts{}))
 	path := t10Session(t, "medium")
 	st := settings(150, 10000)
 	prep := prepareFile(t, path, st)

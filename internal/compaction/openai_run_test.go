@@ -168,12 +168,7 @@ func TestOpenAINormalSummary(t *testing.T) {
 // separator.
 func TestOpenAISplitTurnSequential(t *testing.T) {
 	srv := newFakeLLM(t)
-	srv.setFallback(sayFn(func(r *llmRequest) string {
-		if r.Body.isTurnPrefix() {
-			return "PREFIX SUMMARY"
-		}
-		return "HISTORY SUMMARY"
-	}, streamOpts{delay: 60 * time.Millisecond}))
+	srv.setFallback(sayParts("HISTORY SUMMARY", "PREFIX SUMMARY", streamOpts{delay: 60 * time.Millisecond}))
 	path := corpusCopy(t, splitFile)
 	st := settings(splitKeep, 10001)
 	prep := prepareFile(t, path, st)
@@ -267,12 +262,7 @@ func TestOpenAIIterativeUpdate(t *testing.T) {
 // session has this shape, so the spec's synthetic file is used.
 func TestOpenAIKeepsPreviousSummaryWherePiDropsIt(t *testing.T) {
 	srv := newFakeLLM(t)
-	srv.setFallback(sayFn(func(r *llmRequest) string {
-		if r.Body.isTurnPrefix() {
-			return "PREFIX SUMMARY"
-		}
-		return "UNEXPECTED HISTORY CALL"
-	}, streamOpts{}))
+	srv.setFallback(sayParts("UNEXPECTED HISTORY CALL", "PREFIX SUMMARY", streamOpts{}))
 	path := corpusCopy(t, "synthetic/spec-10-4-dropped-summary.jsonl")
 	st := settings(300, 16384)
 	prep := prepareFile(t, path, st)

@@ -18,6 +18,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 )
 
 // captureServer is the Go twin of the server test/pi/oracle.mjs runs for its summarize
@@ -152,15 +153,6 @@ func summaryRequest(op, file, finish string, model summaryModel, level, instruct
 	return req
 }
 
-func withoutFileBlocks(s string) string {
-	for _, tag := range []string{"\n\n<read-files>", "\n\n<modified-files>"} {
-		if i := strings.Index(s, tag); i >= 0 {
-			s = s[:i]
-		}
-	}
-	return s
-}
-
 // What pi-lsp's OpenAI summarizer sends for a preparation is what real Pi 1.6.0 sends for
 // it (compact() after prepareCompaction, against the same kind of local server): the
 // same request bodies (system prompt, prompt text with its frame and focus, output limit
@@ -207,7 +199,7 @@ func TestSummaryRequestsMatchPi16(t *testing.T) {
 				if len(prep.MessagesToSummarize) == 0 && prep.HasPrevious {
 					// Design divergence 1: Pi keeps the previous summary verbatim with its
 					// old file blocks; pi-lsp drops them (fresh, accumulated ones follow).
-					want = strings.Replace(want, prep.PreviousSummary, withoutFileBlocks(prep.PreviousSummary), 1)
+					want = strings.Replace(want, prep.PreviousSummary, modelapi.WithoutFileBlocks(prep.PreviousSummary), 1)
 				}
 				if out.Summary != want {
 					t.Errorf("summary %q, Pi's %q", out.Summary, want)

@@ -40,15 +40,11 @@ func appendTurn(t *testing.T, path, text string) {
 // session and compacts three times: every summary quotes it verbatim.
 func TestPinnedConstraintSurvivesThreeCompactions(t *testing.T) {
 	path := copyGenuine(t, "full-main.jsonl")
-	ix := sessiontest.Index(t, path)
-	var pinID, pinText string
-	for _, e := range ix.Path(ix.LeafID()) {
-		if e.Role() == session.RoleUser {
-			m, _ := e.Message()
-			pinID, pinText = e.ID, m.Text("")
-			break
-		}
+	users := sessiontest.UserMessages(sessiontest.Index(t, path))
+	if len(users) == 0 {
+		t.Fatal("no user message")
 	}
+	pinID, pinText := users[0].ID, users[0].Text
 	if _, err := branch.SetPin(path, pinID, true); err != nil {
 		t.Fatal(err)
 	}

@@ -58,16 +58,6 @@ func secretSession(t *testing.T, msgs ...string) string {
 
 var secretSettings = settings(100, 16384)
 
-// noSecret fails when text holds any piece of a planted secret.
-func noSecret(t *testing.T, what, text string) {
-	t.Helper()
-	for _, s := range secrets.All() {
-		if w := s.Leak(text); w != "" {
-			t.Errorf("%s holds %q of a %s:\n%s", what, w, s.Kind, text)
-		}
-	}
-}
-
 // A compaction whose summarized part holds a secret of each kind (in the user's text, a
 // bash command, a tool's error line) writes an entry that holds none of them; a secret
 // the summary quotes is there as its redaction marker. The extractive summarizer quotes
@@ -90,7 +80,7 @@ func TestCompactionRedactsSecrets(t *testing.T) {
 			}
 			after := sessiontest.Read(t, path)
 			written := string(after[len(before):])
-			noSecret(t, place.name+", "+s.Kind+": the entry written", written)
+			secrets.NoLeak(t, place.name+", "+s.Kind+": the entry written", written)
 			summary, _ := entryJSON(t, sessiontest.Last(t, path))["summary"].(string)
 			q.saw(place.name, s.Kind, summary)
 			if res.Outcome.Summary != summary {
@@ -162,7 +152,7 @@ func TestCompactionRedactsHookSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noSecret(t, "the entry written", string(sessiontest.Read(t, path)[len(before):]))
+	secrets.NoLeak(t, "the entry written", string(sessiontest.Read(t, path)[len(before):]))
 }
 
 // The drafts cache keeps no secret on disk: neither a draft made in the background (its
@@ -208,13 +198,13 @@ func TestDraftCacheRedactsSecrets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		noSecret(t, "cache file "+f.Name(), string(data))
+		secrets.NoLeak(t, "cache file "+f.Name(), string(data))
 	}
 	// What a later read returns is what the file holds.
 	fresh := compaction.NewDraftStore(dir)
 	if d := fresh.Get(given.Session); d == nil {
 		t.Fatal("the stored draft is not read back")
 	} else {
-		noSecret(t, "the draft read back", d.Outcome.Summary+d.Instructions+strings.Join(d.Outcome.Audit.MissingPinned, " "))
+		secrets.NoLeak(t, "the draft read back", d.Outcome.Summary+d.Instructions+strings.Join(d.Outcome.Audit.MissingPinned, " "))
 	}
 }

@@ -31,6 +31,15 @@ type attemptLog struct {
 
 func newAttemptLog() *attemptLog { return &attemptLog{start: time.Now()} }
 
+// compactLogged compacts a copy of the normal session with the OpenAI summarizer of
+// cfg and returns the log of its attempts with the outcome's error.
+func compactLogged(t *testing.T, cfg compaction.OpenAIConfig) (*attemptLog, error) {
+	t.Helper()
+	log := newAttemptLog()
+	_, err := runWith(context.Background(), corpusCopy(t, normalFile), compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{Progress: log.record})
+	return log, err
+}
+
 func (l *attemptLog) record(p compaction.Progress) {
 	n := p.Note()
 	if n == "" {
@@ -169,8 +178,7 @@ func TestOpenAIStallRetriedOnce(t *testing.T) {
 			cfg.MaxRetries = 5
 			cfg.StallTimeout = 300 * time.Millisecond
 			cfg.TotalTimeout = 20 * time.Second
-			log := newAttemptLog()
-			_, err := runWith(context.Background(), corpusCopy(t, normalFile), compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{Progress: log.record})
+			log, err := compactLogged(t, cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "after 1 retry") {
 				t.Fatalf("error %v", err)
 			}
@@ -195,8 +203,7 @@ func TestOpenAIStallAfterServerError(t *testing.T) {
 	cfg.MaxRetries = 3
 	cfg.StallTimeout = 300 * time.Millisecond
 	cfg.RetryBase = 20 * time.Millisecond
-	log := newAttemptLog()
-	_, err := runWith(context.Background(), corpusCopy(t, normalFile), compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{Progress: log.record})
+	log, err := compactLogged(t, cfg)
 	if err == nil || !strings.Contains(err.Error(), "stream stalled") || !strings.Contains(err.Error(), "after 2 retries") {
 		t.Fatalf("error %v", err)
 	}

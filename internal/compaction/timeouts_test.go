@@ -2,11 +2,12 @@ package compaction
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 // The defaults: a failing summarizer holds a job at most 90 s; a stall is 60 s of
@@ -26,12 +27,7 @@ func TestSummaryTimeoutDefaults(t *testing.T) {
 
 func writeSettings(t *testing.T, path, text string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	isolate.WriteFile(t, path, text, 0o644)
 }
 
 // Where the bounds come from: editor settings or flags, then PI_LSP_SUMMARY_TIMEOUT and

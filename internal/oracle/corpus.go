@@ -116,8 +116,12 @@ func itoa(i int) string {
 // SampleLeaves are the leaf indexes the differential tests ask Pi about in a file of n
 // entries: every one of a small file, about ten spread over a larger one and the last.
 // Tests that sample alike share the recorded goldens.
-func SampleLeaves(n int) []int {
-	if n <= 12 {
+func SampleLeaves(n int) []int { return Spread(n, 12, 10) }
+
+// Spread is every index of n when n is at most all, otherwise about spread indexes
+// evenly apart from 0, and the last.
+func Spread(n, all, spread int) []int {
+	if n <= all {
 		out := make([]int, n)
 		for i := range out {
 			out[i] = i
@@ -125,7 +129,7 @@ func SampleLeaves(n int) []int {
 		return out
 	}
 	var out []int
-	for i := 0; i < n; i += n / 10 {
+	for i := 0; i < n; i += n / spread {
 		out = append(out, i)
 	}
 	return append(out, n-1)

@@ -31,14 +31,7 @@ var cancelSettings = session.CompactionSettings{Enabled: true, ReserveTokens: 16
 func genSession(t testing.TB, n int, seed int64) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "2026-01-01T00-00-00-000Z_0190a000-0000-7000-8000-000000000001.jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := benchgen.Write(f, benchgen.Options{Entries: n, Seed: seed, BranchEvery: 5}); err != nil {
-		t.Fatal(err)
-	}
+	sessiontest.Generate(t, path, benchgen.Options{Entries: n, Seed: seed, BranchEvery: 5})
 	return path
 }
 

@@ -437,14 +437,7 @@ func TestCrashDuringCompaction(t *testing.T) {
 	o := optionalOracle(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_0190a000-0000-7000-8000-00000000002a.jsonl")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := benchgen.Write(out, benchgen.Options{Entries: 2500, Seed: 42}); err != nil {
-		t.Fatal(err)
-	}
-	out.Close()
+	sessiontest.Generate(t, path, benchgen.Options{Entries: 2500, Seed: 42})
 	// Each round aims at one of: preparing, summarizing, writing (a random moment of
 	// each, scaled by how long the phase took in earlier rounds), or inside the write
 	// itself (an 8 MB summary; the victim dies as soon as the file starts growing).

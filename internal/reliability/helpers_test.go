@@ -20,6 +20,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 func TestMain(m *testing.M) { os.Exit(oracle.Main(m)) }
@@ -99,14 +100,7 @@ func generatedSession(t testing.TB, opts benchgen.Options) (agentDir, workspace,
 		t.Fatal(err)
 	}
 	genPath := filepath.Join(root, "gen.jsonl")
-	gf, err := os.Create(genPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := benchgen.Write(gf, opts); err != nil {
-		t.Fatal(err)
-	}
-	gf.Close()
+	sessiontest.Generate(t, genPath, opts)
 	path = corpus.InstallWithCwd(t, genPath, session.SessionDir(agentDir, workspace), workspace)
 	os.Remove(genPath)
 	return agentDir, workspace, path

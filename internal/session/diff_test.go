@@ -16,21 +16,7 @@ import (
 func TestMain(m *testing.M) { os.Exit(oracle.Main(m)) }
 
 // leafSample picks the leaves to diff: all of them for small files, a spread otherwise.
-func leafSample(n int) []int {
-	if n <= 60 {
-		out := make([]int, n)
-		for i := range out {
-			out[i] = i
-		}
-		return out
-	}
-	var out []int
-	step := n / 40
-	for i := 0; i < n; i += step {
-		out = append(out, i)
-	}
-	return append(out, n-1)
-}
+func leafSample(n int) []int { return oracle.Spread(n, 60, 40) }
 
 func entryIDs(ix *session.Index) []string {
 	ids := make([]string, len(ix.Entries()))

@@ -69,6 +69,15 @@ func viewOf(s *session.Snapshot) view {
 
 var newEntry = []session.NewEntry{{Type: session.TypeCustom, ParentID: "a5", Fields: []session.Field{{Key: "customType", Value: "test"}}}}
 
+// unchangedSince fails when the file at path no longer holds before (a refused append
+// wrote to it).
+func unchangedSince(t *testing.T, path string, before []byte) {
+	t.Helper()
+	if !bytes.Equal(sessiontest.Read(t, path), before) {
+		t.Error("the refused append changed the file")
+	}
+}
+
 // TestSnapshotAppendRefusesAChangedFile: a job's append through its snapshot refuses,
 // with ErrChanged and the file byte-identical, once the file grew, was replaced by a
 // file of the same size, or lost its read-back; it appends when the file is the one read.
@@ -81,9 +90,7 @@ func TestSnapshotAppendRefusesAChangedFile(t *testing.T) {
 		if _, err := snap.Append(newEntry); !errors.Is(err, session.ErrChanged) {
 			t.Fatalf("append after another writer's: %v, want ErrChanged", err)
 		}
-		if !bytes.Equal(sessiontest.Read(t, path), before) {
-			t.Error("the refused append changed the file")
-		}
+		unchangedSince(t, path, before)
 	})
 	t.Run("replaced at the same size", func(t *testing.T) {
 		path := snapSession(t)
@@ -102,9 +109,7 @@ func TestSnapshotAppendRefusesAChangedFile(t *testing.T) {
 			}
 			t.Fatalf("append to a replaced file: %v, want ErrChanged", err)
 		}
-		if !bytes.Equal(sessiontest.Read(t, path), data) {
-			t.Error("the refused append changed the file")
-		}
+		unchangedSince(t, path, data)
 	})
 	t.Run("unchanged", func(t *testing.T) {
 		path := snapSession(t)

@@ -107,21 +107,21 @@ func TestLoadedEntriesRereadSafely(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, []byte(header+"\n"+userLine("x", "", "hello")+"\n"+userLine("y", "x", "world")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if raw := g.Entries[1].Raw(); raw != nil {
-		t.Fatalf("a line with another id was returned: %s", raw)
-	}
-	if err := g.ReadErr(); !errors.Is(err, session.ErrRewritten) {
-		t.Fatalf("ReadErr = %v, want ErrRewritten", err)
-	}
+	rewrittenUnder(t, g, p, header+"\n"+userLine("x", "", "hello")+"\n"+userLine("y", "x", "world")+"\n", "a line with another id was returned")
 	// Rewritten in place with other content of the same shape: shifted by one byte.
-	if err := os.WriteFile(p, []byte(header+"\n "+userLine("a", "", "hello")+"\n"+userLine("b", "a", "world")+"\n"), 0o644); err != nil {
+	rewrittenUnder(t, f, p, header+"\n "+userLine("a", "", "hello")+"\n"+userLine("b", "a", "world")+"\n", "a rewritten file gave bytes")
+}
+
+// rewrittenUnder rewrites the file at p, which f was loaded from, with text: f's second
+// entry must then give no bytes (what names the failure if it does) and f must report
+// ErrRewritten.
+func rewrittenUnder(t *testing.T, f *session.File, p, text, what string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if raw := f.Entries[1].Raw(); raw != nil {
-		t.Fatalf("a rewritten file gave bytes: %s", raw)
+		t.Fatalf("%s: %s", what, raw)
 	}
 	if err := f.ReadErr(); !errors.Is(err, session.ErrRewritten) {
 		t.Fatalf("ReadErr = %v, want ErrRewritten", err)

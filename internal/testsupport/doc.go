@@ -8,6 +8,7 @@
 //     openai-responses, openai-completions, google-generative-ai), for comparing the
 //     requests of real Pi and pi-lsp;
 //   - isolate: temp HOME, XDG and Pi agent dirs for a test and the processes it starts;
+//   - pirpc: one `pi --mode rpc` process, its JSON lines awaited as they come;
 //   - corpus: the session corpus under testdata/corpus, copied where a test may write;
 //   - sessiontest: a session file read, loaded and indexed, or the test fails;
 //   - heap: the peak growth of the Go heap while a test runs one operation.

@@ -10,6 +10,8 @@
 package corpus
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -112,4 +114,34 @@ func write(t testing.TB, dir, name string, data []byte, mtime time.Time, fresh b
 		}
 	}
 	return path
+}
+
+// EnlargeToolResults rewrites the session file at path so that each tool result is a
+// long text of its own (old ones are then worth clearing). The file is replaced by a
+// rename, as any other writer's change.
+func EnlargeToolResults(t testing.TB, path string) {
+	t.Helper()
+	var out bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(sessiontest.Read(t, path)))
+	sc.Buffer(nil, 1<<24)
+	n := 0
+	for sc.Scan() {
+		var e map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		if m, ok := e["message"].(map[string]any); ok && m["role"] == "toolResult" {
+			n++
+			m["content"] = []any{map[string]any{"type": "text", "text": strings.Repeat(fmt.Sprintf("line %d of a long tool output\n", n), 200)}}
+		}
+		b, _ := json.Marshal(e)
+		out.Write(append(b, '\n'))
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
 }

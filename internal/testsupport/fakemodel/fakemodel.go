@@ -458,15 +458,20 @@ func hijackClose(w http.ResponseWriter) {
 	}
 }
 
+// startParts starts an answer and streams n content chunks of it.
+func startParts(w http.ResponseWriter, r *http.Request, n int) {
+	s := StartSSE(w, r)
+	s.Role()
+	for i := 0; i < n; i++ {
+		s.Content(fmt.Sprintf("part %d ", i))
+	}
+}
+
 // CutAfter streams n content chunks, then closes the connection mid-answer (no
 // finish_reason, no [DONE], and a broken chunked encoding).
 func CutAfter(n int) Step {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s := StartSSE(w, r)
-		s.Role()
-		for i := 0; i < n; i++ {
-			s.Content(fmt.Sprintf("part %d ", i))
-		}
+		startParts(w, r, n)
 		hijackClose(w)
 	}
 }
@@ -475,11 +480,7 @@ func CutAfter(n int) Step {
 // finish_reason or [DONE] (a proxy that drops the tail).
 func EndAfter(n int) Step {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s := StartSSE(w, r)
-		s.Role()
-		for i := 0; i < n; i++ {
-			s.Content(fmt.Sprintf("part %d ", i))
-		}
+		startParts(w, r, n)
 	}
 }
 
@@ -511,11 +512,7 @@ func Empty() Step {
 // (or max passes).
 func StallAfter(n int, max time.Duration) Step {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s := StartSSE(w, r)
-		s.Role()
-		for i := 0; i < n; i++ {
-			s.Content(fmt.Sprintf("part %d ", i))
-		}
+		startParts(w, r, n)
 		wait(r, max)
 	}
 }

@@ -102,3 +102,15 @@ func (d Dirs) mkdirs(t testing.TB) {
 		}
 	}
 }
+
+// WriteFile writes text to path (a settings, models or auth file of a test's dirs) with
+// perm, making its folder first, or fails the test.
+func WriteFile(t testing.TB, path, text string, perm os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), perm); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"syscall"
@@ -57,4 +58,24 @@ func StartPiped(t testing.TB, cmd *exec.Cmd) io.ReadCloser {
 		t.Fatal(err)
 	}
 	return stdout
+}
+
+// HangUpSocket makes path a unix socket that accepts every connection and closes it at
+// once, until the test ends (a live peer that answers nothing).
+func HangUpSocket(t testing.TB, path string) {
+	t.Helper()
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
 }

@@ -618,6 +618,19 @@ func toCallError(le *lsp.Error) *CallError {
 	return ce
 }
 
+// Shutdown sends shutdown and fails the test unless the server acknowledges it, and
+// within the given time (a server still running a job must answer at once).
+func (e *Env) Shutdown(within time.Duration) {
+	e.T.Helper()
+	t0 := time.Now()
+	if _, err := e.Call("shutdown", nil); err != nil {
+		e.T.Fatalf("shutdown: %v", err)
+	}
+	if d := time.Since(t0); d > within {
+		e.T.Errorf("shutdown took %v", d)
+	}
+}
+
 // Call sends a request with a library-assigned numeric id and waits for its answer
 // (bounded by 20 s). A JSON-RPC error comes back as *CallError.
 func (e *Env) Call(method string, params any) (json.RawMessage, error) {

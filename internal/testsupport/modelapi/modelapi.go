@@ -118,12 +118,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		chunk(map[string]any{"choices": []any{}, "usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out}})
 		fmt.Fprint(w, "data: [DONE]\n\n")
 	case strings.HasSuffix(r.URL.Path, "/messages"):
-		stop := "end_turn"
-		if s.Finish == "length" {
-			stop = "max_tokens"
-		} else if s.Finish != "" {
-			stop = s.Finish
-		}
+		stop := s.finish("end_turn", "max_tokens")
 		ev("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant",
 			"model": model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 			"usage": map[string]any{"input_tokens": in, "output_tokens": 1, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}})
@@ -155,12 +150,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			"usage": map[string]any{"input_tokens": in, "output_tokens": out, "total_tokens": in + out,
 				"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}}})
 	case strings.Contains(r.URL.Path, ":streamGenerateContent"):
-		finish := "STOP"
-		if s.Finish == "length" {
-			finish = "MAX_TOKENS"
-		} else if s.Finish != "" {
-			finish = s.Finish
-		}
+		finish := s.finish("STOP", "MAX_TOKENS")
 		ev("", map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": text}}}, "index": 0}},
 			"responseId": "r1", "modelVersion": model})
 		ev("", map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": ""}}}, "finishReason": finish, "index": 0}},
@@ -168,4 +158,25 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.Error(w, "unknown API path "+r.URL.Path, http.StatusNotFound)
 	}
+}
+
+// finish is s.Finish in an API's words: normal for none, length for "length".
+func (s *Server) finish(normal, length string) string {
+	switch s.Finish {
+	case "":
+		return normal
+	case "length":
+		return length
+	}
+	return s.Finish
+}
+
+// WithoutFileBlocks drops the <read-files>/<modified-files> blocks ending a summary.
+func WithoutFileBlocks(s string) string {
+	for _, tag := range []string{"\n\n<read-files>", "\n\n<modified-files>"} {
+		if i := strings.Index(s, tag); i >= 0 {
+			s = s[:i]
+		}
+	}
+	return s
 }

@@ -7,6 +7,7 @@ package secrets
 import (
 	"encoding/base64"
 	"strings"
+	"testing"
 )
 
 const (
@@ -139,3 +140,14 @@ func (s Secret) Leak(text string) string {
 // OneLine is s.Use with its white space runs made single spaces (as a summary quotes a
 // line).
 func (s Secret) OneLine() string { return strings.Join(strings.Fields(s.Use), " ") }
+
+// NoLeak fails the test when text holds any piece of a planted secret (All), naming
+// what the text is.
+func NoLeak(t testing.TB, what, text string) {
+	t.Helper()
+	for _, s := range All() {
+		if w := s.Leak(text); w != "" {
+			t.Errorf("%s holds %q of a %s:\n%s", what, w, s.Kind, text)
+		}
+	}
+}

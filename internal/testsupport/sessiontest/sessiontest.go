@@ -100,14 +100,7 @@ func Bench(b *testing.B) (string, int64) {
 		n, _ = strconv.Atoi(s)
 	}
 	path := filepath.Join(b.TempDir(), "s.jsonl")
-	out, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := benchgen.Write(out, benchgen.Options{Entries: n, Seed: int64(n)}); err != nil {
-		b.Fatal(err)
-	}
-	out.Close()
+	Generate(b, path, benchgen.Options{Entries: n, Seed: int64(n)})
 	st, _ := os.Stat(path)
 	return path, st.Size()
 }
@@ -124,4 +117,32 @@ func Append(t testing.TB, path, s string) {
 	if _, err := f.WriteString(s); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Generate writes the session benchgen generates with opt to path, or fails the test.
+func Generate(t testing.TB, path string, opt benchgen.Options) {
+	t.Helper()
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := benchgen.Write(out, opt); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// UserMessage is a user message on the path to ix's leaf: its entry id and text.
+type UserMessage struct{ ID, Text string }
+
+// UserMessages are the user messages on the path to ix's leaf, oldest first.
+func UserMessages(ix *session.Index) []UserMessage {
+	var out []UserMessage
+	for _, e := range ix.Path(ix.LeafID()) {
+		if e.Role() == session.RoleUser {
+			m, _ := e.Message()
+			out = append(out, UserMessage{e.ID, m.Text("")})
+		}
+	}
+	return out
 }
