@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,30 +17,8 @@ import (
 // its own text), so that old ones are worth clearing.
 func bigToolOutput(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "genuine-1.6", "system-tools.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<24)
-	n := 0
-	for sc.Scan() {
-		var e map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		if m, ok := e["message"].(map[string]any); ok && m["role"] == "toolResult" {
-			n++
-			m["content"] = []any{map[string]any{"type": "text", "text": strings.Repeat(fmt.Sprintf("line %d of a long tool output\n", n), 200)}}
-		}
-		b, _ := json.Marshal(e)
-		out.Write(append(b, '\n'))
-	}
-	p := filepath.Join(t.TempDir(), "big-tools.jsonl")
-	if err := os.WriteFile(p, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := corpus.Copy(t, "genuine-1.6/system-tools.jsonl")
+	corpus.EnlargeToolResults(t, p)
 	return p
 }
 
@@ -75,14 +50,7 @@ func TestClearToolOutputMatchesPi16(t *testing.T) {
 		t.Fatalf("cleared %d (saved %d), the dry run said %d (%d)", len(res.Cleared), res.Saved, len(plan.Cleared), plan.Saved)
 	}
 	// The newest results (the recent window) keep their output.
-	var sizes struct {
-		Messages []struct {
-			EntryID     string `json:"entryId"`
-			Role        string `json:"role"`
-			ContextEdit string `json:"contextEdit"`
-		} `json:"messages"`
-	}
-	cli(t, &sizes, "context-size", path, "--json")
+	sizes := contextSize(t, path)
 	cleared, untouched := 0, 0
 	for _, m := range sizes.Messages {
 		if m.Role == "toolResult" {
@@ -97,24 +65,7 @@ func TestClearToolOutputMatchesPi16(t *testing.T) {
 		t.Errorf("%d results replaced, %d untouched; want %d replaced and the recent ones untouched", cleared, untouched, len(res.Cleared))
 	}
 
-	samePi := func(step string) []json.RawMessage {
-		t.Helper()
-		var want struct {
-			Messages  []json.RawMessage `json:"messages"`
-			Projected json.RawMessage   `json:"projectedTokens"`
-			IDs       []string          `json:"ids"`
-		}
-		o.Query(t, map[string]any{"op": "context", "file": path}, &want)
-		var got struct {
-			Messages []json.RawMessage `json:"messages"`
-			Tokens   json.RawMessage   `json:"tokens"`
-		}
-		cli(t, &got, "context", path, "--json")
-		oracle.SameJSON(t, "context after "+step, got.Messages, want.Messages, want.IDs, want.IDs)
-		oracle.SameJSON(t, "tokens after "+step, got.Tokens, want.Projected, want.IDs, want.IDs)
-		return got.Messages
-	}
-	msgs := samePi("clear")
+	msgs, _ := sameContextAsPi(t, o, path, "clear")
 	placeholders := 0
 	for _, m := range msgs {
 		if strings.Contains(string(m), contextedit.ClearedMarker) {
@@ -134,7 +85,7 @@ func TestClearToolOutputMatchesPi16(t *testing.T) {
 	if len(all.Cleared) != len(res.Cleared)-1 {
 		t.Errorf("restore-all restored %d, want %d", len(all.Cleared), len(res.Cleared)-1)
 	}
-	restored := samePi("restore")
+	restored, _ := sameContextAsPi(t, o, path, "restore")
 	a, _ := json.Marshal(restored)
 	b, _ := json.Marshal(ctx0.Messages)
 	if !bytes.Equal(a, b) {

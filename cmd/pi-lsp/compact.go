@@ -117,28 +117,19 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 	c := svc(*kind, *keep, *reserve)
 	c.SummarizerConfig.Model = *model
 	cwd := sessionCwd(path)
-	if !*dryRun {
-		r, err := route(ctx, c, path, cwd, *force, true)
-		if err != nil {
-			return err
-		}
-		if r.Bridge != nil {
-			// pi compacts at its own leaf with its own model and settings.
-			if given := setFlags(fs, "leaf", "keep-recent", "reserve", "summarizer", "model", "summary-file"); len(given) > 0 {
-				return notViaPi(r.Bridge, given)
-			}
-			phase, _ := progressLines(stderr, "compact")
-			return compactViaPi(ctx, r.Bridge, path, *instructions, *asJSON, stdout, phase)
-		}
+	// pi compacts at its own leaf with its own model and settings.
+	reg, err := writerPi(ctx, fs, c, path, cwd, *force, *dryRun, "leaf", "keep-recent", "reserve", "summarizer", "model", "summary-file")
+	if err != nil {
+		return err
+	}
+	if reg != nil {
+		phase, _ := progressLines(stderr, "compact")
+		return compactViaPi(ctx, reg, path, *instructions, *asJSON, stdout, phase)
 	}
 	// The job's snapshot of the session, loaded once: the summarizer is chosen on it, the
 	// compaction computed on it, and written only if the file is still the one it read.
 	// A file that does not load fails the run where the run would read it.
-	snap, loadErr := session.LoadSnapshot(path)
-	var ix *session.Index
-	if loadErr == nil {
-		ix = snap.Index()
-	}
+	snap, ix, loadErr := snapshotOf(path)
 	opt := compaction.RunOptions{
 		Options: compaction.Options{CustomInstructions: *instructions},
 		LeafID:  *leaf,

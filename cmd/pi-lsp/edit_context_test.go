@@ -40,24 +40,8 @@ func TestEditContextMatchesPi16(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The largest unedited message of the role, from the listing.
-			var sizes struct {
-				Tokens   float64 `json:"tokens"`
-				Messages []struct {
-					EntryID     string `json:"entryId"`
-					Role        string `json:"role"`
-					Tokens      int    `json:"tokens"`
-					Editable    bool   `json:"editable"`
-					ContextEdit string `json:"contextEdit"`
-				} `json:"messages"`
-			}
-			cli(t, &sizes, "context-size", path, "--json")
-			target := ""
-			for _, m := range sizes.Messages {
-				if m.Role == tc.role && m.Editable && m.ContextEdit == "" {
-					target = m.EntryID
-					break
-				}
-			}
+			sizes := contextSize(t, path)
+			target := sizes.first(func(m sizedMessage) bool { return m.Role == tc.role && m.Editable && m.ContextEdit == "" })
 			if target == "" {
 				t.Fatalf("no %s message in the context", tc.role)
 			}
@@ -112,23 +96,11 @@ func TestEditContextMatchesPi16(t *testing.T) {
 				}
 
 				// Pi's library on the edited file.
-				var want struct {
-					Messages  []json.RawMessage `json:"messages"`
-					Projected json.RawMessage   `json:"projectedTokens"`
-					IDs       []string          `json:"ids"`
-				}
-				o.Query(t, map[string]any{"op": "context", "file": path}, &want)
-				var got struct {
-					Messages []json.RawMessage `json:"messages"`
-					Tokens   json.RawMessage   `json:"tokens"`
-				}
-				cli(t, &got, "context", path, "--json")
-				oracle.SameJSON(t, "context after "+st.args[0], got.Messages, want.Messages, want.IDs, want.IDs)
-				oracle.SameJSON(t, "tokens after "+st.args[0], got.Tokens, want.Projected, want.IDs, want.IDs)
+				_, projected := sameContextAsPi(t, o, path, st.args[0])
 				var pt struct {
 					Tokens float64 `json:"tokens"`
 				}
-				_ = json.Unmarshal(want.Projected, &pt)
+				_ = json.Unmarshal(projected, &pt)
 				if res.TokensAfter != pt.Tokens {
 					t.Errorf("%v: tokensAfter %v, Pi's estimate %v", st.args, res.TokensAfter, pt.Tokens)
 				}
@@ -220,4 +192,57 @@ func TestEditContextRefusals(t *testing.T) {
 	if after, _ := os.ReadFile(path); !bytes.Equal(after, data) {
 		t.Fatal("a refused edit changed the file")
 	}
+}
+
+// sameContextAsPi checks that the CLI's context of path (its messages and tokens) is the
+// one Pi's library builds of the file after step, and returns the CLI's messages and
+// Pi's projected tokens.
+func sameContextAsPi(t *testing.T, o *oracle.Oracle, path, step string) ([]json.RawMessage, json.RawMessage) {
+	t.Helper()
+	var want struct {
+		Messages  []json.RawMessage `json:"messages"`
+		Projected json.RawMessage   `json:"projectedTokens"`
+		IDs       []string          `json:"ids"`
+	}
+	o.Query(t, map[string]any{"op": "context", "file": path}, &want)
+	var got struct {
+		Messages []json.RawMessage `json:"messages"`
+		Tokens   json.RawMessage   `json:"tokens"`
+	}
+	cli(t, &got, "context", path, "--json")
+	oracle.SameJSON(t, "context after "+step, got.Messages, want.Messages, want.IDs, want.IDs)
+	oracle.SameJSON(t, "tokens after "+step, got.Tokens, want.Projected, want.IDs, want.IDs)
+	return got.Messages, want.Projected
+}
+
+// contextSizes is the CLI's context-size listing of a session (--json).
+type contextSizes struct {
+	Tokens   float64        `json:"tokens"`
+	Messages []sizedMessage `json:"messages"`
+}
+
+type sizedMessage struct {
+	EntryID     string `json:"entryId"`
+	Role        string `json:"role"`
+	Tokens      int    `json:"tokens"`
+	Editable    bool   `json:"editable"`
+	ContextEdit string `json:"contextEdit"`
+}
+
+// contextSize runs context-size on path, or fails the test.
+func contextSize(t *testing.T, path string) contextSizes {
+	t.Helper()
+	var sizes contextSizes
+	cli(t, &sizes, "context-size", path, "--json")
+	return sizes
+}
+
+// first is the entry id of the first message that match accepts ("" for none).
+func (c contextSizes) first(match func(sizedMessage) bool) string {
+	for _, m := range c.Messages {
+		if match(m) {
+			return m.EntryID
+		}
+	}
+	return ""
 }

@@ -8,16 +8,13 @@ package main
 // path, credential and body, and both write the summary the server streamed.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +24,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/pirpc"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
@@ -199,13 +197,8 @@ func modelSession(t *testing.T, file, cwd string, extra []string) (piCopy, ours 
 
 // realPi is one `pi --mode rpc` process of a test.
 type realPi struct {
-	t      *testing.T
-	stop   func() // kills pi's process group and waits for it
-	stdin  io.WriteCloser
-	mu     sync.Mutex
-	lines  []map[string]any
-	wake   chan struct{}
-	stderr strings.Builder
+	*pirpc.Proc
+	t *testing.T
 }
 
 // startRealPi runs real Pi 1.6.0 on session in RPC mode, isolated in d, with env added.
@@ -220,13 +213,7 @@ func startRealPi(t *testing.T, d isolate.Dirs, cwd, sessionFile string, env map[
 	args = append(args, "--session", sessionFile)
 	cmd := isolate.GroupCmd(ctx, oracle.Node(), args...)
 	cmd.Dir = cwd
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasSuffix(k, "_API_KEY") || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "PI_") || k == "HOME" || k == "TMPDIR" {
-			continue
-		}
-		cmd.Env = append(cmd.Env, kv)
-	}
+	cmd.Env = pirpc.Environ("PI_")
 	tmp := filepath.Join(d.Root, "tmp")
 	_ = os.MkdirAll(tmp, 0o755)
 	cmd.Env = append(cmd.Env, d.Env()...)
@@ -234,87 +221,25 @@ func startRealPi(t *testing.T, d isolate.Dirs, cwd, sessionFile string, env map[
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	p := &realPi{t: t, wake: make(chan struct{})}
-	var err error
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	errPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	var once sync.Once
-	p.stop = func() {
-		once.Do(func() {
-			_ = isolate.KillGroup(cmd)
-			<-done
-		})
-	}
-	t.Cleanup(p.stop)
-	go func() {
-		b, _ := io.ReadAll(errPipe)
-		p.mu.Lock()
-		p.stderr.Write(b)
-		p.mu.Unlock()
-	}()
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) != nil {
-				continue
-			}
-			p.mu.Lock()
-			p.lines = append(p.lines, m)
-			close(p.wake)
-			p.wake = make(chan struct{})
-			p.mu.Unlock()
-		}
-		_ = cmd.Wait()
-	}()
-	return p
+	return &realPi{Proc: pirpc.Start(t, cmd), t: t}
 }
+
+// stop kills pi's process group and waits for it.
+func (p *realPi) stop() { p.Kill() }
 
 // await waits for a line of pi's that match accepts.
 func (p *realPi) await(what string, timeout time.Duration, match func(map[string]any) bool) map[string]any {
 	p.t.Helper()
-	deadline := time.After(timeout)
-	seen := 0
-	for {
-		p.mu.Lock()
-		for ; seen < len(p.lines); seen++ {
-			if match(p.lines[seen]) {
-				m := p.lines[seen]
-				p.mu.Unlock()
-				return m
-			}
-		}
-		wake := p.wake
-		p.mu.Unlock()
-		select {
-		case <-wake:
-		case <-deadline:
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			p.t.Fatalf("pi: no %s within %s\nstderr: %.3000s", what, timeout, p.stderr.String())
-		}
+	m, err := p.Await(timeout, match)
+	if err != nil {
+		p.t.Fatalf("pi: no %s within %s (%v)\nstderr: %.3000s", what, timeout, err, p.Stderr())
 	}
+	return m
 }
 
 func (p *realPi) send(cmd map[string]any) {
 	p.t.Helper()
-	b, _ := json.Marshal(cmd)
-	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
+	if err := p.Send(cmd); err != nil {
 		p.t.Fatal(err)
 	}
 }
@@ -400,16 +325,6 @@ func summaryOf(t *testing.T, e *session.Entry) (string, any) {
 	return f.Summary, f.Usage
 }
 
-// withoutFileBlocks drops the <read-files>/<modified-files> blocks ending a summary.
-func withoutFileBlocks(s string) string {
-	for _, tag := range []string{"\n\n<read-files>", "\n\n<modified-files>"} {
-		if i := strings.Index(s, tag); i >= 0 {
-			s = s[:i]
-		}
-	}
-	return s
-}
-
 func TestCompactWithSessionModelMatchesPi(t *testing.T) {
 	for _, tc := range modelCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -446,7 +361,7 @@ func TestCompactWithSessionModelMatchesPi(t *testing.T) {
 			// Design divergence 1: a split turn with nothing new before it keeps the
 			// previous summary, which Pi keeps with its old file blocks.
 			if i := strings.Index(piSummary, compaction.SplitTurnSeparator); i >= 0 {
-				piSummary = withoutFileBlocks(piSummary[:i]) + piSummary[i:]
+				piSummary = modelapi.WithoutFileBlocks(piSummary[:i]) + piSummary[i:]
 			}
 			if ourSummary != piSummary {
 				t.Errorf("summary\npi-lsp: %q\n    Pi: %q", ourSummary, piSummary)

@@ -36,19 +36,14 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 	c := svc(*kind, 0, 0)
 	c.SummarizerConfig.Model = *model
 	cwd := sessionCwd(path)
-	if !*dryRun {
-		r, err := route(ctx, c, path, cwd, *force, true)
-		if err != nil {
-			return err
-		}
-		if r.Bridge != nil {
-			if given := setFlags(fs, "leaf", "budget", "summarizer", "model"); len(given) > 0 {
-				return notViaPi(r.Bridge, given)
-			}
-			phase, _ := progressLines(stderr, "navigate")
-			return navigateViaPi(ctx, r.Bridge, path, bridge.NavigateRequest{TargetID: target, Summarize: *summarize,
-				CustomInstructions: *instructions, ReplaceInstructions: *replace, Label: *label}, *asJSON, stdout, phase)
-		}
+	reg, err := writerPi(ctx, fs, c, path, cwd, *force, *dryRun, "leaf", "budget", "summarizer", "model")
+	if err != nil {
+		return err
+	}
+	if reg != nil {
+		phase, _ := progressLines(stderr, "navigate")
+		return navigateViaPi(ctx, reg, path, bridge.NavigateRequest{TargetID: target, Summarize: *summarize,
+			CustomInstructions: *instructions, ReplaceInstructions: *replace, Label: *label}, *asJSON, stdout, phase)
 	}
 	opt := branch.NavigateOptions{
 		FromLeaf:            *leaf,
@@ -66,11 +61,7 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 		}
 	}
 	// The job's snapshot of the session, loaded once (see runCompact).
-	snap, loadErr := session.LoadSnapshot(path)
-	var ix *session.Index
-	if loadErr == nil {
-		ix = snap.Index()
-	}
+	snap, ix, loadErr := snapshotOf(path)
 	var s compaction.Summarizer
 	var cfg compaction.SummarizerConfig
 	var serr error

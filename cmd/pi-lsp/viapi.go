@@ -46,6 +46,35 @@ func refuseOwned(path, cwd string, force bool) error {
 	return err
 }
 
+// writerPi is the live pi a write to path goes to (nil: pi-lsp writes the file itself;
+// a dry run writes nothing and goes nowhere). Pi's command takes none of the flags
+// notPi names: a write given one of them is refused.
+func writerPi(ctx context.Context, fs *flag.FlagSet, c service.Config, path, cwd string, force, dryRun bool, notPi ...string) (*bridge.Registration, error) {
+	if dryRun {
+		return nil, nil
+	}
+	r, err := route(ctx, c, path, cwd, force, true)
+	if err != nil {
+		return nil, err
+	}
+	if r.Bridge != nil {
+		if given := setFlags(fs, notPi...); len(given) > 0 {
+			return nil, notViaPi(r.Bridge, given)
+		}
+	}
+	return r.Bridge, nil
+}
+
+// snapshotOf is a job's snapshot of the session at path, loaded once, and its index (nil
+// with the error of a file that does not load: the run fails where it would read it).
+func snapshotOf(path string) (*session.Snapshot, *session.Index, error) {
+	snap, err := session.LoadSnapshot(path)
+	if err != nil {
+		return snap, nil, err
+	}
+	return snap, snap.Index(), nil
+}
+
 // notViaPi refuses a write that a live pi would have to do but cannot do as asked:
 // pi compacts and summarizes with its own model and settings, at its own leaf.
 func notViaPi(reg *bridge.Registration, flags []string) error {

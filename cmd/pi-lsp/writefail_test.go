@@ -22,20 +22,7 @@ import (
 func TestWritesPastTheFileSizeLimitLeaveTheSessionIdentical(t *testing.T) {
 	isolate.Setup(t)
 	path := corpusCopy(t, "auto-threshold.jsonl")
-	var sizes struct {
-		Messages []struct {
-			EntryID  string `json:"entryId"`
-			Editable bool   `json:"editable"`
-		} `json:"messages"`
-	}
-	cli(t, &sizes, "context-size", path, "--json")
-	target := ""
-	for _, m := range sizes.Messages {
-		if m.Editable {
-			target = m.EntryID
-			break
-		}
-	}
+	target := contextSize(t, path).first(func(m sizedMessage) bool { return m.Editable })
 	if target == "" {
 		t.Fatal("no editable message")
 	}
