@@ -95,14 +95,11 @@ func TestPreviewAndCommitBranchSummary(t *testing.T) {
 func TestPinnedMessageIsQuotedAndProtected(t *testing.T) {
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
 	path := e.Sessions["full-main"]
-	ix := sessiontest.Index(t, path)
-	var pinID, pinText string
-	for _, en := range ix.Path(ix.LeafID()) {
-		if en.Role() == session.RoleUser {
-			m, _ := en.Message()
-			pinID, pinText = en.ID, m.Text("")
-		}
+	users := sessiontest.UserMessages(sessiontest.Index(t, path))
+	if len(users) == 0 {
+		t.Fatal("no user message")
 	}
+	pinID, pinText := users[len(users)-1].ID, users[len(users)-1].Text
 	if _, err := e.Command("pi.pin", map[string]any{"entryId": pinID}); err != nil {
 		t.Fatal(err)
 	}

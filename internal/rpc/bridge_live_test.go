@@ -648,9 +648,9 @@ func TestLivePiInstalledPackage(t *testing.T) {
 		t.Errorf("pi.label answered %s", raw)
 	}
 	// When pi exits, its registry file and socket go with it.
-	_ = pi.stdin.Close()
+	_ = pi.CloseStdin()
 	select {
-	case <-pi.exited:
+	case <-pi.Exited():
 	case <-time.After(30 * time.Second):
 		t.Fatal("pi did not exit on the end of its input")
 	}

@@ -1,11 +1,9 @@
 package rpc_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,41 +12,12 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/shape"
 )
-
-// enlargeToolResults rewrites a session of the test's workspace so that each tool
-// result is a long text of its own (old ones are then worth clearing). The server sees
-// the change as it sees any other writer's.
-func enlargeToolResults(t *testing.T, path string) {
-	t.Helper()
-	var out bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(sessiontest.Read(t, path)))
-	sc.Buffer(nil, 1<<24)
-	n := 0
-	for sc.Scan() {
-		var e map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		if m, ok := e["message"].(map[string]any); ok && m["role"] == "toolResult" {
-			n++
-			m["content"] = []any{map[string]any{"type": "text", "text": strings.Repeat(fmt.Sprintf("line %d of a long tool output\n", n), 200)}}
-		}
-		b, _ := json.Marshal(e)
-		out.Write(append(b, '\n'))
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // pi/clearToolOutput (and pi.clearToolOutput) previews, clears and restores old tool
 // output as the CLI does: a dry run writes nothing and names what a clear then replaces,
@@ -59,7 +28,7 @@ func TestClearToolOutputPreviewsClearsRestores(t *testing.T) {
 	o := oracle.NeedLive(t)
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{g16Tools}})
 	path := e.Sessions[g16Tools]
-	enlargeToolResults(t, path)
+	corpus.EnlargeToolResults(t, path)
 	original := sessiontest.Read(t, path)
 	params := map[string]any{"session": path, "keepRecentTokens": 3000}
 

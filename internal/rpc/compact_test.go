@@ -51,6 +51,20 @@ func compactEnv(t *testing.T, llm *fakemodel.Summarizer, cfg lsptest.Config) (*l
 	return e, e.Sessions[cfg.Corpus[len(cfg.Corpus)-1]]
 }
 
+// hangs is a client hook (or a window/workDoneProgress/create handler) that never
+// answers: it returns only when the server gives up on the request.
+func hangs(ctx context.Context, _ json.RawMessage) (any, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// hungHookEnv is compactEnv with a pi/beforeCompact hook that never answers, which the
+// server gives up on after timeout.
+func hungHookEnv(t *testing.T, llm *fakemodel.Summarizer, timeout time.Duration) (*lsptest.Env, string) {
+	t.Helper()
+	return compactEnv(t, llm, lsptest.Config{ClientHooks: true, Options: rpc.Options{HookTimeout: timeout}, Hooks: lsptest.Hooks{BeforeCompact: hangs}})
+}
+
 func isEnd(want map[string]any) func(json.RawMessage) bool { return lsptest.Has(want) }
 
 func TestCompactWithServerCreatedToken(t *testing.T) {
@@ -279,13 +293,7 @@ func TestShutdownWithJobInFlight(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the summarizer was never called")
 	}
-	t0 := time.Now()
-	if _, err := e.Call("shutdown", nil); err != nil {
-		t.Fatalf("shutdown: %v", err)
-	}
-	if d := time.Since(t0); d > time.Second {
-		t.Errorf("shutdown took %v", d)
-	}
+	e.Shutdown(time.Second)
 	if _, cerr := p.Wait(time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
 		t.Fatalf("job answer %v, want %d", cerr, rpc.CodeRequestCancelled)
 	}
@@ -380,11 +388,7 @@ func TestCompactHooks(t *testing.T) {
 	})
 	t.Run("hook that never answers", func(t *testing.T) {
 		llm := fakemodel.NewSummarizer(t)
-		e, path := compactEnv(t, llm, lsptest.Config{ClientHooks: true, Options: rpc.Options{HookTimeout: 300 * time.Millisecond}, Hooks: lsptest.Hooks{
-			BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
-				<-ctx.Done()
-				return nil, ctx.Err()
-			}}})
+		e, path := hungHookEnv(t, llm, 300*time.Millisecond)
 		before := sessiontest.Read(t, path)
 		t0 := time.Now()
 		if _, err := e.Compact(nil); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // latencyClient is a minimal client that timestamps the notifications it cares about.
@@ -274,11 +275,7 @@ func BenchmarkLSPLatency(b *testing.B) {
 	os.MkdirAll(dir, 0o755)
 	os.MkdirAll(work, 0o755)
 	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_bench.jsonl")
-	f, _ := os.Create(path)
-	if err := benchgen.Write(f, benchgen.Options{Entries: mb * 620, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
+	sessiontest.Generate(b, path, benchgen.Options{Entries: mb * 620, Seed: 1})
 
 	// Kernel pipes, as an editor's stdio: buffered, unlike net.Pipe.
 	c2sR, c2sW, _ := os.Pipe()

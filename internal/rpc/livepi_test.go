@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,7 +22,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
-	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/pirpc"
 )
 
 // needLivePi skips (or, with PI_LSP_REQUIRE_ORACLE=1, fails) without Node 22 and Pi.
@@ -109,17 +108,10 @@ func writePiAgentDir(t testing.TB, agentDir string, port, keepRecent int) {
 
 // livePi is one running `pi --mode rpc` with the bridge extension.
 type livePi struct {
-	t      testing.TB
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr *lsptest.SyncBuffer
-	mu     sync.Mutex
-	events []map[string]any
-	resp   map[string]map[string]any
-	wake   chan struct{}
-	exited chan struct{}
-	next   int
-	PID    int
+	*pirpc.Proc
+	t    testing.TB
+	mu   sync.Mutex
+	next int
 }
 
 type livePiConfig struct {
@@ -158,14 +150,7 @@ func startLivePi(t testing.TB, ctx context.Context, c livePiConfig) *livePi {
 
 // piEnv is pi's environment: HOME, TMPDIR, XDG_* and its agent dir under root.
 func piEnv(root, runtimeDir, agentDir string) []string {
-	env := []string{}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasSuffix(k, "_API_KEY") || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "PI_CODING_AGENT") || k == "HOME" || k == "TMPDIR" {
-			continue
-		}
-		env = append(env, kv)
-	}
+	env := append([]string{}, pirpc.Environ("PI_CODING_AGENT")...)
 	for _, d := range []string{"home", "tmp", "xdg/config", "xdg/data", "xdg/cache", "xdg/state"} {
 		_ = os.MkdirAll(filepath.Join(root, d), 0o755)
 	}
@@ -181,55 +166,9 @@ func runLivePi(t testing.TB, ctx context.Context, dir string, env, args []string
 	cmd := isolate.GroupCmd(ctx, oracle.Node(), args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	p := &livePi{t: t, cmd: cmd, stderr: &lsptest.SyncBuffer{}, resp: map[string]map[string]any{}, wake: make(chan struct{}), exited: make(chan struct{})}
-	cmd.Stderr = p.stderr
-	var err error
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p.PID = cmd.Process.Pid
-	t.Cleanup(p.Kill)
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) != nil {
-				continue
-			}
-			p.mu.Lock()
-			if m["type"] == "response" {
-				if id, ok := m["id"].(string); ok {
-					p.resp[id] = m
-				}
-			} else {
-				p.events = append(p.events, m)
-			}
-			close(p.wake)
-			p.wake = make(chan struct{})
-			p.mu.Unlock()
-		}
-		_ = cmd.Wait()
-		close(p.exited)
-	}()
+	p := &livePi{Proc: pirpc.Start(t, cmd), t: t}
 	p.Send(map[string]any{"type": "get_state"}, 60*time.Second)
 	return p
-}
-
-// Kill ends pi and everything it started.
-func (p *livePi) Kill() {
-	_ = isolate.KillGroup(p.cmd)
-	select {
-	case <-p.exited:
-	case <-time.After(10 * time.Second):
-	}
 }
 
 // Send sends an RPC command and returns its (successful) response.
@@ -253,63 +192,57 @@ func (p *livePi) SendAllowFail(cmd map[string]any, timeout time.Duration) map[st
 		m[k] = v
 	}
 	m["id"] = id
-	b, _ := json.Marshal(m)
-	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
-		p.t.Fatalf("pi: writing %v: %v\n%s", cmd["type"], err, p.stderr.String())
+	if err := p.Proc.Send(m); err != nil {
+		p.t.Fatalf("pi: writing %v: %v\n%s", cmd["type"], err, p.Stderr())
 	}
-	deadline := time.After(timeout)
-	for {
-		p.mu.Lock()
-		r, ok := p.resp[id]
-		wake := p.wake
-		p.mu.Unlock()
-		if ok {
-			return r
-		}
-		select {
-		case <-wake:
-		case <-p.exited:
-			p.t.Fatalf("pi exited waiting for %v\n%s", cmd["type"], p.stderr.String())
-		case <-deadline:
-			p.t.Fatalf("pi: no response to %v within %v\n%s", cmd["type"], timeout, p.stderr.String())
+	r, err := p.Await(timeout, func(l map[string]any) bool { return isResponse(l) && l["id"] == id })
+	switch err {
+	case pirpc.ErrExited:
+		p.t.Fatalf("pi exited waiting for %v\n%s", cmd["type"], p.Stderr())
+	case pirpc.ErrTimeout:
+		p.t.Fatalf("pi: no response to %v within %v\n%s", cmd["type"], timeout, p.Stderr())
+	}
+	return r
+}
+
+// isResponse tells pi's answers to commands from its events.
+func isResponse(line map[string]any) bool {
+	_, ok := line["id"].(string)
+	return line["type"] == "response" && ok
+}
+
+// events are pi's lines that are not answers to commands.
+func (p *livePi) events() []map[string]any {
+	var out []map[string]any
+	for _, l := range p.Lines() {
+		if !isResponse(l) {
+			out = append(out, l)
 		}
 	}
+	return out
 }
 
 // Mark is the number of events so far.
-func (p *livePi) Mark() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.events)
-}
+func (p *livePi) Mark() int { return len(p.events()) }
 
 // Events are the events from mark on.
-func (p *livePi) Events(mark int) []map[string]any {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]map[string]any(nil), p.events[mark:]...)
-}
+func (p *livePi) Events(mark int) []map[string]any { return p.events()[mark:] }
 
 // WaitEvent waits for an event from mark on.
 func (p *livePi) WaitEvent(mark int, timeout time.Duration, desc string, pred func(map[string]any) bool) map[string]any {
 	p.t.Helper()
-	deadline := time.After(timeout)
-	for {
-		p.mu.Lock()
-		for _, e := range p.events[mark:] {
-			if pred(e) {
-				p.mu.Unlock()
-				return e
-			}
+	n := 0 // the events seen so far
+	e, err := p.Await(timeout, func(l map[string]any) bool {
+		if isResponse(l) {
+			return false
 		}
-		wake := p.wake
-		p.mu.Unlock()
-		select {
-		case <-wake:
-		case <-deadline:
-			p.t.Fatalf("pi: no %s within %v\n%s", desc, timeout, p.stderr.String())
-		}
+		n++
+		return n > mark && pred(l)
+	})
+	if err != nil {
+		p.t.Fatalf("pi: no %s within %v\n%s", desc, timeout, p.Stderr())
 	}
+	return e
 }
 
 // Prompt sends a prompt and waits until pi settled.
@@ -343,7 +276,7 @@ func (p *livePi) WaitBridge(dir, session string) *bridge.Registration {
 			return reg
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("no bridge registration for %s in %s: %v\n%s", session, dir, err, p.stderr.String())
+			p.t.Fatalf("no bridge registration for %s in %s: %v\n%s", session, dir, err, p.Stderr())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -181,11 +181,7 @@ func TestTreeHooks(t *testing.T) {
 		}
 	})
 	t.Run("hook that never answers", func(t *testing.T) {
-		e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Options: rpc.Options{HookTimeout: 200 * time.Millisecond}, Hooks: lsptest.Hooks{
-			BeforeTree: func(ctx context.Context, p json.RawMessage) (any, error) {
-				<-ctx.Done()
-				return nil, ctx.Err()
-			}}})
+		e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, ClientHooks: true, Options: rpc.Options{HookTimeout: 200 * time.Millisecond}, Hooks: lsptest.Hooks{BeforeTree: hangs}})
 		path := e.Sessions["tree-nav"]
 		before := sessiontest.Read(t, path)
 		res, err := e.Navigate(map[string]any{"targetId": "6411358f"})

@@ -55,21 +55,9 @@ func TestProgressFallbacks(t *testing.T) {
 	})
 	t.Run("create never answered, job cancelled", func(t *testing.T) {
 		llm := fakemodel.NewSummarizer(t)
-		e, path := compactEnv(t, llm, lsptest.Config{Hooks: lsptest.Hooks{CreateProgress: func(ctx context.Context, p json.RawMessage) (any, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		}}})
+		e, path := compactEnv(t, llm, lsptest.Config{Hooks: lsptest.Hooks{CreateProgress: hangs}})
 		before := sessiontest.Read(t, path)
-		p := e.Start("pi/compact", nil, false)
-		e.Await(5*time.Second, lsptest.ServerCall("window/workDoneProgress/create"))
-		p.Cancel()
-		t0 := time.Now()
-		if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
-			t.Fatalf("answer %v", cerr)
-		}
-		if d := time.Since(t0); d > time.Second {
-			t.Errorf("the cancelled job waited %v for the unanswered create request", d)
-		}
+		cancelWhileWaiting(t, e, false, "window/workDoneProgress/create")
 		if !bytes.Equal(before, sessiontest.Read(t, path)) {
 			t.Errorf("the session file changed")
 		}
@@ -236,26 +224,30 @@ func TestConfigurationChange(t *testing.T) {
 	}
 }
 
-// TestCancelWhileHookPending: cancelling a job that waits for the client's hook answers
-// at once, without waiting for the hook timeout.
-func TestCancelWhileHookPending(t *testing.T) {
-	llm := fakemodel.NewSummarizer(t)
-	e, path := compactEnv(t, llm, lsptest.Config{ClientHooks: true, Options: rpc.Options{HookTimeout: 30 * time.Second}, Hooks: lsptest.Hooks{
-		BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		}}})
-	before := sessiontest.Read(t, path)
-	p := e.Start("pi/compact", nil, true)
-	e.Await(5*time.Second, lsptest.ServerCall("pi/beforeCompact"))
+// cancelWhileWaiting starts a pi/compact job (with a string id, or a number), cancels it
+// once the server made the call that is never answered, and checks that the job
+// answers cancelled at once.
+func cancelWhileWaiting(t *testing.T, e *lsptest.Env, stringID bool, call string) {
+	t.Helper()
+	p := e.Start("pi/compact", nil, stringID)
+	e.Await(5*time.Second, lsptest.ServerCall(call))
 	p.Cancel()
 	t0 := time.Now()
 	if _, cerr := p.Wait(5 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
 		t.Fatalf("answer %v", cerr)
 	}
 	if d := time.Since(t0); d > time.Second {
-		t.Errorf("took %v", d)
+		t.Errorf("the cancelled job waited %v for the unanswered %s request", d, call)
 	}
+}
+
+// TestCancelWhileHookPending: cancelling a job that waits for the client's hook answers
+// at once, without waiting for the hook timeout.
+func TestCancelWhileHookPending(t *testing.T) {
+	llm := fakemodel.NewSummarizer(t)
+	e, path := hungHookEnv(t, llm, 30*time.Second)
+	before := sessiontest.Read(t, path)
+	cancelWhileWaiting(t, e, true, "pi/beforeCompact")
 	e.Await(5*time.Second, lsptest.NotificationMatching("pi/compactionEnd", "aborted", lsptest.Has(map[string]any{"aborted": true})), lsptest.CompletedProgress(compactTitle))
 	if !bytes.Equal(before, sessiontest.Read(t, path)) {
 		t.Errorf("the session file changed")

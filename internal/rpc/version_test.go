@@ -2,7 +2,6 @@ package rpc_test
 
 import (
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
 
@@ -72,25 +72,12 @@ func TestBridgeOfAnotherProtocolIsRefused(t *testing.T) {
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}, Options: rpc.Options{BridgeDir: dir}})
 	path := e.Session("tree-nav")
 	sock := filepath.Join(dir, "1-x.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	isolate.HangUpSocket(t, sock)
 	reg, _ := json.Marshal(bridge.Registration{Protocol: bridge.Protocol + 1, Version: "0.9.0", PID: os.Getpid(), SessionFile: path, Socket: sock, Token: "t"})
 	if err := os.WriteFile(filepath.Join(dir, "1-x.json"), reg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.Command("pi.label", map[string]any{"session": path, "entryId": "a601e333", "label": "x"})
+	_, err := e.Command("pi.label", map[string]any{"session": path, "entryId": "a601e333", "label": "x"})
 	ce := wantCode(t, err, rpc.CodeRequestFailed)
 	if ce.Kind() != rpc.KindBridgeFailed || !strings.Contains(ce.Message, "bridge protocol 2") || !strings.Contains(ce.Message, "speaks bridge protocol 1") || !strings.Contains(ce.Message, "0.9.0") {
 		t.Errorf("%s (%s), want a refusal naming both protocols", ce.Message, ce.Kind())
