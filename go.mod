@@ -8,7 +8,6 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/sashabaranov/go-openai v1.43.0
-	github.com/sourcegraph/jsonrpc2 v0.2.3
 	go.lsp.dev/jsonrpc2 v0.10.0
 	golang.org/x/image v0.48.0
 	golang.org/x/sys v0.50.0

@@ -8,8 +8,6 @@ import (
 	"os"
 	"unicode/utf8"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
@@ -80,7 +78,7 @@ func badSession(err error) *Error {
 }
 
 // wireError maps any error to a JSON-RPC error with a real code and data.kind.
-func wireError(err error) *jsonrpc2.Error {
+func wireError(err error) *respError {
 	var e *Error
 	code, kind, msg := int64(CodeRequestFailed), KindInternal, err.Error()
 	var se *compaction.SummaryError
@@ -115,7 +113,7 @@ func wireError(err error) *jsonrpc2.Error {
 	if code == 0 {
 		code = CodeRequestFailed
 	}
-	out := &jsonrpc2.Error{Code: code, Message: capMessage(msg)}
+	out := &respError{Code: code, Message: capMessage(msg)}
 	data, _ := json.Marshal(map[string]string{"kind": kind})
 	raw := json.RawMessage(data)
 	out.Data = &raw

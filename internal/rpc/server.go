@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Options configure a server.
@@ -54,7 +53,7 @@ const (
 type Server struct {
 	opt     Options
 	log     *slog.Logger
-	conn    *jsonrpc2.Conn
+	conn    *conn
 	stream  *stream
 	tracker *Tracker
 	host    *host
@@ -73,7 +72,7 @@ type Server struct {
 	exited    chan struct{}
 	exitOnce  sync.Once
 	// ready is closed once conn is set: the connection's read loop starts inside
-	// jsonrpc2.NewConn, before the assignment.
+	// newConn, before the assignment.
 	ready chan struct{}
 	// closing is set (under mu) when Serve stops accepting jobs, before it waits for
 	// the running ones.
@@ -113,10 +112,10 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opt 
 	st := newStream(r, w, closer, opt.MaxFrameBytes)
 	st.onBadFrame = func(err error) { s.log.Warn("skipped bad message", "err", err) }
 	s.stream = st
-	s.conn = jsonrpc2.NewConn(s.baseCtx, st, st.withParams(s))
+	s.conn = newConn(s.baseCtx, st, s.Handle)
 	close(s.ready)
 	select {
-	case <-s.conn.DisconnectNotify():
+	case <-s.conn.disconnected():
 	case <-s.exited:
 	case <-ctx.Done():
 	}
@@ -131,7 +130,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opt 
 	case <-done:
 	case <-time.After(2 * time.Second):
 	}
-	_ = s.conn.Close()
+	_ = s.conn.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exitCode
@@ -142,14 +141,14 @@ func (s *Server) logf(format string, args ...any) { s.log.Info(fmt.Sprintf(forma
 // notify sends a notification on a context that is never cancelled, so progress ends and
 // end events still go out after a job was cancelled.
 func (s *Server) notify(method string, params any) {
-	if err := s.conn.Notify(context.Background(), method, params); err != nil {
+	if err := s.conn.notify(method, params); err != nil {
 		s.log.Debug("notify failed", "method", method, "err", err)
 	}
 }
 
 // call sends a request to the client. It must not be used from the read loop.
 func (s *Server) call(ctx context.Context, method string, params, result any) error {
-	return s.conn.Call(ctx, method, params, result)
+	return s.conn.call(ctx, method, params, result)
 }
 
 // logMessage mirrors a log line to the client's output channel.
@@ -169,12 +168,7 @@ func (s *Server) clientHooks() bool {
 	return s.params.Capabilities.Experimental.Pi.Hooks
 }
 
-func idKey(id jsonrpc2.ID) string {
-	if id.IsString {
-		return "s:" + id.Str
-	}
-	return fmt.Sprintf("n:%d", id.Num)
-}
+func idKey(id ID) string { return id.key() }
 
 func rawIDKey(raw json.RawMessage) string {
 	var n uint64
@@ -188,10 +182,10 @@ func rawIDKey(raw json.RawMessage) string {
 	return ""
 }
 
-// Handle implements jsonrpc2.Handler. It runs on the read loop: lifecycle and
+// Handle handles one message from the client. It runs on the read loop: lifecycle and
 // notifications are handled here, in wire order; other requests are dispatched to
 // their own goroutine.
-func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (s *Server) Handle(ctx context.Context, req *request) {
 	<-s.ready
 	s.mu.Lock()
 	state, closing := s.state, s.closing
@@ -284,7 +278,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}()
 }
 
-func (s *Server) reply(id jsonrpc2.ID, result any) {
+func (s *Server) reply(id ID, result any) {
 	if e, ok := result.(interface{ encoded() encodedJSON }); ok && len(e.encoded()) > 0 && s.stream != nil {
 		raw := e.encoded()
 		// An answer encoded once (memoized, shared by concurrent readers): framed as it
@@ -294,7 +288,7 @@ func (s *Server) reply(id jsonrpc2.ID, result any) {
 		}
 		return
 	}
-	err := s.conn.Reply(context.Background(), id, result)
+	err := s.conn.reply(id, result)
 	if err == nil {
 		return
 	}
@@ -307,13 +301,13 @@ func (s *Server) reply(id jsonrpc2.ID, result any) {
 	}
 }
 
-func (s *Server) replyErr(id jsonrpc2.ID, err error) {
-	if e := s.conn.ReplyWithError(context.Background(), id, wireError(err)); e != nil {
+func (s *Server) replyErr(id ID, err error) {
+	if e := s.conn.replyError(id, wireError(err)); e != nil {
 		s.log.Debug("reply failed", "err", e)
 	}
 }
 
-func (s *Server) handleNotification(req *jsonrpc2.Request, state lifecycle) {
+func (s *Server) handleNotification(req *request, state lifecycle) {
 	var params json.RawMessage
 	if req.Params != nil {
 		params = *req.Params
@@ -355,7 +349,7 @@ func (s *Server) handleNotification(req *jsonrpc2.Request, state lifecycle) {
 	}
 }
 
-func (s *Server) initialize(req *jsonrpc2.Request) any {
+func (s *Server) initialize(req *request) any {
 	var p initializeParams
 	if req.Params != nil {
 		if err := json.Unmarshal(*req.Params, &p); err != nil {
