@@ -298,9 +298,9 @@ func (c *conn) replyError(id ID, e *respError) error {
 // outgoing is a message the server sends: a request (ID and Method), a notification
 // (Method) or an error response.
 type outgoing struct {
-	JSONRPC    string     `json:"jsonrpc"`
-	ID         *ID        `json:"id,omitempty"`
-	Method     string     `json:"method,omitempty"`
-	Params     any        `json:"params,omitempty"`
-	Error      *respError `json:"error,omitempty"`
+	JSONRPC string     `json:"jsonrpc"`
+	ID      *ID        `json:"id,omitempty"`
+	Method  string     `json:"method,omitempty"`
+	Params  any        `json:"params,omitempty"`
+	Error   *respError `json:"error,omitempty"`
 }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
 )
 
 // Options configure a server.
