@@ -2,7 +2,7 @@
 // integration tests: the server runs either in process on one end of a net.Pipe or as
 // the built binary over its stdio, and an independent client (go.lsp.dev/jsonrpc2
 // v0.10.0, whose framing and id code share nothing with the server's
-// sourcegraph/jsonrpc2) drives it from the other end. The client records every message
+// own connection) drives it from the other end. The client records every message
 // the server sends, answers the server's requests through scriptable hooks, and tests
 // wait with Await for composable expectations that are re-evaluated on every new
 // message.
