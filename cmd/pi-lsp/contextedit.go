@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 // runEditContext hides, replaces or restores one message of the context:
@@ -94,7 +95,7 @@ func runContextSize(ctx context.Context, fs *flag.FlagSet, args []string, stdout
 		return err
 	}
 	if *asJSON {
-		return writeJSON(stdout, map[string]any{"leafId": nullable(sizes.LeafID), "tokens": sizes.Tokens, "messages": sizes.Items})
+		return writeJSON(stdout, map[string]any{"leafId": session.IDOrNull(sizes.LeafID), "tokens": sizes.Tokens, "messages": sizes.Items})
 	}
 	fmt.Fprintf(stdout, "leaf %s, context ~%d tokens\n\n", sizes.LeafID, int(sizes.Tokens))
 	for _, it := range sizes.Items {

@@ -104,7 +104,7 @@ func printNavigateDryRun(stdout io.Writer, target string, res *branch.NavigateRe
 			ids[i] = e.ID
 		}
 		return writeJSON(stdout, map[string]any{
-			"commonAncestorId": nullable(p.CommonAncestorID), "entries": ids,
+			"commonAncestorId": session.IDOrNull(p.CommonAncestorID), "entries": ids,
 			"messages": len(p.Prepared.Messages), "totalTokens": p.Prepared.TotalTokens,
 			"readFiles": p.ReadFiles, "modifiedFiles": p.ModifiedFiles,
 		})
@@ -137,7 +137,7 @@ func printNavigateDryRun(stdout io.Writer, target string, res *branch.NavigateRe
 }
 
 func printNavigatedJSON(stdout io.Writer, res *branch.NavigateResult) error {
-	out := map[string]any{"leafId": nullable(res.LeafID)}
+	out := map[string]any{"leafId": session.IDOrNull(res.LeafID)}
 	if res.SummaryEntry != nil {
 		out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw())
 	}
@@ -207,7 +207,7 @@ func runUndoCompaction(ctx context.Context, fs *flag.FlagSet, args []string, std
 	// entries of the snapshot, which the undo did not change.
 	side := sideBranch(snap.Index(), res)
 	if *asJSON {
-		out := map[string]any{"leafId": nullable(res.LeafID), "compactionId": res.UndoneCompactionID, "position": nullable(res.Position), "sideBranch": side}
+		out := map[string]any{"leafId": session.IDOrNull(res.LeafID), "compactionId": res.UndoneCompactionID, "position": session.IDOrNull(res.Position), "sideBranch": side}
 		if res.MarkerEntry != nil {
 			out["markerEntry"] = json.RawMessage(res.MarkerEntry.Raw())
 		}

@@ -190,7 +190,7 @@ func runTree(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr 
 	}
 	roots := ix.Tree()
 	if *asJSON {
-		return writeJSON(stdout, map[string]any{"leafId": nullable(ix.LeafID()), "roots": toTreeNodes(roots)})
+		return writeJSON(stdout, map[string]any{"leafId": session.IDOrNull(ix.LeafID()), "roots": toTreeNodes(roots)})
 	}
 	onPath := map[string]bool{}
 	for _, e := range ix.Path(ix.LeafID()) {
@@ -198,13 +198,6 @@ func runTree(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr 
 	}
 	printTree(stdout, roots, ix.LeafID(), onPath)
 	return nil
-}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // Describe gives a short human description of an entry.
@@ -337,7 +330,7 @@ func runContext(_ context.Context, fs *flag.FlagSet, args []string, stdout, stde
 			model = c.Model
 		}
 		return writeJSON(stdout, map[string]any{
-			"leafId": nullable(leafID), "messages": msgs, "thinkingLevel": c.ThinkingLevel,
+			"leafId": session.IDOrNull(leafID), "messages": msgs, "thinkingLevel": c.ThinkingLevel,
 			"model": model, "tokens": tokens,
 		})
 	}

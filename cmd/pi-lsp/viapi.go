@@ -153,7 +153,7 @@ func navigateViaPi(ctx context.Context, reg *bridge.Registration, path string, r
 		return fmt.Errorf("pi (pid %d): %w", reg.PID, err)
 	}
 	if asJSON {
-		out := map[string]any{"leafId": nullable(res.LeafID), "via": "pi", "pid": reg.PID}
+		out := map[string]any{"leafId": session.IDOrNull(res.LeafID), "via": "pi", "pid": reg.PID}
 		if res.SummaryEntry != nil {
 			out["summaryEntry"] = res.SummaryEntry
 		}
@@ -190,7 +190,7 @@ func labelViaPi(ctx context.Context, reg *bridge.Registration, entryID, text str
 		return fmt.Errorf("pi (pid %d): %w", reg.PID, err)
 	}
 	if asJSON {
-		return writeJSON(stdout, map[string]any{"entryId": entryID, "label": nullable(text), "via": "pi", "pid": reg.PID})
+		return writeJSON(stdout, map[string]any{"entryId": entryID, "label": session.IDOrNull(text), "via": "pi", "pid": reg.PID})
 	}
 	if text == "" {
 		fmt.Fprintf(stdout, "label of %s cleared by pi (pid %d)\n", entryID, reg.PID)

@@ -337,7 +337,7 @@ func entriesFor(ix *session.Index, oldLeaf, targetID, position, label, summaryTe
 		})
 		kinds = append(kinds, "summary")
 	} else if position != ix.LeafID() || label != "" || undoneCompaction != "" {
-		data := map[string]any{"fromId": nullable(oldLeaf), "targetId": targetID}
+		data := map[string]any{"fromId": session.IDOrNull(oldLeaf), "targetId": targetID}
 		if undoneCompaction != "" {
 			data["undoneCompactionId"] = undoneCompaction
 		}
@@ -433,13 +433,6 @@ func onCycle(ix *session.Index, id string) bool {
 		e = ix.Entry(e.ParentID)
 	}
 	return false
-}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // leafOf is the leaf a command starts from: from when given (an entry of the session),

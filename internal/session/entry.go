@@ -506,3 +506,12 @@ func (e *Entry) StringField(name string) string {
 	e.Field(name, &s)
 	return s
 }
+
+// IDOrNull is an entry id as a JSON value: null for none, as Pi writes a first entry's
+// parentId and a tree's missing leaf.
+func IDOrNull(id string) any {
+	if id == "" {
+		return nil
+	}
+	return id
+}
