@@ -94,13 +94,14 @@ func CheckCoverage(p *Preparation, summary string) Coverage {
 		}
 	}
 	a := analyze(msgs, false)
+	users := userTexts(msgs)
 	for _, c := range a.constraints(0) {
-		from = userMessageWith(msgs, c)
+		from = users.with(c)
 		add("constraint", c)
 	}
 	if rs := a.requests(); len(rs) > 0 {
 		r := clip(rs[len(rs)-1].request, 300)
-		from = userMessageWith(msgs, r)
+		from = users.with(r)
 		add("request", r)
 	}
 	if len(ents) > maxEntities {
@@ -133,16 +134,35 @@ func (p *Preparation) entriesOf() map[*session.Message]string {
 	return out
 }
 
-// userMessageWith is the last user message whose words hold text's start (a constraint
-// or request is a sentence of one, possibly clipped), or nil.
-func userMessageWith(msgs []*session.Message, text string) *session.Message {
+// userText is a user message with its text normalized.
+type userText struct {
+	m    *session.Message
+	norm string
+}
+
+// users are the user messages of a range, normalized once for the lookups of with.
+type users []userText
+
+func userTexts(msgs []*session.Message) users {
+	var out users
+	for _, m := range msgs {
+		if m.Role == session.RoleUser {
+			out = append(out, userText{m, normalize(m.Text("\n"))})
+		}
+	}
+	return out
+}
+
+// with is the last user message whose words hold text's start (a constraint or request
+// is a sentence of one, possibly clipped), or nil.
+func (us users) with(text string) *session.Message {
 	probe := normalize(strings.TrimSuffix(text, "…"))
 	if len(probe) > 40 {
 		probe = probe[:40]
 	}
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if m := msgs[i]; m.Role == session.RoleUser && strings.Contains(normalize(m.Text("\n")), probe) {
-			return m
+	for i := len(us) - 1; i >= 0; i-- {
+		if strings.Contains(us[i].norm, probe) {
+			return us[i].m
 		}
 	}
 	return nil

@@ -232,6 +232,7 @@ func RestoreCleared(ctx context.Context, path string) (*ClearResult, error) {
 		edits = append(edits, Edit{TargetID: pe.Entry.ID, Action: Restore})
 	}
 	if len(edits) == 0 {
+		res.TokensAfter = res.TokensBefore
 		return res, ErrNothingToClear
 	}
 	written, before, err := apply(ctx, path, edits)

@@ -96,7 +96,6 @@ func (s *Server) handleClearToolOutput(ctx context.Context, p clearToolOutputPar
 func unwrittenClear(path string, res *contextedit.ClearResult, restore bool) (ClearToolOutputResult, error) {
 	out := clearResult(path, res)
 	out.Restored = restore
-	out.TokensAfter = out.TokensBefore
 	return out, unwritten[ClearToolOutputResult]{answer: out}
 }
 

@@ -167,16 +167,16 @@ func (s *Server) clientHooks() bool {
 	return s.params.Capabilities.Experimental.Pi.Hooks
 }
 
-func idKey(id ID) string { return id.key() }
-
+// rawIDKey is the job key of an id as $/cancelRequest sends it ("" for one that is
+// neither a non-negative integer nor a string).
 func rawIDKey(raw json.RawMessage) string {
-	var n uint64
-	if json.Unmarshal(raw, &n) == nil {
-		return fmt.Sprintf("n:%d", n)
+	var id ID
+	if json.Unmarshal(raw, &id.Num) == nil {
+		return id.key()
 	}
-	var str string
-	if json.Unmarshal(raw, &str) == nil {
-		return "s:" + str
+	if json.Unmarshal(raw, &id.Str) == nil {
+		id.IsString = true
+		return id.key()
 	}
 	return ""
 }
@@ -234,7 +234,7 @@ func (s *Server) Handle(ctx context.Context, req *request) {
 		params = *req.Params
 	}
 	jctx, cancel := context.WithCancel(s.baseCtx)
-	key := idKey(req.ID)
+	key := req.ID.key()
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()

@@ -58,6 +58,20 @@ local function write_verdict(status, detail)
   end
 end
 
+-- The text of a message's content: a string, or its text blocks joined.
+function T.text_of(content)
+  if type(content) == 'string' then
+    return content
+  end
+  local parts = {}
+  for _, b in ipairs(type(content) == 'table' and content or {}) do
+    if type(b) == 'table' and b.type == 'text' then
+      parts[#parts + 1] = b.text
+    end
+  end
+  return table.concat(parts, '')
+end
+
 function T.info(fmt, ...)
   local msg = select('#', ...) > 0 and fmt:format(...) or fmt
   T.log[#T.log + 1] = msg

@@ -21,18 +21,7 @@ local function read_bytes(path)
   return s
 end
 
-local function text_of(content)
-  if type(content) == 'string' then
-    return content
-  end
-  local parts = {}
-  for _, b in ipairs(type(content) == 'table' and content or {}) do
-    if type(b) == 'table' and b.type == 'text' then
-      parts[#parts + 1] = b.text
-    end
-  end
-  return table.concat(parts, '')
-end
+local text_of = T.text_of
 
 -- The enlarged copy of system-tools.jsonl in the workspace's sessions folder, under
 -- Pi's file name, its header's cwd the workspace; only toolResult lines are rewritten.

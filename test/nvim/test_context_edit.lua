@@ -7,18 +7,7 @@
 -- result, carries the replacement text and the restored message's original text.
 local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 
-local function text_of(content)
-  if type(content) == 'string' then
-    return content
-  end
-  local parts = {}
-  for _, b in ipairs(type(content) == 'table' and content or {}) do
-    if type(b) == 'table' and b.type == 'text' then
-      parts[#parts + 1] = b.text
-    end
-  end
-  return table.concat(parts, '')
-end
+local text_of = T.text_of
 
 T.run('context_edit', function()
   local session = assert(vim.env.PI_NVIM_SESSION)

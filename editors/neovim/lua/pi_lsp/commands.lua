@@ -341,6 +341,11 @@ end
 
 -- :PiClearToolOutput [restore] ---------------------------------------------------------
 
+--- The cleared results of a pi/clearToolOutput answer (an empty list when it has none).
+local function cleared_of(result)
+  return type(result.cleared) == 'table' and result.cleared or {}
+end
+
 --- One line of a clear's preview: "bash {"command":"ls"}: 1.5k → 40 tokens".
 function M.cleared_line(c)
   local args = ui.one_line(c.arguments, 60)
@@ -354,7 +359,7 @@ end
 
 --- The question :PiClearToolOutput asks about a dry run's result.
 function M.clear_prompt(result)
-  local cleared = type(result.cleared) == 'table' and result.cleared or {}
+  local cleared = cleared_of(result)
   local lines = {
     ('Clear %d old tool result%s? Saves ~%s tokens: context ~%s → ~%s (nothing is deleted; :PiClearToolOutput restore brings them back)'):format(
       #cleared,
@@ -394,7 +399,7 @@ function M.clear_tool_output(opts, cb, client_id)
       if err then
         report_error('restore tool output', err)
       elseif type(result) == 'table' then
-        local n = #(type(result.cleared) == 'table' and result.cleared or {})
+        local n = #cleared_of(result)
         if n == 0 then
           ui.notify('no cleared tool output to restore')
         else
@@ -419,8 +424,7 @@ function M.clear_tool_output(opts, cb, client_id)
     if type(result) ~= 'table' then
       return finish(nil, nil, client)
     end
-    local list = type(result.cleared) == 'table' and result.cleared or {}
-    if #list == 0 then
+    if #cleared_of(result) == 0 then
       ui.notify('no old tool output to clear (every tool result is recent, small or already cleared)')
       return finish(nil, nil, client)
     end
@@ -441,7 +445,7 @@ function M.clear_tool_output(opts, cb, client_id)
         if err2 then
           report_error('clear tool output', err2)
         elseif type(res2) == 'table' then
-          local n = #(type(res2.cleared) == 'table' and res2.cleared or {})
+          local n = #cleared_of(res2)
           if n == 0 then
             ui.notify('no old tool output to clear any more; nothing written')
           else
