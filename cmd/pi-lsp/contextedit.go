@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -35,9 +35,6 @@ func runEditContext(ctx context.Context, fs *flag.FlagSet, args []string, stdout
 		fmt.Fprintln(stderr, "usage: pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--force] [--json]")
 		return exitError{2}
 	}
-	if err := refuseOwned(pos[0], sessionCwd(pos[0]), *force); err != nil {
-		return err
-	}
 	e := contextedit.Edit{TargetID: pos[1], Action: contextedit.Omit}
 	switch {
 	case replace.set:
@@ -45,16 +42,12 @@ func runEditContext(ctx context.Context, fs *flag.FlagSet, args []string, stdout
 	case *restore:
 		e.Action = contextedit.Restore
 	}
-	res, err := contextedit.Apply(ctx, pos[0], e)
+	res, err := svc("", 0, 0).EditContext(ctx, service.EditContextRequest{Path: pos[0], Edit: e, Force: *force}, newReporter(stderr, "edit-context"))
 	if err != nil {
-		return err
+		return forceHint(err)
 	}
 	if *asJSON {
-		return writeJSON(stdout, struct {
-			Entry        json.RawMessage `json:"entry"`
-			TokensBefore float64         `json:"tokensBefore"`
-			TokensAfter  float64         `json:"tokensAfter"`
-		}{json.RawMessage(res.Entry.Raw()), res.TokensBefore, res.TokensAfter})
+		return writeJSON(stdout, ContextEdited{Entry: session.Raw[session.ContextEditEntry](res.Entry.Raw()), TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter})
 	}
 	verb := map[contextedit.Action]string{contextedit.Omit: "hidden from", contextedit.Replace: "replaced in", contextedit.Restore: "restored to"}[e.Action]
 	fmt.Fprintf(stdout, "%s %s the context (entry %s); context ~%d -> ~%d tokens\n", pos[1], verb, res.Entry.ID, int(res.TokensBefore), int(res.TokensAfter))

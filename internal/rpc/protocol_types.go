@@ -405,25 +405,13 @@ type CompactionEnd struct {
 	Session string `json:"session"`
 	Reason  string `json:"reason" ts:"\"manual\" | \"threshold\" | \"overflow\""`
 	// Result is Pi's compaction result (the live pi's own when via is "pi").
-	Result    session.Raw[CompactionEndResult] `json:"result,omitempty"`
-	Aborted   bool                             `json:"aborted"`
-	WillRetry bool                             `json:"willRetry"`
+	Result    *session.CompactionResult `json:"result,omitempty"`
+	Aborted   bool                      `json:"aborted"`
+	WillRetry bool                      `json:"willRetry"`
 	// ErrorMessage is prefixed as Pi prefixes it: "Compaction failed: ",
 	// "Auto-compaction failed: " or "Context overflow recovery failed: ".
 	ErrorMessage string `json:"errorMessage,omitempty"`
 	Via          string `json:"via,omitempty" ts:"\"pi\""`
-}
-
-// CompactionEndResult is the result of a compaction pi-lsp made, in Pi 1.6.0's names.
-type CompactionEndResult struct {
-	Summary          string  `json:"summary"`
-	FirstKeptEntryID string  `json:"firstKeptEntryId"`
-	TokensBefore     float64 `json:"tokensBefore"`
-	// EstimatedTokensAfter is the estimate of the context after the compaction.
-	EstimatedTokensAfter float64 `json:"estimatedTokensAfter"`
-	Details              any     `json:"details" ts:"unknown"`
-	// Usage is the summary calls' usage.
-	Usage *session.Usage `json:"usage,omitempty"`
 }
 
 // CompactionFailed is Pi's session_compact_failed: after every failed or cancelled

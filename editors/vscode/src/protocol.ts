@@ -698,7 +698,7 @@ export interface CompactionEnd {
   session: string;
   reason: "manual" | "threshold" | "overflow";
   /** result is Pi's compaction result (the live pi's own when via is "pi"). */
-  result?: CompactionEndResult;
+  result?: CompactionResult;
   aborted: boolean;
   willRetry: boolean;
   /** errorMessage is prefixed as Pi prefixes it: "Compaction failed: ", "Auto-compaction failed: " or "Context overflow recovery failed: ". */
@@ -706,16 +706,17 @@ export interface CompactionEnd {
   via?: "pi";
 }
 
-/** CompactionEndResult is the result of a compaction pi-lsp made, in Pi 1.6.0's names. */
-export interface CompactionEndResult {
+/** CompactionResult is Pi 1.6.0's CompactionResult: what a compaction answers, whoever made it. It is the one type of the three answers pi-lsp sees: Pi's own (a live pi's compaction_end event and its answer through pi-lsp's bridge) and pi-lsp's (the result of pi/compactionEnd). */
+export interface CompactionResult {
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
-  /** estimatedTokensAfter is the estimate of the context after the compaction. */
-  estimatedTokensAfter: number;
-  details: unknown;
+  /** estimatedTokensAfter is the estimate of the context after the compaction (absent when a live pi did not say). */
+  estimatedTokensAfter?: number;
   /** usage is the summary calls' usage. */
   usage?: Usage;
+  /** details are the file lists of Pi's own compaction, or an extension's details. */
+  details?: unknown;
 }
 
 /** CompactionFailed is Pi's session_compact_failed: after every failed or cancelled compaction. */
