@@ -445,6 +445,8 @@ export interface TreeNode {
   pinned?: boolean;
   /** contextEdit is "omitted" or "replaced" for an entry of the active branch whose context content the latest context_edit changes. */
   contextEdit?: ContextEditState;
+  /** editable: pi/editContext may name the entry (a user, assistant, toolResult or custom message of the current context: Pi's rule, decided here for every editor). */
+  editable?: boolean;
   isLeaf: boolean;
   children: TreeNode[];
 }
@@ -470,6 +472,8 @@ export interface FlatTreeNode {
   pinned?: boolean;
   /** contextEdit is "omitted" or "replaced" for an entry of the active branch whose context content the latest context_edit changes. */
   contextEdit?: ContextEditState;
+  /** editable: pi/editContext may name the entry (a user, assistant, toolResult or custom message of the current context: Pi's rule, decided here for every editor). */
+  editable?: boolean;
   isLeaf: boolean;
   parentId?: string;
   depth: number;
