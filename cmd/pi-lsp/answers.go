@@ -6,14 +6,9 @@ import (
 )
 
 // The --json answers of the writing commands, one type each: what a script reads.
-// A job done by a live pi says so (via "pi", its pid).
-
-// NothingToCompact is `compact --json`'s answer when there is nothing to compact.
-type NothingToCompact struct {
-	NothingToCompact bool   `json:"nothingToCompact"`
-	Reason           string `json:"reason"`
-	Via              string `json:"via,omitempty"`
-}
+// A job done by a live pi says so (via "pi", its pid). Where an answer is the server's
+// too, it is the server's type (rpc.NothingToCompact, rpc.CompactedViaPi), documented
+// in docs/protocol.md.
 
 // CompactPlan is `compact --dry-run --json`: the cut a compaction would make.
 type CompactPlan struct {
@@ -36,14 +31,6 @@ type CompactCoverage struct {
 	TokensBefore     float64             `json:"tokensBefore"`
 	TokensAfter      float64             `json:"tokensAfter"`
 	Coverage         compaction.Coverage `json:"coverage"`
-}
-
-// CompactedByPi is `compact --json` when the live pi compacted (pi-lsp's own
-// compaction answers the entry it wrote).
-type CompactedByPi struct {
-	Entry session.Raw[session.CompactionEntry] `json:"entry"`
-	Via   string                               `json:"via"`
-	PID   int                                  `json:"pid"`
 }
 
 // Navigated is `navigate --json`.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/service"
 )
 
@@ -128,7 +129,7 @@ func summaryFileHook(name string) (compaction.Hook, error) {
 
 func printNothingToCompact(stdout io.Writer, out service.CompactOutcome, asJSON bool) error {
 	if asJSON {
-		return writeJSON(stdout, NothingToCompact{NothingToCompact: true, Reason: out.NothingToCompact, Via: string(out.Via)})
+		return writeJSON(stdout, rpc.NothingToCompact{NothingToCompact: true, Reason: out.NothingToCompact, Via: string(out.Via)})
 	}
 	fmt.Fprintln(stdout, out.NothingToCompact)
 	return nil
@@ -180,7 +181,11 @@ func printCoverage(stdout io.Writer, out service.CompactOutcome, asJSON bool) er
 func printCompacted(stdout io.Writer, path string, out service.CompactOutcome, asJSON bool) error {
 	if out.Via == service.ViaPi {
 		if asJSON {
-			return writeJSON(stdout, CompactedByPi{Entry: out.Entry, Via: string(out.Via), PID: out.PID})
+			ans := rpc.CompactedViaPi{Entry: out.Entry, Via: string(out.Via), PID: out.PID}
+			if out.Result != nil {
+				ans.TokensBefore = out.Result.TokensBefore
+			}
+			return writeJSON(stdout, ans)
 		}
 		id, err := out.Entry.ID()
 		if err != nil {

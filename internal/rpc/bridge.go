@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/service"
 )
 
@@ -49,11 +50,25 @@ func viaPiFailed(err error) bool {
 // jobCancelled reports whether a job's error (mapped by serviceError) says it was
 // cancelled, here or in pi.
 func jobCancelled(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, context.Canceled) || IsKind(err, KindCancelled)
+	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, compaction.ErrCancelled) || IsKind(err, KindCancelled)
 }
 
 // IsKind reports whether err is an *Error of this kind.
 func IsKind(err error, kind string) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Kind == kind
+}
+
+// jobFailed ends the progress of a service job that failed and maps its error: a live
+// pi's failure refreshes the session first (pi may have written even then); a cancelled
+// job ends with cancelled (piCancelled when pi was asked), any other with failed and
+// the error.
+func (s *Server) jobFailed(ctx context.Context, path string, wd *WorkDone, err error, failed, piCancelled string) error {
+	cancelled := "Cancelled; nothing was written"
+	if viaPiFailed(err) {
+		s.afterWrite(path)
+		cancelled = piCancelled
+	}
+	err = serviceError(err)
+	return endFailed(wd, err, jobCancelled(ctx, err), cancelled, failed)
 }

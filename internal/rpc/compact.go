@@ -3,7 +3,6 @@ package rpc
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
@@ -90,16 +89,7 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (serv
 	defer done()
 	out, err := s.svc().Compact(jctx, req, jobReporter{s: s, path: path, reason: job.reason, wd: wd})
 	if err != nil {
-		if viaPiFailed(err) {
-			s.afterWrite(path) // pi may have written even when it failed
-		}
-		err = serviceError(err)
-		cancelled := "Cancelled; nothing was written"
-		if viaPiFailed(err) {
-			cancelled = "Cancelled; pi wrote nothing"
-		}
-		aborted := jobCancelled(jctx, err) || errors.Is(err, compaction.ErrCancelled)
-		return out, endFailed(wd, err, aborted, cancelled, "Not compacted: ")
+		return out, s.jobFailed(jctx, path, wd, err, "Not compacted: ", "Cancelled; pi wrote nothing")
 	}
 	switch {
 	case out.Via == service.ViaPi:

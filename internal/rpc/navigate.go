@@ -38,20 +38,12 @@ func (s *Server) handleNavigate(ctx context.Context, p navigateParams) (Navigate
 			ReplaceInstructions: p.ReplaceInstructions, Label: p.Label, Summary: p.Summary, ExpectLeaf: p.ExpectLeafID,
 			Force: p.Force, Hook: s.treeHook(path)}
 		out, err := s.svc().Navigate(ctx, req, jobReporter{s: s, path: path, wd: wd})
+		if errors.As(err, new(*service.LeafMoved)) {
+			wd.End("The session moved since the preview")
+			return nil, err
+		}
 		if err != nil {
-			if viaPiFailed(err) {
-				s.afterWrite(path) // pi may have written even when it failed
-			}
-			err = serviceError(err)
-			cancelled := "Cancelled; nothing was written"
-			if viaPiFailed(err) {
-				cancelled = "Cancelled; pi did not move"
-			}
-			if errors.As(err, new(*service.LeafMoved)) {
-				wd.End("The session moved since the preview")
-				return nil, err
-			}
-			return nil, endFailed(wd, err, jobCancelled(ctx, err), cancelled, "Failed: ")
+			return nil, s.jobFailed(ctx, path, wd, err, "Failed: ", "Cancelled; pi did not move")
 		}
 		switch {
 		case out.Via == service.ViaPi:

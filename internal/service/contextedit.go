@@ -17,14 +17,11 @@ type EditContextRequest struct {
 // EditContext applies one context edit (a live pi's bridge cannot: refused while a
 // running pi holds the session, unless forced).
 func (c Config) EditContext(ctx context.Context, req EditContextRequest, _ Reporter) (*contextedit.Result, error) {
-	if _, err := c.RouteWrite(ctx, req.Path, c.sessions().Cwd(req.Path), req.Force, false); err != nil {
-		return nil, err
-	}
-	unlock, err := c.sessions().Lock(ctx, req.Path)
+	_, done, err := c.begin(ctx, req.Path, req.Force, false)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	defer done()
 	return contextedit.Apply(ctx, req.Path, req.Edit)
 }
 
@@ -60,14 +57,11 @@ func (c Config) ClearToolOutput(ctx context.Context, req ClearRequest, _ Reporte
 		}
 		return ClearOutcome{ClearResult: res, Nothing: len(res.Cleared) == 0}, nil
 	}
-	if _, err := c.RouteWrite(ctx, req.Path, c.sessions().Cwd(req.Path), req.Force, false); err != nil {
-		return ClearOutcome{}, err
-	}
-	unlock, err := c.sessions().Lock(ctx, req.Path)
+	_, done, err := c.begin(ctx, req.Path, req.Force, false)
 	if err != nil {
 		return ClearOutcome{}, err
 	}
-	defer unlock()
+	defer done()
 	if req.Restore {
 		return clearOutcome(contextedit.RestoreCleared(ctx, req.Path))
 	}

@@ -24,10 +24,11 @@ type LabelOutcome struct {
 // Label sets an entry's label where RouteWrite sends the write: the live pi's
 // setLabel, or a label entry appended as a child of Pi's leaf.
 func (c Config) Label(ctx context.Context, req LabelRequest, _ Reporter) (LabelOutcome, error) {
-	r, err := c.RouteWrite(ctx, req.Path, c.sessions().Cwd(req.Path), req.Force, true)
+	r, done, err := c.begin(ctx, req.Path, req.Force, true)
 	if err != nil {
 		return LabelOutcome{}, err
 	}
+	defer done()
 	if r.Bridge != nil {
 		pi, err := dialPi(ctx, r.Bridge, "", nil)
 		if err != nil {
@@ -36,11 +37,6 @@ func (c Config) Label(ctx context.Context, req LabelRequest, _ Reporter) (LabelO
 		defer pi.close()
 		return LabelOutcome{Via: ViaPi, PID: r.Bridge.PID}, pi.fail(pi.conn.Label(ctx, req.Entry, req.Label))
 	}
-	unlock, err := c.sessions().Lock(ctx, req.Path)
-	if err != nil {
-		return LabelOutcome{}, err
-	}
-	defer unlock()
 	e, err := branch.SetLabel(req.Path, req.Entry, req.Label)
 	return LabelOutcome{Written: e}, err
 }
@@ -61,14 +57,11 @@ type PinOutcome struct {
 // Pin pins or unpins an entry (refused while a running pi holds the session, unless
 // forced).
 func (c Config) Pin(ctx context.Context, req PinRequest, _ Reporter) (PinOutcome, error) {
-	if _, err := c.RouteWrite(ctx, req.Path, c.sessions().Cwd(req.Path), req.Force, false); err != nil {
-		return PinOutcome{}, err
-	}
-	unlock, err := c.sessions().Lock(ctx, req.Path)
+	_, done, err := c.begin(ctx, req.Path, req.Force, false)
 	if err != nil {
 		return PinOutcome{}, err
 	}
-	defer unlock()
+	defer done()
 	e, err := branch.SetPin(req.Path, req.Entry, req.Pinned)
 	return PinOutcome{Written: e}, err
 }
@@ -91,14 +84,11 @@ type UndoOutcome struct {
 // UndoCompaction undoes the newest compaction on the path (a live pi's bridge cannot:
 // refused while a running pi holds the session, unless forced).
 func (c Config) UndoCompaction(ctx context.Context, req UndoRequest, _ Reporter) (UndoOutcome, error) {
-	if _, err := c.RouteWrite(ctx, req.Path, c.sessions().Cwd(req.Path), req.Force, false); err != nil {
-		return UndoOutcome{}, err
-	}
-	unlock, err := c.sessions().Lock(ctx, req.Path)
+	_, done, err := c.begin(ctx, req.Path, req.Force, false)
 	if err != nil {
 		return UndoOutcome{}, err
 	}
-	defer unlock()
+	defer done()
 	snap, err := c.sessions().Snapshot(req.Path)
 	if err != nil {
 		return UndoOutcome{}, err

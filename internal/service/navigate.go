@@ -80,18 +80,14 @@ func (c Config) Navigate(ctx context.Context, req NavigateRequest, rep Reporter)
 		if req.ExpectLeaf != "" {
 			asked = append(asked, "expectLeafId")
 		}
-		r, err := c.RouteWrite(ctx, req.Path, c.sessions().Cwd(req.Path), req.Force, true)
+		r, done, err := c.begin(ctx, req.Path, req.Force, true)
 		if err != nil {
 			return NavigateOutcome{}, err
 		}
+		defer done()
 		if r.Bridge != nil {
 			return c.navigateViaPi(ctx, req, r.Bridge, asked, rep)
 		}
-		unlock, err := c.sessions().Lock(ctx, req.Path)
-		if err != nil {
-			return NavigateOutcome{}, err
-		}
-		defer unlock()
 	}
 	// One snapshot, which refreshes while the summary is generated do not change; the
 	// navigation writes only if the file is still the one it read.

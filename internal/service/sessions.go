@@ -51,3 +51,14 @@ func leafOr(ix *session.Index, leaf string) string {
 	}
 	return leaf
 }
+
+// begin is the first step of every job that writes: where the write goes (RouteWrite;
+// bridged: the job can be handed to a live pi) and, when it is written here, the
+// session's job lock, which done releases.
+func (c Config) begin(ctx context.Context, path string, force, bridged bool) (r Route, done func(), err error) {
+	if r, err = c.RouteWrite(ctx, path, c.sessions().Cwd(path), force, bridged); err != nil || r.Bridge != nil {
+		return r, func() {}, err
+	}
+	done, err = c.sessions().Lock(ctx, path)
+	return r, done, err
+}
