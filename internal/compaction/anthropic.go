@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -209,6 +210,7 @@ type anthropicEvent struct {
 	Delta struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
+		Thinking    string `json:"thinking"`
 		StopReason  string `json:"stop_reason"`
 		StopDetails *struct {
 			Explanation string `json:"explanation"`
@@ -242,6 +244,8 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 		return Result{}, nil, err
 	}
 	ci.send = data
+	size := newAnswerSize(cmp.Or(askedTokens(body), m.MaxTokens))
+	ci.maxLine = maxLineFor(size.asked)
 	opts := []option.RequestOption{option.WithQuery("beta", "true")}
 	if len(betas) > 0 {
 		opts = append(opts, option.WithHeader("anthropic-beta", strings.Join(betas, ",")))
@@ -265,6 +269,9 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 		var e anthropicEvent
 		if err := json.Unmarshal([]byte(ev.RawJSON()), &e); err != nil {
 			return failed(KindTransient, "malformed stream data from the server: "+err.Error())
+		}
+		if se := size.add(len(e.ContentBlock.Text) + len(e.Delta.Text) + len(e.Delta.Thinking)); se != nil {
+			return Result{}, se, se
 		}
 		switch e.Type {
 		case "message_start":
@@ -400,8 +407,13 @@ func streamFailure(ctx context.Context, ci *callInfo, err error, endpoint string
 	ci.mu.Lock()
 	status, body, retryAfter := ci.status, string(ci.body), ci.retryAfter
 	ci.mu.Unlock()
+	if se := ci.refused(); se != nil {
+		return se
+	}
 	var se *SummaryError
 	switch {
+	case isLineTooLong(err):
+		se = lineTooLong(ci)
 	case ctx.Err() != nil:
 		se = &SummaryError{Kind: KindTransient, stalled: true}
 		if chunks == 0 && status == 0 {

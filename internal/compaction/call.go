@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -159,6 +160,22 @@ type callInfo struct {
 	activity func()
 	// send, when set, replaces the request body: the body pi-lsp built to be Pi's.
 	send []byte
+	// redirect is the redirect the endpoint answered with, refused (refuseRedirect).
+	redirect *SummaryError
+	// maxLine bounds a line of the response body (0: no bound), so that an SDK's line
+	// reader never buffers an endless line.
+	maxLine int
+}
+
+// refused is the failure of an attempt whose endpoint answered with a redirect, or nil.
+func (ci *callInfo) refused() *SummaryError {
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	if ci.redirect == nil {
+		return nil
+	}
+	se := *ci.redirect
+	return &se
 }
 
 type callKey struct{}
@@ -168,16 +185,34 @@ func withCall(ctx context.Context, ci *callInfo) context.Context {
 	return context.WithValue(ctx, callKey{}, ci)
 }
 
-// activityBody reports every read that returned bytes.
+// activityBody reports every read that returned bytes, and ends the body with
+// errLineTooLong when a line grows past maxLine.
 type activityBody struct {
 	io.ReadCloser
 	activity func()
+	maxLine  int
+	line     int // bytes since the last newline
 }
+
+// errLineTooLong ends a response body with a line longer than any answer asked for.
+var errLineTooLong = errors.New("a line of the response is longer than any answer the request asked for")
 
 func (b *activityBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
-		b.activity()
+		if b.activity != nil {
+			b.activity()
+		}
+		if b.maxLine > 0 {
+			if i := bytes.LastIndexByte(p[:n], '\n'); i >= 0 {
+				b.line = n - i - 1
+			} else {
+				b.line += n
+			}
+			if b.line > b.maxLine {
+				return n, errLineTooLong
+			}
+		}
 	}
 	return n, err
 }
@@ -209,7 +244,7 @@ func (t callTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ci.mu.Lock()
 		ci.status = resp.StatusCode
 		ci.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
-		activity := ci.activity
+		activity, maxLine := ci.activity, ci.maxLine
 		ci.mu.Unlock()
 		if resp.StatusCode >= 400 && resp.Body != nil {
 			// Keep the error body for the message, and hand the SDK a copy.
@@ -219,21 +254,124 @@ func (t callTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			ci.body = data
 			ci.mu.Unlock()
 			resp.Body = io.NopCloser(bytes.NewReader(data))
-		} else if activity != nil && resp.Body != nil {
-			resp.Body = &activityBody{ReadCloser: resp.Body, activity: activity}
+		} else if (activity != nil || maxLine > 0) && resp.Body != nil {
+			resp.Body = &activityBody{ReadCloser: resp.Body, activity: activity, maxLine: maxLine}
 		}
 	}
 	return resp, err
 }
 
-// httpClient is c (or a default client) sending through callTransport.
+// httpClient is c (or a default client) sending through callTransport, under the one
+// policy of every model call: a redirect is never followed (refuseRedirect).
 func httpClient(c *http.Client) *http.Client {
 	out := &http.Client{}
 	if c != nil {
 		*out = *c
 	}
 	out.Transport = callTransport{base: out.Transport}
+	out.CheckRedirect = refuseRedirect
 	return out
+}
+
+// refuseRedirect is the redirect policy of every model call: none is followed. A request
+// carries the credential (Authorization, x-api-key, x-goog-api-key) and the headers of
+// models.json; Go's client keeps most of them on a redirect, so following one would hand
+// them to whatever host or port a provider's base URL points at. The refusal names the
+// status and the host of the Location (never its user info, path or query, where a
+// credential could be), and is recorded for the attempt, which fails without a retry.
+func refuseRedirect(req *http.Request, via []*http.Request) error {
+	status := 0
+	if req.Response != nil {
+		status = req.Response.StatusCode
+	}
+	se := &SummaryError{Kind: KindFatal, Status: status,
+		Message: "the endpoint redirects to " + req.URL.Host + "; a model call never follows a redirect (the credential would go along): set the base URL to the address that answers"}
+	if ci, ok := req.Context().Value(callKey{}).(*callInfo); ok {
+		ci.mu.Lock()
+		ci.redirect = se
+		ci.mu.Unlock()
+	}
+	return se
+}
+
+// bytesPerToken is how many bytes of text or thinking one output token may stand for in
+// an answer's size limit: several times what any tokenizer gives (about 4 for English,
+// at most 4 per character for CJK), so no real answer reaches it.
+const bytesPerToken = 32
+
+// answerLimit is the most bytes of text and thinking an answer to a request asking for
+// maxTokens output tokens may have (with a margin: answerSize).
+func answerLimit(maxTokens int) int {
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	return maxTokens*bytesPerToken + 64<<10
+}
+
+// maxLineFor bounds a line of the response to a request asking for maxTokens: one event
+// may carry the whole answer (a final event repeating it), JSON-escaped.
+func maxLineFor(maxTokens int) int { return 8*answerLimit(maxTokens) + 1<<20 }
+
+// answerSize counts the bytes of text and thinking an attempt has received, against the
+// limit of what its request asked for: a provider (or anything answering in its place)
+// that streams on is cut off, and nothing of its answer is used.
+type answerSize struct {
+	asked, limit, n int
+}
+
+func newAnswerSize(maxTokens int) *answerSize {
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	return &answerSize{asked: maxTokens, limit: answerLimit(maxTokens)}
+}
+
+// add counts n more bytes; past the limit it is the attempt's failure.
+func (a *answerSize) add(n int) *SummaryError {
+	a.n += n
+	return a.check()
+}
+
+// set makes the count n (an answer re-sent whole); past the limit it is the failure.
+func (a *answerSize) set(n int) *SummaryError {
+	a.n = n
+	return a.check()
+}
+
+func (a *answerSize) check() *SummaryError {
+	if a.n <= a.limit {
+		return nil
+	}
+	return &SummaryError{Kind: KindOversized, Message: fmt.Sprintf("the answer passed %d bytes, far more than the %d tokens the request asked for; the stream was cut and nothing of it is used", a.limit, a.asked)}
+}
+
+// isLineTooLong reports whether err is (or, through an SDK that flattened it, says)
+// errLineTooLong.
+func isLineTooLong(err error) bool {
+	return errors.Is(err, errLineTooLong) || errors.Is(err, bufio.ErrTooLong) || strings.Contains(err.Error(), errLineTooLong.Error())
+}
+
+// lineTooLong is the failure of an attempt whose response had a line past ci.maxLine.
+func lineTooLong(ci *callInfo) *SummaryError {
+	ci.mu.Lock()
+	limit := ci.maxLine
+	ci.mu.Unlock()
+	return &SummaryError{Kind: KindOversized, Message: fmt.Sprintf("a line of the answer passed %d bytes, far more than the request asked for; the stream was cut and nothing of it is used", limit)}
+}
+
+// askedTokens is the output limit a request body asks for, in the field of its API.
+func askedTokens(body map[string]any) int {
+	for _, k := range []string{"max_tokens", "max_completion_tokens", "max_output_tokens"} {
+		if v, ok := body[k].(int); ok {
+			return v
+		}
+	}
+	if gen, ok := body["generationConfig"].(map[string]any); ok {
+		if v, ok := gen["maxOutputTokens"].(int); ok {
+			return v
+		}
+	}
+	return 0
 }
 
 // statusError classifies an HTTP error response of any API by its status and body.

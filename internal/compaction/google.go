@@ -3,6 +3,7 @@ package compaction
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -155,7 +156,8 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 	if err != nil {
 		return Result{}, nil, err
 	}
-	ci := &callInfo{}
+	size := newAnswerSize(cmp.Or(askedTokens(body), m.MaxTokens))
+	ci := &callInfo{maxLine: maxLineFor(size.asked)}
 	ctx, cancel := context.WithCancel(withCall(parent, ci))
 	defer cancel()
 	endpoint := strings.TrimRight(m.BaseURL, "/") + "/models/" + url.PathEscape(m.ID) + ":streamGenerateContent?alt=sse"
@@ -195,7 +197,7 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 	calledTool := false
 	chunks := 0
 	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	sc.Buffer(make([]byte, 64<<10), ci.maxLine+1)
 	var event bytes.Buffer
 	handle := func(payload []byte) *SummaryError {
 		var c googleChunk
@@ -215,8 +217,13 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 			cand := c.Candidates[0]
 			if cand.Content != nil {
 				for _, p := range cand.Content.Parts {
-					if p.Text != nil && !p.Thought {
-						text.WriteString(*p.Text)
+					if p.Text != nil {
+						if se := size.add(len(*p.Text)); se != nil {
+							return se
+						}
+						if !p.Thought {
+							text.WriteString(*p.Text)
+						}
 					}
 					if len(p.FunctionCall) > 0 && string(p.FunctionCall) != "null" {
 						calledTool = true

@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -170,6 +171,9 @@ const (
 	// KindUnreachable: the connection could not be made (refused, no route, unknown
 	// host); retried once.
 	KindUnreachable ErrorKind = "unreachable"
+	// KindOversized: the answer ran past the size its request asked for (answerSize);
+	// not retried.
+	KindOversized ErrorKind = "answerTooLong"
 )
 
 // The messages of the ends of a stream that every API's reader gives alike.
@@ -417,6 +421,8 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, a
 		return Result{}, nil, err
 	}
 	ci.send = data
+	size := newAnswerSize(cmp.Or(askedTokens(body), m.MaxTokens))
+	ci.maxLine = maxLineFor(size.asked)
 	if len(headers) > 0 {
 		ctx = context.WithValue(ctx, headersKey{}, headers)
 	}
@@ -431,6 +437,9 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, a
 	if err != nil {
 		if parent.Err() != nil {
 			return Result{}, nil, parent.Err()
+		}
+		if se := ci.refused(); se != nil {
+			return Result{}, se, se
 		}
 		if ci.status == 0 && ctx.Err() == nil && unreachable(err) {
 			se := unreachableError(o.cfg.BaseURL, err)
@@ -464,6 +473,8 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, a
 			var typ *json.UnmarshalTypeError
 			var api *openai.APIError
 			switch {
+			case isLineTooLong(err):
+				se = lineTooLong(ci)
 			case ctx.Err() != nil:
 				se.Kind, se.stalled = KindTransient, true
 				se.Message = "stream stalled for " + o.cfg.StallTimeout.String() + ": no byte received"
@@ -485,6 +496,9 @@ func (o *OpenAI) attempt(parent context.Context, req Request, start time.Time, a
 		}
 		stall.Reset(o.cfg.StallTimeout)
 		for _, ch := range resp.Choices {
+			if se := size.add(len(ch.Delta.Content) + len(ch.Delta.ReasoningContent)); se != nil {
+				return Result{}, se, se
+			}
 			text.WriteString(ch.Delta.Content)
 			if len(ch.Delta.ToolCalls) > 0 || ch.Delta.FunctionCall != nil {
 				calledTool = true

@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,11 +163,15 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 	ci := &callInfo{}
 	ctx, cancel := context.WithCancel(withCall(parent, ci))
 	defer cancel()
-	data, err := json.Marshal(responsesBody(m, req, a.cfg.Credential.APIKey))
+	body := responsesBody(m, req, a.cfg.Credential.APIKey)
+	data, err := json.Marshal(body)
 	if err != nil {
 		return Result{}, nil, err
 	}
 	ci.send = data
+	size := newAnswerSize(cmp.Or(askedTokens(body), m.MaxTokens))
+	ci.maxLine = maxLineFor(size.asked)
+	thinking := 0
 	stall := time.AfterFunc(a.cfg.StallTimeout, cancel)
 	defer stall.Stop()
 	ci.activity = func() { stall.Reset(a.cfg.StallTimeout) }
@@ -240,6 +245,8 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 			if r.IncompleteDetails != nil {
 				incomplete = r.IncompleteDetails.Reason
 			}
+		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+			thinking += len(e.Delta)
 		case "error":
 			failure = &SummaryError{Kind: KindTransient, Message: "Error Code " + e.Code + ": " + e.Message}
 		case "response.failed":
@@ -260,6 +267,13 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 				msg = "incomplete: " + e.Response.IncompleteDetails.Reason
 			}
 			failure = &SummaryError{Kind: KindTransient, Message: msg}
+		}
+		received := thinking
+		for _, b := range texts {
+			received += b.Len()
+		}
+		if se := size.set(received); se != nil {
+			return Result{}, se, se
 		}
 		if failure != nil {
 			if contextTooLongRe.MatchString(failure.Message) {
