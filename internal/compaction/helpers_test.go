@@ -9,6 +9,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
@@ -30,8 +31,8 @@ func settings(keep, reserve int) session.CompactionSettings {
 }
 
 // fastConfig is an OpenAI summarizer config with short timings, for tests.
-func fastConfig(url string) compaction.OpenAIConfig {
-	return compaction.OpenAIConfig{
+func fastConfig(url string) fakemodel.OpenAIConfig {
+	return fakemodel.OpenAIConfig{
 		BaseURL: url,
 		Model:   "fake-model",
 		APIKey:  "sk-test-key",

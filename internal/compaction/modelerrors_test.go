@@ -11,6 +11,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/llm"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 )
 
@@ -23,7 +24,7 @@ var apiPaths = map[string]string{
 
 func modelSummarizer(t *testing.T, api, base string, cred *catalog.Credential) *compaction.ModelSummarizer {
 	t.Helper()
-	s, err := compaction.NewModelSummarizer(compaction.ModelSummarizerConfig{
+	client, err := llm.New(llm.Config{
 		Model:      &catalog.Model{ID: "m", API: api, Provider: "acme", BaseURL: base, ContextWindow: 100000, MaxTokens: 4000},
 		Credential: cred, RetryLimits: compaction.RetryLimits{MaxRetries: 3, RetryBase: time.Millisecond, MaxRetryDelay: 5 * time.Millisecond,
 			TotalTimeout: 20 * time.Second, StallTimeout: 5 * time.Second},
@@ -31,7 +32,7 @@ func modelSummarizer(t *testing.T, api, base string, cred *catalog.Credential) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return compaction.NewModelSummarizer(client, "")
 }
 
 // Every API streams its answer to the end and reports usage in Pi's shape.

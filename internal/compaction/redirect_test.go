@@ -12,6 +12,8 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/llm"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
@@ -110,7 +112,7 @@ func TestModelCallsRefuseRedirects(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", api, code), func(t *testing.T) {
 				second := newHeaderRecorder(t)
 				first, count := redirector(t, code, second.URL)
-				s, err := compaction.NewModelSummarizer(compaction.ModelSummarizerConfig{
+				client, err := llm.New(llm.Config{
 					Model: &catalog.Model{ID: "m", API: api, Provider: "acme", BaseURL: first.URL + prefix, ContextWindow: 100000, MaxTokens: 4000,
 						Headers: map[string]string{"X-Model-Secret": redirectModelHeader}},
 					Credential: &catalog.Credential{APIKey: redirectKey, Headers: map[string]string{"X-Provider-Secret": redirectCredHeader}},
@@ -120,7 +122,7 @@ func TestModelCallsRefuseRedirects(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkRefusedRedirect(t, s, code, count, second)
+				checkRefusedRedirect(t, compaction.NewModelSummarizer(client, ""), code, count, second)
 			})
 		}
 	}
@@ -139,7 +141,7 @@ func TestOpenAICompatibleRefusesRedirects(t *testing.T) {
 			t.Setenv("PI_LSP_MODEL", "m")
 			t.Setenv("PI_LSP_API_KEY_ENV", "PI_LSP_REDIRECT_KEY")
 			t.Setenv("PI_LSP_REDIRECT_KEY", redirectKey)
-			s, _, err := compaction.ConfigFromEnv().Build(t.TempDir())
+			s, _, err := service.ConfigFromEnv().Build(t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}

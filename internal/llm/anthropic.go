@@ -1,11 +1,10 @@
-package compaction
+package llm
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -13,11 +12,10 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
-	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// The anthropic-messages summary request, as pi-ai 1.6.0's streamSimple and buildParams
-// write it for the summarization system prompt and one user text with cacheRetention
+// The anthropic-messages request, as pi-ai 1.6.0's streamSimple and buildParams
+// write it for a system prompt and one user text with cacheRetention
 // "none": POST {baseUrl}/v1/messages?beta=true with the betas in anthropic-beta, system as
 // text blocks (Claude Code's identity first for an account-login token), max_tokens fitted
 // to the window, and the thinking pi-ai chooses (disabled, a budget, adaptive with an
@@ -48,13 +46,13 @@ func anthropicEffort(m *catalog.Model, level string) string {
 	return "high"
 }
 
-// anthropicBody is the body and the betas of a summary request to m.
+// anthropicBody is the body and the betas of a request to m.
 func anthropicBody(m *catalog.Model, req Request, oauth bool, headers map[string]string) (map[string]any, []string) {
-	prompt := BuildPrompt(req)
+	prompt := req.User
 	level := reasoningLevel(m, req.ThinkingLevel)
 	forceAdaptive, _ := m.CompatBool("forceAdaptiveThinking")
 	midConvoEffort, _ := m.CompatBool("supportsMidConvoEffort")
-	maxTokens := maxTokensFor(m, prompt)
+	maxTokens := maxTokensFor(m, req)
 	thinkingEnabled := level != ""
 	effort := ""
 	budget := 0
@@ -68,7 +66,7 @@ func anthropicBody(m *catalog.Model, req Request, oauth bool, headers map[string
 		if adjusted <= budget {
 			budget = min(budget, max(0, adjusted-1024))
 		}
-		maxTokens = clampMaxTokens(adjusted, m.ContextWindow, SystemPrompt, prompt)
+		maxTokens = clampMaxTokens(adjusted, m.ContextWindow, req.System, prompt)
 		budget = min(budget, max(0, maxTokens-1024))
 	}
 	offMap, offPresent := m.ThinkingLevelMap["off"]
@@ -92,7 +90,7 @@ func anthropicBody(m *catalog.Model, req Request, oauth bool, headers map[string
 	if oauth {
 		system = append(system, map[string]any{"type": "text", "text": claudeCodeIdentity})
 	}
-	body["system"] = append(system, map[string]any{"type": "text", "text": SystemPrompt})
+	body["system"] = append(system, map[string]any{"type": "text", "text": req.System})
 	switch {
 	case thinkingDisabled:
 		body["thinking"] = map[string]any{"type": "disabled"}
@@ -164,13 +162,13 @@ func anthropicBody(m *catalog.Model, req Request, oauth bool, headers map[string
 	return body, betas
 }
 
-// anthropicAPI makes summary requests to an anthropic-messages model.
+// anthropicAPI makes requests to an anthropic-messages model.
 type anthropicAPI struct {
-	cfg    ModelSummarizerConfig
+	cfg    Config
 	client anthropic.Client
 }
 
-func newAnthropicAPI(cfg ModelSummarizerConfig) *anthropicAPI {
+func newAnthropicAPI(cfg Config) attemptFunc {
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(), // the key and URL are Pi's, never the SDK's own chain
 		option.WithBaseURL(cfg.Model.BaseURL),
@@ -191,7 +189,8 @@ func newAnthropicAPI(cfg ModelSummarizerConfig) *anthropicAPI {
 		opts = append(opts, option.WithHeader("User-Agent", "claude-cli/"+claudeCodeVersion), option.WithHeader("x-app", "cli"))
 	}
 	opts = withConfigHeaders(opts, cfg, option.WithHeader)
-	return &anthropicAPI{cfg: cfg, client: anthropic.NewClient(opts...)}
+	a := &anthropicAPI{cfg: cfg, client: anthropic.NewClient(opts...)}
+	return a.attempt
 }
 
 // anthropicEvent is the part of a stream event pi-ai reads; usage fields are pointers
@@ -232,7 +231,7 @@ type anthropicUsage struct {
 	} `json:"output_tokens_details"`
 }
 
-func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *SummaryError, error) {
+func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *Error, error) {
 	m := a.cfg.Model
 	ci := &callInfo{}
 	ctx, cancel := context.WithCancel(withCall(parent, ci))
@@ -255,7 +254,7 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 	ci.activity = func() { stall.Reset(a.cfg.StallTimeout) }
 	stream := a.client.Beta.Messages.NewStreaming(ctx, anthropic.BetaMessageNewParams{}, opts...)
 	defer stream.Close()
-	usage := &session.Usage{}
+	usage := &Usage{}
 	zero := 0.0
 	usage.CacheWrite1h = &zero
 	var texts []*strings.Builder
@@ -373,74 +372,3 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 	}
 	return finish(strings.Join(parts, "\n"), usage, m)
 }
-
-func val(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-// reportTokens reports a received stream event.
-func reportTokens(req Request, at Progress, start time.Time, chunks int) {
-	if req.Progress == nil {
-		return
-	}
-	p := at
-	p.Starting, p.Retry, p.Wait = false, "", 0
-	p.Tokens, p.Elapsed = chunks, time.Since(start)
-	req.Progress(p)
-}
-
-// finish is the result of a complete answer: its text trimmed (an empty one fails).
-func finish(text string, usage *session.Usage, m *catalog.Model) (Result, *SummaryError, error) {
-	out := strings.TrimSpace(text)
-	if out == "" {
-		return failed(KindEmpty, msgEmpty)
-	}
-	return Result{Text: out, Usage: usage, Model: m.ID}, nil, nil
-}
-
-// streamFailure classifies a failed request or stream of any SDK: cancelled by the
-// caller, stalled, an HTTP error (from what the transport saw), unreachable, or broken.
-func streamFailure(ctx context.Context, ci *callInfo, err error, endpoint string, stallTimeout time.Duration, chunks int) *SummaryError {
-	ci.mu.Lock()
-	status, body, retryAfter := ci.status, string(ci.body), ci.retryAfter
-	ci.mu.Unlock()
-	if se := ci.refused(); se != nil {
-		return se
-	}
-	var se *SummaryError
-	switch {
-	case isLineTooLong(err):
-		se = lineTooLong(ci)
-	case ctx.Err() != nil:
-		se = &SummaryError{Kind: KindTransient, stalled: true}
-		if chunks == 0 && status == 0 {
-			se.Message = "no response within " + stallTimeout.String() + ": stalled before the response headers"
-		} else {
-			se.Message = "stream stalled for " + stallTimeout.String() + ": no byte received"
-		}
-	case status >= 400:
-		se = statusError(status, body, retryAfter)
-	case status == 0 && unreachable(err):
-		se = unreachableError(endpoint, err)
-	default:
-		var syn *json.SyntaxError
-		se = &SummaryError{Kind: KindTransient, Message: "stream broken: " + err.Error()}
-		if errors.As(err, &syn) {
-			se.Message = "malformed stream data from the server: " + err.Error()
-		} else if strings.Contains(err.Error(), "unexpected EOF") {
-			se.Message = "stream broken: the connection closed mid-answer (unexpected EOF)"
-		} else if status == 200 {
-			se.Message = "error event in the stream: " + errorBodyMessage(err.Error())
-		}
-		if contextTooLongRe.MatchString(se.Message) {
-			se.Kind = KindContextTooLong
-		}
-	}
-	return se
-}
-
-// userAgent is what pi-lsp's summary requests say they are.
-var userAgent = fmt.Sprintf("pi-lsp (summaries; pi-ai %s requests)", catalog.EmbeddedVersion())

@@ -1,4 +1,4 @@
-package compaction
+package llm
 
 import (
 	"cmp"
@@ -13,11 +13,10 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
-	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// The openai-responses summary request, as pi-ai 1.6.0's streamSimple and buildParams
-// write it for the summarization system prompt and one user text with cacheRetention
+// The openai-responses request, as pi-ai 1.6.0's streamSimple and buildParams
+// write it for a system prompt and one user text with cacheRetention
 // "none": POST {baseUrl}/responses with the prompt as a developer (reasoning model) or
 // system message, the text as input_text, store false, max_output_tokens fitted to the
 // window, and the reasoning effort with its summary and encrypted content, or the
@@ -34,9 +33,9 @@ func isChatGPTSignIn(m *catalog.Model, key string) bool {
 	return m.Provider == "openai" && m.BaseURL == "https://api.openai.com/v1" && key != "" && !strings.HasPrefix(key, "sk-")
 }
 
-// responsesBody is the body of a summary request to an openai-responses model.
+// responsesBody is the body of a request to an openai-responses model.
 func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
-	prompt := BuildPrompt(req)
+	prompt := req.User
 	effort := reasoningLevel(m, req.ThinkingLevel)
 	chatGPT := isChatGPTSignIn(m, key)
 	compatBool := func(k string, d bool) bool {
@@ -54,7 +53,7 @@ func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
 		role = "developer"
 	}
 	input := []any{
-		map[string]any{"role": role, "content": SystemPrompt},
+		map[string]any{"role": role, "content": req.System},
 		map[string]any{"role": "user", "content": []any{map[string]any{"type": "input_text", "text": prompt}}},
 	}
 	if configUpdate != "" {
@@ -69,7 +68,7 @@ func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
 	if compatBool("supportsExplicitPromptCacheMode", false) && !chatGPT {
 		body["prompt_cache_options"] = map[string]any{"mode": "explicit"}
 	}
-	if maxTokens := maxTokensFor(m, prompt); maxTokens > 0 && compatBool("supportsMaxOutputTokens", true) && !chatGPT {
+	if maxTokens := maxTokensFor(m, req); maxTokens > 0 && compatBool("supportsMaxOutputTokens", true) && !chatGPT {
 		body["max_output_tokens"] = max(maxTokens, responsesMinOutputTokens)
 	}
 	if m.Reasoning {
@@ -97,13 +96,13 @@ func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
 	return body
 }
 
-// responsesAPI makes summary requests to an openai-responses model.
+// responsesAPI makes requests to an openai-responses model.
 type responsesAPI struct {
-	cfg    ModelSummarizerConfig
+	cfg    Config
 	client openai.Client
 }
 
-func newResponsesAPI(cfg ModelSummarizerConfig) *responsesAPI {
+func newResponsesAPI(cfg Config) attemptFunc {
 	key := cfg.Credential.APIKey
 	if key == "" {
 		key = "unused" // the credential is a configured Authorization header, as pi-ai sends it
@@ -116,7 +115,8 @@ func newResponsesAPI(cfg ModelSummarizerConfig) *responsesAPI {
 		option.WithHeader("User-Agent", userAgent),
 	}
 	opts = withConfigHeaders(opts, cfg, option.WithHeader)
-	return &responsesAPI{cfg: cfg, client: openai.NewClient(opts...)}
+	a := &responsesAPI{cfg: cfg, client: openai.NewClient(opts...)}
+	return a.attempt
 }
 
 // responsesEvent is the part of a stream event pi-ai reads.
@@ -158,7 +158,7 @@ type responsesEvent struct {
 	} `json:"response"`
 }
 
-func (a *responsesAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *SummaryError, error) {
+func (a *responsesAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *Error, error) {
 	m := a.cfg.Model
 	ci := &callInfo{}
 	ctx, cancel := context.WithCancel(withCall(parent, ci))
@@ -179,11 +179,11 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 	defer stream.Close()
 	texts := map[int]*strings.Builder{}
 	var order []int
-	var usage *session.Usage
+	var usage *Usage
 	status, incomplete := "", ""
 	terminal, calledTool := false, false
 	chunks := 0
-	var failure *SummaryError
+	var failure *Error
 	for stream.Next() {
 		stall.Reset(a.cfg.StallTimeout)
 		var e responsesEvent
@@ -238,7 +238,7 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 				if d := u.OutputTokensDetails; d != nil {
 					reasoning = d.ReasoningTokens
 				}
-				usage = &session.Usage{Input: max(0, u.InputTokens-cached-written), Output: u.OutputTokens, CacheRead: cached,
+				usage = &Usage{Input: max(0, u.InputTokens-cached-written), Output: u.OutputTokens, CacheRead: cached,
 					CacheWrite: written, Reasoning: &reasoning, TotalTokens: u.TotalTokens}
 			}
 			status = r.Status
@@ -248,7 +248,7 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 			thinking += len(e.Delta)
 		case "error":
-			failure = &SummaryError{Kind: KindTransient, Message: "Error Code " + e.Code + ": " + e.Message}
+			failure = &Error{Kind: KindTransient, Message: "Error Code " + e.Code + ": " + e.Message}
 		case "response.failed":
 			terminal = true
 			msg := "Unknown error (no error details in response)"
@@ -266,7 +266,7 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 			case e.Response.IncompleteDetails != nil && e.Response.IncompleteDetails.Reason != "":
 				msg = "incomplete: " + e.Response.IncompleteDetails.Reason
 			}
-			failure = &SummaryError{Kind: KindTransient, Message: msg}
+			failure = &Error{Kind: KindTransient, Message: msg}
 		}
 		received := thinking
 		for _, b := range texts {
@@ -297,7 +297,7 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 		return failed(KindTransient, msgConnectionCut)
 	}
 	if usage == nil {
-		usage = &session.Usage{}
+		usage = &Usage{}
 	}
 	piCost(m, usage)
 	switch status {

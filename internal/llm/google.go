@@ -1,4 +1,4 @@
-package compaction
+package llm
 
 import (
 	"bufio"
@@ -15,10 +15,9 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
-	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// The google-generative-ai summary request, as pi-ai 1.6.0 builds it and @google/genai
+// The google-generative-ai request, as pi-ai 1.6.0 builds it and @google/genai
 // sends it: POST {baseUrl}/models/{id}:streamGenerateContent?alt=sse with x-goog-api-key,
 // the prompt as systemInstruction, the text as one user content, maxOutputTokens fitted to
 // the window and the thinking config of the model's family (a level for Gemini 3+, a
@@ -72,11 +71,11 @@ func googleBudget(m *catalog.Model, level string) int {
 	return -1
 }
 
-// googleBody is the body of a summary request to a google-generative-ai model.
+// googleBody is the body of a request to a google-generative-ai model.
 func googleBody(m *catalog.Model, req Request) (map[string]any, error) {
-	prompt := BuildPrompt(req)
+	prompt := req.User
 	gen := map[string]any{}
-	if maxTokens := maxTokensFor(m, prompt); maxTokens > 0 {
+	if maxTokens := maxTokensFor(m, req); maxTokens > 0 {
 		gen["maxOutputTokens"] = maxTokens
 	}
 	level := reasoningLevel(m, req.ThinkingLevel)
@@ -105,7 +104,7 @@ func googleBody(m *catalog.Model, req Request) (map[string]any, error) {
 	}
 	body := map[string]any{
 		"contents":          []any{map[string]any{"parts": []any{map[string]any{"text": prompt}}, "role": "user"}},
-		"systemInstruction": map[string]any{"parts": []any{map[string]any{"text": SystemPrompt}}, "role": "user"},
+		"systemInstruction": map[string]any{"parts": []any{map[string]any{"text": req.System}}, "role": "user"},
 	}
 	if len(gen) > 0 {
 		body["generationConfig"] = gen
@@ -113,14 +112,15 @@ func googleBody(m *catalog.Model, req Request) (map[string]any, error) {
 	return body, nil
 }
 
-// googleAPI makes summary requests to a google-generative-ai model.
+// googleAPI makes requests to a google-generative-ai model.
 type googleAPI struct {
-	cfg    ModelSummarizerConfig
+	cfg    Config
 	client *http.Client
 }
 
-func newGoogleAPI(cfg ModelSummarizerConfig) *googleAPI {
-	return &googleAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+func newGoogleAPI(cfg Config) attemptFunc {
+	a := &googleAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+	return a.attempt
 }
 
 type googleChunk struct {
@@ -146,7 +146,7 @@ type googleChunk struct {
 	} `json:"error"`
 }
 
-func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *SummaryError, error) {
+func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *Error, error) {
 	m := g.cfg.Model
 	body, err := googleBody(m, req)
 	if err != nil {
@@ -192,20 +192,20 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 		return Result{}, se, se
 	}
 	var text strings.Builder
-	var usage *session.Usage
+	var usage *Usage
 	finishReason := ""
 	calledTool := false
 	chunks := 0
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), ci.maxLine+1)
 	var event bytes.Buffer
-	handle := func(payload []byte) *SummaryError {
+	handle := func(payload []byte) *Error {
 		var c googleChunk
 		if err := json.Unmarshal(payload, &c); err != nil {
-			return &SummaryError{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+			return &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
 		}
 		if c.Error != nil {
-			se := &SummaryError{Kind: KindTransient, Message: "error event in the stream: " + c.Error.Message}
+			se := &Error{Kind: KindTransient, Message: "error event in the stream: " + c.Error.Message}
 			if contextTooLongRe.MatchString(c.Error.Message) {
 				se.Kind = KindContextTooLong
 			}
@@ -236,7 +236,7 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 		}
 		if u := c.UsageMetadata; u != nil {
 			reasoning := u.ThoughtsTokenCount
-			usage = &session.Usage{Input: u.PromptTokenCount - u.CachedContentTokenCount, Output: u.CandidatesTokenCount + u.ThoughtsTokenCount,
+			usage = &Usage{Input: u.PromptTokenCount - u.CachedContentTokenCount, Output: u.CandidatesTokenCount + u.ThoughtsTokenCount,
 				CacheRead: u.CachedContentTokenCount, Reasoning: &reasoning, TotalTokens: u.TotalTokenCount}
 		}
 		return nil
@@ -280,7 +280,7 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 		return Result{}, se, se
 	}
 	if usage == nil {
-		usage = &session.Usage{Reasoning: new(float64)}
+		usage = &Usage{Reasoning: new(float64)}
 	}
 	piCost(m, usage)
 	switch finishReason {
