@@ -1,15 +1,13 @@
 package llm
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
+	"net/http"
 	"strings"
 	"time"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
 )
@@ -19,11 +17,8 @@ import (
 // "none": POST {baseUrl}/v1/messages?beta=true with the betas in anthropic-beta, system as
 // text blocks (Claude Code's identity first for an account-login token), max_tokens fitted
 // to the window, and the thinking pi-ai chooses (disabled, a budget, adaptive with an
-// effort, or effort messages). The official SDK (anthropic-sdk-go) sends the request and
-// decodes the stream; the body is built here because it must be pi-ai's field by field
-// (display, block_binding, fallbacks, effort messages and the betas follow the model's
-// compat, which the SDK's typed params do not know), and is handed to the SDK as its
-// request body.
+// effort, or effort messages), and the headers Anthropic's client sends (x-api-key or a
+// bearer token, anthropic-version). The stream's events are read as pi-ai reads them.
 
 const claudeCodeIdentity = "You are Claude Code, Anthropic's official CLI for Claude."
 
@@ -162,34 +157,18 @@ func anthropicBody(m *catalog.Model, req Request, oauth bool, headers map[string
 	return body, betas
 }
 
+// anthropicVersion is the API version Anthropic's TypeScript client, which pi-ai uses,
+// sends.
+const anthropicVersion = "2023-06-01"
+
 // anthropicAPI makes requests to an anthropic-messages model.
 type anthropicAPI struct {
 	cfg    Config
-	client anthropic.Client
+	client *http.Client
 }
 
 func newAnthropicAPI(cfg Config) attemptFunc {
-	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(), // the key and URL are Pi's, never the SDK's own chain
-		option.WithBaseURL(cfg.Model.BaseURL),
-		option.WithHTTPClient(httpClient(cfg.HTTPClient)),
-		option.WithMaxRetries(0), // pi-lsp retries
-		option.WithHeader("User-Agent", userAgent),
-	}
-	key := cfg.Credential.APIKey
-	oauth := isAnthropicOAuthToken(key)
-	switch {
-	case key != "" && (oauth || cfg.Model.Provider == "github-copilot"):
-		opts = append(opts, option.WithAuthToken(key))
-	case key != "":
-		// x-api-key, as pi-ai sends a key (this SDK's WithAPIKey sends a bearer header).
-		opts = append(opts, option.WithHeader("X-Api-Key", key))
-	}
-	if oauth {
-		opts = append(opts, option.WithHeader("User-Agent", "claude-cli/"+claudeCodeVersion), option.WithHeader("x-app", "cli"))
-	}
-	opts = withConfigHeaders(opts, cfg, option.WithHeader)
-	a := &anthropicAPI{cfg: cfg, client: anthropic.NewClient(opts...)}
+	a := &anthropicAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
 	return a.attempt
 }
 
@@ -242,18 +221,32 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 	if err != nil {
 		return Result{}, nil, err
 	}
-	ci.send = data
 	size := newAnswerSize(cmp.Or(askedTokens(body), m.MaxTokens))
 	ci.maxLine = maxLineFor(size.asked)
-	opts := []option.RequestOption{option.WithQuery("beta", "true")}
+	headers := map[string]string{"Accept": "application/json", "anthropic-version": anthropicVersion}
+	key := a.cfg.Credential.APIKey
+	switch {
+	case key != "" && (oauth || m.Provider == "github-copilot"):
+		headers["Authorization"] = "Bearer " + key
+	case key != "":
+		headers["x-api-key"] = key // as pi-ai sends a key
+	}
+	if oauth {
+		headers["User-Agent"], headers["x-app"] = "claude-cli/"+claudeCodeVersion, "cli"
+	}
+	var final map[string]string
 	if len(betas) > 0 {
-		opts = append(opts, option.WithHeader("anthropic-beta", strings.Join(betas, ",")))
+		// pi-ai's betas, which a configured anthropic-beta replaced (anthropicBody).
+		final = map[string]string{"anthropic-beta": strings.Join(betas, ",")}
 	}
 	stall := time.AfterFunc(a.cfg.StallTimeout, cancel)
 	defer stall.Stop()
 	ci.activity = func() { stall.Reset(a.cfg.StallTimeout) }
-	stream := a.client.Beta.Messages.NewStreaming(ctx, anthropic.BetaMessageNewParams{}, opts...)
-	defer stream.Close()
+	resp, se, err := post(parent, ctx, ci, a.client, a.cfg, strings.TrimRight(m.BaseURL, "/")+"/v1/messages?beta=true", data, headers, final)
+	if err != nil {
+		return Result{}, se, err
+	}
+	defer resp.Body.Close()
 	usage := &Usage{}
 	zero := 0.0
 	usage.CacheWrite1h = &zero
@@ -262,15 +255,23 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 	stop, stopErr := "", ""
 	calledTool := false
 	chunks := 0
-	for stream.Next() {
+	var failure *Error
+	readErr := readSSE(resp.Body, ci.maxLine, false, func(ev sseEvent) bool {
 		stall.Reset(a.cfg.StallTimeout)
-		ev := stream.Current()
-		var e anthropicEvent
-		if err := json.Unmarshal([]byte(ev.RawJSON()), &e); err != nil {
-			return failed(KindTransient, "malformed stream data from the server: "+err.Error())
+		switch {
+		case ev.Name == "" || ev.Name == "ping" || len(bytes.TrimSpace(ev.Data)) == 0:
+			return true // as Anthropic's clients skip them
+		case ev.Name == "error":
+			failure = errorEvent(ev.Data)
+			return false
 		}
-		if se := size.add(len(e.ContentBlock.Text) + len(e.Delta.Text) + len(e.Delta.Thinking)); se != nil {
-			return Result{}, se, se
+		var e anthropicEvent
+		if err := json.Unmarshal(ev.Data, &e); err != nil {
+			failure = &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+			return false
+		}
+		if failure = size.add(len(e.ContentBlock.Text) + len(e.Delta.Text) + len(e.Delta.Thinking)); failure != nil {
+			return false
 		}
 		switch e.Type {
 		case "message_start":
@@ -335,16 +336,16 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 		usage.TotalTokens = usage.Input + usage.Output + usage.CacheRead + usage.CacheWrite
 		chunks++
 		reportTokens(req, at, start, chunks)
+		return true
+	})
+	if failure != nil {
+		return Result{}, failure, failure
 	}
-	if err := stream.Err(); err != nil {
+	if readErr != nil || ctx.Err() != nil {
 		if parent.Err() != nil {
 			return Result{}, nil, parent.Err()
 		}
-		var ae *anthropic.Error
-		if errors.As(err, &ae) && ae.StatusCode == 0 {
-			err = errors.New(errorBodyMessage(ae.RawJSON())) // an error event after the 200
-		}
-		se := streamFailure(ctx, ci, err, m.BaseURL, a.cfg.StallTimeout, chunks)
+		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, a.cfg.StallTimeout, chunks)
 		return Result{}, se, se
 	}
 	piCost(m, usage)

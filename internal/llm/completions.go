@@ -1,15 +1,13 @@
 package llm
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
-	openai "github.com/sashabaranov/go-openai"
-	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -20,9 +18,8 @@ import (
 // it for a context of a system prompt and one user text, with
 // cacheRetention "none" (as compaction's completeSummarization asks): the instruction role, the
 // output limit and its field, store, usage in the stream, and the reasoning fields of the
-// model's thinking format. go-openai sends it and parses the stream; its typed request
-// cannot express the formats pi-ai's compat rules choose (thinking objects, chat template
-// arguments, max_tokens for some hosts, routing preferences), so the body is built here.
+// model's thinking format (thinking objects, chat template arguments, max_tokens for some
+// hosts, routing preferences, as pi-ai's compat rules choose them).
 
 // completionsCompat is pi-ai's getCompat (detectCompat from the provider and base URL,
 // then the model's compat) for the fields a request reads.
@@ -355,68 +352,18 @@ func CompatibleModel(baseURL, id string, contextWindow, maxTokens int, reasoning
 // completionsAPI makes requests to an openai-completions model.
 type completionsAPI struct {
 	cfg    Config
-	client *openai.Client
+	client *http.Client
 }
 
 func newCompletionsAPI(cfg Config) attemptFunc {
-	oc := openai.DefaultConfig(cfg.Credential.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.Model.BaseURL, "/")
-	oc.EmptyMessagesLimit = 100000 // keep-alive comment lines are not errors
-	oc.HTTPClient = &headerDoer{client: httpClient(cfg.HTTPClient), headers: mergeHeaders(cfg.Model.Headers, cfg.Credential.Headers)}
-	a := &completionsAPI{cfg: cfg, client: openai.NewClientWithConfig(oc)}
+	a := &completionsAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
 	return a.attempt
-}
-
-func classify(err error, status int) *Error {
-	var api *openai.APIError
-	var reqErr *openai.RequestError
-	se := &Error{Kind: KindTransient, Status: status, Message: err.Error()}
-	switch {
-	case errors.As(err, &api):
-		if api.HTTPStatusCode != 0 {
-			se.Status = api.HTTPStatusCode
-		}
-		se.Message = api.Message
-		code := fmt.Sprint(api.Code)
-		typ := api.Type
-		switch {
-		case code == "context_length_exceeded" || typ == "exceed_context_size_error" || contextTooLongRe.MatchString(api.Message):
-			se.Kind = KindContextTooLong
-		case se.Status == 429:
-			se.Kind = KindRateLimited
-		case se.Status == 401 || se.Status == 403:
-			se.Kind = KindAuth
-		case se.Status >= 500 || se.Status == 0 || se.Status == 408:
-			se.Kind = KindTransient
-		default:
-			se.Kind = KindFatal
-		}
-	case errors.As(err, &reqErr):
-		se.Status = reqErr.HTTPStatusCode
-		se.Message = strings.TrimSpace(string(reqErr.Body))
-		if se.Message == "" {
-			se.Message = reqErr.Error()
-		}
-		switch {
-		case contextTooLongRe.MatchString(se.Message):
-			se.Kind = KindContextTooLong
-		case se.Status == 429:
-			se.Kind = KindRateLimited
-		case se.Status == 401 || se.Status == 403:
-			se.Kind = KindAuth
-		case se.Status >= 500:
-			se.Kind = KindTransient
-		default:
-			se.Kind = KindFatal
-		}
-	}
-	return se
 }
 
 // piUsage normalizes an OpenAI usage object as Pi's openai-completions provider does:
 // input excludes the cached prompt tokens, which are counted as cacheRead, and
 // totalTokens is the sum of the parts.
-func piUsage(u *openai.Usage) *Usage {
+func piUsage(u *completionsUsage) *Usage {
 	cached := 0
 	if d := u.PromptTokensDetails; d != nil {
 		cached = d.CachedTokens
@@ -436,92 +383,52 @@ func (o *completionsAPI) attempt(parent context.Context, req Request, start time
 	ci := &callInfo{}
 	ctx, cancel := context.WithCancel(withCall(parent, ci))
 	defer cancel()
-	// The body is pi-ai 1.6.0's for this model (completionsBody); go-openai sends it and
-	// parses the stream. Its typed request only has to ask for a stream.
 	m := o.cfg.Model
-	body, headers := completionsBody(m, req)
+	body, affinity := completionsBody(m, req)
 	data, err := json.Marshal(body)
 	if err != nil {
 		return Result{}, nil, err
 	}
-	ci.send = data
 	size := newAnswerSize(cmp.Or(askedTokens(body), m.MaxTokens))
 	ci.maxLine = maxLineFor(size.asked)
-	if len(headers) > 0 {
-		ctx = context.WithValue(ctx, headersKey{}, headers)
+	headers := map[string]string{"Accept": "text/event-stream", "Cache-Control": "no-cache"}
+	if key := o.cfg.Credential.APIKey; key != "" {
+		headers["Authorization"] = "Bearer " + key
 	}
-	creq := openai.ChatCompletionRequest{Model: m.ID, Stream: true}
 	// A stalled stream is cancelled by a watchdog that any received byte resets
 	// (keep-alive comments included: a reasoning model behind a proxy may send only
 	// those for minutes; TotalTimeout still bounds the whole request).
 	stall := time.AfterFunc(o.cfg.StallTimeout, cancel)
 	defer stall.Stop()
 	ci.activity = func() { stall.Reset(o.cfg.StallTimeout) }
-	stream, err := o.client.CreateChatCompletionStream(ctx, creq)
+	resp, se, err := post(parent, ctx, ci, o.client, o.cfg, strings.TrimRight(m.BaseURL, "/")+"/chat/completions", data, headers, affinity)
 	if err != nil {
-		if parent.Err() != nil {
-			return Result{}, nil, parent.Err()
-		}
-		if se := ci.refused(); se != nil {
-			return Result{}, se, se
-		}
-		if ci.status == 0 && ctx.Err() == nil && unreachable(err) {
-			se := unreachableError(m.BaseURL, err)
-			return Result{}, se, se
-		}
-		se := classify(err, ci.status)
-		se.retryAfterHint = ci.retryAfter
-		if ctx.Err() != nil {
-			se.Kind, se.Message, se.stalled = KindTransient, "no response within "+o.cfg.StallTimeout.String()+": stalled before the response headers", true
-		}
-		return Result{}, se, se
+		return Result{}, se, err
 	}
-	defer stream.Close()
+	defer resp.Body.Close()
 	var text strings.Builder
 	var usage *Usage
-	finished := false
-	finish := openai.FinishReason("")
+	finished, finish := false, ""
 	calledTool := false
 	chunks := 0
-	for {
-		resp, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			if parent.Err() != nil {
-				return Result{}, nil, parent.Err()
-			}
-			se := classify(err, 0)
-			var syn *json.SyntaxError
-			var typ *json.UnmarshalTypeError
-			var api *openai.APIError
-			switch {
-			case isLineTooLong(err):
-				se = lineTooLong(ci)
-			case ctx.Err() != nil:
-				se.Kind, se.stalled = KindTransient, true
-				se.Message = "stream stalled for " + o.cfg.StallTimeout.String() + ": no byte received"
-			case errors.As(err, &syn) || errors.As(err, &typ):
-				se.Kind, se.Message = KindTransient, "malformed stream data from the server: "+err.Error()
-			case errors.As(err, &api):
-				// An error event after a 200 (its HTTP status is 0): classified by
-				// its code and message, transient unless it says otherwise.
-				se.Message = "error event in the stream: " + se.Message
-				if se.Kind == KindFatal && se.Status == 0 {
-					se.Kind = KindTransient
-				}
-			case errors.Is(err, io.ErrUnexpectedEOF):
-				se.Kind, se.Message = KindTransient, "stream broken: the connection closed mid-answer (unexpected EOF)"
-			default:
-				se.Kind, se.Message = KindTransient, "stream broken: "+err.Error()
-			}
-			return Result{}, se, se
-		}
+	var failure *Error
+	readErr := readSSE(resp.Body, ci.maxLine, true, func(ev sseEvent) bool {
 		stall.Reset(o.cfg.StallTimeout)
-		for _, ch := range resp.Choices {
-			if se := size.add(len(ch.Delta.Content) + len(ch.Delta.ReasoningContent)); se != nil {
-				return Result{}, se, se
+		if string(bytes.TrimSpace(ev.Data)) == "[DONE]" {
+			return false
+		}
+		if hasError(ev.Data) {
+			failure = errorEvent(ev.Data)
+			return false
+		}
+		var c completionsChunk
+		if err := json.Unmarshal(ev.Data, &c); err != nil {
+			failure = &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+			return false
+		}
+		for _, ch := range c.Choices {
+			if failure = size.add(len(ch.Delta.Content) + len(ch.Delta.ReasoningContent) + len(ch.Delta.Reasoning)); failure != nil {
+				return false
 			}
 			text.WriteString(ch.Delta.Content)
 			if len(ch.Delta.ToolCalls) > 0 || ch.Delta.FunctionCall != nil {
@@ -531,25 +438,31 @@ func (o *completionsAPI) attempt(parent context.Context, req Request, start time
 				finished, finish = true, ch.FinishReason
 			}
 		}
-		if resp.Usage != nil {
-			usage = piUsage(resp.Usage)
+		if c.Usage != nil {
+			usage = piUsage(c.Usage)
 			piCost(m, usage)
 		}
 		chunks++
-		if req.Progress != nil {
-			p := at
-			p.Starting, p.Retry, p.Wait = false, "", 0
-			p.Tokens, p.Elapsed = chunks, time.Since(start)
-			req.Progress(p)
+		reportTokens(req, at, start, chunks)
+		return true
+	})
+	if failure != nil {
+		return Result{}, failure, failure
+	}
+	if readErr != nil || ctx.Err() != nil {
+		if parent.Err() != nil {
+			return Result{}, nil, parent.Err()
 		}
+		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, o.cfg.StallTimeout, chunks)
+		return Result{}, se, se
 	}
 	if !finished {
 		return failed(KindTransient, msgConnectionCut)
 	}
 	switch {
-	case finish == openai.FinishReasonLength:
+	case finish == "length":
 		return failed(KindLength, msgTokenCap)
-	case calledTool || finish == openai.FinishReasonToolCalls || finish == openai.FinishReasonFunctionCall:
+	case calledTool || finish == "tool_calls" || finish == "function_call":
 		return failed(KindToolCall, msgToolCall)
 	}
 	out := strings.TrimSpace(text.String())
@@ -557,4 +470,31 @@ func (o *completionsAPI) attempt(parent context.Context, req Request, start time
 		return failed(KindEmpty, msgEmpty)
 	}
 	return Result{Text: out, Usage: usage, Model: m.ID}, nil, nil
+}
+
+// completionsChunk is the part of a chat-completions stream chunk pi-ai reads.
+type completionsChunk struct {
+	Choices []struct {
+		Delta struct {
+			Content          string            `json:"content"`
+			ReasoningContent string            `json:"reasoning_content"`
+			Reasoning        string            `json:"reasoning"`
+			ToolCalls        []json.RawMessage `json:"tool_calls"`
+			FunctionCall     *json.RawMessage  `json:"function_call"`
+		} `json:"delta"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *completionsUsage `json:"usage"`
+}
+
+// completionsUsage is a chat-completions usage object.
+type completionsUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
 }

@@ -26,11 +26,13 @@
 //     goes on past it is cut, and memory stays bounded while it streams;
 //   - nothing here knows of sessions or compaction: the caller builds the prompt.
 //
-// Dependencies: the official Anthropic SDK (anthropic-sdk-go) and OpenAI SDK (openai-go)
-// send the anthropic-messages and openai-responses requests and decode their event
-// streams, and go-openai the openai-completions ones, each handed the body built here as
-// its request body (pi-ai's body follows the model's compat field by field, which the
-// SDKs' typed parameters cannot all express). The Google request is sent and its stream
-// parsed here: Google's Go client (google.golang.org/genai) brings gRPC, protocol buffers
-// and Google Cloud's auth libraries for one JSON POST.
+// Dependencies: none beyond the standard library. Each API is one JSON POST and a stream
+// of server-sent events (readSSE), and the body must be pi-ai's field by field, which the
+// providers' typed parameters cannot all express: the official Anthropic SDK
+// (anthropic-sdk-go) and OpenAI SDK (openai-go), and go-openai, were used only to send a
+// body built here and to split the stream into events, while they brought their own
+// retries, header sets and redirect-following client, a JSON-schema generator that links
+// go/parser (invopop/jsonschema), OpenTelemetry and 17 indirect modules. Google's Go client
+// (google.golang.org/genai) brings gRPC, protocol buffers and Google Cloud's auth
+// libraries for the same one POST.
 package llm

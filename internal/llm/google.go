@@ -1,13 +1,10 @@
 package llm
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -161,44 +158,23 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 	ctx, cancel := context.WithCancel(withCall(parent, ci))
 	defer cancel()
 	endpoint := strings.TrimRight(m.BaseURL, "/") + "/models/" + url.PathEscape(m.ID) + ":streamGenerateContent?alt=sse"
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(data))
-	if err != nil {
-		return failed(KindFatal, err.Error())
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("User-Agent", userAgent)
-	if g.cfg.Credential.APIKey != "" {
-		hreq.Header.Set("x-goog-api-key", g.cfg.Credential.APIKey)
-	}
-	for _, h := range []map[string]string{m.Headers, g.cfg.Credential.Headers} {
-		for k, v := range h {
-			hreq.Header.Set(k, v)
-		}
+	var headers map[string]string
+	if key := g.cfg.Credential.APIKey; key != "" {
+		headers = map[string]string{"x-goog-api-key": key}
 	}
 	stall := time.AfterFunc(g.cfg.StallTimeout, cancel)
 	defer stall.Stop()
 	ci.activity = func() { stall.Reset(g.cfg.StallTimeout) }
-	resp, err := g.client.Do(hreq)
+	resp, se, err := post(parent, ctx, ci, g.client, g.cfg, endpoint, data, headers, nil)
 	if err != nil {
-		if parent.Err() != nil {
-			return Result{}, nil, parent.Err()
-		}
-		se := streamFailure(ctx, ci, err, m.BaseURL, g.cfg.StallTimeout, 0)
-		return Result{}, se, se
+		return Result{}, se, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode >= 400 {
-		se := statusError(resp.StatusCode, string(ci.body), ci.retryAfter)
-		return Result{}, se, se
-	}
 	var text strings.Builder
 	var usage *Usage
 	finishReason := ""
 	calledTool := false
 	chunks := 0
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), ci.maxLine+1)
-	var event bytes.Buffer
 	handle := func(payload []byte) *Error {
 		var c googleChunk
 		if err := json.Unmarshal(payload, &c); err != nil {
@@ -241,42 +217,20 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 		}
 		return nil
 	}
-	for sc.Scan() {
+	var failure *Error
+	readErr := readSSE(resp.Body, ci.maxLine, true, func(ev sseEvent) bool {
 		stall.Reset(g.cfg.StallTimeout)
-		line := sc.Bytes()
-		if len(line) == 0 {
-			if event.Len() > 0 {
-				if se := handle(event.Bytes()); se != nil {
-					return Result{}, se, se
-				}
-				event.Reset()
-			}
-			continue
-		}
-		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			if event.Len() > 0 {
-				event.WriteByte('\n')
-			}
-			event.Write(bytes.TrimPrefix(rest, []byte(" ")))
-		}
+		failure = handle(ev.Data)
+		return failure == nil
+	})
+	if failure != nil {
+		return Result{}, failure, failure
 	}
-	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
+	if readErr != nil || ctx.Err() != nil {
 		if parent.Err() != nil {
 			return Result{}, nil, parent.Err()
 		}
-		se := streamFailure(ctx, ci, err, m.BaseURL, g.cfg.StallTimeout, chunks)
-		return Result{}, se, se
-	}
-	if event.Len() > 0 {
-		if se := handle(event.Bytes()); se != nil {
-			return Result{}, se, se
-		}
-	}
-	if ctx.Err() != nil {
-		if parent.Err() != nil {
-			return Result{}, nil, parent.Err()
-		}
-		se := streamFailure(ctx, ci, ctx.Err(), m.BaseURL, g.cfg.StallTimeout, chunks)
+		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, g.cfg.StallTimeout, chunks)
 		return Result{}, se, se
 	}
 	if usage == nil {

@@ -5,60 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pi-lsp/pi-lsp/internal/catalog"
 	"io"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/catalog"
 )
 
 // userAgent is what pi-lsp's requests say they are.
 var userAgent = fmt.Sprintf("pi-lsp (summaries; pi-ai %s requests)", catalog.EmbeddedVersion())
-
-func mergeHeaders(hs ...map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, h := range hs {
-		for k, v := range h {
-			out[k] = v
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// withConfigHeaders appends to opts the model's headers, then the credential's (which
-// win), each made an option by header: each SDK has its own option type.
-func withConfigHeaders[O any](opts []O, cfg Config, header func(k, v string) O) []O {
-	for _, hs := range []map[string]string{cfg.Model.Headers, cfg.Credential.Headers} {
-		for k, v := range hs {
-			opts = append(opts, header(k, v))
-		}
-	}
-	return opts
-}
-
-// headerDoer adds the configured headers (models.json, session affinity) to each request;
-// callTransport puts pi-lsp's body in place of go-openai's and records the response.
-type headerDoer struct {
-	client  *http.Client
-	headers map[string]string
-}
-
-type headersKey struct{}
-
-func (d *headerDoer) Do(req *http.Request) (*http.Response, error) {
-	for k, v := range d.headers {
-		req.Header.Set(k, v)
-	}
-	if extra, ok := req.Context().Value(headersKey{}).(map[string]string); ok {
-		for k, v := range extra {
-			req.Header.Set(k, v)
-		}
-	}
-	return d.client.Do(req)
-}
 
 // callInfo is what the transport saw of an attempt's response.
 type callInfo struct {
@@ -67,14 +23,12 @@ type callInfo struct {
 	retryAfter time.Duration
 	body       []byte // an error response's body, kept for its message
 	// activity, when set, is called whenever bytes of the response body arrive,
-	// keep-alive comments included (SDKs skip those without returning).
+	// keep-alive comments included (the stream readers skip those without returning).
 	activity func()
-	// send, when set, replaces the request body: the body pi-lsp built to be Pi's.
-	send []byte
 	// redirect is the redirect the endpoint answered with, refused (refuseRedirect).
 	redirect *Error
-	// maxLine bounds a line of the response body (0: no bound), so that an SDK's line
-	// reader never buffers an endless line.
+	// maxLine bounds a line of the response body (0: no bound), so that a line reader
+	// never buffers an endless line.
 	maxLine int
 }
 
@@ -128,24 +82,12 @@ func (b *activityBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// callTransport sends every request: it puts pi-lsp's body in place of an SDK's,
-// and records each response's status, Retry-After and arrivals of bytes.
+// callTransport sends every request and records each response's status, Retry-After,
+// error body and arrivals of bytes.
 type callTransport struct{ base http.RoundTripper }
 
 func (t callTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ci, _ := req.Context().Value(callKey{}).(*callInfo)
-	if ci != nil && ci.send != nil && req.Method == http.MethodPost {
-		if req.Body != nil {
-			_, _ = io.Copy(io.Discard, req.Body)
-			_ = req.Body.Close()
-		}
-		body := ci.send
-		req = req.Clone(req.Context())
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		req.ContentLength = int64(len(body))
-		req.Header.Set("Content-Type", "application/json")
-	}
 	base := t.base
 	if base == nil {
 		base = http.DefaultTransport
@@ -203,4 +145,41 @@ func refuseRedirect(req *http.Request, via []*http.Request) error {
 		ci.mu.Unlock()
 	}
 	return se
+}
+
+// post sends one request of an attempt: body as JSON to url with headers (the API's
+// own, then the model's configured ones, then the credential's, then final; each later
+// one wins).
+// A failure before a status is classified (streamFailure); an HTTP error status is the
+// attempt's failure with the provider's message; otherwise the response is the caller's
+// to read and close.
+func post(parent, ctx context.Context, ci *callInfo, c *http.Client, cfg Config, url string, body []byte, headers, final map[string]string) (*http.Response, *Error, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		se := &Error{Kind: KindFatal, Message: err.Error()}
+		return nil, se, se
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("User-Agent", userAgent)
+	for _, h := range []map[string]string{headers, cfg.Model.Headers, cfg.Credential.Headers, final} {
+		for k, v := range h {
+			hreq.Header.Set(k, v)
+		}
+	}
+	resp, err := c.Do(hreq)
+	if err != nil {
+		if parent.Err() != nil {
+			return nil, nil, parent.Err()
+		}
+		se := streamFailure(ctx, ci, err, cfg.Model.BaseURL, cfg.StallTimeout, 0)
+		return nil, se, se
+	}
+	if resp.StatusCode >= 400 {
+		resp.Body.Close()
+		ci.mu.Lock()
+		se := statusError(resp.StatusCode, string(ci.body), ci.retryAfter)
+		ci.mu.Unlock()
+		return nil, se, se
+	}
+	return resp, nil, nil
 }

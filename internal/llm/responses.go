@@ -1,16 +1,13 @@
 package llm
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
+	"net/http"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
 )
@@ -20,11 +17,8 @@ import (
 // "none": POST {baseUrl}/responses with the prompt as a developer (reasoning model) or
 // system message, the text as input_text, store false, max_output_tokens fitted to the
 // window, and the reasoning effort with its summary and encrypted content, or the
-// model's "off" effort. The official SDK (openai-go) sends the request and decodes the
-// stream; the body is built here, because it must be pi-ai's field by field (the
-// instruction role, the "off" effort, configuration_update items, prompt_cache_options and
-// the fields a ChatGPT sign-in refuses follow the model's compat), and is handed to the
-// SDK as its request body.
+// model's "off" effort (the instruction role, configuration_update items,
+// prompt_cache_options and the fields a ChatGPT sign-in refuses follow the model's compat).
 
 const responsesMinOutputTokens = 16
 
@@ -99,23 +93,11 @@ func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
 // responsesAPI makes requests to an openai-responses model.
 type responsesAPI struct {
 	cfg    Config
-	client openai.Client
+	client *http.Client
 }
 
 func newResponsesAPI(cfg Config) attemptFunc {
-	key := cfg.Credential.APIKey
-	if key == "" {
-		key = "unused" // the credential is a configured Authorization header, as pi-ai sends it
-	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(cfg.Model.BaseURL),
-		option.WithAPIKey(key),
-		option.WithHTTPClient(httpClient(cfg.HTTPClient)),
-		option.WithMaxRetries(0),
-		option.WithHeader("User-Agent", userAgent),
-	}
-	opts = withConfigHeaders(opts, cfg, option.WithHeader)
-	a := &responsesAPI{cfg: cfg, client: openai.NewClient(opts...)}
+	a := &responsesAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
 	return a.attempt
 }
 
@@ -168,15 +150,21 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 	if err != nil {
 		return Result{}, nil, err
 	}
-	ci.send = data
 	size := newAnswerSize(cmp.Or(askedTokens(body), m.MaxTokens))
 	ci.maxLine = maxLineFor(size.asked)
 	thinking := 0
+	headers := map[string]string{"Accept": "application/json"}
+	if key := a.cfg.Credential.APIKey; key != "" {
+		headers["Authorization"] = "Bearer " + key
+	} // else the credential is a configured Authorization header, as pi-ai sends it
 	stall := time.AfterFunc(a.cfg.StallTimeout, cancel)
 	defer stall.Stop()
 	ci.activity = func() { stall.Reset(a.cfg.StallTimeout) }
-	stream := a.client.Responses.NewStreaming(ctx, responses.ResponseNewParams{})
-	defer stream.Close()
+	resp, se, err := post(parent, ctx, ci, a.client, a.cfg, strings.TrimRight(m.BaseURL, "/")+"/responses", data, headers, nil)
+	if err != nil {
+		return Result{}, se, err
+	}
+	defer resp.Body.Close()
 	texts := map[int]*strings.Builder{}
 	var order []int
 	var usage *Usage
@@ -184,11 +172,19 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 	terminal, calledTool := false, false
 	chunks := 0
 	var failure *Error
-	for stream.Next() {
+	readErr := readSSE(resp.Body, ci.maxLine, false, func(ev sseEvent) bool {
 		stall.Reset(a.cfg.StallTimeout)
+		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
+			return false
+		}
+		if hasError(ev.Data) {
+			failure = errorEvent(ev.Data)
+			return false
+		}
 		var e responsesEvent
-		if err := json.Unmarshal([]byte(stream.Current().RawJSON()), &e); err != nil {
-			return failed(KindTransient, "malformed stream data from the server: "+err.Error())
+		if err := json.Unmarshal(ev.Data, &e); err != nil {
+			failure = &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+			return false
 		}
 		chunks++
 		reportTokens(req, at, start, chunks)
@@ -273,24 +269,25 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 			received += b.Len()
 		}
 		if se := size.set(received); se != nil {
-			return Result{}, se, se
+			failure = se
+			return false
 		}
 		if failure != nil {
 			if contextTooLongRe.MatchString(failure.Message) {
 				failure.Kind = KindContextTooLong
 			}
-			return Result{}, failure, failure
+			return false
 		}
+		return true
+	})
+	if failure != nil {
+		return Result{}, failure, failure
 	}
-	if err := stream.Err(); err != nil {
+	if readErr != nil || ctx.Err() != nil {
 		if parent.Err() != nil {
 			return Result{}, nil, parent.Err()
 		}
-		var oe *openai.Error
-		if errors.As(err, &oe) && oe.StatusCode == 0 {
-			err = errors.New(errorBodyMessage(oe.RawJSON()))
-		}
-		se := streamFailure(ctx, ci, err, m.BaseURL, a.cfg.StallTimeout, chunks)
+		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, a.cfg.StallTimeout, chunks)
 		return Result{}, se, se
 	}
 	if !terminal {

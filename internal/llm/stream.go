@@ -2,11 +2,13 @@ package llm
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
+	"io"
 	"strings"
 	"time"
 )
@@ -157,4 +159,82 @@ func askedTokens(body map[string]any) int {
 		}
 	}
 	return 0
+}
+
+// sseEvent is one server-sent event: its name ("" when the stream names none) and its
+// data lines joined by "\n".
+type sseEvent struct {
+	Name string
+	Data []byte
+}
+
+// readSSE reads a server-sent event stream from r and hands each event to fn, until fn
+// returns false, the stream ends, or reading fails (the error, for streamFailure).
+// Comment lines (keep-alives) and unknown fields are skipped; a line longer than
+// maxLine ends the stream (errLineTooLong). An event left without its closing blank line
+// when the stream ends is handed on only when flushAtEnd is set.
+func readSSE(r io.Reader, maxLine int, flushAtEnd bool, fn func(sseEvent) bool) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine+1)
+	var ev sseEvent
+	pending := false
+	for sc.Scan() {
+		line := bytes.TrimSuffix(sc.Bytes(), []byte("\r"))
+		if len(line) == 0 {
+			if pending && !fn(ev) {
+				return nil
+			}
+			ev, pending = sseEvent{}, false
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "event":
+			ev.Name = string(value)
+		case "data":
+			if pending {
+				ev.Data = append(ev.Data, '\n')
+			}
+			ev.Data = append(ev.Data, value...)
+			pending = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return errLineTooLong
+		}
+		return err
+	}
+	if pending && flushAtEnd {
+		fn(ev)
+	}
+	return nil
+}
+
+// errorEvent is the failure of an attempt whose stream carried an error after the 200:
+// transient unless its code or message says the context was too long.
+func errorEvent(data []byte) *Error {
+	var v struct {
+		Error struct {
+			Code any    `json:"code"`
+			Type string `json:"type"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(data, &v)
+	msg := errorBodyMessage(string(data))
+	se := &Error{Kind: KindTransient, Message: "error event in the stream: " + msg}
+	if fmt.Sprint(v.Error.Code) == "context_length_exceeded" || v.Error.Type == "exceed_context_size_error" || contextTooLongRe.MatchString(msg) {
+		se.Kind = KindContextTooLong
+	}
+	return se
+}
+
+// hasError reports whether a stream event's data is an object with an "error" member
+// that is not null.
+func hasError(data []byte) bool {
+	var v struct {
+		Error json.RawMessage `json:"error"`
+	}
+	return json.Unmarshal(data, &v) == nil && len(v.Error) > 0 && string(v.Error) != "null"
 }
