@@ -100,7 +100,7 @@ func (t callTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		activity, maxLine := ci.activity, ci.maxLine
 		ci.mu.Unlock()
 		if resp.StatusCode >= 400 && resp.Body != nil {
-			// Keep the error body for the message, and hand the SDK a copy.
+			// Keep the error body for the message, and hand the reader a copy.
 			data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 			_ = resp.Body.Close()
 			ci.mu.Lock()

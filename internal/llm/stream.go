@@ -40,7 +40,7 @@ func finish(text string, usage *Usage, m *catalog.Model) (Result, *Error, error)
 	return Result{Text: out, Usage: usage, Model: m.ID}, nil, nil
 }
 
-// streamFailure classifies a failed request or stream of any SDK: cancelled by the
+// streamFailure classifies a failed request or stream of any API: cancelled by the
 // caller, stalled, an HTTP error (from what the transport saw), unreachable, or broken.
 func streamFailure(ctx context.Context, ci *callInfo, err error, endpoint string, stallTimeout time.Duration, chunks int) *Error {
 	ci.mu.Lock()
@@ -132,7 +132,7 @@ func (a *answerSize) check() *Error {
 	return &Error{Kind: KindOversized, Message: fmt.Sprintf("the answer passed %d bytes, far more than the %d tokens the request asked for; the stream was cut and nothing of it is used", a.limit, a.asked)}
 }
 
-// isLineTooLong reports whether err is (or, through an SDK that flattened it, says)
+// isLineTooLong reports whether err is (or, through a reader that flattened it, says)
 // errLineTooLong.
 func isLineTooLong(err error) bool {
 	return errors.Is(err, errLineTooLong) || errors.Is(err, bufio.ErrTooLong) || strings.Contains(err.Error(), errLineTooLong.Error())
