@@ -175,7 +175,7 @@ type sseEvent struct {
 // when the stream ends is handed on only when flushAtEnd is set.
 func readSSE(r io.Reader, maxLine int, flushAtEnd bool, fn func(sseEvent) bool) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine+1)
+	sc.Buffer(make([]byte, 0, min(64<<10, maxLine+1)), maxLine+1)
 	var ev sseEvent
 	pending := false
 	for sc.Scan() {
