@@ -94,25 +94,41 @@ func incompleteTail(p []byte) int {
 	return len(p)
 }
 
-// appendTermSafe appends s to dst with every terminal control escaped.
+// appendTermSafe appends s to dst with every terminal control escaped. Runs of safe
+// bytes, the bulk of any output, are copied whole.
 func appendTermSafe(dst, s []byte) []byte {
-	for len(s) > 0 {
-		r, size := utf8.DecodeRune(s)
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			dst = fmt.Appendf(dst, `\x%02x`, s[0])
-		case r == '\n' || r == '\t':
-			dst = append(dst, byte(r))
-		case r < 0x20:
-			dst = fmt.Appendf(dst, `\x%02x`, r)
-		case r == 0x7f || isUnsafeRune(r):
-			dst = fmt.Appendf(dst, `\u%04x`, r)
-		default:
-			dst = append(dst, s[:size]...)
+	start := 0 // the start of the run of safe bytes not yet copied
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			if c == 0x7f {
+				dst = append(dst, `\u007f`...)
+			} else {
+				dst = fmt.Appendf(dst, `\x%02x`, c)
+			}
+			i++
+			start = i
+			continue
 		}
-		s = s[size:]
+		r, size := utf8.DecodeRune(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = fmt.Appendf(dst, `\x%02x`, c)
+			start = i + size
+		case isUnsafeRune(r):
+			dst = append(dst, s[start:i]...)
+			dst = fmt.Appendf(dst, `\u%04x`, r)
+			start = i + size
+		}
+		i += size
 	}
-	return dst
+	return append(dst, s[start:]...)
 }
 
 // isUnsafeRune reports the non-ASCII runes a terminal acts on or that reorder text: the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -225,6 +226,21 @@ func TestTerminalSafeEveryCommand(t *testing.T) {
 	for _, want := range []string{`\x1b]52;c;ZXZpbA==\x07`, `\u001b]52;c;ZXZpbA==\u0007`, `\u009b31m\u202egnp.exe`, `\x0dover\x08X\u007f`} {
 		if !strings.Contains(all.String(), want) {
 			t.Errorf("no %s in any output: the session's escapes did not reach it", want)
+		}
+	}
+}
+
+// BenchmarkTermSafe: the writer's throughput on what a command prints, mostly ASCII with
+// some non-ASCII text (a tree or a context of a real session).
+func BenchmarkTermSafe(b *testing.B) {
+	line := []byte("  │  │  3a43cb87 assistant: I'll create notes.txt — naïve café 日本語 [write]\n")
+	out := bytes.Repeat(line, 1<<14)
+	w := newTermSafe(io.Discard)
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := w.Write(out); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
