@@ -221,6 +221,24 @@ func TestTerminalSafeEveryCommand(t *testing.T) {
 		all.Write(stdout.Bytes())
 		all.Write(stderr.Bytes())
 	}
+	// The session file holds what was given, as Pi writes it: the printer escapes only
+	// what reaches the terminal.
+	var label, replaced bool
+	for _, line := range strings.Split(string(sessiontest.Read(t, path)), "\n") {
+		var e struct {
+			Type, Label string
+			Replacement struct{ Content any }
+		}
+		_ = json.Unmarshal([]byte(line), &e)
+		label = label || (e.Type == "label" && e.Label == ev)
+		replaced = replaced || (e.Type == "context_edit" && strings.Contains(fmt.Sprint(e.Replacement.Content), ev))
+		if strings.Contains(line, `\\x1b`) || strings.Contains(line, `\\u009b`) {
+			t.Errorf("the session file holds the printer's escaped form: %.200s", line)
+		}
+	}
+	if !label || !replaced {
+		t.Errorf("the session file lacks the label (%v) or the replacement (%v) exactly as given", label, replaced)
+	}
 	// The content reached the output, escaped: in JSON as the same characters escaped,
 	// in human output in the printer's form.
 	for _, want := range []string{`\x1b]52;c;ZXZpbA==\x07`, `\u001b]52;c;ZXZpbA==\u0007`, `\u009b31m\u202egnp.exe`, `\x0dover\x08X\u007f`} {
