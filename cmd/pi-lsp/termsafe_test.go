@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -260,5 +261,47 @@ func BenchmarkTermSafe(b *testing.B) {
 		if _, err := w.Write(out); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestEveryCommandPrintsThroughTermSafe: run hands every command of the table (a new one
+// too) a terminal-safe stdout and stderr; only rawOutput's commands get the raw stdout.
+func TestEveryCommandPrintsThroughTermSafe(t *testing.T) {
+	saved := commands
+	t.Cleanup(func() { commands = saved })
+	commands = append([]command(nil), saved...)
+	seen := map[string]bool{}
+	for i := range commands {
+		name := commands[i].name
+		commands[i].run = func(_ context.Context, _ *flag.FlagSet, _ []string, stdout, stderr io.Writer) error {
+			seen[name] = true
+			_, safeOut := stdout.(*termSafe)
+			if safeOut == rawOutput[name] {
+				t.Errorf("%s: stdout is %T (raw output: %v)", name, stdout, rawOutput[name])
+			}
+			if s, ok := stderr.(*cliStderr); !ok {
+				t.Errorf("%s: stderr is %T", name, stderr)
+			} else if _, ok := s.Writer.(*termSafe); !ok {
+				t.Errorf("%s: stderr writes to %T", name, s.Writer)
+			}
+			fmt.Fprintf(stdout, "%s\x1b[2J\n", name)
+			fmt.Fprintf(stderr, "%s\u202e\n", name)
+			return nil
+		}
+	}
+	for _, c := range commands {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{c.name}, &out, &errb); code != 0 {
+			t.Errorf("%s: exit %d", c.name, code)
+		}
+		if c := rawControl(errb.Bytes()); c != "" {
+			t.Errorf("stderr: %s", c)
+		}
+		if c2 := rawControl(out.Bytes()); (c2 == "") == rawOutput[c.name] {
+			t.Errorf("%s: stdout %q (raw output: %v)", c.name, out.String(), rawOutput[c.name])
+		}
+	}
+	if len(seen) != len(commands) || len(commands) < 15 {
+		t.Errorf("ran %d of %d commands", len(seen), len(commands))
 	}
 }
