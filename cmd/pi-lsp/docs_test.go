@@ -183,3 +183,21 @@ func headingAnchors(t *testing.T, path string) map[string]bool {
 	}
 	return anchors
 }
+
+// TestReadmeIsAFirstRead: the README stays what a user reads first, under 15 KB, with the
+// two commands that set everything up on a fresh machine and the feature list others add
+// to; the reference lives in docs/.
+func TestReadmeIsAFirstRead(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) >= 15*1024 {
+		t.Errorf("README.md is %d bytes: keep it under 15 KB and move reference material to a page under docs/", len(data))
+	}
+	for _, want := range []string{"\n## Features\n", "\n## Install\n", "\nmake demo ", "\nmake test ", "\n## Documentation\n"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("README.md has no %q", want)
+		}
+	}
+}
