@@ -136,7 +136,7 @@ func printNothingToCompact(stdout io.Writer, out service.CompactOutcome, asJSON 
 }
 
 // printCompactDryRun shows the cut a compaction would make.
-func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool, plan compaction.SummarizerChoice) error {
+func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool, plan service.SummarizerChoice) error {
 	read, mod := p.FileOps.Lists()
 	if asJSON {
 		return writeJSON(stdout, CompactPlan{

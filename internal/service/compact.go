@@ -63,7 +63,7 @@ type CompactOutcome struct {
 	// Run is pi-lsp's run: its preparation and outcome (nil through a live pi).
 	Run *compaction.RunResult
 	// Choice is the summarizer and model pi-lsp's run used (a dry run: would use).
-	Choice compaction.SummarizerChoice
+	Choice SummarizerChoice
 	// Coverage and Summary: a dry run with Coverage, the summary generated and what of
 	// the summarized range it carries.
 	Coverage *compaction.Coverage
