@@ -139,7 +139,7 @@ func printNothingToCompact(stdout io.Writer, out service.CompactOutcome, asJSON 
 func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool, plan service.SummarizerChoice) error {
 	read, mod := p.FileOps.Lists()
 	if asJSON {
-		return writeJSON(stdout, CompactPlan{
+		return writeJSON(stdout, rpc.CompactPlan{
 			FirstKeptEntryID: p.FirstKeptEntryID, IsSplitTurn: p.IsSplitTurn, TokensBefore: p.TokensBefore,
 			MessagesToSummarize: len(p.MessagesToSummarize), TurnPrefixMessages: len(p.TurnPrefixMessages),
 			PreviousSummary: p.HasPrevious, ReadFiles: read, ModifiedFiles: mod,
@@ -162,7 +162,7 @@ func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool
 func printCoverage(stdout io.Writer, out service.CompactOutcome, asJSON bool) error {
 	r, cov := out.Result, out.Coverage
 	if asJSON {
-		return writeJSON(stdout, CompactCoverage{FirstKeptEntryID: r.FirstKeptEntryID, Summary: r.Summary,
+		return writeJSON(stdout, rpc.CompactCoverage{FirstKeptEntryID: r.FirstKeptEntryID, Summary: r.Summary,
 			TokensBefore: r.TokensBefore, TokensAfter: *r.EstimatedTokensAfter, Coverage: *cov})
 	}
 	fmt.Fprintf(stdout, "would keep from %s; the summary carries %d of %d entities of the summarized range (%.0f%%)\n",

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -47,7 +48,7 @@ func runEditContext(ctx context.Context, fs *flag.FlagSet, args []string, stdout
 		return forceHint(err)
 	}
 	if *asJSON {
-		return writeJSON(stdout, ContextEdited{Entry: session.Raw[session.ContextEditEntry](res.Entry.Raw()), TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter})
+		return writeJSON(stdout, rpc.ContextEdited{Entry: session.Raw[session.ContextEditEntry](res.Entry.Raw()), TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter})
 	}
 	verb := map[contextedit.Action]string{contextedit.Omit: "hidden from", contextedit.Replace: "replaced in", contextedit.Restore: "restored to"}[e.Action]
 	fmt.Fprintf(stdout, "%s %s the context (entry %s); context ~%d -> ~%d tokens\n", pos[1], verb, res.Entry.ID, int(res.TokensBefore), int(res.TokensAfter))

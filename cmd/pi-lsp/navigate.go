@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -65,7 +66,7 @@ func printNavigateDryRun(stdout io.Writer, target string, res *branch.NavigateRe
 		for i, e := range p.Entries {
 			ids[i] = e.ID
 		}
-		return writeJSON(stdout, NavigatePlan{CommonAncestorID: orNull(p.CommonAncestorID), Entries: ids,
+		return writeJSON(stdout, rpc.NavigatePlan{CommonAncestorID: orNull(p.CommonAncestorID), Entries: ids,
 			Messages: len(p.Prepared.Messages), TotalTokens: p.Prepared.TotalTokens,
 			ReadFiles: p.ReadFiles, ModifiedFiles: p.ModifiedFiles})
 	}
@@ -97,7 +98,7 @@ func printNavigateDryRun(stdout io.Writer, target string, res *branch.NavigateRe
 }
 
 func printNavigatedJSON(stdout io.Writer, out service.NavigateOutcome) error {
-	ans := Navigated{LeafID: orNull(out.LeafID), SummaryEntry: out.SummaryEntry, Cancelled: out.Cancelled, Via: string(out.Via), PID: out.PID}
+	ans := rpc.CLINavigated{LeafID: orNull(out.LeafID), SummaryEntry: out.SummaryEntry, Cancelled: out.Cancelled, Via: string(out.Via), PID: out.PID}
 	if res := out.Result; res != nil {
 		if res.HasEditorText {
 			ans.EditorText = &res.EditorText
@@ -176,7 +177,7 @@ func runUndoCompaction(ctx context.Context, fs *flag.FlagSet, args []string, std
 	// entries of the snapshot the undo read, which it did not change.
 	side := sideBranch(out.Before, res)
 	if *asJSON {
-		ans := UndoneCompaction{LeafID: orNull(res.LeafID), CompactionID: res.UndoneCompactionID, Position: orNull(res.Position), SideBranch: side}
+		ans := rpc.UndoneCompaction{LeafID: orNull(res.LeafID), CompactionID: res.UndoneCompactionID, Position: orNull(res.Position), SideBranch: side}
 		if res.MarkerEntry != nil {
 			ans.MarkerEntry = session.Raw[session.CustomEntry](res.MarkerEntry.Raw())
 		}
@@ -205,7 +206,7 @@ func runLabel(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stde
 	var by string
 	if out.Via == service.ViaPi {
 		if *asJSON {
-			return writeJSON(stdout, LabelledByPi{EntryID: pos[1], Label: orNull(text), Via: string(out.Via), PID: out.PID})
+			return writeJSON(stdout, rpc.LabelledByPi{EntryID: pos[1], Label: orNull(text), Via: string(out.Via), PID: out.PID})
 		}
 		by = fmt.Sprintf("by pi (pid %d)", out.PID)
 	} else {

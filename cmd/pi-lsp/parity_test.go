@@ -29,6 +29,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/shape"
 )
 
 // parityModels are two models of one provider, both served by the capture server at
@@ -196,14 +197,33 @@ func (p *parity) sameModelRequests(job string, cliFrom, srvFrom int) []string {
 
 func (p *parity) requests() (int, int) { return len(p.cliAPI.Requests()), len(p.srvAPI.Requests()) }
 
-// mustCLI runs the CLI and fails on a non-zero exit.
+// mustCLI runs the CLI with --json and fails on a non-zero exit or an answer that is
+// not one of the command's documented shapes (rpc.CLIAnswers).
 func (p *parity) mustCLI(args ...string) string {
 	p.t.Helper()
-	code, out, errOut := p.runCLI(args...)
+	code, out, errOut := p.runCLI(append(args, "--json")...)
 	if code != 0 {
 		p.t.Fatalf("pi-lsp %v: exit %d: %s", args, code, errOut)
 	}
+	p.documented(args[0], out)
 	return out
+}
+
+// documented checks that out is one of the --json shapes docs/protocol.md gives cmd.
+func (p *parity) documented(cmd, out string) {
+	p.t.Helper()
+	var types []reflect.Type
+	for _, a := range rpc.CLIAnswers() {
+		if strings.Fields(a.Command)[0] == cmd {
+			types = append(types, a.Type)
+		}
+	}
+	if len(types) == 0 {
+		p.t.Fatalf("no documented --json answer of %s", cmd)
+	}
+	if err := shape.Match(json.RawMessage(out), types...); err != nil {
+		p.t.Errorf("pi-lsp %s --json answered %.300s: %v", cmd, out, err)
+	}
 }
 
 func (p *parity) mustCall(method string, params map[string]any) json.RawMessage {
@@ -278,7 +298,10 @@ func TestFrontEndsDecideEachJobAlike(t *testing.T) {
 			{name: "clear-tool-output", cli: []string{"clear-tool-output", "FILE"}, method: "pi/clearToolOutput", params: map[string]any{}, refused: "its pi-lsp bridge cannot do this"},
 		} {
 			mark := pi.mark()
-			code, out, errOut := p.runCLI(j.cli...)
+			code, out, errOut := p.runCLI(append(j.cli, "--json")...)
+			if code == 0 {
+				p.documented(j.cli[0], out)
+			}
 			cliAsked := pi.since(mark)
 			mark = pi.mark()
 			res, err := p.call(j.method, j.params)
