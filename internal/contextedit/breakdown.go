@@ -36,8 +36,8 @@ func ToolResultKind(tool string) string { return toolResultPrefix + tool }
 var kindOrder = []string{KindSystem, KindUser, KindAssistant, KindThinking, KindToolCall, "",
 	KindCompactionSummary, KindBranchSummary, KindCustom, KindBashExecution}
 
-// Part is what one entry contributes to one kind.
-type Part struct {
+// KindEntry is what one entry contributes to one kind.
+type KindEntry struct {
 	EntryID string `json:"entryId"`
 	Tokens  int    `json:"tokens"`
 	Preview string `json:"preview"`
@@ -52,7 +52,7 @@ type KindTokens struct {
 	// Largest are the entries that contribute most, largest first (at most
 	// LargestPerKind; for system, each system message's own estimate, which the
 	// replayed prompt folds together).
-	Largest []Part `json:"largest"`
+	Largest []KindEntry `json:"largest"`
 }
 
 // LargestPerKind bounds KindTokens.Largest.
@@ -100,7 +100,7 @@ func BreakdownOf(ctx context.Context, path []*session.Entry) (*Breakdown, error)
 	}
 	type acc struct {
 		tokens int
-		parts  []Part
+		parts  []KindEntry
 	}
 	kinds := map[string]*acc{}
 	add := func(kind string, e *session.Entry, m *session.Message, tokens int) {
@@ -114,7 +114,7 @@ func BreakdownOf(ctx context.Context, path []*session.Entry) (*Breakdown, error)
 			a.parts[n-1].Tokens += tokens
 			return
 		}
-		a.parts = append(a.parts, Part{EntryID: e.ID, Tokens: tokens, Preview: previewOf(m)})
+		a.parts = append(a.parts, KindEntry{EntryID: e.ID, Tokens: tokens, Preview: previewOf(m)})
 	}
 	est := estimator{}
 	systemSeen := false
@@ -173,7 +173,7 @@ func BreakdownOf(ctx context.Context, path []*session.Entry) (*Breakdown, error)
 		if a == nil {
 			return
 		}
-		parts := append([]Part(nil), a.parts...)
+		parts := append([]KindEntry(nil), a.parts...)
 		sort.SliceStable(parts, func(x, y int) bool { return parts[x].Tokens > parts[y].Tokens })
 		if len(parts) > LargestPerKind {
 			parts = parts[:LargestPerKind]

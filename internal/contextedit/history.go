@@ -20,8 +20,8 @@ const (
 	SourceEstimate = "estimate" // Pi's estimate of the context at that entry
 )
 
-// Point is the context's size at one entry of a path.
-type Point struct {
+// SizePoint is the context's size at one entry of a path.
+type SizePoint struct {
 	EntryID string  `json:"entryId"`
 	Tokens  float64 `json:"tokens"`
 	Source  string  `json:"source"`
@@ -39,8 +39,8 @@ type Point struct {
 // at the reply; and one point per compaction, branch summary and context edit, with Pi's
 // estimate of the context right after it (estimateProjectedContextTokens with that
 // entry as the leaf).
-func History(ctx context.Context, path []*session.Entry) ([]Point, error) {
-	out := []Point{}
+func History(ctx context.Context, path []*session.Entry) ([]SizePoint, error) {
+	out := []SizePoint{}
 	for i, e := range path {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -58,7 +58,7 @@ func History(ctx context.Context, path []*session.Entry) ([]Point, error) {
 				continue
 			}
 			if u := session.AssistantUsage(m); u != nil {
-				out = append(out, Point{EntryID: e.ID, Tokens: session.CalculateContextTokens(*u), Source: SourceUsage})
+				out = append(out, SizePoint{EntryID: e.ID, Tokens: session.CalculateContextTokens(*u), Source: SourceUsage})
 				continue
 			}
 		case session.TypeCompaction:
@@ -70,7 +70,7 @@ func History(ctx context.Context, path []*session.Entry) ([]Point, error) {
 		default:
 			continue
 		}
-		p := Point{EntryID: e.ID, Tokens: session.ProjectedContextTokens(path[:i+1]).Tokens, Source: SourceEstimate}
+		p := SizePoint{EntryID: e.ID, Tokens: session.ProjectedContextTokens(path[:i+1]).Tokens, Source: SourceEstimate}
 		if event != "" {
 			p.Event = &event
 		}

@@ -15,11 +15,12 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"| `pi.editContext` | `pi/editContext` | Edit Context | `:PiEditContext` |  |\n" +
 	"| `pi.clearToolOutput` | `pi/clearToolOutput` | Clear Old Tool Output | `:PiClearToolOutput` |  |\n" +
 	"| `pi.contextBySize` | `pi/contextBySize` | Context by Size | `:PiContextBySize` |  |\n" +
+	"| `pi.contextBreakdown` | `pi/contextBreakdown` | Show Context Picture | `:PiContext` |  |\n" +
 	"| `pi.tree` | `pi/tree` | Show Session Tree | `:PiTree` |  |\n" +
 	"| `pi.sessions` | `pi/sessions` | List Sessions | `:PiSessions` |  |\n" +
 	"| `pi.selectSession` | `pi/selectSession` | Select Session | `:PiSelectSession` |  |\n" +
 	"| `pi.files` | `pi/files` | Show Files | `:PiFiles` |  |\n" +
-	"| `pi.context` | `pi/context` | Show Context | `:PiContext` |  |\n" +
+	"| `pi.context` | `pi/context` | Show Context | `:PiContextInfo` |  |\n" +
 	"\n" +
 	"### `pi.compact` / `pi/compact`\n" +
 	"\n" +
@@ -91,6 +92,15 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"```ts\n" +
 	"params: { session?: string; limit?: number }\n" +
 	"result: { session: string; leafId: string | null; tokens: number | null; contextWindow: number; percent: number | null; projectedTokens: number; messages: ContextItem[] }\n" +
+	"```\n" +
+	"\n" +
+	"### `pi.contextBreakdown` / `pi/contextBreakdown`\n" +
+	"\n" +
+	"The context at a glance: its tokens by kind (system, user, assistant text, thinking, tool calls, tool results by tool, summaries, custom, bash), adding up to Pi 1.6.0's estimate of the context, the largest entries of each, the window, reserve and compaction threshold; with `history: true` its size after each reply of the path (Pi's recorded usage, else its estimate) and at each compaction, branch summary and context edit.\n" +
+	"\n" +
+	"```ts\n" +
+	"params: { session?: string; history?: boolean }\n" +
+	"result: { session: string; leafId: string | null; total: number; usageTokens: number | null; contextWindow: number; reserveTokens: number; threshold: number | null; kinds: KindTokens[]; history?: SizePoint[] }\n" +
 	"```\n" +
 	"\n" +
 	"### `pi.tree` / `pi/tree`\n" +

@@ -37,7 +37,7 @@ type Breakdown struct {
 	CompactionOn  bool
 	Kinds         []contextedit.KindTokens
 	// History is nil unless asked for.
-	History []contextedit.Point
+	History []contextedit.SizePoint
 }
 
 // ContextBreakdown is the context of a path at a glance.

@@ -765,7 +765,8 @@ M.user_commands = {
     end,
     { nargs = '?', complete = 'file', desc = 'Pi: use the session file [path]' },
   },
-  PiContext = { run('context'), { nargs = 0, desc = 'Pi: context usage and the last summary' } },
+  PiContextInfo = { run('context'), { nargs = 0, desc = 'Pi: context usage and the last summary' } },
+  PiContext = { run('context'), { nargs = 0, desc = 'Pi: the context at a glance' } },
   PiStatus = {
     function()
       M.status()

@@ -37,6 +37,7 @@ const SERVER_HANDLERS: Record<ServerCommandId, ServerCommandHandler> = {
   "pi.editContext": (pi, arg) => (arg ? editContext(pi, arg as unknown as EditContextParams) : editContextInteractive(pi)),
   "pi.clearToolOutput": (pi, arg) => (arg ? clearToolOutput(pi, arg as ClearToolOutputParams) : clearToolOutputInteractive(pi)),
   "pi.contextBySize": (pi, arg, next) => (arg ? next() : contextBySizeInteractive(pi)),
+  "pi.contextBreakdown": (_pi, _arg, next) => next(),
 };
 
 const SERVER_IDS: ReadonlySet<string> = new Set(SERVER_COMMANDS.map((c) => c.id));
