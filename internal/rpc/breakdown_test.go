@@ -85,15 +85,22 @@ func TestContextBreakdownAndUsageAfterCompaction(t *testing.T) {
 	if after.UsageTokens != nil {
 		t.Errorf("usage after a compaction: %v", *after.UsageTokens)
 	}
-	msgs := e.Await(10*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/contextUsage", "an estimate after the compaction",
-		func(p json.RawMessage) bool {
-			var u rpc.ContextUsage
-			return json.Unmarshal(p, &u) == nil && u.Tokens == nil && u.Estimate != nil
-		})))
 	var u rpc.ContextUsage
-	_ = json.Unmarshal(msgs[len(msgs)-1].Params, &u)
+	e.Await(10*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/contextUsage", "an estimate after the compaction",
+		func(p json.RawMessage) bool {
+			var n rpc.ContextUsage
+			if json.Unmarshal(p, &n) != nil || n.Tokens != nil || n.Estimate == nil {
+				return false
+			}
+			u = n
+			return true
+		})))
 	if *u.Estimate != float64(after.Total) || u.Source != contextedit.SourceEstimate {
 		t.Errorf("pi/contextUsage after the compaction: estimate %v source %q, breakdown total %d", *u.Estimate, u.Source, after.Total)
+	}
+
+	if c, err := e.Context(nil); err != nil || c.Tokens != nil || c.Estimate == nil || *c.Estimate != float64(after.Total) || c.Source != contextedit.SourceEstimate {
+		t.Errorf("pi/context after the compaction: %+v, %v", c, err)
 	}
 
 	mark = e.Mark()

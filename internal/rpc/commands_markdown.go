@@ -145,7 +145,7 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"\n" +
 	"```ts\n" +
 	"params: { session?: string }\n" +
-	"result: { session: string; leafId: string | null; messageCount: number; tokens: number | null; contextWindow: number; percent: number | null; lastCompaction?: LastCompaction }\n" +
+	"result: { session: string; leafId: string | null; messageCount: number; tokens: number | null; contextWindow: number; percent: number | null; estimate: number | null; source: string; lastCompaction?: LastCompaction }\n" +
 	"```\n" +
 	"\n" +
 	"<!-- END GENERATED COMMANDS -->\n"

@@ -290,12 +290,15 @@ type ContextBreakdownResult struct {
 
 // ContextResult is what the LLM would be sent now.
 type ContextResult struct {
-	Session        string          `json:"session"`
-	LeafID         *string         `json:"leafId"`
-	MessageCount   int             `json:"messageCount"`
-	Tokens         *float64        `json:"tokens"`
-	ContextWindow  int             `json:"contextWindow"`
-	Percent        *float64        `json:"percent"`
+	Session       string   `json:"session"`
+	LeafID        *string  `json:"leafId"`
+	MessageCount  int      `json:"messageCount"`
+	Tokens        *float64 `json:"tokens"`
+	ContextWindow int      `json:"contextWindow"`
+	Percent       *float64 `json:"percent"`
+	// Estimate and Source are pi/contextUsage's.
+	Estimate       *float64        `json:"estimate"`
+	Source         string          `json:"source"`
 	LastCompaction *LastCompaction `json:"lastCompaction,omitempty"`
 }
 

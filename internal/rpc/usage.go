@@ -20,22 +20,34 @@ func (h *host) contextUsage(c *session.Context) (tokens *float64, window int, pe
 	return tokens, window, percent
 }
 
-// usageNotice is pi/contextUsage for a path: Pi's figure and, where Pi has none (after
-// a compaction until the next reply), Pi's estimate, so that a status never shows "?";
-// the source says which one a status shows. One projection serves both.
+// usageNotice is pi/contextUsage for a path.
 func (h *host) usageNotice(file string, path []*session.Entry, current bool) ContextUsage {
-	c := session.ContextOfProjection(path, session.ProjectPath(path))
-	tokens, window, pct := h.contextUsage(c)
-	u := ContextUsage{Session: file, Tokens: tokens, ContextWindow: window, Percent: pct, Current: current}
+	f := h.figures(session.ContextOfProjection(path, session.ProjectPath(path)))
+	return ContextUsage{Session: file, Tokens: f.tokens, ContextWindow: f.window, Percent: f.percent,
+		Current: current, Estimate: f.estimate, Source: f.source}
+}
+
+// figures are the context figures a status shows: Pi's (getContextUsage) and, where
+// Pi has none (after a compaction until the next reply), Pi's estimate, so that a
+// status never shows "?"; source says which one a status shows. They are read from
+// the projection the context holds.
+type figures struct {
+	tokens, percent, estimate *float64
+	window                    int
+	source                    string
+}
+
+func (h *host) figures(c *session.Context) figures {
+	var f figures
+	f.tokens, f.window, f.percent = h.contextUsage(c)
 	t := c.Tokens()
-	source := contextedit.SourceUsage
+	f.source = contextedit.SourceUsage
 	if t.LastUsageIndex == nil {
-		source = contextedit.SourceEstimate
+		f.source = contextedit.SourceEstimate
 	}
-	if tokens == nil {
+	if f.tokens == nil {
 		est := t.Tokens
-		u.Estimate, source = &est, contextedit.SourceEstimate
+		f.estimate, f.source = &est, contextedit.SourceEstimate
 	}
-	u.Source = source
-	return u
+	return f
 }

@@ -593,6 +593,9 @@ export interface ContextResult {
   tokens: number | null;
   contextWindow: number;
   percent: number | null;
+  /** estimate and Source are pi/contextUsage's. */
+  estimate: number | null;
+  source: string;
   lastCompaction?: LastCompaction;
 }
 
