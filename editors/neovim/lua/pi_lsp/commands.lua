@@ -465,6 +465,12 @@ function M.clear_tool_output(opts, cb, client_id)
   end, client_id)
 end
 
+-- :PiContext --------------------------------------------------------------------------
+
+function M.context_picture(cb)
+  require('pi_lsp.context_picture').open(nil, cb)
+end
+
 -- :PiContextBySize --------------------------------------------------------------------
 
 function M.context_by_size(cb)
@@ -780,7 +786,7 @@ M.user_commands = {
     { nargs = '?', complete = 'file', desc = 'Pi: use the session file [path]' },
   },
   PiContextInfo = { run('context'), { nargs = 0, desc = 'Pi: context usage and the last summary' } },
-  PiContext = { run('context'), { nargs = 0, desc = 'Pi: the context at a glance' } },
+  PiContext = { run('context_picture'), { nargs = 0, desc = 'Pi: the context at a glance (by kind, largest entries, size over the path)' } },
   PiStatus = {
     function()
       M.status()

@@ -143,6 +143,7 @@ M.handlers = {
     if changed then
       require('pi_lsp.tree').on_session_changed(ctx.client_id, params)
       require('pi_lsp.context_size').on_session_changed(ctx.client_id, params)
+      require('pi_lsp.context_picture').on_session_changed(ctx.client_id, params)
     end
   end),
   ['pi/contextUsage'] = notification('PiContextUsage', function(st, params)
