@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
-	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -75,10 +74,10 @@ func (c Config) WindowOfPath(path []*session.Entry) int {
 		return c.SummarizerConfig.ContextWindow
 	}
 	if provider, model := session.ModelOfPath(path); provider != "" && model != "" {
-		cat := catalog.Load(c.AgentDir, catalog.LoadOptions{PiPath: compaction.PiPath()})
+		cat := catalog.Load(c.AgentDir, catalog.LoadOptions{PiPath: PiPath()})
 		if m := cat.Find(provider, model); m != nil && m.ContextWindow > 0 {
 			return m.ContextWindow
 		}
 	}
-	return compaction.DefaultContextWindow
+	return DefaultContextWindow
 }

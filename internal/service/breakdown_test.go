@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
@@ -32,7 +31,7 @@ func TestContextBreakdown(t *testing.T) {
 	if sum != b.Total || b.Total == 0 {
 		t.Errorf("kinds add up to %d, total %d", sum, b.Total)
 	}
-	if b.ContextWindow != compaction.DefaultContextWindow || b.ReserveTokens != 16384 {
+	if b.ContextWindow != DefaultContextWindow || b.ReserveTokens != 16384 {
 		t.Errorf("window %d reserve %d, want Pi's defaults", b.ContextWindow, b.ReserveTokens)
 	}
 	compactions, replies := 0, 0
