@@ -162,97 +162,26 @@ local function paint(buf, result)
   ui.set_lines(buf, lines)
 end
 
---- The line of entry `id` in a picture buffer.
-function M.line_of(buf, id)
-  local b = M.buffers[buf]
-  for lnum, it in pairs(b and b.items or {}) do
-    if it.entryId == id then
-      return lnum
-    end
-  end
-end
-
 local function request(client, session, cb)
   require('pi_lsp.client').request(client, 'pi/contextBreakdown', { session = session, history = true }, cb)
 end
 
---- Re-reads the picture shown in `buf`.
-function M.refresh(buf, cb)
-  local b = M.buffers[buf]
-  local client = ui.client_of(b)
-  if not client then
-    return
-  end
-  request(client, b.session, function(err, result)
-    if err or type(result) ~= 'table' then
-      ui.notify('context: ' .. require('pi_lsp.client').format_error(err or 'no result'), vim.log.levels.ERROR)
-    elseif vim.api.nvim_buf_is_valid(buf) then
-      paint(buf, result)
-    end
-    if cb then
-      cb(err, result)
-    end
-  end)
-end
-
--- Closes the float and opens the tree with the cursor on the entry under the cursor.
-local function show_in_tree(buf)
-  local b = M.buffers[buf]
-  local it = b and b.items[vim.api.nvim_win_get_cursor(0)[1]]
-  if not it then
-    return
-  end
-  ui.close(buf)
-  require('pi_lsp.commands').tree(nil, function(terr, tbuf)
-    local lnum = not terr and tbuf and require('pi_lsp.tree').line_of(tbuf, it.entryId)
-    local win = lnum and ui.buf_win(tbuf)
-    if win then
-      pcall(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
-    end
-    pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'PiContextJump', modeline = false,
-      data = { entryId = it.entryId, line = lnum, bufnr = tbuf } })
-  end)
-end
-
---- Opens the picture of `session` (nil: the current one) in a floating window.
----@param cb? fun(err?: any, buf?: integer, result?: table)
-function M.open(session, cb)
-  local c = require('pi_lsp.client')
-  c.ensure(0, function(client, msg)
-    local function done(err, buf, result)
-      pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'PiCommandDone', modeline = false,
-        data = { command = 'pi.contextBreakdown', result = result, error = err, client_id = client and client.id, bufnr = buf } })
-      if cb then
-        cb(err, buf, result)
-      end
-    end
-    if not client then
-      ui.notify(msg, vim.log.levels.ERROR)
-      return done({ code = -32803, message = msg, data = { kind = 'client' } })
-    end
-    request(client, session, function(err, result)
-      if err or type(result) ~= 'table' then
-        ui.notify('context: ' .. c.format_error(err or 'no result'), vim.log.levels.ERROR)
-        return done(err or 'no result')
-      end
-      local buf = ui.scratch(BUF_NAME, {}, { layout = 'float', title = 'Pi context', filetype = 'pi_lsp_context', width = 0.9, height = 0.85 })
-      if ui.track(M.buffers, buf, { client_id = client.id, session = result.session or session, items = {} }) then
-        ui.keymaps(buf, {
-          { 'r', M.refresh, 'Pi: refresh' },
-          { '<CR>', show_in_tree, 'Pi: show this entry in the tree' },
-        })
-      end
-      paint(buf, result)
-      done(nil, buf, result)
-    end)
-  end)
-end
-
---- Refreshes open pictures of a client when its session changes.
-function M.on_session_changed(client_id, params)
-  ui.refresh_on_session_change(M.buffers, client_id, params, function(buf)
-    M.refresh(buf)
-  end)
-end
+ui.session_view(M, {
+  label = 'context',
+  command = 'pi.contextBreakdown',
+  request = request,
+  paint = paint,
+  buf_name = BUF_NAME,
+  float = true,
+  window = function()
+    return { layout = 'float', title = 'Pi context', filetype = 'pi_lsp_context', width = 0.9, height = 0.85 }
+  end,
+  keymaps = function(show_in_tree)
+    return {
+      { 'r', M.refresh, 'Pi: refresh' },
+      { '<CR>', show_in_tree, 'Pi: show this entry in the tree' },
+    }
+  end,
+})
 
 return M

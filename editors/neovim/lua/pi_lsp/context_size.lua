@@ -68,36 +68,6 @@ local function paint(buf, result)
   end
 end
 
---- The line of entry `id` in a context-size buffer.
-function M.line_of(buf, id)
-  local b = M.buffers[buf]
-  for lnum, it in pairs(b and b.items or {}) do
-    if it.entryId == id then
-      return lnum
-    end
-  end
-end
-
---- Re-reads the listing shown in `buf`.
-function M.refresh(buf, cb)
-  local b = M.buffers[buf]
-  local client = ui.client_of(b)
-  if not client then
-    return
-  end
-  local c = require('pi_lsp.client')
-  c.exec(client, 'pi.contextBySize', { session = b.session }, function(err, result)
-    if err or type(result) ~= 'table' then
-      ui.notify('context by size: ' .. c.format_error(err or 'no result'), vim.log.levels.ERROR)
-    elseif vim.api.nvim_buf_is_valid(buf) then
-      paint(buf, result)
-    end
-    if cb then
-      cb(err, result)
-    end
-  end)
-end
-
 local function at_cursor(buf)
   local b = M.buffers[buf]
   return b and b.items[vim.api.nvim_win_get_cursor(0)[1]] or nil
@@ -119,69 +89,27 @@ local function edit(action)
   end
 end
 
--- Opens the tree with the cursor on the message under the cursor.
-local function show_in_tree(buf)
-  local it = at_cursor(buf)
-  if not it then
-    return
-  end
-  require('pi_lsp.commands').tree(nil, function(terr, tbuf)
-    local lnum = not terr and tbuf and require('pi_lsp.tree').line_of(tbuf, it.entryId)
-    local win = lnum and ui.buf_win(tbuf)
-    if win then
-      pcall(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
-    end
-  end)
-end
-
---- Opens the context of `session` (nil: the current one) by size.
----@param cb? fun(err?: any, buf?: integer, result?: table)
-function M.open(session, cb)
-  local c = require('pi_lsp.client')
-  c.ensure(0, function(client, msg)
-    local function done(err, buf, result)
-      pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'PiCommandDone', modeline = false,
-        data = { command = 'pi.contextBySize', result = result, error = err, client_id = client and client.id, bufnr = buf } })
-      if cb then
-        cb(err, buf, result)
-      end
-    end
-    if not client then
-      ui.notify(msg, vim.log.levels.ERROR)
-      return done({ code = -32803, message = msg, data = { kind = 'client' } })
-    end
-    c.exec(client, 'pi.contextBySize', { session = session }, function(err, result)
-      if err or type(result) ~= 'table' then
-        ui.notify('context by size: ' .. c.format_error(err or 'no result'), vim.log.levels.ERROR)
-        return done(err or 'no result')
-      end
-      local copts = require('pi_lsp.config').options.context
-      local buf = ui.scratch(BUF_NAME, {}, {
-        layout = copts.layout,
-        title = 'Pi context by size',
-        filetype = 'pi_lsp_context_size',
-        split_height = 15,
-      })
-      if ui.track(M.buffers, buf, { client_id = client.id, session = result.session or session, items = {} }) then
-        ui.keymaps(buf, {
-          { 'x', edit('omit'), 'Pi: hide this message from the context' },
-          { 'e', edit('replace'), 'Pi: replace this message in the context' },
-          { 'u', edit('restore'), 'Pi: restore this message to the context' },
-          { 'r', M.refresh, 'Pi: refresh' },
-          { '<CR>', show_in_tree, 'Pi: show this message in the tree' },
-        })
-      end
-      paint(buf, result)
-      done(nil, buf, result)
-    end)
-  end)
-end
-
---- Refreshes open listings of a client when its session changes.
-function M.on_session_changed(client_id, params)
-  ui.refresh_on_session_change(M.buffers, client_id, params, function(buf)
-    M.refresh(buf)
-  end)
-end
+ui.session_view(M, {
+  label = 'context by size',
+  command = 'pi.contextBySize',
+  request = function(client, session, cb)
+    require('pi_lsp.client').exec(client, 'pi.contextBySize', { session = session }, cb)
+  end,
+  paint = paint,
+  buf_name = BUF_NAME,
+  window = function()
+    return { layout = require('pi_lsp.config').options.context.layout, title = 'Pi context by size',
+      filetype = 'pi_lsp_context_size', split_height = 15 }
+  end,
+  keymaps = function(show_in_tree)
+    return {
+      { 'x', edit('omit'), 'Pi: hide this message from the context' },
+      { 'e', edit('replace'), 'Pi: replace this message in the context' },
+      { 'u', edit('restore'), 'Pi: restore this message to the context' },
+      { 'r', M.refresh, 'Pi: refresh' },
+      { '<CR>', show_in_tree, 'Pi: show this message in the tree' },
+    }
+  end,
+})
 
 return M

@@ -228,4 +228,107 @@ function M.lines(text)
   return vim.split(text, '\n', { plain = true })
 end
 
+
+--- Fills a view module V of one session's context (V.buffers its registry) with what every
+--- such view does alike: V.line_of, V.refresh, V.open (the PiCommandDone event, the client
+--- check, the error notice) and V.on_session_changed, and gives its keymaps a show_in_tree.
+--- spec: label (the notices' prefix), command (the PiCommandDone name), request(client,
+--- session, cb), paint(buf, result), buf_name, window() (the ui.scratch options), keymaps(
+--- show_in_tree) (the { lhs, fn, desc } list), float (close the view before the tree is
+--- shown and fire User PiContextJump with the entry, its line and the tree's buffer).
+function M.session_view(V, spec)
+  --- The line of entry `id` in a buffer of this view.
+  function V.line_of(buf, id)
+    local b = V.buffers[buf]
+    for lnum, it in pairs(b and b.items or {}) do
+      if it.entryId == id then
+        return lnum
+      end
+    end
+  end
+
+  local function failed(err)
+    M.notify(spec.label .. ': ' .. require('pi_lsp.client').format_error(err or 'no result'), vim.log.levels.ERROR)
+  end
+
+  --- Re-reads the view shown in `buf`.
+  function V.refresh(buf, cb)
+    local b = V.buffers[buf]
+    local client = M.client_of(b)
+    if not client then
+      return
+    end
+    spec.request(client, b.session, function(err, result)
+      if err or type(result) ~= 'table' then
+        failed(err)
+      elseif vim.api.nvim_buf_is_valid(buf) then
+        spec.paint(buf, result)
+      end
+      if cb then
+        cb(err, result)
+      end
+    end)
+  end
+
+  -- Opens the tree with the cursor on the entry under the cursor.
+  local function show_in_tree(buf)
+    local b = V.buffers[buf]
+    local it = b and b.items[vim.api.nvim_win_get_cursor(0)[1]]
+    if not it then
+      return
+    end
+    if spec.float then
+      M.close(buf)
+    end
+    require('pi_lsp.commands').tree(nil, function(terr, tbuf)
+      local lnum = not terr and tbuf and require('pi_lsp.tree').line_of(tbuf, it.entryId)
+      local win = lnum and M.buf_win(tbuf)
+      if win then
+        pcall(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
+      end
+      if spec.float then
+        pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'PiContextJump', modeline = false,
+          data = { entryId = it.entryId, line = lnum, bufnr = tbuf } })
+      end
+    end)
+  end
+
+  --- Opens the view of `session` (nil: the current one).
+  ---@param cb? fun(err?: any, buf?: integer, result?: table)
+  function V.open(session, cb)
+    require('pi_lsp.client').ensure(0, function(client, msg)
+      local function done(err, buf, result)
+        pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'PiCommandDone', modeline = false,
+          data = { command = spec.command, result = result, error = err, client_id = client and client.id, bufnr = buf } })
+        if cb then
+          cb(err, buf, result)
+        end
+      end
+      if not client then
+        M.notify(msg, vim.log.levels.ERROR)
+        return done({ code = -32803, message = msg, data = { kind = 'client' } })
+      end
+      spec.request(client, session, function(err, result)
+        if err or type(result) ~= 'table' then
+          failed(err)
+          return done(err or 'no result')
+        end
+        local buf = M.scratch(spec.buf_name, {}, spec.window())
+        if M.track(V.buffers, buf, { client_id = client.id, session = result.session or session, items = {} }) then
+          M.keymaps(buf, spec.keymaps(show_in_tree))
+        end
+        spec.paint(buf, result)
+        done(nil, buf, result)
+      end)
+    end)
+  end
+
+  --- Refreshes the open views of a client when its session changes.
+  function V.on_session_changed(client_id, params)
+    M.refresh_on_session_change(V.buffers, client_id, params, function(buf)
+      V.refresh(buf)
+    end)
+  end
+end
+
 return M
