@@ -14,6 +14,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
@@ -82,7 +83,7 @@ func endlessAnswer(t *testing.T, api string, total int64, oneLine bool) (*httpte
 // is cut the same way.
 func TestModelAnswerSizeIsBounded(t *testing.T) {
 	const total = 200 << 20
-	for api, prefix := range apiPaths {
+	for api, prefix := range modelapi.Prefixes {
 		for _, oneLine := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/oneLine=%v", api, oneLine), func(t *testing.T) {
 				srv, sent := endlessAnswer(t, api, total, oneLine)

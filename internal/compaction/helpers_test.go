@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
-	"github.com/pi-lsp/pi-lsp/internal/llm"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
@@ -124,22 +124,7 @@ func toolResult(id, name, text string) string {
 		"content": []any{map[string]any{"type": "text", "text": text}}, "isError": false, "timestamp": 1760000000002})
 }
 
-var apiPaths = map[string]string{
-	catalog.APIAnthropicMessages: "",
-	catalog.APIOpenAIResponses:   "/v1",
-	catalog.APIOpenAICompletions: "/v1",
-	catalog.APIGoogle:            "/v1beta",
-}
-
 func modelSummarizer(t *testing.T, api, base string, cred *catalog.Credential) *compaction.ModelSummarizer {
 	t.Helper()
-	client, err := llm.New(llm.Config{
-		Model:      &catalog.Model{ID: "m", API: api, Provider: "acme", BaseURL: base, ContextWindow: 100000, MaxTokens: 4000},
-		Credential: cred, RetryLimits: compaction.RetryLimits{MaxRetries: 3, RetryBase: time.Millisecond, MaxRetryDelay: 5 * time.Millisecond,
-			TotalTimeout: 20 * time.Second, StallTimeout: 5 * time.Second},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return compaction.NewModelSummarizer(client, "")
+	return compaction.NewModelSummarizer(modelapi.Client(t, api, base, cred), "")
 }

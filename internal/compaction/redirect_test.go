@@ -15,6 +15,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/llm"
 	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
@@ -107,7 +108,7 @@ func checkRefusedRedirect(t *testing.T, s compaction.Summarizer, code int, first
 // configured headers stay with the host the user named, the job fails at once with the
 // status and the Location's host, and the session is untouched.
 func TestModelCallsRefuseRedirects(t *testing.T) {
-	for api, prefix := range apiPaths {
+	for api, prefix := range modelapi.Prefixes {
 		for _, code := range []int{301, 302, 307, 308} {
 			t.Run(fmt.Sprintf("%s/%d", api, code), func(t *testing.T) {
 				second := newHeaderRecorder(t)

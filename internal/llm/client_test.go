@@ -8,39 +8,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
 	"github.com/pi-lsp/pi-lsp/internal/llm"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 )
 
-var apiPaths = map[string]string{
-	catalog.APIAnthropicMessages: "",
-	catalog.APIOpenAIResponses:   "/v1",
-	catalog.APIOpenAICompletions: "/v1",
-	catalog.APIGoogle:            "/v1beta",
-}
-
-func client(t *testing.T, api, base string, cred *catalog.Credential) *llm.Client {
-	t.Helper()
-	c, err := llm.New(llm.Config{
-		Model:      &catalog.Model{ID: "m", API: api, Provider: "acme", BaseURL: base, ContextWindow: 100000, MaxTokens: 4000},
-		Credential: cred, RetryLimits: llm.RetryLimits{MaxRetries: 3, RetryBase: time.Millisecond, MaxRetryDelay: 5 * time.Millisecond,
-			TotalTimeout: 20 * time.Second, StallTimeout: 5 * time.Second},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // Every API streams its answer to the end and reports usage in Pi's shape.
 func TestModelSummarizerAnswers(t *testing.T) {
-	for api, prefix := range apiPaths {
+	for api, prefix := range modelapi.Prefixes {
 		t.Run(api, func(t *testing.T) {
 			srv := modelapi.New(t)
-			s := client(t, api, srv.URL+prefix, &catalog.Credential{APIKey: "k-1234"})
+			s := modelapi.Client(t, api, srv.URL+prefix, &catalog.Credential{APIKey: "k-1234"})
 			r, err := s.Complete(context.Background(), llm.Request{System: "Summarize.", User: "[User]: hi"})
 			if err != nil {
 				t.Fatal(err)
@@ -64,12 +43,12 @@ func TestModelSummarizerAnswers(t *testing.T) {
 // A refused credential is not retried, and its error names the provider, where the key
 // came from and the fix, never the key.
 func TestModelSummarizerAuthFailure(t *testing.T) {
-	for api, prefix := range apiPaths {
+	for api, prefix := range modelapi.Prefixes {
 		t.Run(api, func(t *testing.T) {
 			srv := modelapi.New(t)
 			srv.Status, srv.StatusMessage = 401, "invalid x-api-key k-secret-value"
 			cred := &catalog.Credential{APIKey: "k-secret-value", Source: "environment variable ACME_API_KEY", Fix: "check ACME_API_KEY (or run pi auth login acme)"}
-			s := client(t, api, srv.URL+prefix, cred)
+			s := modelapi.Client(t, api, srv.URL+prefix, cred)
 			_, err := s.Complete(context.Background(), llm.Request{System: "Summarize.", User: "[User]: hi"})
 			if err == nil {
 				t.Fatal("no error")
@@ -99,9 +78,9 @@ func TestModelSummarizerUnreachable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	for api, prefix := range apiPaths {
+	for api, prefix := range modelapi.Prefixes {
 		t.Run(api, func(t *testing.T) {
-			s := client(t, api, "http://"+addr+prefix, &catalog.Credential{APIKey: "k"})
+			s := modelapi.Client(t, api, "http://"+addr+prefix, &catalog.Credential{APIKey: "k"})
 			var mu sync.Mutex
 			var notes []string
 			_, err := s.Complete(context.Background(), llm.Request{System: "Summarize.", User: "x",

@@ -290,6 +290,26 @@ function T.progress_for(list, title)
   return seq
 end
 
+--- The usual start of a test: the session under test (PI_NVIM_SESSION) and a recorder of
+--- PiCommandDone events (T.record_done), once the client runs.
+function T.start()
+  local session = assert(vim.env.PI_NVIM_SESSION)
+  local done = T.record_done()
+  T.wait_client()
+  return session, done
+end
+
+--- The entries of `entries` (T.read_session's list) that have an id, by id.
+function T.by_id(entries)
+  local by_id = {}
+  for _, e in ipairs(entries) do
+    if e.id then
+      by_id[e.id] = e
+    end
+  end
+  return by_id
+end
+
 --- The entries of a session file (header first).
 function T.read_session(path)
   local entries = {}

@@ -8,9 +8,7 @@
 local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 
 T.run('branch_edit', function()
-  local session = assert(vim.env.PI_NVIM_SESSION)
-  local done = T.record_done()
-  T.wait_client()
+  local session, done = T.start()
   local edit = require('pi_lsp.edit')
 
   -- First :PiNavigate {id} edit, and a leaf that moves before :w: asked

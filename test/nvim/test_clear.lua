@@ -83,12 +83,7 @@ T.run('clear', function()
   local path = make_session()
   vim.cmd('PiSelectSession ' .. vim.fn.fnameescape(path))
   done.ok('pi.selectSession', 30000)
-  local by_id = {}
-  for _, e in ipairs(T.read_session(path)) do
-    if e.id then
-      by_id[e.id] = e
-    end
-  end
+  local by_id = T.by_id(T.read_session(path))
   local original = read_bytes(path)
 
   -- A usage error writes nothing.

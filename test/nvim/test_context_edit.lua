@@ -10,9 +10,7 @@ local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 local text_of = T.text_of
 
 T.run('context_edit', function()
-  local session = assert(vim.env.PI_NVIM_SESSION)
-  local done = T.record_done()
-  T.wait_client()
+  local session, done = T.start()
   local tree = require('pi_lsp.tree')
   local ui = require('pi_lsp.ui')
 

@@ -7,9 +7,7 @@
 local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 
 T.run('context_picture', function()
-  local session = assert(vim.env.PI_NVIM_SESSION)
-  local done = T.record_done()
-  T.wait_client()
+  local session, done = T.start()
   local human = require('pi_lsp.ui').human
   local picture = require('pi_lsp.context_picture')
 

@@ -3,9 +3,7 @@
 local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 
 T.run('label_undo', function()
-  local session = assert(vim.env.PI_NVIM_SESSION)
-  local done = T.record_done()
-  T.wait_client()
+  local session, done = T.start()
   local entries = T.read_session(session)
   local target
   for _, e in ipairs(entries) do

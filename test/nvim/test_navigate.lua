@@ -3,9 +3,7 @@
 local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 
 T.run('navigate', function()
-  local session = assert(vim.env.PI_NVIM_SESSION)
-  local done = T.record_done()
-  T.wait_client()
+  local session, done = T.start()
 
   vim.cmd('PiContextInfo')
   local ctx = done.ok('pi.context')
@@ -13,12 +11,7 @@ T.run('navigate', function()
 
   -- Two assistant messages on the current path, not the leaf.
   local entries = T.read_session(session)
-  local by_id = {}
-  for _, e in ipairs(entries) do
-    if e.id then
-      by_id[e.id] = e
-    end
-  end
+  local by_id = T.by_id(entries)
   local path = {}
   local id = old_leaf
   while id and by_id[id] do

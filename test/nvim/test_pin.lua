@@ -8,9 +8,7 @@
 local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 
 T.run('pin', function()
-  local session = assert(vim.env.PI_NVIM_SESSION)
-  local done = T.record_done()
-  T.wait_client()
+  local session, done = T.start()
   local tree = require('pi_lsp.tree')
   local edit = require('pi_lsp.edit')
 
@@ -22,12 +20,7 @@ T.run('pin', function()
   end)[1] or {}).node
   T.ok(target, 'a user message on the path')
   T.ok(target.pinned ~= true, 'the target is not pinned yet')
-  local by_id = {}
-  for _, e in ipairs(T.read_session(session)) do
-    if e.id then
-      by_id[e.id] = e
-    end
-  end
+  local by_id = T.by_id(T.read_session(session))
   local content = by_id[target.id].message.content
   local text = type(content) == 'string' and content or table.concat(vim.tbl_map(function(b)
     return b.text or ''
