@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"time"
 
@@ -162,13 +161,10 @@ func anthropicBody(m *catalog.Model, req Request, oauth bool, headers map[string
 const anthropicVersion = "2023-06-01"
 
 // anthropicAPI makes requests to an anthropic-messages model.
-type anthropicAPI struct {
-	cfg    Config
-	client *http.Client
-}
+type anthropicAPI struct{ apiBase }
 
 func newAnthropicAPI(cfg Config) attemptFunc {
-	a := &anthropicAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+	a := &anthropicAPI{newAPIBase(cfg)}
 	return a.attempt
 }
 
@@ -338,15 +334,8 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 		reportTokens(req, at, start, chunks)
 		return true
 	})
-	if failure != nil {
-		return Result{}, failure, failure
-	}
-	if readErr != nil || ctx.Err() != nil {
-		if parent.Err() != nil {
-			return Result{}, nil, parent.Err()
-		}
-		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, a.cfg.StallTimeout, chunks)
-		return Result{}, se, se
+	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, a.cfg.StallTimeout, chunks); se != nil || err != nil {
+		return Result{}, se, err
 	}
 	piCost(m, usage)
 	switch stop {

@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"time"
 
@@ -350,13 +349,10 @@ func CompatibleModel(baseURL, id string, contextWindow, maxTokens int, reasoning
 }
 
 // completionsAPI makes requests to an openai-completions model.
-type completionsAPI struct {
-	cfg    Config
-	client *http.Client
-}
+type completionsAPI struct{ apiBase }
 
 func newCompletionsAPI(cfg Config) attemptFunc {
-	a := &completionsAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+	a := &completionsAPI{newAPIBase(cfg)}
 	return a.attempt
 }
 
@@ -446,15 +442,8 @@ func (o *completionsAPI) attempt(parent context.Context, req Request, start time
 		reportTokens(req, at, start, chunks)
 		return true
 	})
-	if failure != nil {
-		return Result{}, failure, failure
-	}
-	if readErr != nil || ctx.Err() != nil {
-		if parent.Err() != nil {
-			return Result{}, nil, parent.Err()
-		}
-		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, o.cfg.StallTimeout, chunks)
-		return Result{}, se, se
+	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, o.cfg.StallTimeout, chunks); se != nil || err != nil {
+		return Result{}, se, err
 	}
 	if !finished {
 		return failed(KindTransient, msgConnectionCut)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -110,13 +109,10 @@ func googleBody(m *catalog.Model, req Request) (map[string]any, error) {
 }
 
 // googleAPI makes requests to a google-generative-ai model.
-type googleAPI struct {
-	cfg    Config
-	client *http.Client
-}
+type googleAPI struct{ apiBase }
 
 func newGoogleAPI(cfg Config) attemptFunc {
-	a := &googleAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+	a := &googleAPI{newAPIBase(cfg)}
 	return a.attempt
 }
 
@@ -223,15 +219,8 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 		failure = handle(ev.Data)
 		return failure == nil
 	})
-	if failure != nil {
-		return Result{}, failure, failure
-	}
-	if readErr != nil || ctx.Err() != nil {
-		if parent.Err() != nil {
-			return Result{}, nil, parent.Err()
-		}
-		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, g.cfg.StallTimeout, chunks)
-		return Result{}, se, se
+	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, g.cfg.StallTimeout, chunks); se != nil || err != nil {
+		return Result{}, se, err
 	}
 	if usage == nil {
 		usage = &Usage{Reasoning: new(float64)}

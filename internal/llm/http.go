@@ -114,6 +114,17 @@ func (t callTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// apiBase is what a request of every API is made with: the client's configuration and its
+// HTTP client.
+type apiBase struct {
+	cfg    Config
+	client *http.Client
+}
+
+func newAPIBase(cfg Config) apiBase {
+	return apiBase{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+}
+
 // httpClient is c (or a default client) sending through callTransport, under the one
 // policy of every model call: a redirect is never followed (refuseRedirect).
 func httpClient(c *http.Client) *http.Client {

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"time"
 
@@ -91,13 +90,10 @@ func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
 }
 
 // responsesAPI makes requests to an openai-responses model.
-type responsesAPI struct {
-	cfg    Config
-	client *http.Client
-}
+type responsesAPI struct{ apiBase }
 
 func newResponsesAPI(cfg Config) attemptFunc {
-	a := &responsesAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+	a := &responsesAPI{newAPIBase(cfg)}
 	return a.attempt
 }
 
@@ -280,15 +276,8 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 		}
 		return true
 	})
-	if failure != nil {
-		return Result{}, failure, failure
-	}
-	if readErr != nil || ctx.Err() != nil {
-		if parent.Err() != nil {
-			return Result{}, nil, parent.Err()
-		}
-		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, a.cfg.StallTimeout, chunks)
-		return Result{}, se, se
+	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, a.cfg.StallTimeout, chunks); se != nil || err != nil {
+		return Result{}, se, err
 	}
 	if !terminal {
 		return failed(KindTransient, msgConnectionCut)

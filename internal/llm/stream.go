@@ -3,6 +3,7 @@ package llm
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,24 @@ func finish(text string, usage *Usage, m *catalog.Model) (Result, *Error, error)
 
 // streamFailure classifies a failed request or stream of any API: cancelled by the
 // caller, stalled, an HTTP error (from what the transport saw), unreachable, or broken.
+// streamEnd is how an attempt ends once its stream is read: with the error event the
+// stream carried, with the parent's cancellation (nothing to report as a failure), or with
+// the failure of a read cut short (a read error, a stall, a deadline). Both nil: the stream
+// was read to its end and the attempt goes on to its answer.
+func streamEnd(parent, ctx context.Context, ci *callInfo, failure *Error, readErr error, endpoint string, stallTimeout time.Duration, chunks int) (*Error, error) {
+	if failure != nil {
+		return failure, failure
+	}
+	if readErr == nil && ctx.Err() == nil {
+		return nil, nil
+	}
+	if parent.Err() != nil {
+		return nil, parent.Err()
+	}
+	se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), endpoint, stallTimeout, chunks)
+	return se, se
+}
+
 func streamFailure(ctx context.Context, ci *callInfo, err error, endpoint string, stallTimeout time.Duration, chunks int) *Error {
 	ci.mu.Lock()
 	status, body, retryAfter := ci.status, string(ci.body), ci.retryAfter
