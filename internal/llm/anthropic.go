@@ -163,11 +163,6 @@ const anthropicVersion = "2023-06-01"
 // anthropicAPI makes requests to an anthropic-messages model.
 type anthropicAPI struct{ apiBase }
 
-func newAnthropicAPI(cfg Config) attemptFunc {
-	a := &anthropicAPI{newAPIBase(cfg)}
-	return a.attempt
-}
-
 // anthropicEvent is the part of a stream event pi-ai reads; usage fields are pointers
 // so that a null or absent one keeps the earlier figure.
 type anthropicEvent struct {

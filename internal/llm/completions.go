@@ -351,11 +351,6 @@ func CompatibleModel(baseURL, id string, contextWindow, maxTokens int, reasoning
 // completionsAPI makes requests to an openai-completions model.
 type completionsAPI struct{ apiBase }
 
-func newCompletionsAPI(cfg Config) attemptFunc {
-	a := &completionsAPI{newAPIBase(cfg)}
-	return a.attempt
-}
-
 // piUsage normalizes an OpenAI usage object as Pi's openai-completions provider does:
 // input excludes the cached prompt tokens, which are counted as cacheRead, and
 // totalTokens is the sum of the parts.

@@ -111,11 +111,6 @@ func googleBody(m *catalog.Model, req Request) (map[string]any, error) {
 // googleAPI makes requests to a google-generative-ai model.
 type googleAPI struct{ apiBase }
 
-func newGoogleAPI(cfg Config) attemptFunc {
-	a := &googleAPI{newAPIBase(cfg)}
-	return a.attempt
-}
-
 type googleChunk struct {
 	Candidates []struct {
 		Content *struct {

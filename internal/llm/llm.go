@@ -61,11 +61,11 @@ type Config struct {
 }
 
 // apis is the one dispatch table: the client of each API pi-lsp speaks.
-var apis = map[string]func(Config) attemptFunc{
-	catalog.APIAnthropicMessages: newAnthropicAPI,
-	catalog.APIOpenAIResponses:   newResponsesAPI,
-	catalog.APIOpenAICompletions: newCompletionsAPI,
-	catalog.APIGoogle:            newGoogleAPI,
+var apis = map[string]func(apiBase) attemptFunc{
+	catalog.APIAnthropicMessages: func(b apiBase) attemptFunc { return (&anthropicAPI{b}).attempt },
+	catalog.APIOpenAIResponses:   func(b apiBase) attemptFunc { return (&responsesAPI{b}).attempt },
+	catalog.APIOpenAICompletions: func(b apiBase) attemptFunc { return (&completionsAPI{b}).attempt },
+	catalog.APIGoogle:            func(b apiBase) attemptFunc { return (&googleAPI{b}).attempt },
 }
 
 // Client makes requests to one model over its API.
@@ -94,7 +94,7 @@ func New(cfg Config) (*Client, error) {
 			secrets = append(secrets, strings.TrimPrefix(v, "Bearer "))
 		}
 	}
-	return &Client{cfg: cfg, attempt: api(cfg),
+	return &Client{cfg: cfg, attempt: api(newAPIBase(cfg)),
 		policy: retryPolicy{RetryLimits: cfg.RetryLimits, Secrets: secrets, Describe: describeFailure(m, cfg.Credential)}}, nil
 }
 

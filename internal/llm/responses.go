@@ -92,11 +92,6 @@ func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
 // responsesAPI makes requests to an openai-responses model.
 type responsesAPI struct{ apiBase }
 
-func newResponsesAPI(cfg Config) attemptFunc {
-	a := &responsesAPI{newAPIBase(cfg)}
-	return a.attempt
-}
-
 // responsesEvent is the part of a stream event pi-ai reads.
 type responsesEvent struct {
 	Type        string `json:"type"`

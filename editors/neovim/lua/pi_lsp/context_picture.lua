@@ -153,15 +153,6 @@ function M.render(result, width)
   return lines, items
 end
 
-local function paint(buf, result)
-  local win = ui.buf_win(buf)
-  local width = win and vim.api.nvim_win_get_width(win) or vim.o.columns
-  local lines, items = M.render(result, width)
-  local b = M.buffers[buf]
-  b.items, b.result, b.session = items, result, result.session or b.session
-  ui.set_lines(buf, lines)
-end
-
 local function request(client, session, cb)
   require('pi_lsp.client').request(client, 'pi/contextBreakdown', { session = session, history = true }, cb)
 end
@@ -170,7 +161,7 @@ ui.session_view(M, {
   label = 'context',
   command = 'pi.contextBreakdown',
   request = request,
-  paint = paint,
+  render = M.render,
   buf_name = BUF_NAME,
   float = true,
   window = function()

@@ -55,19 +55,6 @@ function M.render(result, width)
   return lines, items
 end
 
-local function paint(buf, result)
-  local win = ui.buf_win(buf)
-  local width = win and vim.api.nvim_win_get_width(win) or vim.o.columns
-  local lines, items = M.render(result, width)
-  local b = M.buffers[buf]
-  b.items, b.result, b.session = items, result, result.session or b.session
-  local cursor = win and vim.api.nvim_win_get_cursor(win) or nil
-  ui.set_lines(buf, lines)
-  if win then
-    pcall(vim.api.nvim_win_set_cursor, win, { cursor and math.max(cursor[1], HEADER_LINES + 1) or HEADER_LINES + 1, 0 })
-  end
-end
-
 local function at_cursor(buf)
   local b = M.buffers[buf]
   return b and b.items[vim.api.nvim_win_get_cursor(0)[1]] or nil
@@ -95,7 +82,8 @@ ui.session_view(M, {
   request = function(client, session, cb)
     require('pi_lsp.client').exec(client, 'pi.contextBySize', { session = session }, cb)
   end,
-  paint = paint,
+  render = M.render,
+  first_line = HEADER_LINES + 1,
   buf_name = BUF_NAME,
   window = function()
     return { layout = require('pi_lsp.config').options.context.layout, title = 'Pi context by size',

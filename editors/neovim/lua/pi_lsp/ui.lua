@@ -233,10 +233,24 @@ end
 --- such view does alike: V.line_of, V.refresh, V.open (the PiCommandDone event, the client
 --- check, the error notice) and V.on_session_changed, and gives its keymaps a show_in_tree.
 --- spec: label (the notices' prefix), command (the PiCommandDone name), request(client,
---- session, cb), paint(buf, result), buf_name, window() (the ui.scratch options), keymaps(
+--- session, cb), render(result, width) (the lines and the entries by line), first_line
+--- (where the cursor goes at the least; nil: it stays), buf_name, window() (the ui.scratch options), keymaps(
 --- show_in_tree) (the { lhs, fn, desc } list), float (close the view before the tree is
 --- shown and fire User PiContextJump with the entry, its line and the tree's buffer).
 function M.session_view(V, spec)
+  local function paint(buf, result)
+    local win = M.buf_win(buf)
+    local width = win and vim.api.nvim_win_get_width(win) or vim.o.columns
+    local lines, items = spec.render(result, width)
+    local b = V.buffers[buf]
+    b.items, b.result, b.session = items, result, result.session or b.session
+    local cursor = win and vim.api.nvim_win_get_cursor(win) or nil
+    M.set_lines(buf, lines)
+    if win and spec.first_line then
+      pcall(vim.api.nvim_win_set_cursor, win, { math.max(cursor[1], spec.first_line), 0 })
+    end
+  end
+
   --- The line of entry `id` in a buffer of this view.
   function V.line_of(buf, id)
     local b = V.buffers[buf]
@@ -262,7 +276,7 @@ function M.session_view(V, spec)
       if err or type(result) ~= 'table' then
         failed(err)
       elseif vim.api.nvim_buf_is_valid(buf) then
-        spec.paint(buf, result)
+        paint(buf, result)
       end
       if cb then
         cb(err, result)
@@ -317,7 +331,7 @@ function M.session_view(V, spec)
         if M.track(V.buffers, buf, { client_id = client.id, session = result.session or session, items = {} }) then
           M.keymaps(buf, spec.keymaps(show_in_tree))
         end
-        spec.paint(buf, result)
+        paint(buf, result)
         done(nil, buf, result)
       end)
     end)
