@@ -2,12 +2,9 @@ package testsupport_test
 
 import (
 	"go/parser"
-	"go/token"
-	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -15,44 +12,13 @@ import (
 // Production code never imports the test-support tree: it is built into no binary, so
 // a helper can fail a test (testing.TB) or start httptest servers freely.
 func TestOnlyTestsImportTestSupport(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	here := filepath.Dir(file)
-	root := filepath.Join(here, "..", "..")
 	const prefix = "github.com/pi-lsp/pi-lsp/internal/testsupport"
-	checked := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path == here || name == "node_modules" || name == "testdata" || (strings.HasPrefix(name, ".") && path != root) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
-		checked++
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
+	for rel, f := range productionFiles(t, parser.ImportsOnly) {
+		for _, p := range importsOf(f) {
 			if p == prefix || strings.HasPrefix(p, prefix+"/") {
-				rel, _ := filepath.Rel(root, path)
 				t.Errorf("%s imports %s: only _test.go files may", rel, p)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checked < 20 {
-		t.Fatalf("checked only %d files: the walk did not reach the module", checked)
 	}
 }
 
