@@ -165,13 +165,7 @@ end
 local function show_context(result, client)
   if client then
     local st = require('pi_lsp.handlers').get_state(client.id)
-    st.usage = {
-      tokens = result.tokens,
-      contextWindow = result.contextWindow,
-      percent = result.percent,
-      estimate = result.estimate,
-      source = result.source,
-    }
+    st.usage = require('pi_lsp.handlers').usage_of(result)
     st.session = result.session or st.session
   end
   local copts = require('pi_lsp.config').options.context

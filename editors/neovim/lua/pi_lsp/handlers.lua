@@ -36,6 +36,12 @@ function M.get_state(client_id)
   return st
 end
 
+--- The context usage a client's state keeps (st.usage) of an answer or a notification that
+--- carries it (pi.context's result, pi/contextUsage's params).
+function M.usage_of(x)
+  return { tokens = x.tokens, contextWindow = x.contextWindow, percent = x.percent, estimate = x.estimate, source = x.source }
+end
+
 local function emit(pattern, data)
   pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = pattern, modeline = false, data = data })
 end
@@ -148,13 +154,7 @@ M.handlers = {
   end),
   ['pi/contextUsage'] = notification('PiContextUsage', function(st, params)
     if not foreign(st, params.session) then
-      st.usage = {
-        tokens = params.tokens,
-        contextWindow = params.contextWindow,
-        percent = params.percent,
-        estimate = params.estimate,
-        source = params.source,
-      }
+      st.usage = M.usage_of(params)
       if params.session then
         st.session = params.session
       end
@@ -280,13 +280,7 @@ function M.refresh_usage(client, bufnr)
     end
     st.session = result.session or st.session
     st.leafId = result.leafId or st.leafId
-    st.usage = {
-      tokens = result.tokens,
-      contextWindow = result.contextWindow,
-      percent = result.percent,
-      estimate = result.estimate,
-      source = result.source,
-    }
+    st.usage = M.usage_of(result)
     redraw()
   end, bufnr)
 end
