@@ -18,19 +18,6 @@ export interface PiLspSettings {
   clearToolOutput: boolean;
 }
 
-export const SETTING_KEYS = [
-  "server.path",
-  "summarizer.kind",
-  "summarizer.baseUrl",
-  "summarizer.model",
-  "summarizer.apiKeyEnv",
-  "summarizer.drafts",
-  "compaction.reserveTokens",
-  "compaction.keepRecentTokens",
-  "compaction.clearToolOutput",
-  "trace.server",
-] as const;
-
 /**
  * The settings that choose a program, an endpoint, a key, or whether the conversation is sent
  * at all: `machine` scope and capabilities.untrustedWorkspaces.restrictedConfigurations in
@@ -38,14 +25,23 @@ export const SETTING_KEYS = [
  * cloned repository's .vscode/settings.json cannot pick the binary that is spawned or send an
  * environment variable to a URL of its choice.
  */
-export const USER_LEVEL_SETTINGS: readonly string[] = [
+const USER_LEVEL = [
   "server.path",
   "summarizer.kind",
   "summarizer.baseUrl",
   "summarizer.model",
   "summarizer.apiKeyEnv",
   "summarizer.drafts",
-];
+] as const;
+export const USER_LEVEL_SETTINGS: readonly string[] = USER_LEVEL;
+
+export const SETTING_KEYS = [
+  ...USER_LEVEL,
+  "compaction.reserveTokens",
+  "compaction.keepRecentTokens",
+  "compaction.clearToolOutput",
+  "trace.server",
+] as const;
 
 /** What WorkspaceConfiguration.inspect answers for a setting (the part read here). */
 export interface InspectedSetting {
