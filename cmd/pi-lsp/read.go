@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -192,11 +193,7 @@ func runTree(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr 
 	if *asJSON {
 		return writeJSON(stdout, map[string]any{"leafId": session.IDOrNull(ix.LeafID()), "roots": toTreeNodes(roots)})
 	}
-	onPath := map[string]bool{}
-	for _, e := range ix.Path(ix.LeafID()) {
-		onPath[e.ID] = true
-	}
-	printTree(stdout, roots, ix.LeafID(), onPath)
+	printTree(stdout, roots, service.MarksOf(ix))
 	return nil
 }
 
@@ -253,7 +250,7 @@ func describe(e *session.Entry) string {
 	return e.Type
 }
 
-func printTree(w io.Writer, roots []*session.Node, leaf string, onPath map[string]bool) {
+func printTree(w io.Writer, roots []*session.Node, marks service.TreeMarks) {
 	type item struct {
 		n      *session.Node
 		prefix string // drawn before the glyph
@@ -267,10 +264,10 @@ func printTree(w io.Writer, roots []*session.Node, leaf string, onPath map[strin
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		mark := "  "
-		if onPath[it.n.Entry.ID] {
+		if marks.OnPath(it.n.Entry) {
 			mark = "│ "
 		}
-		if it.n.Entry.ID == leaf {
+		if it.n.Entry.ID == marks.Leaf {
 			mark = "▶ "
 		}
 		label := ""

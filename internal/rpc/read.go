@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/pi-lsp/pi-lsp/internal/contextedit"
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -79,15 +79,7 @@ type FlatNode struct {
 // offset+limit) only (limit 0: to the end); total counts them all. A page of a large
 // session costs a walk over pointers, not a node per entry.
 func flatTreePage(ctx context.Context, ix *session.Index, offset, limit int) (nodes []FlatNode, total int, err error) {
-	leaf := ix.LeafID()
-	onPath := make([]bool, len(ix.Entries()))
-	for _, e := range ix.Path(leaf) {
-		onPath[e.Pos()] = true // tree nodes and path entries are the final entries of their ids
-	}
-	pins := ix.Pins()
-	edits := contextedit.States(ix.Path(leaf))
-	_, proj := ix.ProjectedPath(leaf)
-	editable := contextedit.Editable(proj)
+	marks := service.MarksOf(ix)
 	roots := ix.Tree()
 	type item struct {
 		n      *session.Node
@@ -108,11 +100,9 @@ func flatTreePage(ctx context.Context, ix *session.Index, offset, limit int) (no
 		stack = stack[:len(stack)-1]
 		e := it.n.Entry
 		if total >= offset && (limit == 0 || total < offset+limit) {
-			nodes = append(nodes, FlatNode{
-				TreeNode: TreeNode{ID: e.ID, Type: e.Type, Role: e.Role(), Label: it.n.Label, Preview: e.Preview(), Timestamp: e.Timestamp,
-					OnPath: onPath[e.Pos()], Pinned: pins[e.ID], IsLeaf: e.ID == leaf, ContextEdit: string(edits[e.ID]), Editable: editable[e.ID]},
-				ParentID: it.parent, Depth: it.depth, ChildCount: len(it.n.Children),
-			})
+			t := treeNode(it.n, marks)
+			t.Children = nil // the flat form has no children
+			nodes = append(nodes, FlatNode{TreeNode: *t, ParentID: it.parent, Depth: it.depth, ChildCount: len(it.n.Children)})
 		}
 		for i := len(it.n.Children) - 1; i >= 0; i-- {
 			stack = append(stack, item{it.n.Children[i], e.ID, it.depth + 1})
@@ -124,22 +114,18 @@ func flatTreePage(ctx context.Context, ix *session.Index, offset, limit int) (no
 	return nodes, total, nil
 }
 
+// treeNode is n as pi/tree shows it, without its children.
+func treeNode(n *session.Node, marks service.TreeMarks) *TreeNode {
+	e := n.Entry
+	return &TreeNode{ID: e.ID, Type: e.Type, Role: e.Role(), Label: n.Label, Preview: e.Preview(), Timestamp: e.Timestamp,
+		OnPath: marks.OnPath(e), Pinned: marks.Pinned(e), IsLeaf: e.ID == marks.Leaf, ContextEdit: marks.ContextEdit(e),
+		Editable: marks.Editable(e), Children: []*TreeNode{}}
+}
+
 func treeOf(ctx context.Context, ix *session.Index) ([]*TreeNode, error) {
-	leaf := ix.LeafID()
-	onPath := map[string]bool{}
-	for _, e := range ix.Path(leaf) {
-		onPath[e.ID] = true
-	}
+	marks := service.MarksOf(ix)
 	roots := ix.Tree()
-	pins := ix.Pins()
-	edits := contextedit.States(ix.Path(leaf))
-	_, proj := ix.ProjectedPath(leaf)
-	editable := contextedit.Editable(proj)
-	convert := func(n *session.Node) *TreeNode {
-		return &TreeNode{ID: n.Entry.ID, Type: n.Entry.Type, Role: n.Entry.Role(), Label: n.Label, Preview: n.Entry.Preview(),
-			Timestamp: n.Entry.Timestamp, OnPath: onPath[n.Entry.ID], Pinned: pins[n.Entry.ID], IsLeaf: n.Entry.ID == leaf,
-			ContextEdit: string(edits[n.Entry.ID]), Editable: editable[n.Entry.ID], Children: []*TreeNode{}}
-	}
+	convert := func(n *session.Node) *TreeNode { return treeNode(n, marks) }
 	type work struct {
 		src *session.Node
 		dst *TreeNode
