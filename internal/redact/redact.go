@@ -61,7 +61,9 @@ const (
 )
 
 // Marker is the text that replaces a secret of kind k.
-func Marker(k Kind) string { return "[redacted: " + string(k) + "]" }
+func Marker(k Kind) string { return markerOpen + string(k) + "]" }
+
+const markerOpen = "[redacted: "
 
 // String returns s with every secret replaced by its kind's marker.
 func String(s string) string {
@@ -166,6 +168,8 @@ func isWord(c byte) bool {
 // rule with match, what match returns there). Every match starts with an anchor.
 type rule struct {
 	kind Kind
+	// description says what the rule finds (for a rule of the data tables).
+	description string
 	// anchors are the literals a match starts with.
 	anchors []string
 	// fold marks a rule whose anchors are lowercase and match in any ASCII case; its re
@@ -184,6 +188,27 @@ type rule struct {
 	// skip, when set, is where to look next after no match at i: an occurrence before it
 	// cannot match either. Without it the search goes on from i+1.
 	skip func(s string, i int) int
+	// window, when set, bounds a match's length: re runs on that many bytes from the
+	// anchor (which lets Go's regexp use its faster backtracker on a bounded pattern).
+	window int
+	// value, when set, finds the secret after re's match: its end, from the match's end
+	// (or an end not after it: no secret there).
+	value func(s string, i int) int
+	// accept, when set, decides on a match of re at i whose secret is secret: g returns
+	// the text of a named group ("" for the whole match of re).
+	accept func(s string, i int, secret string, g func(name string) string) bool
+}
+
+// secretGroups are the indexes of re's groups that hold the secret: "s", or "s1", "s2",
+// ... in the alternatives of a rule that has several.
+func secretGroups(re *regexp.Regexp) []int {
+	var out []int
+	for i, n := range re.SubexpNames() {
+		if n == "s" || len(n) > 1 && n[0] == 's' && strings.Trim(n[1:], "0123456789") == "" {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // find returns the secrets of r's matches in s, in order and not overlapping (only the
@@ -195,9 +220,9 @@ func (r *rule) find(s string, first bool) []span {
 	for i := range next {
 		next[i] = -2
 	}
-	var g int
+	var groups []int
 	if r.re != nil {
-		g = r.re.SubexpIndex("s")
+		groups = secretGroups(r.re)
 	}
 	var spans []span
 	for pos := 0; pos < len(s); {
@@ -233,10 +258,31 @@ func (r *rule) find(s string, first bool) []span {
 				start, end, matchEnd = at, e, e
 			}
 		default:
-			if m := r.re.FindStringSubmatchIndex(s[at:]); m != nil {
+			in := s[at:]
+			if r.window > 0 && len(in) > r.window {
+				in = in[:r.window]
+			}
+			if m := r.re.FindStringSubmatchIndex(in); m != nil {
 				start, end, matchEnd = at+m[0], at+m[1], at+m[1]
-				if g > 0 && m[2*g] >= 0 {
-					start, end = at+m[2*g], at+m[2*g+1]
+				for _, g := range groups {
+					if m[2*g] >= 0 {
+						start, end = at+m[2*g], at+m[2*g+1]
+						break
+					}
+				}
+				if r.value != nil {
+					start, end = matchEnd, r.value(s, matchEnd)
+					matchEnd = end
+				}
+				if end > start && r.accept != nil && (inMarker(s, at) || !r.accept(s, at, s[start:end], groupText(r.re, in, m))) {
+					start, end = -1, -1
+				}
+				if end > start && r.value != nil {
+					end = valueRunEnd(s, end) // the rest of a long value, once accepted
+					matchEnd = end
+				}
+				if end > start && strings.HasPrefix(s[start:], markerOpen) {
+					start, end = -1, -1 // a marker is never a secret
 				}
 			}
 		}
@@ -254,6 +300,31 @@ func (r *rule) find(s string, first bool) []span {
 		pos = max(matchEnd, at+1)
 	}
 	return spans
+}
+
+// inMarker reports whether s[i] is inside a marker's kind ("[redacted: secret-assignment]"
+// holds the keyword "secret"), which no rule may match again.
+func inMarker(s string, i int) bool {
+	from := max(0, i-len(markerOpen)-maxKindLen)
+	j := strings.LastIndex(s[from:i], markerOpen)
+	return j >= 0 && !strings.ContainsAny(s[from+j+len(markerOpen):i], "] \n")
+}
+
+// maxKindLen bounds the length of a kind's name.
+const maxKindLen = 48
+
+// groupText is the text of a match's named groups.
+func groupText(re *regexp.Regexp, s string, m []int) func(string) string {
+	return func(name string) string {
+		i := 0
+		if name != "" {
+			i = re.SubexpIndex(name)
+		}
+		if i < 0 || m[2*i] < 0 {
+			return ""
+		}
+		return s[m[2*i]:m[2*i+1]]
+	}
 }
 
 // index is strings.Index, or with fold its ASCII-case-insensitive form (lower is
