@@ -41,8 +41,8 @@ func cliValue(n int) string {
 // text before it is only looked at by accept.
 var (
 	passwordNames = []string{"password", "passwd", "passphrase", "pwd"}
-	secretNames   = []string{"secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "privatekey", "private_key",
-		"accountkey", "credential", "_key", "_auth"}
+	secretNames   = []string{"secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "privatekey", "private_key", "private-key",
+		"accountkey", "credentials", "credential", "_key", "_auth"}
 )
 
 // assignment is the pattern of a name (a keyword and the rest of its word), an optional

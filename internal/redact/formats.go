@@ -71,7 +71,7 @@ var formats = []format{
 	prefixed("groq-api-key", "Groq API keys", []string{"gsk_"}, `gsk_[A-Za-z0-9]{48,}`),
 	prefixed("xai-api-key", "xAI API keys", []string{"xai-"}, `xai-[A-Za-z0-9]{70,}`),
 	prefixed("google-oauth-client-secret", "Google OAuth client secrets", []string{"GOCSPX-"}, `GOCSPX-[A-Za-z0-9_-]{28}`),
-	prefixed("google-oauth-token", "Google OAuth access tokens", []string{"ya29."}, `ya29\.[A-Za-z0-9_-]{30,}`),
+	prefixed("google-oauth-token", "Google OAuth access tokens", []string{"ya29."}, `ya29\.[A-Za-z0-9_-]{60,}`),
 	prefixed("telegram-bot-token", "Telegram bot tokens in Bot API URLs (the host stays)", []string{"api.telegram.org/bot"}, `api\.telegram\.org/bot(?P<s>[0-9]{5,16}:[A-Za-z0-9_-]{34,})`),
 	prefixed("discord-webhook", "Discord webhook URLs (the host stays)", []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"},
 		`discord(?:app)?\.com/api/webhooks/(?P<s>[0-9]{17,20}/[A-Za-z0-9_-]{60,})`),
