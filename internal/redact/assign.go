@@ -21,11 +21,11 @@ var contextual = []format{
 		keywords: secretNames, pattern: assignment(secretNames), fold: true, accept: acceptAssignment, quick: assigns, window: 96, value: valueEnd},
 	{id: "cli-password", description: "passwords given on a command line: mysql -p…, sshpass -p …, docker login -p …, redis-cli -a …, curl -u user:…",
 		keywords: []string{"mysql", "mariadb", "sshpass", "docker", "podman", "nerdctl", "redis-cli", "curl"},
-		pattern: `(?:(?:mysql|mariadb)[a-z]*[ \t](?:[^\n|;&<>]{0,200}?[ \t])?-p(?:` + cliValue(1) + `)` +
+		pattern: `(?:(?:mysql|mariadb)[a-z]*[ \t](?:[^\n|;&<>]{0,200}?[ \t])??-p(?:` + cliValue(1) + `)` +
 			`|sshpass[ \t]+(?:-[A-Za-z]+[ \t]+)*?-p[ \t]*(?:` + cliValue(4) + `)` +
-			`|(?:docker|podman|nerdctl)[ \t]+login[ \t](?:[^\n|;&<>]{0,200}?[ \t])?(?:-p|--password)(?:[ \t]+|=)(?:` + cliValue(7) + `)` +
-			`|redis-cli[ \t](?:[^\n|;&<>]{0,200}?[ \t])?-a[ \t]+(?:` + cliValue(10) + `)` +
-			`|curl[ \t](?:[^\n|;&<>]{0,300}?[ \t])?(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']*:(?P<s13>[^\s"'\\\[][^\s"'\\]{0,255}))`,
+			`|(?:docker|podman|nerdctl)[ \t]+login[ \t](?:[^\n|;&<>]{0,200}?[ \t])??(?:-p|--password)(?:[ \t]+|=)(?:` + cliValue(7) + `)` +
+			`|redis-cli[ \t](?:[^\n|;&<>]{0,200}?[ \t])??-a[ \t]+(?:` + cliValue(10) + `)` +
+			`|curl[ \t](?:[^\n|;&<>]{0,300}?[ \t])??(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']*:(?P<s13>[^\s"'\\\[][^\s"'\\]{0,255}))`,
 		accept: acceptCLI, quick: hasPasswordFlag, window: 600},
 }
 
@@ -45,8 +45,8 @@ var (
 		"accountkey", "credentials", "credential", "_key", "_auth"}
 )
 
-// assignment is the pattern of a name (a keyword and the rest of its word), an optional
-// closing quote or bracket (app.config['SECRET_KEY']), an operator (=, :, :=, =>, ?=,
+// assignment is the pattern of a name (a keyword and the rest of its word), optional
+// closing quotes, emphasis or bracket (app.config['SECRET_KEY']), an operator (=, :, :=, =>, ?=,
 // or white space, which accept allows only after a flag or a bare "password"), an
 // optional opening quote (escaped, too, inside a JSON string), and the value: a run of
 // characters that cannot end a word of a shell, YAML or JSON line.
@@ -56,7 +56,9 @@ func assignment(keywords []string) string {
 		alts[i] = ci(k)
 	}
 	const quote = `(?:\\?["'` + "`" + `])?`
-	return `(?P<n>(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.-]{0,40})` + quote + `\]?` +
+	// A summary may have set the name in bold (**password**: …).
+	const closers = `(?:\\?["'` + "`" + `]|\*{1,2}){0,3}`
+	return `(?P<n>(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.-]{0,40})` + closers + `\]?` +
 		`(?P<op>[ \t]*(?:=>|:=|\?=|:|=)[ \t]*|[ \t]+)` + quote
 }
 
@@ -290,10 +292,10 @@ func assigns(s string, i int) bool {
 	for j < end && (isWord(s[j]) || s[j] == '.' || s[j] == '-') {
 		j++
 	}
-	for j < len(s) && j < end+8 && strings.IndexByte("\\\"'`] \t:=>?", s[j]) >= 0 {
+	for j < len(s) && j < end+8 && strings.IndexByte("\\\"'`]* \t:=>?", s[j]) >= 0 {
 		j++
 	}
-	return j < len(s) && j > i && strings.IndexByte("\\\"'`] \t:=>?", s[j-1]) >= 0 && s[j] != '\n' && s[j] != '\r'
+	return j < len(s) && j > i && strings.IndexByte("\\\"'`]* \t:=>?", s[j-1]) >= 0 && s[j] != '\n' && s[j] != '\r'
 }
 
 // hasPasswordFlag is a cheap test that the command at s[i:] has a password flag on its

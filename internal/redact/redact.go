@@ -175,7 +175,8 @@ type rule struct {
 	// fold marks a rule whose anchors are lowercase and match in any ASCII case; its re
 	// spells letters as [Aa] classes (see ci) so that it agrees with the anchors.
 	fold bool
-	// wordStart requires that the byte before a match is not a letter, digit or _.
+	// wordStart requires that the byte before a match is not a letter, digit or _ (the
+	// escape \n, \r or \t of a JSON or shell string before it counts as a separator).
 	wordStart bool
 	// re is anchored (it starts with ^) and runs on the text from the anchor; its group
 	// named "s", when present, is the secret (otherwise the whole match is).
@@ -246,7 +247,7 @@ func (r *rule) find(s string, first bool) []span {
 		if at < 0 {
 			break
 		}
-		if r.wordStart && at > 0 && isWord(s[at-1]) {
+		if r.wordStart && at > 0 && isWord(s[at-1]) && !(at > 1 && isEscape(s, at-2)) {
 			pos = at + 1
 			continue
 		}
@@ -360,3 +361,6 @@ func ci(word string) string {
 	}
 	return b.String()
 }
+
+// RuleCount is the number of rules in the table.
+func RuleCount() int { return len(rules) }

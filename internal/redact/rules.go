@@ -75,7 +75,7 @@ var tokenRules = []rule{
 	// SecretAccessKey, --aws-secret-access-key), which are kept.
 	{kind: AWSSecretAccessKey, anchors: []string{"aws", "secret"}, fold: true,
 		re: re(`(?:` + ci("aws") + `[ _.-]?` + ci("secret") + `[ _.-]?(?:` + ci("access") + `[ _.-]?)?` + ci("key") + `|` +
-			ci("secret") + `[ _.-]?` + ci("access") + `[ _.-]?` + ci("key") + `)["'` + "`" + `]?\s*(?:=>|:=|[:=])?\s*["'` + "`" +
+			ci("secret") + `[ _.-]?` + ci("access") + `[ _.-]?` + ci("key") + `)(?:["'` + "`" + `]|\*{1,2}){0,3}\s*(?:=>|:=|[:=])?\s*["'` + "`" +
 			`]?(?P<s>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)},
 	// Google API keys: "AIza" and 35 characters (Google Cloud's API keys documentation).
 	{kind: GoogleAPIKey, anchors: []string{"AIza"}, wordStart: true, re: re(`AIza[0-9A-Za-z_-]{35,}`)},
@@ -117,12 +117,12 @@ var headerRules = []rule{
 	// scheme stay, the credentials (token68) are redacted; in a header, a JSON field or
 	// an assignment.
 	{kind: AuthorizationHeader, anchors: []string{"authorization"}, fold: true,
-		re: re(ci("authorization") + `["'` + "`" + `]?\s*[:=]\s*["'` + "`" + `]?(?:` + ci("bearer") + `|` + ci("basic") + `|` + ci("token") + `|` + ci("bot") +
+		re: re(ci("authorization") + `(?:["'` + "`" + `]|\*{1,2}){0,3}\s*[:=]\s*["'` + "`" + `]?(?:` + ci("bearer") + `|` + ci("basic") + `|` + ci("token") + `|` + ci("bot") +
 			`)\s+(?P<s>[A-Za-z0-9._~+/-]{8,}=*)`)},
 	// API key headers: x-api-key (Anthropic, AWS API Gateway), api-key (Azure OpenAI),
 	// x-auth-token, and GitLab's PRIVATE-TOKEN; the name stays.
 	{kind: APIKeyHeader, anchors: []string{"x-api-key", "api-key", "x-auth-token", "private-token"}, fold: true,
-		re: re(`(?:` + ci("x-api-key") + `|` + ci("api-key") + `|` + ci("x-auth-token") + `|` + ci("private-token") + `)["'` + "`" + `]?\s*:\s*["'` + "`" +
+		re: re(`(?:` + ci("x-api-key") + `|` + ci("api-key") + `|` + ci("x-auth-token") + `|` + ci("private-token") + `)(?:["'` + "`" + `]|\*{1,2}){0,3}\s*:\s*["'` + "`" +
 			`]?(?P<s>[A-Za-z0-9._~+/-]{16,}=*)`)},
 }
 
