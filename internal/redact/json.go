@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // JSON returns the JSON text data with its strings redacted: each string (key or value)
@@ -54,9 +55,9 @@ func stringEnd(data []byte, i int) int {
 // redactJSONString redacts one JSON string (with its quotes), and reports whether it
 // changed.
 func redactJSONString(raw []byte) ([]byte, bool) {
-	if bytes.IndexByte(raw, '\\') < 0 {
-		// No escape: the text between the quotes is the string itself, and a marker
-		// holds nothing that needs one.
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		// No escape and valid UTF-8: the text between the quotes is the string itself,
+		// and a marker holds nothing that needs an escape.
 		s := string(raw[1 : len(raw)-1])
 		out := String(s)
 		if out == s {
