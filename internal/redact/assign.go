@@ -63,7 +63,7 @@ func assignment(keywords []string) string {
 }
 
 // valueEnd is the end of the value that starts at s[i:] (a run of characters that cannot
-// end a word of a shell, YAML or JSON line, not starting with =, of at least 6
+// end a word of a shell, YAML or JSON line, not starting with =, of at least minValue
 // characters), or -1. The run is read up to maxValue bytes, so that a rejected value
 // costs a bounded time; an accepted one is taken whole (valueRunEnd).
 func valueEnd(s string, i int) int {
@@ -74,13 +74,18 @@ func valueEnd(s string, i int) int {
 	for j < end && valueByte(s[j]) {
 		j++
 	}
-	if j-i < 6 {
+	if j-i < minValue {
 		return -1
 	}
 	return j
 }
 
-const maxValue = 512
+const (
+	maxValue = 512
+	// minValue: shorter values are placeholders, flags and progress tokens ("k-1",
+	// "stall-2") far more often than passwords.
+	minValue = 8
+)
 
 // valueRunEnd is the end of the value's run of characters from i.
 func valueRunEnd(s string, i int) int {
@@ -215,7 +220,7 @@ var notSecretBefore = map[string]bool{
 	"map": true, "lookup": true, "unique": true, "composite": true, "natural": true, "bucket": true, "schema": true,
 	"sequence": true, "object": true, "ssh": true, "gpg": true, "input": true, "output": true, "prompt": true, "completion": true,
 	"reasoning": true, "cached": true, "context": true, "design": true, "lexer": true, "parser": true, "cancellationtoken": true,
-	"dummy": true, "fake": true, "example": true, "sample": true,
+	"dummy": true, "fake": true, "example": true, "sample": true, "done": true, "progress": true, "work": true,
 }
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

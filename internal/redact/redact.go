@@ -1,25 +1,42 @@
-// Package redact replaces credentials in text that pi-lsp writes (compaction and branch
-// summaries, the drafts cache) with a marker naming their kind, "[redacted: github-pat]".
+// Package redact replaces credentials in text that pi-lsp writes or shows with a marker
+// naming their kind, "[redacted: github-pat]".
 //
 // Invariant: the output of String never contains a match of any rule, and text in which
-// no rule matches is returned unchanged, byte for byte. Only the secret part of a match is
-// replaced: "Authorization: Bearer " stays before the marker, and a URL keeps its scheme,
-// user and host with only the password replaced.
+// no rule matches is returned unchanged, byte for byte; JSON does the same for the
+// strings of a JSON text (decoded, so an escape hides nothing) and keeps it valid. Only
+// the secret part of a match is replaced: "Authorization: Bearer " and "DB_PASSWORD="
+// stay before the marker, and a URL keeps its scheme, user and host.
 //
-// The rules are this package's own compact table (rules.go), each modelled on a publicly
-// documented token format and citing it. The gitleaks rule set (v8.30.1) was measured
-// and not taken: its config package is served by the module proxy, but its default
-// rules are a TOML text loaded through viper, which brings 45 further packages (viper,
-// hcl, toml, yaml, ini, afero, cast, pflag, zerolog, ...) and 1.7 MB (14%) into the
-// pi-lsp binary; and of its 222 regexps, 130 rely on an entropy threshold and some are
-// generic ("generic-api-key": any key = value), which would redact ordinary identifiers
-// in a summary. The table here keeps to formats with a distinctive prefix or context, so
-// that near misses (a git sha, a uuid, a path, "sk-" in prose) stay as written.
+// String (or JSON) is the one function every output of session text goes through, at
+// the place that output is made: the summary of every compaction (compaction.Generate
+// and Run, whatever supplied it: a summarizer, a hook, a --summary-file, an edited
+// preview, a draft; the drafts cache), every branch summary (branch), the coverage list
+// (compaction.CheckCoverage, each entity before it is cut), the placeholders of
+// clear-tool-output (contextedit, the call's arguments before they are cut), every LSP
+// notification and error answer (internal/rpc's conn, on the JSON it writes), and the
+// CLI's error lines (cmd/pi-lsp). The CLI's summaries are the entries written, already
+// redacted. A key command is described by its program only (catalog.DescribeValue), so
+// its NAME=value words reach no output at all. The request to a model is left as Pi's.
 //
-// Matching is cheap on large text: every match of a rule holds one of its literal
-// anchors (a keyword prefilter, as gitleaks has); one pass over the text, a table
-// look-up per byte, finds which rules have an anchor in it, and only their regexps run.
-// The regexps are RE2, so any input is matched in time linear in its length.
+// The rules are three tables in the order they run (rules.go): hand-written rules for
+// the formats whose matching needs code (private keys) or that pi-lsp's users meet most
+// (model providers, forges, cloud keys, JWTs), each citing the format's documentation;
+// formats.go, a table of prefixed token formats as data (id, description, keywords,
+// pattern) following gitleaks' default rule set, restricted to formats whose prefix alone
+// tells them apart; and assign.go, the secrets known by their name (NAME_PASSWORD=…,
+// export TOKEN=…, YAML password:, AccountKey=…, SECRET_KEY = '…', --api-key …, mysql -p…,
+// sshpass -p …), each narrowed by a check that the value looks like a credential and the
+// name does not hold something else (a key's id, a token's URL), with gitleaks' examples
+// of its generic rule and ordinary code as the near misses they are tested on. gitleaks'
+// code and TOML are not used: its config loader brings 45 packages (viper and its
+// formats) and 1.7 MB into the binary, and 130 of its 222 rules need an entropy
+// threshold and a word nearby, which the assignment rules replace.
+//
+// Matching is cheap on large text: every match of a rule starts with one of its literal
+// keywords (the prefilter, prefilter.go); one pass over the text, a table look-up per
+// byte, finds which rules have a keyword in it, and only their patterns run, each from
+// an occurrence of a keyword and over a bounded window where the pattern is bounded. The
+// patterns are RE2, so any input is matched in time linear in its length.
 package redact
 
 import (
