@@ -301,10 +301,20 @@ func (c *conn) reply(id ID, result any) error {
 	return c.st.writeResponse(id, data)
 }
 
-// replyError answers a request with an error, redacted as a notification is: an error
-// may quote what failed.
+// replyError answers a request with an error whose message and data are redacted as a
+// notification is (an error may quote what failed); the id is the client's own, sent
+// back as it came.
 func (c *conn) replyError(id ID, e *respError) error {
-	return c.writeRedacted(outgoing{JSONRPC: "2.0", ID: &id, Error: e})
+	if e != nil {
+		r := *e
+		r.Message = redact.String(r.Message)
+		if r.Data != nil {
+			d := json.RawMessage(redact.JSON(*r.Data))
+			r.Data = &d
+		}
+		e = &r
+	}
+	return c.st.WriteObject(outgoing{JSONRPC: "2.0", ID: &id, Error: e})
 }
 
 // outgoing is a message the server sends: a request (ID and Method), a notification
