@@ -56,7 +56,7 @@ type SpanFacts struct {
 var (
 	probeHarnessRe = regexp.MustCompile(`(?s)<(system-reminder|command-name|command-message|command-args|local-command-stdout|local-command-stderr|task-notification|user-prompt-submit-hook)\b[^>]*>.*?</(system-reminder|command-name|command-message|command-args|local-command-stdout|local-command-stderr|task-notification|user-prompt-submit-hook)>`)
 	probeCaveatRe  = regexp.MustCompile(`(?m)^(Caveat: The messages below were generated.*|\[Request interrupted by user[^\]]*\]|\[SYSTEM NOTIFICATION[^\n]*)$`)
-	probeWordRe         = regexp.MustCompile(`[a-z0-9][a-z0-9_./-]*[a-z0-9]`)
+	probeWordRe    = regexp.MustCompile(`[a-z0-9][a-z0-9_./-]*[a-z0-9]`)
 	logLineRe      = regexp.MustCompile(`(?i)^\s*(\d{4}-\d\d-\d\d[ t]\d\d:\d\d|\[?\d\d:\d\d:\d\d|traceback|at [\w.$]+\(|file "|error[:\[]|warn(ing)?[:\[]|info[:\[]|debug[:\[]|\$ |>>> |[│├└]|\s{4}\d+→)`)
 	intentRe       = regexp.MustCompile(`(?i)\b(i'll|i will|let me|i'm going to|i am going to|next,? i|now i(?:'ll| will| need to)|i need to|going to)\b`)
 	sentenceEndRe  = regexp.MustCompile(`[.!?]\s+|\n+`)
