@@ -78,6 +78,8 @@ type analysis struct {
 	// sideBranches are, in a compacted span, the branch summaries it holds: explorations
 	// left before coming back, context rather than the work's own state.
 	sideBranches []map[string][]string
+	todos        []todoItem // the agent's todo list as its todo tools left it
+	continued    bool       // the span holds another harness's summary of earlier work
 }
 
 func analyze(messages []*session.Message, branch bool) *analysis {
@@ -93,6 +95,18 @@ func analyze(messages []*session.Message, branch bool) *analysis {
 		switch m.Role {
 		case session.RoleUser:
 			raw := strings.TrimSpace(m.Text("\n"))
+			if interruptRe.MatchString(raw) {
+				// The harness's note that the user stopped the reply: an interruption,
+				// not a request.
+				if t := a.lastTurn(); t != nil && !t.userOnly {
+					t.aborted = true
+				}
+				continue
+			}
+			if continuedRe.MatchString(raw) {
+				a.continued = true
+				continue
+			}
 			clean, _ := cleanUserText(raw)
 			if clean == "" || strings.HasPrefix(clean, "/") {
 				continue
@@ -145,6 +159,9 @@ func analyze(messages []*session.Message, branch bool) *analysis {
 					continue
 				}
 				calls++
+				if a.readTodo(b) {
+					continue
+				}
 				act := &action{tool: b.Name, turn: len(a.turns) - 1, seq: len(a.actions)}
 				switch b.Name {
 				case "read":
@@ -1037,6 +1054,7 @@ func (a *analysis) earlierSections(previous string) map[string][]string {
 }
 
 func bullets(list []string, prefix string, limit int) string {
+	list = tidyList(list)
 	if len(list) == 0 {
 		return "(none)"
 	}
@@ -1087,10 +1105,14 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	if len(goals) > 5 {
 		goals = append(goals[:2], goals[len(goals)-3:]...)
 	}
+	goals = tidyList(goals)
 	var goal string
 	switch len(goals) {
 	case 0:
 		goal = "(no user request in this part of the conversation)"
+		if g := a.inferredGoal(); g != "" {
+			goal = g
+		}
 	case 1:
 		goal = goals[0]
 	default:
@@ -1111,6 +1133,9 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	newDone := a.done(0)
 	done := items(prev["Done"])
 	for _, d := range newDone {
+		done = addUnique(done, d)
+	}
+	for _, d := range a.todosWith("completed") {
 		done = addUnique(done, d)
 	}
 	done = focusFirst(done, req.CustomInstructions)
@@ -1134,9 +1159,17 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 				break
 			}
 		}
+		if !hasPrefixIn(inProgress, "Still to do: ") {
+			if i := a.statedIntent(); i != "" {
+				inProgress = addUnique(inProgress, "Stated next: "+i)
+			}
+		}
 		if s := a.lastStep(); s != "" {
 			inProgress = addUnique(inProgress, "Last step: "+s)
 		}
+	}
+	for _, t := range a.todosWith("in_progress") {
+		inProgress = addUnique(inProgress, t)
 	}
 	if !a.branch {
 		for _, p := range a.pending() {
@@ -1167,6 +1200,9 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	}
 
 	next := a.next(unfinished, blockedNew)
+	if todo := a.todosWith("pending"); len(todo) > 0 {
+		next = append(append([]string(nil), todo...), next...)
+	}
 	if verdict != "" {
 		next = append([]string{"Follow the user's call on leaving this branch: \"" + verdict + "\""}, next...)
 	}
@@ -1187,6 +1223,22 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 			next = []string{"Nothing was left open in this branch"}
 		default:
 			next = []string{"Continue with the kept messages: the requests above are answered"}
+		}
+	}
+	// A sentence both reported and planned is a plan when it speaks of the future ("will
+	// need", "still"): it leaves Done; otherwise it is done and leaves the Next Steps.
+	next = tidyList(next)
+	done = tidyList(done)
+	for _, n := range next {
+		if contains(done, n) && (futureRe.MatchString(n) || willRe.MatchString(n) || planRe.MatchString(n)) {
+			done = remove(done, n)
+		}
+	}
+	next = withoutDone(next, done)
+	if len(next) == 0 {
+		next = []string{"Continue from the kept messages"}
+		if i := a.statedIntent(); i != "" && unfinished {
+			next = []string{i}
 		}
 	}
 	if len(next) > maxNext {
@@ -1237,6 +1289,11 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 		}
 		for _, i := range a.interrupted() {
 			crit = addUnique(crit, i)
+		}
+		if !unfinished {
+			if s := a.lastStep(); s != "" && !contains(crit, "Last seen: "+s) && !contains(done, s) {
+				crit = addUnique(crit, "Last step before the kept messages: "+s)
+			}
 		}
 		if n := len(req.ModifiedFiles); n > 0 {
 			crit = addUnique(crit, fmt.Sprintf("Files modified so far: %s", strings.Join(limitList(req.ModifiedFiles, 10), ", ")))

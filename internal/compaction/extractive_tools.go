@@ -80,48 +80,12 @@ func classifyCommand(command string) actionKind {
 // splitChain are the commands of a shell chain or pipeline (split at &&, ||, ; and |
 // outside quotes), environment assignments and a leading cd dropped.
 func splitChain(command string) []string {
-	var parts []string
-	var cur strings.Builder
-	quote := byte(0)
-	for i := 0; i < len(command); i++ {
-		c := command[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote == '"' && i+1 < len(command) {
-				cur.WriteByte(c)
-				i++
-				c = command[i]
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == ';' || c == '|' || (c == '&' && i+1 < len(command) && command[i+1] == '&'):
-			parts = append(parts, cur.String())
-			cur.Reset()
-			if i+1 < len(command) && (command[i+1] == '|' || command[i+1] == '&') {
-				i++
-			}
-			continue
-		}
-		cur.WriteByte(c)
-	}
-	parts = append(parts, cur.String())
 	var out []string
-	for _, s := range parts {
-		s = strings.TrimSpace(s)
-		for {
-			f := strings.Fields(s)
-			if len(f) > 0 && strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-") {
-				s = strings.TrimSpace(strings.TrimPrefix(s, f[0]))
-				continue
-			}
-			break
-		}
-		if s == "" || strings.HasPrefix(s, "cd ") || s == "cd" {
+	for _, st := range shellSteps(command) {
+		if st == "cd" || strings.HasPrefix(st, "cd ") {
 			continue
 		}
-		out = append(out, s)
+		out = append(out, st)
 	}
 	return out
 }
@@ -312,16 +276,30 @@ func nonEmpty(lines []string) []string {
 // enough, else its first step (still whole), else the program's name.
 func cmdSpan(command string) string {
 	c := oneLine(command)
-	if len(c) <= 120 {
+	if !strings.Contains(strings.TrimSpace(command), "\n") && len(c) <= 120 && !strings.Contains(c, "`") && !strings.HasPrefix(c, "#") {
 		return "`" + c + "`"
 	}
-	if steps := splitChain(c); len(steps) > 0 && len(steps[0]) <= 120 {
-		return "`" + steps[0] + "` (…)"
+	steps := significantSteps(command)
+	if len(steps) == 0 {
+		return "a command"
 	}
-	if f := strings.Fields(c); len(f) > 0 {
-		return "a long `" + f[0] + "` command"
+	s := oneLine(steps[0])
+	more := len(steps) > 1 || s != c
+	if strings.Contains(s, "`") {
+		s, more = strings.Fields(strings.ReplaceAll(s, "`", " "))[0], true
 	}
-	return "a command"
+	if len(s) > 120 {
+		if cut := safeCut(s, 120); cut != "" {
+			s = cut
+		} else {
+			s = strings.Fields(s)[0]
+		}
+		more = true
+	}
+	if more {
+		return "`" + s + "` (…)"
+	}
+	return "`" + s + "`"
 }
 
 // exploratory reports whether a failed action is part of looking around (a missing file
