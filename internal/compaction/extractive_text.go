@@ -24,7 +24,7 @@ var (
 	interruptRe = regexp.MustCompile(`^\[Request interrupted by user[^\]]*\]$`)
 	// continuedRe opens another harness's summary of earlier work pasted as a user message.
 	continuedRe = regexp.MustCompile(`^This session is being continued from a previous conversation`)
-	fenceRe    = regexp.MustCompile("(?s)```[^\n]*\n.*?(?:```|$)")
+	fenceRe     = regexp.MustCompile("(?s)```[^\n]*\n.*?(?:```|$)")
 	// a paragraph that opens with a Markdown heading is a pasted document (an AGENTS.md,
 	// a README), not what the user asks.
 	pastedDocRe = regexp.MustCompile(`^#{1,6} `)
