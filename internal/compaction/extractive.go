@@ -176,7 +176,8 @@ func analyze(messages []*session.Message, branch bool) *analysis {
 					act.command = argString(b, "command")
 					act.kind = classifyCommand(act.command)
 				default:
-					act.kind, act.args = actOther, clip(formatArgs(b), 120)
+					act.kind, act.args = actOther, otherLabel(b)
+					act.delegate = delegatedTask(b)
 				}
 				byID[b.ID] = act
 				t.actions = append(t.actions, act)
@@ -273,7 +274,9 @@ func (a *analysis) resolve() {
 			switch {
 			case f.path != "" && g.path == f.path && (f.kind == actRead || g.kind == actModify):
 				f.resolved = true
-			case f.command != "" && g.command != "" && family(f.command) == family(g.command):
+			case f.command != "" && g.command != "" && (family(f.command) == family(g.command) || commandTarget(f.command) == commandTarget(g.command)):
+				// The same check, or the same target (its program and what it runs)
+				// working later: the failure is not the last thing that happened to it.
 				f.resolved = true
 			case f.kind == actCheck && g.kind == actCheck && g.turn > f.turn:
 				f.resolved = true
@@ -1138,6 +1141,11 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	for _, d := range a.todosWith("completed") {
 		done = addUnique(done, d)
 	}
+	for _, act := range a.actions {
+		if act.delegate != "" && act.hasResult && act.ok {
+			done = addUnique(done, "Delegated: "+act.delegate)
+		}
+	}
 	done = focusFirst(done, req.CustomInstructions)
 
 	unfinished := a.unfinished()
@@ -1170,6 +1178,11 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	}
 	for _, t := range a.todosWith("in_progress") {
 		inProgress = addUnique(inProgress, t)
+	}
+	for _, act := range a.actions {
+		if act.delegate != "" && !act.hasResult {
+			inProgress = addUnique(inProgress, "Delegated, no answer yet: "+act.delegate)
+		}
 	}
 	if !a.branch {
 		for _, p := range a.pending() {
@@ -1326,6 +1339,12 @@ func (a *analysis) lastStep() string {
 		switch {
 		case act.kind == actRead:
 			continue
+		case act.kind == actOther && act.delegate != "":
+			return "delegated: " + act.delegate
+		case act.kind == actOther && act.hasResult && !act.ok:
+			return act.args + " fails: " + errorLine(act.output)
+		case act.kind == actOther:
+			return act.args
 		case act.kind == actModify && (act.ok || !act.hasResult):
 			return "edited `" + act.path + "`"
 		case act.command != "" && act.hasResult && act.ok:
@@ -1500,6 +1519,9 @@ func (a *analysis) turnPrefix(req Request) string {
 		ctxItems = addUnique(ctxItems, "Requested focus: "+clip(req.CustomInstructions, 240))
 	}
 	var b strings.Builder
+	if t := tidyItem(request); t != "" {
+		request = t
+	}
 	b.WriteString("## Original Request\n" + request + "\n\n")
 	b.WriteString("## Progress So Far\n" + bullets(progress, "- ", maxDone) + "\n\n")
 	b.WriteString("## Context Needed to Continue\n" + bullets(ctxItems, "- ", maxListItems+2))

@@ -198,3 +198,20 @@ func safeCut(s string, max int) string {
 	}
 	return strings.TrimSpace(s[:last])
 }
+
+// commandTarget is what a command acts on: the program of its first significant step
+// and the word after it ("python -c", "npm test", "for file"); "" for none.
+func commandTarget(command string) string {
+	steps := significantSteps(command)
+	if len(steps) == 0 {
+		return ""
+	}
+	f := strings.Fields(steps[0])
+	if len(f) == 0 {
+		return ""
+	}
+	if len(f) == 1 {
+		return f[0]
+	}
+	return f[0] + " " + f[1]
+}

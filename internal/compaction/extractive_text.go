@@ -35,6 +35,9 @@ var (
 // whether something was left out.
 func cleanUserText(text string) (clean string, pasted bool) {
 	t := harnessBlockRe.ReplaceAllString(text, "\n")
+	if d := commandDocument(strings.TrimSpace(t)); d != "" {
+		return d, true
+	}
 	t = strayTagRe.ReplaceAllString(t, "\n")
 	t = caveatRe.ReplaceAllString(t, "")
 	if f := fenceRe.ReplaceAllString(t, "\n"); f != t {
@@ -308,4 +311,29 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+var docTitleRe = regexp.MustCompile(`^#{1,2} +([^\n]+)\n`)
+
+// commandDocument is a user message that is a whole document opening with a title (the
+// prompt a slash command or a skill expands to): its title and first sentence, which say
+// what it asks; "" for anything else.
+func commandDocument(t string) string {
+	m := docTitleRe.FindStringSubmatch(t)
+	if m == nil || strings.Count(t, "\n") < 4 {
+		return ""
+	}
+	body := splitParagraphs(t[len(m[0]):])
+	first := ""
+	for _, p := range body {
+		if !pastedDocRe.MatchString(p) {
+			first = p
+			break
+		}
+	}
+	title := strings.TrimSpace(m[1])
+	if ss := sentences(oneLine(first)); len(ss) > 0 {
+		return title + ": " + clip(ss[0], 200)
+	}
+	return title
 }

@@ -234,7 +234,9 @@ func DeriveFacts(span []*session.Message) *SpanFacts {
 					c := &call{target: t}
 					calls[b.ID] = c
 					order = append(order, c)
-					f.LastAction = t
+					if _, todo := todoItems(b); !todo {
+						f.LastAction = t // a todo list's update is bookkeeping, probed as such
+					}
 					for _, w := range contentWords(t) {
 						f.SpanWords[w] = true
 					}
