@@ -38,6 +38,7 @@ func cleanUserText(text string) (clean string, pasted bool) {
 	if d := commandDocument(strings.TrimSpace(t)); d != "" {
 		return d, true
 	}
+	t = pastedJSONRe.ReplaceAllString(t, "[pasted JSON]")
 	t = strayTagRe.ReplaceAllString(t, "\n")
 	t = caveatRe.ReplaceAllString(t, "")
 	if f := fenceRe.ReplaceAllString(t, "\n"); f != t {
@@ -312,6 +313,9 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// pastedJSONRe is a long JSON record pasted into a message (a log line, a session entry).
+var pastedJSONRe = regexp.MustCompile(`\{"[^\n]{200,}`)
 
 var docTitleRe = regexp.MustCompile(`^#{1,2} +([^\n]+)\n`)
 

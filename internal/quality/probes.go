@@ -233,7 +233,9 @@ func DeriveFacts(span []*session.Message) *SpanFacts {
 					t := toolTarget(b)
 					c := &call{target: t}
 					calls[b.ID] = c
-					order = append(order, c)
+					if _, todo := todoItems(b); !todo {
+						order = append(order, c) // a todo list's update is no step of the work
+					}
 					if _, todo := todoItems(b); !todo {
 						f.LastAction = t // a todo list's update is bookkeeping, probed as such
 					}
@@ -279,16 +281,20 @@ func DeriveFacts(span []*session.Message) *SpanFacts {
 			break
 		}
 	}
-	// Failures moved past: a later call of the same target succeeded.
-	for i, c := range order {
-		if !c.done || c.ok || c.target == "" {
+	// Failures moved past: the target failed once and its last call succeeded.
+	failed, lastOK := map[string]bool{}, map[string]bool{}
+	for _, c := range order {
+		if !c.done || c.target == "" {
 			continue
 		}
-		for _, d := range order[i+1:] {
-			if d.done && d.ok && d.target == c.target {
-				f.Resolved = addOnce(f.Resolved, c.target)
-				break
-			}
+		if !c.ok {
+			failed[c.target] = true
+		}
+		lastOK[c.target] = c.ok
+	}
+	for _, c := range order {
+		if failed[c.target] && lastOK[c.target] {
+			f.Resolved = addOnce(f.Resolved, c.target)
 		}
 	}
 	if lastText != "" {
