@@ -528,7 +528,7 @@ var (
 	doubleBulletRe = regexp.MustCompile(`^(?:[-*]\s|\d+[.)]\s|\[[ xX]\]\s)`) // after an item's own marker
 	boldLeadRe     = regexp.MustCompile(`^\*\*[^*]+\*\*:$|^\*\*[^*]+:\*\*$`)
 	headingItemRe  = regexp.MustCompile(`^#{1,6}\s|^\|`)
-	goalLogRe      = regexp.MustCompile(`(?i)(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|traceback \(most recent call last\)|^\s*at [\w.$]+\(|\b(?:INFO|WARN|ERROR|DEBUG)\b.*\b(?:INFO|WARN|ERROR|DEBUG)\b)`)
+	goalLogRe      = regexp.MustCompile(`(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?i:traceback \(most recent call last\))|(?m:^\s*at [\w.$]+\()|\b(?:INFO|WARN|ERROR|DEBUG)\b.*\b(?:INFO|WARN|ERROR|DEBUG)\b)`)
 )
 
 // CleanIssues lists what makes a summary's output unclean.
