@@ -1304,7 +1304,7 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 			crit = addUnique(crit, i)
 		}
 		if !unfinished {
-			if s := a.lastStep(); s != "" && !contains(crit, "Last seen: "+s) && !contains(done, s) {
+			if s := a.lastStep(); s != "" && !contains(crit, "Last seen: "+s) && !mentioned(done, s) {
 				crit = addUnique(crit, "Last step before the kept messages: "+s)
 			}
 		}

@@ -181,3 +181,18 @@ func remove(list []string, s string) []string {
 	}
 	return out
 }
+
+// mentioned reports whether a step (its first backtick span, else its text) is already
+// in one of the items.
+func mentioned(items []string, step string) bool {
+	key := step
+	if sp := spans(step); len(sp) > 0 {
+		key = step[sp[0][0]:sp[0][1]]
+	}
+	for _, it := range items {
+		if strings.Contains(it, key) {
+			return true
+		}
+	}
+	return false
+}
