@@ -122,8 +122,20 @@ func main() {
 		quality.WriteCases(&d, runs)
 		fmt.Print(d.String())
 	}
+	realRuns, err := runReal(ctx, *realDir, *only, []compaction.Summarizer{compaction.Extractive{}, quality.HeadingOnly{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if realRuns == nil {
+		fmt.Printf("\nno real-session corpus in %s (go run ./tools/quality -import-real DIR): its part of the report is left empty\n", *realDir)
+	} else {
+		var rb bytes.Buffer
+		rb.WriteString("\nreal sessions:\n")
+		realTable(&rb, realRuns)
+		fmt.Print(rb.String())
+	}
 	if *write != "" {
-		if err := os.WriteFile(*write, report(runs, modelNote), 0o644); err != nil {
+		if err := os.WriteFile(*write, report(runs, modelNote, realRuns, *realDir), 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}

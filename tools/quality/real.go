@@ -152,12 +152,18 @@ func realSessionTable(b *bytes.Buffer, runs []*quality.RealRun) {
 		for _, r := range runs {
 			fmt.Fprintf(b, " %.3f |", r.Results[i].Continuation)
 		}
+		// Only the kinds of issue: the report quotes nothing of the sessions.
 		clean, stale := "yes", "none"
 		if len(res.Clean) > 0 {
-			clean = "no: " + strings.ReplaceAll(clipTo(strings.Join(res.Clean, "; "), 120), "|", "\\|")
+			var kinds []string
+			for _, c := range res.Clean {
+				k, _, _ := strings.Cut(c, ":")
+				kinds = uniq(append(kinds, k))
+			}
+			clean = "no: " + strings.Join(kinds, "; ")
 		}
 		if len(res.Stale) > 0 {
-			stale = strings.ReplaceAll(clipTo(strings.Join(res.Stale, "; "), 120), "|", "\\|")
+			stale = fmt.Sprintf("%d", len(res.Stale))
 		}
 		fmt.Fprintf(b, " %s | %s |\n", clean, stale)
 	}
