@@ -209,6 +209,7 @@ func DeriveFacts(span []*session.Message) *SpanFacts {
 		target string
 		ok     bool
 		done   bool
+		look   bool // a read or a search: looking, which leaves a failure open
 	}
 	calls := map[string]*call{}
 	var order []*call
@@ -231,7 +232,8 @@ func DeriveFacts(span []*session.Message) *SpanFacts {
 					text = append(text, b.Text)
 				case "toolCall":
 					t := toolTarget(b)
-					c := &call{target: t}
+					n := strings.ToLower(b.Name)
+					c := &call{target: t, look: n == "read" || n == "grep" || n == "glob" || n == "find" || n == "ls"}
 					calls[b.ID] = c
 					if _, todo := todoItems(b); !todo {
 						order = append(order, c) // a todo list's update is no step of the work
@@ -272,9 +274,10 @@ func DeriveFacts(span []*session.Message) *SpanFacts {
 			}
 		}
 	}
-	// The failure the span ends on: the last call with a result failed.
+	// The failure the span ends on: the last call with a result, reads and searches
+	// after it aside, failed.
 	for i := len(order) - 1; i >= 0; i-- {
-		if order[i].done {
+		if order[i].done && !(order[i].look && order[i].ok) {
 			if !order[i].ok {
 				f.OpenFail = order[i].target
 			}
