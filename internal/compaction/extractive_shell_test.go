@@ -54,13 +54,13 @@ func TestTidyItem(t *testing.T) {
 	minified := "`" + strings.Repeat("x=f(a,\"b\");", 400) + "`"
 	cases := map[string]string{
 		"- [x] - Moved the parser into `core/parse.go`": "Moved the parser into `core/parse.go`",
-		"1. **Rate limits** — per tenant now":            "**Rate limits** — per tenant now",
-		"### Parser refactor":                            "",
+		"1. **Rate limits** — per tenant now":           "**Rate limits** — per tenant now",
+		"### Parser refactor":                           "",
 		"| file | change |":                             "",
 		"|---|---|":                                     "",
 		"**What changed:**":                             "",
 		"**Next:**":                                     "",
-		"Shell cwd was reset to /home/dev/app":           "",
+		"Shell cwd was reset to /home/dev/app":          "",
 		"</system-reminder>":                            "",
 		"[SYSTEM NOTIFICATION - background task done]":  "",
 		"Command running in background with ID: 4f2a1c": "",
