@@ -35,6 +35,9 @@ func (Extractive) Summarize(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	a := analyze(req.Messages, req.Kind == KindBranch)
+	if len(req.Later) > 0 {
+		a.settleWith(analyze(req.Later, false))
+	}
 	var text string
 	switch req.Kind {
 	case KindTurnPrefix:
@@ -80,6 +83,10 @@ type analysis struct {
 	sideBranches []map[string][]string
 	todos        []todoItem // the agent's todo list as its todo tools left it
 	continued    bool       // the span holds another harness's summary of earlier work
+	// answeredLater: the user spoke again after the span, in the turn prefix of a split
+	// turn: the span's last question is answered and its last reply's words are not
+	// the open state any more.
+	answeredLater bool
 }
 
 func analyze(messages []*session.Message, branch bool) *analysis {
@@ -615,7 +622,7 @@ func (a *analysis) blocked(from int) []string {
 			out = addUnique(out, f.tool+" failed: "+clip(firstLine(f.output), 200))
 		}
 	}
-	if t := a.lastTurn(); t != nil && len(a.turns)-1 >= from {
+	if t := a.lastTurn(); t != nil && len(a.turns)-1 >= from && !a.answeredLater {
 		if t.errored != "" && !t.aborted {
 			out = addUnique(out, "The last reply failed: "+clip(t.errored, 200))
 		}

@@ -1,10 +1,12 @@
 package compaction_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 // Behaviours of the extractive summarizer on messy work, each in the shape of what real
@@ -188,5 +190,36 @@ func TestExtractiveNoNextStepRepeatsDone(t *testing.T) {
 	}
 	if strings.Contains(s["Done"], "will need") {
 		t.Errorf("a plan is ticked Done:\n%s", s["Done"])
+	}
+}
+
+// The history part of a split turn sees the turn prefix after it: a question the user
+// answered there and a failure fixed there are not left open in the history part.
+func TestExtractiveSplitTurnHistorySeesPrefix(t *testing.T) {
+	history := decode(t,
+		userMsg("get the frontend build green again"),
+		assistantMsg("", bashCall("b1", "npm run build")),
+		toolFailure("b1", "bash", "ERROR in ./src/app.ts: Module not found: Error: Can't resolve 'legacy-polyfills'\n\nCommand exited with code 1"),
+		assistantMsg("The build needs legacy-polyfills, which was removed. Shall I drop the import from src/app.ts?"),
+	)
+	prefix := decode(t,
+		userMsg("yes, drop it and rebuild"),
+		assistantMsg("", editCall("e1", "src/app.ts")),
+		toolResult("e1", "edit", "Successfully replaced 1 block(s) in src/app.ts."),
+		assistantMsg("", bashCall("b2", "npm run build")),
+		toolResult("b2", "bash", "webpack compiled successfully"),
+	)
+	run := func(later []*session.Message) string {
+		r, err := compaction.Extractive{}.Summarize(context.Background(), compaction.Request{Kind: compaction.KindHistory, Messages: history, Later: later})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sections(t, r.Text)["Blocked"]
+	}
+	if alone := run(nil); !strings.Contains(alone, "legacy-polyfills") && !strings.Contains(alone, "Shall I") {
+		t.Fatalf("without the prefix the history part should show the open state:\n%s", alone)
+	}
+	if b := run(prefix); strings.Contains(b, "legacy-polyfills") || strings.Contains(b, "Waiting for the user") {
+		t.Errorf("settled in the turn prefix, still open in the history part:\n%s", b)
 	}
 }

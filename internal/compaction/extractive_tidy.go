@@ -13,8 +13,9 @@ import (
 // whatever the assistant's reports and the tools' output looked like.
 
 const (
-	maxSpan = 200
-	maxLine = 320
+	pinnedPrefix = "Pinned: "
+	maxSpan      = 200
+	maxLine      = 320
 )
 
 var (
@@ -43,6 +44,9 @@ func tidyItem(s string) string {
 	}
 	if s == "" || notItemRe.MatchString(s) || isHarnessText(s) {
 		return ""
+	}
+	if strings.HasPrefix(s, pinnedPrefix) {
+		return s // the user's own text to keep verbatim: never shortened
 	}
 	return boundLine(s)
 }
@@ -195,4 +199,31 @@ func mentioned(items []string, step string) bool {
 		}
 	}
 	return false
+}
+
+// settleWith marks what the messages after the span (a split turn's prefix) settle: a
+// failure whose target works there is resolved, and when the user speaks there the
+// span's last question is answered.
+func (a *analysis) settleWith(later *analysis) {
+	for _, f := range a.actions {
+		if !f.hasResult || f.ok || f.resolved {
+			continue
+		}
+		for _, g := range later.actions {
+			if !g.hasResult || !g.ok {
+				continue
+			}
+			if (f.path != "" && g.path == f.path && g.kind == actModify) ||
+				(f.command != "" && g.command != "" && (family(f.command) == family(g.command) || commandTarget(f.command) == commandTarget(g.command))) {
+				f.resolved = true
+				break
+			}
+		}
+	}
+	for _, t := range later.turns {
+		if t.request != "" {
+			a.answeredLater = true
+			break
+		}
+	}
 }
