@@ -584,7 +584,7 @@ func (a *analysis) problems() []string {
 // questions, offers, plans or politeness.
 func reportStatements(text string) []string {
 	var out []string
-	for _, s := range sentences(text) {
+	for _, s := range sentences(reportText(text)) {
 		if len(out) == 4 {
 			break
 		}
@@ -1237,6 +1237,8 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	}
 	if len(next) == 0 {
 		switch {
+		case unfinished && a.statedIntent() != "":
+			next = []string{a.statedIntent()}
 		case unfinished:
 			next = []string{"Continue from the kept messages"}
 		case a.branch:
@@ -1250,8 +1252,10 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	next = tidyList(next)
 	done = tidyList(done)
 	for _, n := range next {
-		if contains(done, n) && (futureRe.MatchString(n) || willRe.MatchString(n) || planRe.MatchString(n)) {
-			done = remove(done, n)
+		for _, d := range done {
+			if sameItem(d, n) && (futureRe.MatchString(n) || willRe.MatchString(n) || planRe.MatchString(n)) {
+				done = remove(done, d)
+			}
 		}
 	}
 	next = withoutDone(next, done)

@@ -102,11 +102,9 @@ func tidyList(list []string) []string {
 func withoutDone(next, done []string) []string {
 	var out []string
 	for _, n := range next {
-		key := strings.ToLower(n)
 		repeat := false
 		for _, d := range done {
-			dl := strings.ToLower(d)
-			if dl == key {
+			if sameItem(d, n) {
 				repeat = true
 				break
 			}
@@ -226,4 +224,40 @@ func (a *analysis) settleWith(later *analysis) {
 			break
 		}
 	}
+}
+
+// reportText is an assistant's report without its structure: headings, table rows,
+// rules and bold lead-ins left out, each list item a line of its own without its marker,
+// so the statements read from it are the report's content.
+func reportText(text string) string {
+	var keep []string
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		for i := 0; i < 3; i++ {
+			u := strings.TrimSpace(markerRe.ReplaceAllString(t, ""))
+			if u == t {
+				break
+			}
+			t = u
+		}
+		if t == "" || notItemRe.MatchString(t) || isHarnessText(t) {
+			keep = append(keep, "")
+			continue
+		}
+		if !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, ":") && !strings.HasSuffix(t, "?") && !strings.HasSuffix(t, "!") {
+			t += "."
+		}
+		keep = append(keep, t)
+	}
+	return strings.Join(keep, "\n")
+}
+
+var itemNoiseRe = regexp.MustCompile("[`*_]|[.:;!]+$")
+
+// sameItem reports whether two items say the same, emphasis and end punctuation aside.
+func sameItem(a, b string) bool {
+	n := func(s string) string {
+		return strings.TrimSpace(itemNoiseRe.ReplaceAllString(strings.ToLower(oneLine(s)), ""))
+	}
+	return n(a) == n(b)
 }

@@ -1,6 +1,7 @@
 package quality
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -122,5 +123,19 @@ func TestRealHeldOutQuarter(t *testing.T) {
 	}
 	if held != (len(src)+3)/4 {
 		t.Errorf("%d of %d held out, want a quarter", held, len(src))
+	}
+}
+
+// The example session of `make demo` is the one DemoSession writes.
+func TestDemoSessionIsCurrent(t *testing.T) {
+	shipped, err := os.ReadFile("../../cmd/pi-lsp/example/session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(shipped) != string(DemoSession()) {
+		t.Fatal("cmd/pi-lsp/example/session.jsonl is stale: go run ./tools/quality -demo cmd/pi-lsp/example/session.jsonl")
+	}
+	if _, err := session.Parse(shipped); err != nil {
+		t.Fatal(err)
 	}
 }

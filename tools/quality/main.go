@@ -31,10 +31,17 @@ func main() {
 	realDir := flag.String("real", "testdata/real", "the directory of the real-session corpus (see -import-real)")
 	importFrom := flag.String("import-real", "", "import the real sessions of internal/quality/corpus.tsv from clones of their repositories under this directory into -real, then stop")
 	realOnly := flag.Bool("real-only", false, "run only the real-session corpus")
+	demo := flag.String("demo", "", "write the example session of make demo (quality.DemoSession) to this file, then stop")
 	showHeld := flag.Bool("show-held-out", false, "with -v, print the held-out real sessions' summaries too (never while tuning)")
 	flag.Parse()
 	log.SetFlags(0)
 	ctx := context.Background()
+	if *demo != "" {
+		if err := os.WriteFile(*demo, quality.DemoSession(), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *importFrom != "" {
 		if err := importReal(*importFrom, *realDir); err != nil {
 			log.Fatal(err)
