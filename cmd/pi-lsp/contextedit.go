@@ -73,22 +73,27 @@ func (o *optString) Set(s string) error { o.v, o.set = s, true; return nil }
 
 // runContextSize lists the context by estimated size, largest first:
 //
-//	pi-lsp context-size FILE [--leaf ID] [--limit N] [--json]
+//	pi-lsp context-size FILE [--leaf ID] [--limit N] [--by kind | --history] [--json]
 func runContextSize(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
 	limit := fs.Int("limit", 0, "show only the N largest (0: all)")
+	by := fs.String("by", "", "kind: the context's tokens by kind of content")
+	history := fs.Bool("history", false, "the context's size after each reply and event along the path")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return exitError{2}
 	}
-	if len(pos) != 1 || *limit < 0 {
-		fmt.Fprintln(stderr, "usage: pi-lsp context-size FILE [--leaf ID] [--limit N] [--json]")
+	if len(pos) != 1 || *limit < 0 || (*by != "" && *by != "kind") || (*by != "" && *history) {
+		fmt.Fprintln(stderr, "usage: pi-lsp context-size FILE [--leaf ID] [--limit N] [--by kind | --history] [--json]")
 		return exitError{2}
 	}
 	ix, leafID, err := loadAtLeaf(pos[0], *leaf, stderr)
 	if err != nil {
 		return err
+	}
+	if *by != "" || *history {
+		return printBreakdown(ctx, stdout, stderr, ix.File.Header.Cwd, ix.Path(leafID), *history, *asJSON)
 	}
 	sizes, err := contextedit.BySize(ctx, ix.Path(leafID), *limit)
 	if err != nil {

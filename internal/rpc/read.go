@@ -196,10 +196,10 @@ func (s *Server) handleContext(ctx context.Context, p sessionParams) (Encoded[Co
 		// The window is configuration: it is part of the answer's name.
 		out, err = memo(s.host, path, fmt.Sprintf("context/%d", s.host.window()), ix, func() (ContextResult, error) {
 			c := ix.BuildContext("")
-			tokens, window, pct := s.host.contextUsage(c)
+			f := s.host.figures(c)
 			res := ContextResult{
 				Session: path, LeafID: nullable(ix.LeafID()), MessageCount: len(c.Messages),
-				Tokens: tokens, ContextWindow: window, Percent: pct,
+				Tokens: f.tokens, ContextWindow: f.window, Percent: f.percent, Estimate: f.estimate, Source: f.source,
 			}
 			if c.CompactionIndex >= 0 {
 				e := c.Path[c.CompactionIndex]
