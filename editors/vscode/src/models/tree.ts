@@ -64,80 +64,38 @@ export function oneLine(text: string | undefined, max = MAX_LABEL): string {
   return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
 }
 
+/** A message's icon and its kind in words, by its role. */
+const MESSAGE_KINDS = new Map<string, [IconId, string]>([
+  ["user", ["account", "User"]],
+  ["assistant", ["hubot", "Assistant"]],
+  ["toolResult", ["tools", "Tool result"]],
+  ["bashExecution", ["terminal", "Bash"]],
+  ["custom", ["comment", "Custom message"]],
+]);
+
+/** Any other entry's icon and its kind in words, by its type. */
+const ENTRY_KINDS = new Map<string, [IconId, string]>([
+  ["compaction", ["fold", "Compaction"]],
+  ["branch_summary", ["git-branch", "Branch summary"]],
+  ["label", ["tag", "Label"]],
+  ["custom", ["extensions", "Custom"]],
+  ["custom_message", ["extensions", "Custom message"]],
+  ["model_change", ["settings-gear", "Model change"]],
+  ["thinking_level_change", ["lightbulb", "Thinking level"]],
+  ["session_info", ["info", "Session info"]],
+]);
+
+function kindOf(type: string, role?: string): [IconId, string] | undefined {
+  return type === "message" ? MESSAGE_KINDS.get(role ?? "") : ENTRY_KINDS.get(type);
+}
+
 export function iconFor(type: string, role?: string): IconId {
-  if (type === "message") {
-    switch (role) {
-      case "user":
-        return "account";
-      case "assistant":
-        return "hubot";
-      case "toolResult":
-        return "tools";
-      case "bashExecution":
-        return "terminal";
-      default:
-        return "comment";
-    }
-  }
-  switch (type) {
-    case "compaction":
-      return "fold";
-    case "branch_summary":
-      return "git-branch";
-    case "label":
-      return "tag";
-    case "custom":
-    case "custom_message":
-      return "extensions";
-    case "model_change":
-      return "settings-gear";
-    case "thinking_level_change":
-      return "lightbulb";
-    case "session_info":
-      return "info";
-    default:
-      return "circle-outline";
-  }
+  return kindOf(type, role)?.[0] ?? (type === "message" ? "comment" : "circle-outline");
 }
 
 /** What kind of entry this is, in words (the start of the label when there is no preview). */
 export function kindName(type: string, role?: string): string {
-  if (type === "message") {
-    switch (role) {
-      case "user":
-        return "User";
-      case "assistant":
-        return "Assistant";
-      case "toolResult":
-        return "Tool result";
-      case "bashExecution":
-        return "Bash";
-      case "custom":
-        return "Custom message";
-      default:
-        return role ? role : "Message";
-    }
-  }
-  switch (type) {
-    case "compaction":
-      return "Compaction";
-    case "branch_summary":
-      return "Branch summary";
-    case "label":
-      return "Label";
-    case "custom":
-      return "Custom";
-    case "custom_message":
-      return "Custom message";
-    case "model_change":
-      return "Model change";
-    case "thinking_level_change":
-      return "Thinking level";
-    case "session_info":
-      return "Session info";
-    default:
-      return type;
-  }
+  return kindOf(type, role)?.[1] ?? (type === "message" ? role || "Message" : type);
 }
 
 export function formatTime(timestamp: string | undefined): string {
