@@ -3,10 +3,8 @@
 local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 
 T.run('files', function()
-  local session = assert(vim.env.PI_NVIM_SESSION)
+  local session, done = T.start()
   local ws = assert(vim.env.PI_NVIM_WORKSPACE)
-  local done = T.record_done()
-  T.wait_client()
 
   local code, out, err = T.system({ vim.env.PI_LSP_BIN, 'files', session, '--json' })
   T.eq(0, code, '`pi-lsp files --json` exit status (stderr: ' .. err .. ')')

@@ -392,22 +392,25 @@ function M.clear_tool_output(opts, cb, client_id)
       cb(err, result, client)
     end
   end
+  -- What a written clear or restore did: its error, `none` when it changed no tool
+  -- result, else figures(n) of the n it changed.
+  local function report_written(action, err, result, none, figures)
+    if err then
+      report_error(action, err)
+    elseif type(result) == 'table' then
+      local n = #cleared_of(result)
+      ui.notify(n == 0 and none or figures(n))
+    end
+  end
   local base = { session = opts.session, force = opts.force }
   if opts.restore then
     local args = vim.tbl_extend('force', base, { restore = true })
     return M.run('pi.clearToolOutput', args, function(err, result, client)
-      if err then
-        report_error('restore tool output', err)
-      elseif type(result) == 'table' then
-        local n = #cleared_of(result)
-        if n == 0 then
-          ui.notify('no cleared tool output to restore')
-        else
-          ui.notify(('restored %d tool result%s (~%s tokens back): context ~%s → ~%s'):format(
-            n, n == 1 and '' or 's', ui.human(-(tonumber(result.saved) or 0)),
-            ui.human(result.tokensBefore), ui.human(result.tokensAfter)))
-        end
-      end
+      report_written('restore tool output', err, result, 'no cleared tool output to restore', function(n)
+        return ('restored %d tool result%s (~%s tokens back): context ~%s → ~%s'):format(
+          n, n == 1 and '' or 's', ui.human(-(tonumber(result.saved) or 0)),
+          ui.human(result.tokensBefore), ui.human(result.tokensAfter))
+      end)
       finish(err, result, client)
     end, client_id)
   end
@@ -442,17 +445,10 @@ function M.clear_tool_output(opts, cb, client_id)
         minTokens = opts.minTokens,
       })
       M.run('pi.clearToolOutput', args, function(err2, res2, client2)
-        if err2 then
-          report_error('clear tool output', err2)
-        elseif type(res2) == 'table' then
-          local n = #cleared_of(res2)
-          if n == 0 then
-            ui.notify('no old tool output to clear any more; nothing written')
-          else
-            ui.notify(('cleared %d old tool result%s: ~%s tokens saved, context ~%s → ~%s (:PiClearToolOutput restore brings them back)'):format(
-              n, n == 1 and '' or 's', ui.human(res2.saved), ui.human(res2.tokensBefore), ui.human(res2.tokensAfter)))
-          end
-        end
+        report_written('clear tool output', err2, res2, 'no old tool output to clear any more; nothing written', function(n)
+          return ('cleared %d old tool result%s: ~%s tokens saved, context ~%s → ~%s (:PiClearToolOutput restore brings them back)'):format(
+            n, n == 1 and '' or 's', ui.human(res2.saved), ui.human(res2.tokensBefore), ui.human(res2.tokensAfter))
+        end)
         finish(err2, res2, client2)
       end, client and client.id)
     end)
