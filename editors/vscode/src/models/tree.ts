@@ -64,17 +64,14 @@ export function oneLine(text: string | undefined, max = MAX_LABEL): string {
   return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
 }
 
-/** A message's icon and its kind in words, by its role. */
-const MESSAGE_KINDS = new Map<string, [IconId, string]>([
-  ["user", ["account", "User"]],
-  ["assistant", ["hubot", "Assistant"]],
-  ["toolResult", ["tools", "Tool result"]],
-  ["bashExecution", ["terminal", "Bash"]],
-  ["custom", ["comment", "Custom message"]],
-]);
-
-/** Any other entry's icon and its kind in words, by its type. */
-const ENTRY_KINDS = new Map<string, [IconId, string]>([
+/** Each kind of entry's icon and name in words: a message's by its role ("message/user"),
+ * any other entry's by its type. */
+const KINDS = new Map<string, [IconId, string]>([
+  ["message/user", ["account", "User"]],
+  ["message/assistant", ["hubot", "Assistant"]],
+  ["message/toolResult", ["tools", "Tool result"]],
+  ["message/bashExecution", ["terminal", "Bash"]],
+  ["message/custom", ["comment", "Custom message"]],
   ["compaction", ["fold", "Compaction"]],
   ["branch_summary", ["git-branch", "Branch summary"]],
   ["label", ["tag", "Label"]],
@@ -86,7 +83,7 @@ const ENTRY_KINDS = new Map<string, [IconId, string]>([
 ]);
 
 function kindOf(type: string, role?: string): [IconId, string] | undefined {
-  return type === "message" ? MESSAGE_KINDS.get(role ?? "") : ENTRY_KINDS.get(type);
+  return KINDS.get(type === "message" ? `message/${role ?? ""}` : type);
 }
 
 export function iconFor(type: string, role?: string): IconId {
