@@ -73,7 +73,7 @@ func (t *Tail) Poll() (Update, error) {
 		u.Offset, u.Size = t.offset, readFrom
 		return u, nil
 	}
-	f, err := os.Open(t.Path)
+	f, _, err := openRegular(t.Path, os.O_RDONLY)
 	if err != nil {
 		return u, fmt.Errorf("tail %s: %w", t.Path, err)
 	}
