@@ -33,6 +33,7 @@ func oddFiles(t *testing.T, dir string) (fifo, zero string) {
 // and `pi-lsp sessions` in a folder holding both lists the real sessions at once (a FIFO
 // used to block both for ever).
 func TestE2EFIFOAndDeviceRefused(t *testing.T) {
+	e2eBinary(t) // built before any process bound starts counting
 	env, work, paths := e2eWorkspace(t)
 	fifo, zero := oddFiles(t, filepath.Dir(paths[0]))
 	for _, p := range []string{fifo, zero} {
@@ -90,6 +91,7 @@ func TestE2ELSPInitializeWithFIFOInSessionsFolder(t *testing.T) {
 // than Pi can read) is refused as too large without reading it into memory: the peak
 // resident memory of the process stays far below the file (it used to be 2.1 GB).
 func TestE2ESparseFileRefusedWithoutReadingIt(t *testing.T) {
+	e2eBinary(t) // built before any process bound starts counting
 	env, _, paths := e2eWorkspace(t)
 	sparse := filepath.Join(filepath.Dir(paths[0]), "2030-01-01T00-00-00-000Z_sparse.jsonl")
 	if err := os.WriteFile(sparse, []byte(`{"type":"session","version":3,"id":"sparse","timestamp":"2030-01-01T00:00:00.000Z","cwd":"/w"}`+"\n"), 0o600); err != nil {

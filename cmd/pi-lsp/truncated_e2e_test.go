@@ -28,6 +28,7 @@ func heldAnswer(release <-chan struct{}, text string) fakemodel.Step {
 // crash (it used to die of a stack overflow re-reading the vanished lines), and the file
 // is left as the truncation left it.
 func TestE2ECompactSessionTruncatedMidJob(t *testing.T) {
+	e2eBinary(t) // built before any process bound starts counting
 	for _, how := range []string{"truncated", "replaced"} {
 		t.Run(how, func(t *testing.T) {
 			release := make(chan struct{})
