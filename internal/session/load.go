@@ -599,7 +599,7 @@ func newLineReaderWith(in lineSource, pos, end int64, skipPartial bool, buf, pro
 
 // memLook is how far a line's end is looked for in a mapping before the rest is read
 // in blocks (see lineEnd).
-const memLook = 1 << 20
+var memLook int64 = 1 << 20
 
 // lineEnd is the offset of the first newline at or after from, or the size when there
 // is none, in the line that starts at start. Reading a file, it reads ahead in blocks
