@@ -38,7 +38,7 @@ func init() {
 		{"undo-compaction", "undo-compaction FILE [--force] [--json]", "make the full pre-compaction context active again", runUndoCompaction},
 		{"label", "label FILE ENTRY_ID [TEXT] [--force]", "set (or clear, without TEXT) the label of an entry", runLabel},
 		{"edit-context", "edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--force] [--json]", "hide, replace or restore one message in the LLM context (a context_edit entry; history untouched)", runEditContext},
-		{"context-size", "context-size FILE [--leaf ID] [--limit N] [--json]", "the messages of the context by estimated tokens, largest first", runContextSize},
+		{"context-size", "context-size FILE [--leaf ID] [--limit N] [--by kind | --history] [--json]", "the messages of the context by estimated tokens, largest first; --by kind: by kind of content; --history: the size along the path", runContextSize},
 		{"clear-tool-output", "clear-tool-output FILE [--keep-recent-tokens N] [--min-tokens M] [--dry-run] [--restore] [--force] [--json]", "replace tool results older than the recent window and larger than M tokens with a placeholder (context_edit entries; --restore brings them all back)", runClearToolOutput},
 		{"commands", "commands [--json] [--markdown]", "the LSP command table", runCommands},
 		{"gen", "gen [--entries N] [--seed S] [--branch-every N] [--compact-every N] [--image-every N] [-o FILE]", "write a large synthetic session (benchmarks)", runGen},
@@ -92,7 +92,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		inv := newInvocation(c, stdout, stderr)
-		return inv.finish(c.run(ctx, inv.fs, args, stdout, inv.errOut))
+		defer inv.flush()
+		return inv.finish(c.run(ctx, inv.fs, args, inv.stdout, inv.errOut))
 	}
 	fmt.Fprintf(stderr, "pi-lsp: unknown command %q\n\n", name)
 	usage(stderr)

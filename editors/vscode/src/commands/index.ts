@@ -9,6 +9,7 @@ import { EXTENSION_COMMANDS as C, ServerCommandId, SERVER_COMMANDS } from "../mo
 import { ViewNode } from "../models/tree";
 import { ClearToolOutputParams, EditContextParams, NavigateParams } from "../protocol";
 import { testLog } from "../testLog";
+import { showContextPanel } from "../views/contextPanel";
 import { clearToolOutput, clearToolOutputInteractive } from "./clear";
 import { compact, keepDroppedEntity, previewCompaction, showLastCompactionSummary } from "./compaction";
 import { contextBySizeInteractive, editContext, editContextInteractive, editRow, replaceRow, showContext } from "./contextEdit";
@@ -37,6 +38,7 @@ const SERVER_HANDLERS: Record<ServerCommandId, ServerCommandHandler> = {
   "pi.editContext": (pi, arg) => (arg ? editContext(pi, arg as unknown as EditContextParams) : editContextInteractive(pi)),
   "pi.clearToolOutput": (pi, arg) => (arg ? clearToolOutput(pi, arg as ClearToolOutputParams) : clearToolOutputInteractive(pi)),
   "pi.contextBySize": (pi, arg, next) => (arg ? next() : contextBySizeInteractive(pi)),
+  "pi.contextBreakdown": (pi, arg, next) => (arg ? next() : showContextPanel(pi)),
 };
 
 const SERVER_IDS: ReadonlySet<string> = new Set(SERVER_COMMANDS.map((c) => c.id));

@@ -23,6 +23,7 @@ export const SERVER_COMMANDS = [
   { id: "pi.editContext", title: "Edit Context" },
   { id: "pi.clearToolOutput", title: "Clear Old Tool Output" },
   { id: "pi.contextBySize", title: "Context by Size" },
+  { id: "pi.contextBreakdown", title: "Show Context Picture" },
 ] as const satisfies readonly CommandInfo[];
 
 /** A server command id; commands/index.ts has one handler per id, so a new one fails to compile until handled. */
