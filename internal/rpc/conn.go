@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -146,7 +147,9 @@ func decodeMessage(body []byte) (message, error) {
 		default:
 			n, err := strconv.ParseInt(string(rawID), 10, 64)
 			if err != nil || n < 0 {
-				return bad(CodeInvalidRequest, fmt.Sprintf("invalid message: id %s is not a non-negative integer or a string", rawID))
+				// The id is named by its start only: an id of any size must not make an
+				// answer (and its redaction) of the same size.
+				return bad(CodeInvalidRequest, fmt.Sprintf("invalid message: id %s is not a non-negative integer or a string", clip(rawID, 40)))
 			}
 			mid.Num = uint64(n)
 		}
@@ -353,4 +356,12 @@ type outgoing struct {
 	Method  string     `json:"method,omitempty"`
 	Params  any        `json:"params,omitempty"`
 	Error   *respError `json:"error,omitempty"`
+}
+
+// clip is b, or its first n bytes followed by "…" and the size, for an error message.
+func clip(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(string(b[:n]), ""), len(b))
 }
