@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -129,7 +130,7 @@ func Compute(ctx context.Context, snap *session.Snapshot, entryID string, opt Op
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		f, nr, changed := planFile(abs, cwd, byFile[abs], tpos)
+		f, nr, changed := planFile(abs, cwd, byFile[abs], tpos, p.Commands)
 		if !changed {
 			continue
 		}
@@ -147,8 +148,17 @@ func Compute(ctx context.Context, snap *session.Snapshot, entryID string, opt Op
 
 // planFile is the rewind of one file from its changes on the path: changed reports
 // whether the file changed after the entry; nr is why it cannot be brought back.
-func planFile(abs, cwd string, changes []Change, tpos int) (f File, nr string, changed bool) {
+func planFile(abs, cwd string, changes []Change, tpos int, commands []Command) (f File, nr string, changed bool) {
 	f = File{Path: abs, Rel: relTo(cwd, abs)}
+	if first := changes[0]; first.Kind == KindRead && first.Pos > tpos {
+		// First seen after the entry: when a command ran before, it may have made or
+		// changed the file, and what the file held at the entry is unknown.
+		for _, c := range commands {
+			if c.Pos < first.Pos && !changedByAgent(changes, tpos) {
+				return f, fmt.Sprintf("first seen after a command run after the entry (%s); what it held at the entry is not in the session", c.Command), true
+			}
+		}
+	}
 	// Replay the changes forward: what the session says the file held after each.
 	var state known
 	if changes[0].Kind == KindWrite {
@@ -189,7 +199,8 @@ func planFile(abs, cwd string, changes []Change, tpos int) (f File, nr string, c
 	switch {
 	case err == nil:
 		f.Exists, f.Current = true, cur
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		// absent (a parent that is not a directory holds no file either)
 	default:
 		return f, fmt.Sprintf("cannot read it: %v", err), true
 	}
@@ -246,6 +257,16 @@ func planFile(abs, cwd string, changes []Change, tpos int) (f File, nr string, c
 	}
 	f.TargetExists, f.Target = true, []byte(content)
 	return f, "", true
+}
+
+// changedByAgent reports a write or edit of the file after the entry.
+func changedByAgent(changes []Change, tpos int) bool {
+	for _, ch := range changes {
+		if ch.Pos > tpos && ch.Kind != KindRead {
+			return true
+		}
+	}
+	return false
 }
 
 // relTo names abs relative to cwd when it is inside it.
