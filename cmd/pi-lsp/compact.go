@@ -101,6 +101,7 @@ func quietRun(stderr io.Writer) bool {
 
 func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
+	keepFrom := fs.String("keep-from", "", "keep the context verbatim from this entry on and summarize what is before it (\"summarize up to here\")")
 	instructions := fs.String("instructions", "", "custom focus for the summary")
 	keep := fs.Int("keep-recent", 0, "tokens of recent history to keep verbatim (default: Pi settings, 20000)")
 	reserve := fs.Int("reserve", 0, "reserve tokens (default: Pi settings, 16384)")
@@ -118,7 +119,7 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 	c.SummarizerConfig.Model = *model
 	cwd := sessionCwd(path)
 	// pi compacts at its own leaf with its own model and settings.
-	reg, err := writerPi(ctx, fs, c, path, cwd, *force, *dryRun, "leaf", "keep-recent", "reserve", "summarizer", "model", "summary-file")
+	reg, err := writerPi(ctx, fs, c, path, cwd, *force, *dryRun, "leaf", "keep-from", "keep-recent", "reserve", "summarizer", "model", "summary-file")
 	if err != nil {
 		return err
 	}
@@ -131,9 +132,10 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 	// A file that does not load fails the run where the run would read it.
 	snap, ix, loadErr := snapshotOf(path)
 	opt := compaction.RunOptions{
-		Options: compaction.Options{CustomInstructions: *instructions},
-		LeafID:  *leaf,
-		DryRun:  *dryRun,
+		Options:  compaction.Options{CustomInstructions: *instructions},
+		LeafID:   *leaf,
+		KeepFrom: *keepFrom,
+		DryRun:   *dryRun,
 		// Pi 1.6.0 resolves compaction.modelOverrides for the model of the path
 		// compacted; the flags win.
 		SettingsFor: c.SettingsFor(cwd),

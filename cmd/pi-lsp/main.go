@@ -35,7 +35,7 @@ func init() {
 		{"tree", "tree FILE [--json]", "the entry tree, leaf marked, labels shown", runTree},
 		{"context", "context FILE [--leaf ID] [--json]", "what the LLM would be sent, and token usage", runContext},
 		{"files", "files FILE [--leaf ID] [--json]", "files read / modified on the current path", runFiles},
-		{"compact", "compact FILE [--leaf ID] [--instructions TEXT] [--keep-recent N] [--reserve N] [--summarizer extractive|model|openai] [--model PROVIDER/ID[:THINKING]] [--summary-file F] [--dry-run] [--force] [--json]", "compact the session (summary of older history, recent suffix kept)", runCompact},
+		{"compact", "compact FILE [--leaf ID] [--keep-from ENTRY_ID] [--instructions TEXT] [--keep-recent N] [--reserve N] [--summarizer extractive|model|openai] [--model PROVIDER/ID[:THINKING]] [--summary-file F] [--dry-run] [--force] [--json]", "compact the session (summary of older history, recent suffix kept)", runCompact},
 		{"navigate", "navigate FILE TARGET_ID [--summarize] [--instructions TEXT] [--label TEXT] [--budget N] [--summarizer extractive|model|openai] [--model PROVIDER/ID[:THINKING]] [--dry-run] [--force] [--json]", "move the leaf to another entry, optionally summarizing the branch left", runNavigate},
 		{"undo-compaction", "undo-compaction FILE [--force] [--json]", "make the full pre-compaction context active again", runUndoCompaction},
 		{"label", "label FILE ENTRY_ID [TEXT] [--force]", "set (or clear, without TEXT) the label of an entry", runLabel},
