@@ -41,6 +41,7 @@ func init() {
 		{"label", "label FILE ENTRY_ID [TEXT] [--force]", "set (or clear, without TEXT) the label of an entry", runLabel},
 		{"edit-context", "edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--force] [--json]", "hide, replace or restore one message in the LLM context (a context_edit entry; history untouched)", runEditContext},
 		{"rewind", "rewind FILE [ENTRY_ID] [--code|--conversation|--both] [--summarize] [--instructions TEXT] [--file PATH]... [--force] [--dry-run] [--undo] [--json]", "bring the files the agent changed after an entry back to what they held there (and with --both the conversation); --undo puts the replaced bytes back", runRewind},
+		{"condense", "condense FILE FROM_ID [TO_ID] [--instructions TEXT] [--summarizer extractive|model|openai] [--model PROVIDER/ID[:THINKING]] [--dry-run] [--restore] [--force] [--json]", "replace the context messages from FROM_ID to TO_ID by a summary (context_edit entries; history untouched); --restore puts them back", runCondense},
 		{"context-size", "context-size FILE [--leaf ID] [--limit N] [--json]", "the messages of the context by estimated tokens, largest first", runContextSize},
 		{"clear-tool-output", "clear-tool-output FILE [--keep-recent-tokens N] [--min-tokens M] [--dry-run] [--restore] [--force] [--json]", "replace tool results older than the recent window and larger than M tokens with a placeholder (context_edit entries; --restore brings them all back)", runClearToolOutput},
 		{"commands", "commands [--json] [--markdown]", "the LSP command table", runCommands},
