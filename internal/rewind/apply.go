@@ -128,7 +128,8 @@ func Apply(ctx context.Context, p *Plan, opt ApplyOptions) (*Result, error) {
 	return res, nil
 }
 
-// Last is the id of the newest rewind of session not undone ("" when none).
+// Last is the id of the newest rewind of session not undone ("" when none); an undo
+// is not one.
 func Last(stateDir, session string) (string, error) {
 	if stateDir == "" {
 		stateDir = StateDir()
@@ -148,7 +149,9 @@ func Last(stateDir, session string) (string, error) {
 	sort.Sort(sort.Reverse(sort.StringSlice(names))) // ids sort by time
 	for _, n := range names {
 		m, err := readManifest(filepath.Join(stateDir, n))
-		if err != nil || m.Session != abs || m.State != "done" {
+		// An undo's own record keeps what it replaced but is not itself undone by Undo
+		// of the session: a second --undo finds nothing.
+		if err != nil || m.Session != abs || m.State != "done" || m.Undoes != "" {
 			continue
 		}
 		return m.ID, nil
@@ -158,7 +161,7 @@ func Last(stateDir, session string) (string, error) {
 
 // Undo puts back the bytes rewind id replaced. A file that no longer holds what the
 // rewind left is a conflict, left alone unless opt picks it. Undo is itself a rewind
-// (its own kept copies), so it can be undone in turn.
+// (its own kept copies), so nothing it overwrites is lost; Last does not offer it.
 func Undo(ctx context.Context, id string, opt ApplyOptions) (*Result, error) {
 	root := opt.StateDir
 	if root == "" {

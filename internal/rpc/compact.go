@@ -15,13 +15,22 @@ type compactParams struct {
 	Session      string `json:"session"`
 	Instructions string `json:"instructions"`
 	// LeafID compacts the path to this entry instead of the leaf's.
-	LeafID        string          `json:"leafId"`
+	LeafID string `json:"leafId"`
+	// KeepFrom keeps the context verbatim from this entry on ("summarize up to here"),
+	// in place of Pi's keepRecentTokens cut; refused where Pi could not cut, with the
+	// nearest valid cuts named.
+	KeepFrom      string          `json:"keepFrom"`
 	Force         bool            `json:"force"`
 	WorkDoneToken json.RawMessage `json:"workDoneToken" ts:"ProgressToken"`
 }
 
 func (s *Server) handleCompact(ctx context.Context, p compactParams) (CompactResult, error) {
 	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (CompactResult, error) {
+		if p.KeepFrom != "" {
+			err := invalidParams(fmt.Sprintf("a live pi (pid %d) holds this session: it compacts where its settings cut, not from %s", reg.PID, p.KeepFrom))
+			wd.End("Not compacted: " + err.Error())
+			return nil, err
+		}
 		if p.LeafID != "" {
 			var leaf string
 			_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
@@ -37,7 +46,7 @@ func (s *Server) handleCompact(ctx context.Context, p compactParams) (CompactRes
 	job := writeJob[CompactResult]{target: target{session: p.Session, force: p.Force}, viaPi: viaPi, lock: lockInJob,
 		progress: jobProgress{token: p.WorkDoneToken, title: "Compacting session", message: "manual", early: true, refused: "Not compacted: "}}
 	res, err := write(s, ctx, job, func(ctx context.Context, path string, wd *WorkDone) (CompactResult, error) {
-		c, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, token: p.WorkDoneToken, wd: wd})
+		c, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, keepFrom: p.KeepFrom, token: p.WorkDoneToken, wd: wd})
 		if err != nil {
 			return nil, err
 		}
@@ -54,6 +63,7 @@ type compactJob struct {
 	reason       string // manual, threshold, overflow
 	instructions string
 	leaf         string
+	keepFrom     string
 	token        json.RawMessage
 	willRetry    bool
 	// editedSummary, with spanKey, commits a previewed (possibly edited) summary.
@@ -164,7 +174,8 @@ func (s *Server) compactLocked(ctx context.Context, path string, job compactJob,
 			AllowDroppedPins:   job.acceptDroppedPins,
 			Progress:           wd.reportSummary,
 		},
-		LeafID: job.leaf,
+		LeafID:   job.leaf,
+		KeepFrom: job.keepFrom,
 		// The settings of the path compacted: with a leafId, that leaf's model overrides.
 		SettingsFor: func(provider, model string) (session.CompactionSettings, error) {
 			st, err := settingsFor(provider, model)

@@ -22,6 +22,8 @@ export const SERVER_COMMANDS = [
   { id: "pi.context", title: "Show Context" },
   { id: "pi.editContext", title: "Edit Context" },
   { id: "pi.clearToolOutput", title: "Clear Old Tool Output" },
+  { id: "pi.rewind", title: "Rewind Files to Entry" },
+  { id: "pi.condense", title: "Condense Context Range" },
   { id: "pi.contextBySize", title: "Context by Size" },
 ] as const satisfies readonly CommandInfo[];
 
@@ -45,6 +47,10 @@ export const EXTENSION_COMMANDS = {
   treeRestoreToContext: "pi.tree.restoreToContext",
   treeCompact: "pi.tree.compact",
   treeSelectSession: "pi.tree.selectSession",
+  treeRewindFilesHere: "pi.tree.rewindFilesHere",
+  treeSummarizeUpToHere: "pi.tree.summarizeUpToHere",
+  treeSummarizeFromHere: "pi.tree.summarizeFromHere",
+  treeCondenseRange: "pi.tree.condenseRange",
   filesOpen: "pi.files.open",
   showLastCompactionSummary: "pi.showLastCompactionSummary",
   previewCompaction: "pi.previewCompaction",
