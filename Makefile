@@ -5,7 +5,7 @@ BIN := bin/pi-lsp
 VERSION := $(shell cat VERSION)
 LDFLAGS := -X main.Version=$(VERSION)
 
-.PHONY: build test test-go test-dist fuzz vsix dist bench demo quality tools clean
+.PHONY: build test test-go test-dist fuzz vsix dist bench bench-budget bench-compare demo quality tools clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pi-lsp
@@ -47,6 +47,18 @@ test-dist:
 
 bench: build
 	bash scripts/bench.sh --write-docs
+
+# The latency budget of an editor user (spawn to first tree, live follow, tree pages under
+# load, memory of a long follow, the parser on one core beside Pi), quiet and under a CPU
+# hog; rewrites the budget table of docs/BENCHMARKS.md.
+bench-budget: build
+	bash scripts/bench-budget.sh --write-docs
+
+# Two commits compared on this machine in one run, measured in turns:
+#   make bench-compare A=main~1 B=main
+bench-compare:
+	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make bench-compare A=COMMIT B=COMMIT" >&2; exit 2; }
+	bash scripts/bench-compare.sh $(A) $(B)
 
 # The checkpoint quality benchmark (internal/quality): every session summarized by the
 # extractive summarizer, a heading-only template and, when PI_LSP_SUMMARIZER=openai (with

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The dist layer of scripts/test.sh (make test-dist): `make dist`, then every artifact
-# checked and every install path of the README tried, as a user without the repository's
+# checked and every install path of docs/install.md tried, as a user without the repository's
 # toolchain would:
 #   dist        scripts/dist.sh, timed
 #   repro       the linux/amd64 archive built again is byte-identical

@@ -25,7 +25,7 @@ import (
 type invocation struct {
 	cmd            *command
 	fs             *flag.FlagSet
-	stdout, stderr io.Writer // stderr as the caller gave it (the command gets errOut)
+	stdout, stderr io.Writer // the caller's, behind termSafe (the command gets errOut for stderr)
 	errOut         *cliStderr
 
 	// Flags every command that takes FILE has.
@@ -49,8 +49,13 @@ var (
 )
 
 // newInvocation makes the flag set of one run of c. The flag package prints nothing:
-// parseArgs prints a flag error once, with the command's usage line.
+// parseArgs prints a flag error once, with the command's usage line. Everything the run
+// prints goes through termSafe (stdout too, unless rawOutput names the command).
 func newInvocation(c *command, stdout, stderr io.Writer) *invocation {
+	if !rawOutput[c.name] {
+		stdout = newTermSafe(stdout)
+	}
+	stderr = newTermSafe(stderr)
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -101,6 +106,15 @@ func (inv *invocation) finish(err error) int {
 	}
 	fmt.Fprintf(inv.stderr, "pi-lsp %s: %v\n", inv.cmd.name, err)
 	return 1
+}
+
+// flush writes what the terminal-safe writers still hold.
+func (inv *invocation) flush() {
+	for _, w := range []io.Writer{inv.stdout, inv.stderr} {
+		if t, ok := w.(*termSafe); ok {
+			_ = t.Flush()
+		}
+	}
 }
 
 // usageError is a usage error a command returns (exit 2).
@@ -289,6 +303,6 @@ func progressShown(w io.Writer) bool {
 }
 
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := underlying(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -65,7 +65,7 @@ func summarizerFlags(fs *flag.FlagSet) (kind, model *string) {
 // summarizerOf is the summarizer of a job on the session at path, at leaf ("" for Pi's
 // leaf), as the session service chooses it; unless --quiet, the one line saying that a
 // wanted model could not be used (why, and the fix) goes to stderr.
-func summarizerOf(c service.Config, path, leaf, cwd string, stderr io.Writer) (compaction.Summarizer, compaction.SummarizerConfig, error) {
+func summarizerOf(c service.Config, path, leaf, cwd string, stderr io.Writer) (compaction.Summarizer, service.SummarizerConfig, error) {
 	var ix *session.Index
 	if f, err := session.Load(path); err == nil {
 		ix = session.NewIndex(f)
@@ -75,7 +75,7 @@ func summarizerOf(c service.Config, path, leaf, cwd string, stderr io.Writer) (c
 
 // summarizerAt is summarizerOf on the session's index, already loaded (nil: the file
 // did not load, and the choice is made without the session's model).
-func summarizerAt(c service.Config, ix *session.Index, leaf, cwd string, stderr io.Writer) (compaction.Summarizer, compaction.SummarizerConfig, error) {
+func summarizerAt(c service.Config, ix *session.Index, leaf, cwd string, stderr io.Writer) (compaction.Summarizer, service.SummarizerConfig, error) {
 	var entries []*session.Entry
 	if ix != nil {
 		if leaf == "" || ix.Entry(leaf) == nil {
@@ -197,7 +197,7 @@ func printNothingToCompact(stdout io.Writer, reason error, asJSON bool) error {
 }
 
 // printCompactDryRun shows the cut a compaction would make.
-func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool, plan compaction.SummarizerChoice) error {
+func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool, plan service.SummarizerChoice) error {
 	if p.NothingToSummarize() {
 		return printNothingToCompact(stdout, compaction.ErrNothingToCompact, asJSON)
 	}

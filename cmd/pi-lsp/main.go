@@ -93,7 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		inv := newInvocation(c, stdout, stderr)
-		return inv.finish(c.run(ctx, inv.fs, args, stdout, inv.errOut))
+		defer inv.flush()
+		return inv.finish(c.run(ctx, inv.fs, args, inv.stdout, inv.errOut))
 	}
 	fmt.Fprintf(stderr, "pi-lsp: unknown command %q\n\n", name)
 	usage(stderr)

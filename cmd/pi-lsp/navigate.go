@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -63,7 +64,7 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 	// The job's snapshot of the session, loaded once (see runCompact).
 	snap, ix, loadErr := snapshotOf(path)
 	var s compaction.Summarizer
-	var cfg compaction.SummarizerConfig
+	var cfg service.SummarizerConfig
 	var serr error
 	if *summarize && !*dryRun {
 		s, cfg, serr = summarizerAt(c, ix, *leaf, cwd, stderr)

@@ -38,7 +38,7 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 		name     string
 		steps    []fakemodel.Step
 		fallback fakemodel.Step
-		cfg      func(*compaction.OpenAIConfig)
+		cfg      func(*fakemodel.OpenAIConfig)
 		want     want
 	}{
 		{name: "500 then success", steps: []fakemodel.Step{fakemodel.ServerError(), fakemodel.ServerError()}, fallback: ok,
@@ -50,7 +50,7 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 		{name: "429 with Retry-After then success", steps: []fakemodel.Step{fakemodel.RateLimited("1")}, fallback: ok,
 			want: want{ok: true, calls: 2, minTime: 900 * time.Millisecond}},
 		{name: "429 every time, Retry-After beyond the cap", fallback: fakemodel.RateLimited("3600"),
-			cfg:  func(c *compaction.OpenAIConfig) { c.MaxRetryDelay = 100 * time.Millisecond },
+			cfg:  func(c *fakemodel.OpenAIConfig) { c.MaxRetryDelay = 100 * time.Millisecond },
 			want: want{errHas: []string{"HTTP 429", "rate limit", "after 3 retries"}, calls: 4, maxTime: 5 * time.Second}},
 		{name: "stream cut then success", steps: []fakemodel.Step{fakemodel.CutAfter(2)}, fallback: ok,
 			want: want{ok: true, calls: 2}},
@@ -81,7 +81,7 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 		{name: "401 is not retried", fallback: fakemodel.Status(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`),
 			want: want{errHas: []string{"HTTP 401", "Incorrect API key"}, calls: 1}},
 		{name: "whole summary bounded by TotalTimeout", fallback: fakemodel.Stream(faultSummary, fakemodel.StreamOpts{Chunks: 50, Delay: 100 * time.Millisecond}),
-			cfg:  func(c *compaction.OpenAIConfig) { c.TotalTimeout = 500 * time.Millisecond },
+			cfg:  func(c *fakemodel.OpenAIConfig) { c.TotalTimeout = 500 * time.Millisecond },
 			want: want{errHas: []string{"deadline exceeded"}, calls: 1, maxTime: 5 * time.Second}},
 	}
 	var mu sync.Mutex
@@ -95,7 +95,7 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 			t.Parallel()
 			srv := fakemodel.New(t, c.steps...)
 			srv.SetFallback(c.fallback)
-			cfg := compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "test-key",
+			cfg := fakemodel.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "test-key",
 				RetryLimits: compaction.RetryLimits{MaxRetries: 3, RetryBase: 10 * time.Millisecond, MaxRetryDelay: 2 * time.Second,
 					StallTimeout: 300 * time.Millisecond, TotalTimeout: 30 * time.Second}}
 			if c.cfg != nil {
@@ -107,7 +107,7 @@ func TestNavigateSummaryLLMFaults(t *testing.T) {
 			var res *NavigateResult
 			var err error
 			noHang(t, 60*time.Second, func() {
-				res, err = Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{Summarize: true, Summarizer: compaction.NewOpenAI(cfg)})
+				res, err = Navigate(context.Background(), sessiontest.Snapshot(t, path), "a2", NavigateOptions{Summarize: true, Summarizer: fakemodel.NewOpenAI(cfg)})
 			})
 			elapsed := time.Since(start)
 			calls := srv.Count()

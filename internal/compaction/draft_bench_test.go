@@ -25,7 +25,7 @@ func draftBenchServer(b *testing.B) *fakemodel.Server {
 func benchRun(b *testing.B, withDraft bool) {
 	b.Setenv("PI_LSP_BENCH_KEY", "k")
 	srv := draftBenchServer(b)
-	sum := compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: srv.URL, Model: "m", APIKey: "k"})
+	sum := fakemodel.NewOpenAI(fakemodel.OpenAIConfig{BaseURL: srv.URL, Model: "m", APIKey: "k"})
 	settings := session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 60}
 	var total time.Duration
 	for i := 0; i < b.N; i++ {

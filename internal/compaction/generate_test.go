@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/service"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
@@ -64,7 +66,7 @@ func TestT10SplitTurnWithPreviousSummaryAndFocus(t *testing.T) {
 	cfg.Reasoning = true
 	res, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 		Options:  compaction.Options{CustomInstructions: "focus on tests"}, // thinking level from the session
-		Settings: st, Summarizer: compaction.NewOpenAI(cfg),
+		Settings: st, Summarizer: fakemodel.NewOpenAI(cfg),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +132,7 @@ func TestReasoningOnlyWhenConfiguredAndThinking(t *testing.T) {
 		cfg.Reasoning = tc.reasoning
 		_, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, t10Session(t, tc.session)), compaction.RunOptions{
 			Options:  compaction.Options{ThinkingLevel: tc.option},
-			Settings: settings(150, 10000), Summarizer: compaction.NewOpenAI(cfg),
+			Settings: settings(150, 10000), Summarizer: fakemodel.NewOpenAI(cfg),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -224,7 +226,7 @@ func TestT11SummaryFailureMessage(t *testing.T) {
 	srv.setFallback(status(400, `{"error":{"message":"boom","type":"invalid_request_error","code":null}}`))
 	path := normalCopy(t)
 	before := sessiontest.Read(t, path)
-	_, err := runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), settings(normalKeep, 16384), compaction.Options{})
+	_, err := runWith(context.Background(), path, fakemodel.NewOpenAI(fastConfig(srv.URL())), settings(normalKeep, 16384), compaction.Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), "Summarization failed: ") || !strings.Contains(err.Error(), "HTTP 400: boom") {
 		t.Errorf("error %v", err)
 	}
@@ -248,7 +250,7 @@ func TestOpenAIConfigFromPiModels(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(models), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, cfg, err := compaction.SummarizerConfig{Kind: "openai", APIKeyEnv: "UNSET_VAR_FOR_TEST_KEY"}.Build(agentDir)
+	s, cfg, err := service.SummarizerConfig{Kind: "openai", APIKeyEnv: "UNSET_VAR_FOR_TEST_KEY"}.Build(agentDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,10 +269,10 @@ func TestOpenAIConfigFromPiModels(t *testing.T) {
 		t.Errorf("requests %d", srv.count())
 	}
 	// Misconfiguration is a clear error, not a request to nowhere.
-	if _, _, err := (compaction.SummarizerConfig{Kind: "openai"}).Build(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no base URL") {
+	if _, _, err := (service.SummarizerConfig{Kind: "openai"}).Build(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no base URL") {
 		t.Errorf("error %v", err)
 	}
-	if _, _, err := (compaction.SummarizerConfig{Kind: "gpt"}).Build(t.TempDir()); err == nil || !strings.Contains(err.Error(), `unknown summarizer "gpt"`) {
+	if _, _, err := (service.SummarizerConfig{Kind: "gpt"}).Build(t.TempDir()); err == nil || !strings.Contains(err.Error(), `unknown summarizer "gpt"`) {
 		t.Errorf("error %v", err)
 	}
 }

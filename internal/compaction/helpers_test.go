@@ -3,12 +3,15 @@ package compaction_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/pi-lsp/pi-lsp/internal/catalog"
+	"github.com/pi-lsp/pi-lsp/internal/llm"
 	"testing"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
@@ -30,8 +33,8 @@ func settings(keep, reserve int) session.CompactionSettings {
 }
 
 // fastConfig is an OpenAI summarizer config with short timings, for tests.
-func fastConfig(url string) compaction.OpenAIConfig {
-	return compaction.OpenAIConfig{
+func fastConfig(url string) fakemodel.OpenAIConfig {
+	return fakemodel.OpenAIConfig{
 		BaseURL: url,
 		Model:   "fake-model",
 		APIKey:  "sk-test-key",
@@ -119,4 +122,24 @@ func toolCall(id, name string, args map[string]any) map[string]any {
 func toolResult(id, name, text string) string {
 	return mustJSON(map[string]any{"role": "toolResult", "toolCallId": id, "toolName": name,
 		"content": []any{map[string]any{"type": "text", "text": text}}, "isError": false, "timestamp": 1760000000002})
+}
+
+var apiPaths = map[string]string{
+	catalog.APIAnthropicMessages: "",
+	catalog.APIOpenAIResponses:   "/v1",
+	catalog.APIOpenAICompletions: "/v1",
+	catalog.APIGoogle:            "/v1beta",
+}
+
+func modelSummarizer(t *testing.T, api, base string, cred *catalog.Credential) *compaction.ModelSummarizer {
+	t.Helper()
+	client, err := llm.New(llm.Config{
+		Model:      &catalog.Model{ID: "m", API: api, Provider: "acme", BaseURL: base, ContextWindow: 100000, MaxTokens: 4000},
+		Credential: cred, RetryLimits: compaction.RetryLimits{MaxRetries: 3, RetryBase: time.Millisecond, MaxRetryDelay: 5 * time.Millisecond,
+			TotalTimeout: 20 * time.Second, StallTimeout: 5 * time.Second},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compaction.NewModelSummarizer(client, "")
 }

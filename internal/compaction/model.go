@@ -2,96 +2,95 @@ package compaction
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"strings"
 
-	"github.com/pi-lsp/pi-lsp/internal/catalog"
+	"github.com/pi-lsp/pi-lsp/internal/llm"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// ModelSummarizerConfig configures a summarizer for a model of Pi's catalog, with the
-// credential Pi would send (catalog.Resolver).
-type ModelSummarizerConfig struct {
-	Model      *catalog.Model
-	Credential *catalog.Credential
-	// ThinkingLevel is the session's thinking level, clamped to the model (Pi's
-	// this.thinkingLevel); "" uses each request's.
-	ThinkingLevel string
-	// The bounds of a summary's attempts (zero: the defaults of OpenAIConfig).
-	RetryLimits
-	HTTPClient *http.Client
-}
-
-// ModelSummarizer summarizes with a model of Pi's catalog over its API.
+// ModelSummarizer summarizes with a model over its API: each summary's prompt is built
+// here (SystemPrompt, BuildPrompt) and sent through an llm.Client, which knows the model,
+// its credential and the bounds of a request.
 type ModelSummarizer struct {
-	cfg     ModelSummarizerConfig
-	attempt attemptFunc
-	policy  retryPolicy
+	client *llm.Client
+	// thinkingLevel is the session's thinking level (Pi's this.thinkingLevel); "" uses
+	// each request's.
+	thinkingLevel string
 }
 
-// NewModelSummarizer builds the summarizer of cfg.Model's API (anthropic-messages,
-// openai-responses, openai-completions, google-generative-ai).
-func NewModelSummarizer(cfg ModelSummarizerConfig) (*ModelSummarizer, error) {
-	m := cfg.Model
-	if cfg.Credential == nil {
-		cfg.Credential = &catalog.Credential{}
-	}
-	// The defaults of the OpenAI summarizer.
-	o := NewOpenAI(OpenAIConfig{BaseURL: m.BaseURL, Model: m.ID, APIKey: cfg.Credential.APIKey, ContextWindow: m.ContextWindow,
-		MaxTokens: m.MaxTokens, Reasoning: m.Reasoning, RetryLimits: cfg.RetryLimits, HTTPClient: cfg.HTTPClient, Catalog: m,
-		Headers: mergeHeaders(m.Headers, cfg.Credential.Headers), Credential: cfg.Credential})
-	cfg.RetryLimits = o.cfg.RetryLimits
-	s := &ModelSummarizer{cfg: cfg, policy: o.policy()}
-	switch m.API {
-	case catalog.APIOpenAICompletions:
-		s.attempt = o.attempt
-	case catalog.APIAnthropicMessages:
-		s.attempt = newAnthropicAPI(cfg).attempt
-	case catalog.APIOpenAIResponses:
-		s.attempt = newResponsesAPI(cfg).attempt
-	case catalog.APIGoogle:
-		s.attempt = newGoogleAPI(cfg).attempt
-	default:
-		return nil, fmt.Errorf("%s speaks %s, which pi-lsp does not (it speaks %s)", m.Ref(), m.API,
-			strings.Join([]string{catalog.APIAnthropicMessages, catalog.APIOpenAIResponses, catalog.APIOpenAICompletions, catalog.APIGoogle}, ", "))
-	}
-	return s, nil
+// NewModelSummarizer is the summarizer that asks client for summaries, at the session's
+// thinking level thinkingLevel ("": each request's).
+func NewModelSummarizer(client *llm.Client, thinkingLevel string) *ModelSummarizer {
+	return &ModelSummarizer{client: client, thinkingLevel: thinkingLevel}
 }
 
-// Name implements Summarizer: "provider/model".
-func (s *ModelSummarizer) Name() string { return s.cfg.Model.Ref() }
+// Name implements Summarizer: "provider/model" ("openai:model" for an OpenAI-compatible
+// endpoint).
+func (s *ModelSummarizer) Name() string { return s.client.Name() }
 
-// Model is the model summaries are made with.
-func (s *ModelSummarizer) Model() *catalog.Model { return s.cfg.Model }
+// ContextWindow is the context window of the model summaries are made with.
+func (s *ModelSummarizer) ContextWindow() int { return s.client.Model().ContextWindow }
 
-// Summarize implements Summarizer, with the session's thinking level.
+// Limits are the bounds of each summary's attempts.
+func (s *ModelSummarizer) Limits() llm.RetryLimits { return s.client.Limits() }
+
+// Summarize implements Summarizer: Pi's summarization prompt and the request's text, at
+// the session's thinking level.
 func (s *ModelSummarizer) Summarize(ctx context.Context, req Request) (Result, error) {
-	if s.cfg.ThinkingLevel != "" {
-		req.ThinkingLevel = s.cfg.ThinkingLevel
+	level := req.ThinkingLevel
+	if s.thinkingLevel != "" {
+		level = s.thinkingLevel
 	}
-	return summarizeWithRetries(ctx, req, s.policy, s.attempt)
-}
-
-func mergeHeaders(hs ...map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, h := range hs {
-		for k, v := range h {
-			out[k] = v
+	var progress func(llm.Progress)
+	if req.Progress != nil {
+		progress = func(p llm.Progress) {
+			req.Progress(Progress{Tokens: p.Tokens, Elapsed: p.Elapsed, Kind: req.Kind, Attempt: p.Attempt, MaxAttempts: p.MaxAttempts,
+				Starting: p.Starting, Retry: p.Retry, Wait: p.Wait})
 		}
 	}
-	if len(out) == 0 {
+	r, err := s.client.Complete(ctx, llm.Request{System: SystemPrompt, User: BuildPrompt(req), ThinkingLevel: level, Progress: progress})
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Text: r.Text, Usage: sessionUsage(r.Usage), Model: r.Model}, nil
+}
+
+// sessionUsage is an answer's usage as a session entry stores it.
+func sessionUsage(u *llm.Usage) *session.Usage {
+	if u == nil {
 		return nil
+	}
+	out := &session.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite,
+		Reasoning: u.Reasoning, TotalTokens: u.TotalTokens, CacheWrite1h: u.CacheWrite1h}
+	if c := u.Cost; c != nil {
+		out.Cost = &session.UsageCost{Input: c.Input, Output: c.Output, CacheRead: c.CacheRead, CacheWrite: c.CacheWrite,
+			Total: c.Total, TotalFromProvider: c.TotalFromProvider}
 	}
 	return out
 }
 
-// withConfigHeaders appends to opts the model's headers, then the credential's (which
-// win), each made an option by header: each SDK has its own option type.
-func withConfigHeaders[O any](opts []O, cfg ModelSummarizerConfig, header func(k, v string) O) []O {
-	for _, hs := range []map[string]string{cfg.Model.Headers, cfg.Credential.Headers} {
-		for k, v := range hs {
-			opts = append(opts, header(k, v))
-		}
-	}
-	return opts
-}
+// The failures a model summarizer returns are llm's, under the names this package's
+// callers know.
+type (
+	SummaryError = llm.Error
+	ErrorKind    = llm.ErrorKind
+	RetryLimits  = llm.RetryLimits
+)
+
+const (
+	KindContextTooLong = llm.KindContextTooLong
+	KindRateLimited    = llm.KindRateLimited
+	KindAuth           = llm.KindAuth
+	KindTransient      = llm.KindTransient
+	KindFatal          = llm.KindFatal
+	KindEmpty          = llm.KindEmpty
+	KindLength         = llm.KindLength
+	KindToolCall       = llm.KindToolCall
+	KindUnreachable    = llm.KindUnreachable
+	KindOversized      = llm.KindOversized
+
+	// DefaultMaxTokens is Pi's output limit of a custom model that names none.
+	DefaultMaxTokens = llm.DefaultMaxTokens
+)
+
+// ErrContextTooLong means the model refused the request as larger than its context.
+var ErrContextTooLong = llm.ErrContextTooLong

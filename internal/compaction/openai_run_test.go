@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
@@ -43,13 +45,13 @@ func runWith(ctx context.Context, path string, s compaction.Summarizer, st sessi
 // normalRun compacts a fresh copy of normalFile under ctx with the OpenAI summarizer at
 // srv (fastConfig, adjusted by tune), and returns the copy, its bytes before the run and
 // what Run returned.
-func normalRun(t *testing.T, ctx context.Context, srv *fakeLLM, tune func(*compaction.OpenAIConfig)) (path string, before []byte, res *compaction.RunResult, err error) {
+func normalRun(t *testing.T, ctx context.Context, srv *fakeLLM, tune func(*fakemodel.OpenAIConfig)) (path string, before []byte, res *compaction.RunResult, err error) {
 	t.Helper()
 	path = corpusCopy(t, normalFile)
 	before = sessiontest.Read(t, path)
 	cfg := fastConfig(srv.URL())
 	tune(&cfg)
-	res, err = runWith(ctx, path, compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
+	res, err = runWith(ctx, path, fakemodel.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{})
 	return path, before, res, err
 }
 
@@ -59,7 +61,7 @@ func TestOpenAINormalSummary(t *testing.T) {
 	isolate.Setup(t)
 	t.Setenv("PI_LSP_TEST_KEY", "sk-from-env")
 	srv := newFakeLLM(t, sayWith("## Goal\nModel summary of the older part.", streamOpts{keepAlives: 3}))
-	s, _, err := compaction.SummarizerConfig{Kind: "openai", BaseURL: srv.URL(), Model: "fake-model", APIKeyEnv: "PI_LSP_TEST_KEY"}.Build(t.TempDir())
+	s, _, err := service.SummarizerConfig{Kind: "openai", BaseURL: srv.URL(), Model: "fake-model", APIKeyEnv: "PI_LSP_TEST_KEY"}.Build(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +177,7 @@ func TestOpenAISplitTurnSequential(t *testing.T) {
 	if !prep.IsSplitTurn || len(prep.TurnPrefixMessages) == 0 || len(prep.MessagesToSummarize) == 0 {
 		t.Fatalf("corpus changed: want a split turn with history, got split=%v prefix=%d history=%d", prep.IsSplitTurn, len(prep.TurnPrefixMessages), len(prep.MessagesToSummarize))
 	}
-	res, err := runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), st,
+	res, err := runWith(context.Background(), path, fakemodel.NewOpenAI(fastConfig(srv.URL())), st,
 		compaction.Options{CustomInstructions: "focus on notes.txt"})
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +233,7 @@ func TestOpenAIIterativeUpdate(t *testing.T) {
 	if !prep.HasPrevious || prep.IsSplitTurn || len(prep.MessagesToSummarize) == 0 {
 		t.Fatalf("corpus changed: previous=%v split=%v", prep.HasPrevious, prep.IsSplitTurn)
 	}
-	res, err := runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), st, compaction.Options{})
+	res, err := runWith(context.Background(), path, fakemodel.NewOpenAI(fastConfig(srv.URL())), st, compaction.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +271,7 @@ func TestOpenAIKeepsPreviousSummaryWherePiDropsIt(t *testing.T) {
 	if !prep.IsSplitTurn || len(prep.MessagesToSummarize) != 0 || !prep.HasPrevious || len(prep.TurnPrefixMessages) == 0 {
 		t.Fatalf("corpus changed: %+v", prep.Cut)
 	}
-	res, err := runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), st, compaction.Options{})
+	res, err := runWith(context.Background(), path, fakemodel.NewOpenAI(fastConfig(srv.URL())), st, compaction.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +305,7 @@ func TestOpenAIRetryAfter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newFakeLLM(t, rateLimited(tc.retryAfter), say("AFTER RATE LIMIT"))
-			_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetryDelay = tc.maxDelay })
+			_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *fakemodel.OpenAIConfig) { cfg.MaxRetryDelay = tc.maxDelay })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -327,7 +329,7 @@ func TestOpenAIServerErrorsBounded(t *testing.T) {
 	srv := newFakeLLM(t)
 	srv.setFallback(serverError())
 	start := time.Now()
-	path, before, _, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetries = 2 })
+	path, before, _, err := normalRun(t, context.Background(), srv, func(cfg *fakemodel.OpenAIConfig) { cfg.MaxRetries = 2 })
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -353,7 +355,7 @@ func TestOpenAIServerErrorsBounded(t *testing.T) {
 // Transient failures followed by a good answer recover.
 func TestOpenAIRecoversAfterTransientFailures(t *testing.T) {
 	srv := newFakeLLM(t, serverError(), cutAfter(2), say("RECOVERED"))
-	_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetries = 3 })
+	_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *fakemodel.OpenAIConfig) { cfg.MaxRetries = 3 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +402,7 @@ func TestOpenAIFailuresLeaveFileUntouched(t *testing.T) {
 				}
 				n0 := srv.count()
 				start := time.Now()
-				_, err := runWith(context.Background(), path, compaction.NewOpenAI(cfg), settings(map[string]int{normalFile: normalKeep, splitFile: splitKeep}[file], 16384), compaction.Options{})
+				_, err := runWith(context.Background(), path, fakemodel.NewOpenAI(cfg), settings(map[string]int{normalFile: normalKeep, splitFile: splitKeep}[file], 16384), compaction.Options{})
 				elapsed := time.Since(start)
 				if err == nil {
 					t.Fatalf("%s: no error", file)
@@ -450,7 +452,7 @@ func TestOpenAICancelMidStream(t *testing.T) {
 			cancel()
 		}
 	}}
-	_, err := runWith(ctx, path, compaction.NewOpenAI(fastConfig(srv.URL())), settings(normalKeep, 16384), opt)
+	_, err := runWith(ctx, path, fakemodel.NewOpenAI(fastConfig(srv.URL())), settings(normalKeep, 16384), opt)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v does not wrap context.Canceled", err)
 	}
@@ -477,7 +479,7 @@ func TestOpenAICancelDuringRetryWait(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	path, before, _, err := normalRun(t, ctx, srv, func(cfg *compaction.OpenAIConfig) { cfg.MaxRetryDelay = time.Minute })
+	path, before, _, err := normalRun(t, ctx, srv, func(cfg *fakemodel.OpenAIConfig) { cfg.MaxRetryDelay = time.Minute })
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v", err)
 	}
@@ -493,7 +495,7 @@ func TestOpenAIKeepAlivesAreNotStalls(t *testing.T) {
 	// Keep-alives twenty times as often as the stall timeout (a loaded machine's
 	// scheduling gaps are not a stall), for longer than it.
 	srv := newFakeLLM(t, keepAlivesThen(50*time.Millisecond, 2*time.Second, "THOUGHT LONG"))
-	_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.StallTimeout = time.Second })
+	_, _, res, err := normalRun(t, context.Background(), srv, func(cfg *fakemodel.OpenAIConfig) { cfg.StallTimeout = time.Second })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +519,7 @@ func TestOpenAISplitTurnFailureCancelsTheOther(t *testing.T) {
 	path := corpusCopy(t, splitFile)
 	before := sessiontest.Read(t, path)
 	start := time.Now()
-	_, err := runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), settings(splitKeep, 16384), compaction.Options{})
+	_, err := runWith(context.Background(), path, fakemodel.NewOpenAI(fastConfig(srv.URL())), settings(splitKeep, 16384), compaction.Options{})
 	if !errors.Is(err, compaction.ErrContextTooLong) {
 		t.Fatalf("error %v", err)
 	}
@@ -546,7 +548,7 @@ func TestOpenAITotalTimeout(t *testing.T) {
 	srv := newFakeLLM(t)
 	srv.setFallback(slow(50*time.Millisecond, 10*time.Second, nil))
 	start := time.Now()
-	path, before, _, err := normalRun(t, context.Background(), srv, func(cfg *compaction.OpenAIConfig) { cfg.TotalTimeout = 400 * time.Millisecond })
+	path, before, _, err := normalRun(t, context.Background(), srv, func(cfg *fakemodel.OpenAIConfig) { cfg.TotalTimeout = 400 * time.Millisecond })
 	if err == nil || !strings.Contains(err.Error(), "total timeout of 400ms") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 )
 
@@ -104,7 +105,7 @@ func withModelDefaults(m summaryModel) summaryModel {
 }
 
 // summaryConfig is pi-lsp's OpenAI summarizer aimed at srv, for the model Pi was given.
-func summaryConfig(srv *captureServer, m summaryModel) compaction.OpenAIConfig {
+func summaryConfig(srv *captureServer, m summaryModel) fakemodel.OpenAIConfig {
 	cfg := fastConfig(srv.URL + "/v1")
 	cfg.Model, cfg.ContextWindow, cfg.MaxTokens, cfg.Reasoning, cfg.MaxRetries = "summary-model", m.ContextWindow, m.MaxTokens, m.Reasoning, -1
 	return cfg
@@ -191,7 +192,7 @@ func TestSummaryRequestsMatchPi16(t *testing.T) {
 
 			srv := newCaptureServer(t, "SUMMARY", finish)
 			prep := prepareFile(t, corpusCopy(t, tc.file), settings(tc.keep, 16384))
-			out, err := compaction.Generate(context.Background(), prep, compaction.NewOpenAI(summaryConfig(srv, model)),
+			out, err := compaction.Generate(context.Background(), prep, fakemodel.NewOpenAI(summaryConfig(srv, model)),
 				compaction.Options{CustomInstructions: tc.instructions, ThinkingLevel: tc.level})
 			sameRequests(t, srv.requests(), pi)
 			if sameFailure(t, err, pi) {
@@ -255,7 +256,7 @@ func TestBranchSummaryRequestsMatchPi16(t *testing.T) {
 				targetID := ix.Entries()[target].ID
 				col := branch.Collect(ix, ix.LeafID(), targetID)
 				srv := newCaptureServer(t, "SUMMARY", finish)
-				sum, err := branch.Generate(context.Background(), col.Entries, compaction.NewOpenAI(summaryConfig(srv, model)), branch.SummaryOptions{
+				sum, err := branch.Generate(context.Background(), col.Entries, fakemodel.NewOpenAI(summaryConfig(srv, model)), branch.SummaryOptions{
 					CustomInstructions: tc.instructions, ReplaceInstructions: tc.replace, ContextWindow: model.ContextWindow,
 					ThinkingLevel: tc.level,
 				})

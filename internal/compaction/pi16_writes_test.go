@@ -11,6 +11,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
@@ -43,7 +44,7 @@ func TestPi16TakesOurCompactionAsItsOwn(t *testing.T) {
 				isolate.Setup(t)
 				t.Setenv("PI_LSP_TEST_KEY", "sk-test")
 				srv := newFakeLLM(t, sayWith("## Goal\nModel summary.", streamOpts{}))
-				s, _, err := compaction.SummarizerConfig{Kind: "openai", BaseURL: srv.URL(), Model: "fake-model", APIKeyEnv: "PI_LSP_TEST_KEY"}.Build(t.TempDir())
+				s, _, err := service.SummarizerConfig{Kind: "openai", BaseURL: srv.URL(), Model: "fake-model", APIKeyEnv: "PI_LSP_TEST_KEY"}.Build(t.TempDir())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
@@ -31,7 +32,7 @@ func TestNothingToCompactMakesNoRequest(t *testing.T) {
 		hookCalled := false
 		_, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
 			Settings:   settings(tc.keep, 16384),
-			Summarizer: compaction.NewOpenAI(fastConfig(srv.URL())),
+			Summarizer: fakemodel.NewOpenAI(fastConfig(srv.URL())),
 			Hook: func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
 				hookCalled = true
 				return compaction.HookDecision{}, nil
@@ -55,7 +56,7 @@ func TestNothingToCompactMakesNoRequest(t *testing.T) {
 
 func TestAlreadyCompacted(t *testing.T) {
 	srv := newFakeLLM(t)
-	s := compaction.NewOpenAI(fastConfig(srv.URL()))
+	s := fakemodel.NewOpenAI(fastConfig(srv.URL()))
 	// A leaf that is a compaction entry.
 	path := corpusCopy(t, "genuine/compact-split.jsonl")
 	before := sessiontest.Read(t, path)
@@ -94,7 +95,7 @@ func TestSessionChangedDuringSummary(t *testing.T) {
 			Fields: []session.Field{{Key: "message", Value: json.RawMessage(userMsg("typed while compacting"))}}}})
 		appended <- err
 	}
-	_, err := runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), settings(normalKeep, 16384), compaction.Options{})
+	_, err := runWith(context.Background(), path, fakemodel.NewOpenAI(fastConfig(srv.URL())), settings(normalKeep, 16384), compaction.Options{})
 	if err := <-appended; err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestHookCancel(t *testing.T) {
 	before := sessiontest.Read(t, path)
 	var seen *compaction.Preparation
 	_, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
-		Settings: settings(normalKeep, 16384), Summarizer: compaction.NewOpenAI(fastConfig(srv.URL())),
+		Settings: settings(normalKeep, 16384), Summarizer: fakemodel.NewOpenAI(fastConfig(srv.URL())),
 		Hook: func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
 			seen = p
 			return compaction.HookDecision{Cancel: true}, nil
@@ -140,7 +141,7 @@ func TestHookCancel(t *testing.T) {
 
 	// A hook error aborts too, and says where it came from.
 	_, err = compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
-		Settings: settings(normalKeep, 16384), Summarizer: compaction.NewOpenAI(fastConfig(srv.URL())),
+		Settings: settings(normalKeep, 16384), Summarizer: fakemodel.NewOpenAI(fastConfig(srv.URL())),
 		Hook: func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
 			return compaction.HookDecision{}, errors.New("editor went away")
 		},
@@ -158,7 +159,7 @@ func TestHookSuppliedSummary(t *testing.T) {
 	st := settings(splitKeep, 16384)
 	prep := prepareFile(t, path, st)
 	res, err := compaction.Run(context.Background(), sessiontest.Snapshot(t, path), compaction.RunOptions{
-		Settings: st, Summarizer: compaction.NewOpenAI(fastConfig(srv.URL())),
+		Settings: st, Summarizer: fakemodel.NewOpenAI(fastConfig(srv.URL())),
 		Hook: func(ctx context.Context, p *compaction.Preparation) (compaction.HookDecision, error) {
 			return compaction.HookDecision{Outcome: &compaction.Outcome{
 				Summary: "SUMMARY FROM THE EDITOR", FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: 999,
@@ -237,7 +238,7 @@ func TestBoundedFileListsInSummary(t *testing.T) {
 		t.Fatalf("want a plain cut")
 	}
 	srv := newFakeLLM(t, say("MODEL TEXT"))
-	res, err := runWith(context.Background(), path, compaction.NewOpenAI(fastConfig(srv.URL())), st, compaction.Options{})
+	res, err := runWith(context.Background(), path, fakemodel.NewOpenAI(fastConfig(srv.URL())), st, compaction.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestBoundedFileListsInSummary(t *testing.T) {
 	path2 := corpusCopy(t, normalFile)
 	appendMessages(t, path2, msgs...)
 	res, err = compaction.Run(context.Background(), sessiontest.Snapshot(t, path2), compaction.RunOptions{Options: compaction.Options{MaxListedFiles: -1},
-		Settings: st, Summarizer: compaction.NewOpenAI(fastConfig(srv.URL()))})
+		Settings: st, Summarizer: fakemodel.NewOpenAI(fastConfig(srv.URL()))})
 	if err != nil {
 		t.Fatal(err)
 	}

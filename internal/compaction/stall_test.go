@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/service"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
@@ -33,10 +35,10 @@ func newAttemptLog() *attemptLog { return &attemptLog{start: time.Now()} }
 
 // compactLogged compacts a copy of the normal session with the OpenAI summarizer of
 // cfg and returns the log of its attempts with the outcome's error.
-func compactLogged(t *testing.T, cfg compaction.OpenAIConfig) (*attemptLog, error) {
+func compactLogged(t *testing.T, cfg fakemodel.OpenAIConfig) (*attemptLog, error) {
 	t.Helper()
 	log := newAttemptLog()
-	_, err := runWith(context.Background(), corpusCopy(t, normalFile), compaction.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{Progress: log.record})
+	_, err := runWith(context.Background(), corpusCopy(t, normalFile), fakemodel.NewOpenAI(cfg), settings(normalKeep, 16384), compaction.Options{Progress: log.record})
 	return log, err
 }
 
@@ -74,8 +76,8 @@ func summarizerFromSettings(t *testing.T, url, piLsp string) compaction.Summariz
 	t.Setenv("PI_LSP_TEST_KEY", "sk-test-key")
 	t.Setenv("PI_LSP_SUMMARY_TIMEOUT", "")
 	t.Setenv("PI_LSP_STALL_TIMEOUT", "")
-	cfg := compaction.SummarizerConfig{Kind: "openai", BaseURL: url, Model: "fake-model", APIKeyEnv: "PI_LSP_TEST_KEY"}
-	s, _, err := cfg.Over(compaction.ConfigFromEnv()).Over(compaction.ConfigFromSettings(agent, t.TempDir())).Build(agent)
+	cfg := service.SummarizerConfig{Kind: "openai", BaseURL: url, Model: "fake-model", APIKeyEnv: "PI_LSP_TEST_KEY"}
+	s, _, err := cfg.Over(service.ConfigFromEnv()).Over(service.ConfigFromSettings(agent, t.TempDir())).Build(agent)
 	if err != nil {
 		t.Fatal(err)
 	}

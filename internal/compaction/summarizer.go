@@ -2,7 +2,6 @@ package compaction
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -113,6 +112,3 @@ type Summarizer interface {
 	Name() string
 	Summarize(ctx context.Context, req Request) (Result, error)
 }
-
-// ErrContextTooLong means the model refused the request as larger than its context.
-var ErrContextTooLong = errors.New("summary request exceeds the model's context window")

@@ -71,8 +71,8 @@ func isCancelled(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, compaction.ErrCancelled)
 }
 
-func openAI(url string) *compaction.OpenAI {
-	return compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: url, Model: "fake-summarizer", APIKey: "k",
+func openAI(url string) *compaction.ModelSummarizer {
+	return fakemodel.NewOpenAI(fakemodel.OpenAIConfig{BaseURL: url, Model: "fake-summarizer", APIKey: "k",
 		RetryLimits: compaction.RetryLimits{MaxRetries: 3, RetryBase: 10 * time.Millisecond, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute}})
 }
 
@@ -103,7 +103,7 @@ func cancelAtPhase(t *testing.T, c phaseCase, held string, job func(ctx context.
 		srv.SetFallback(fakemodel.ServerError())
 		go func() { <-srv.Started; time.Sleep(50 * time.Millisecond); stop() }()
 	}
-	sum := compaction.NewOpenAI(compaction.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "k",
+	sum := fakemodel.NewOpenAI(fakemodel.OpenAIConfig{BaseURL: srv.URL, Model: "fake-summarizer", APIKey: "k",
 		RetryLimits: compaction.RetryLimits{MaxRetries: 3, RetryBase: 10 * time.Second, StallTimeout: 5 * time.Second, TotalTimeout: time.Minute}})
 	if c.cancelAt == "start" {
 		stop()

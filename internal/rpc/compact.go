@@ -8,6 +8,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -248,7 +249,7 @@ func (s *Server) settingsFor(path string) (session.CompactionSettings, error) {
 
 // noteChoice shows the client, once per session and reason, the line saying that the
 // wanted model could not be used and the extractive summary is used instead.
-func (s *Server) noteChoice(path string, choice compaction.SummarizerChoice) {
+func (s *Server) noteChoice(path string, choice service.SummarizerChoice) {
 	n := choice.Notice
 	s.host.mu.Lock()
 	st := s.host.stateLocked(path)

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 
-	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 )
 
 // config is what the client may set through initializationOptions and
@@ -26,7 +26,7 @@ type config struct {
 	// output first (pi/clearToolOutput's defaults; off unless a client sets it true): when
 	// the context is then below the threshold, no summary is made.
 	ClearToolOutput *bool `json:"clearToolOutput,omitempty"`
-	compaction.SummarizerConfig
+	service.SummarizerConfig
 }
 
 // settingsTree is the nested form of the settings didChangeConfiguration may send (VS
@@ -68,7 +68,7 @@ func (h *host) applyConfigLocked(raw json.RawMessage) {
 		n := nested.PiLsp
 		c := config{KeepRecentTokens: n.Compaction.KeepRecentTokens, ReserveTokens: n.Compaction.ReserveTokens, Drafts: n.Summarizer.Drafts,
 			ClearToolOutput:  n.Compaction.ClearToolOutput,
-			SummarizerConfig: compaction.SummarizerConfig{Kind: n.Summarizer.Kind, BaseURL: n.Summarizer.BaseURL, Model: n.Summarizer.Model, APIKeyEnv: n.Summarizer.APIKeyEnv, ContextWindow: n.Summarizer.ContextWindow, MaxTokens: n.Summarizer.MaxTokens}}
+			SummarizerConfig: service.SummarizerConfig{Kind: n.Summarizer.Kind, BaseURL: n.Summarizer.BaseURL, Model: n.Summarizer.Model, APIKeyEnv: n.Summarizer.APIKeyEnv, ContextWindow: n.Summarizer.ContextWindow, MaxTokens: n.Summarizer.MaxTokens}}
 		h.setConfigLocked(c)
 		return
 	}
@@ -82,9 +82,9 @@ func (h *host) applyConfigLocked(raw json.RawMessage) {
 
 // setConfigLocked merges c over the configuration. An apiKeyEnv that does not name a
 // key is kept, so that every job that would use it fails with the reason
-// (compaction.CheckKeyEnv) rather than falling back to another key.
+// (service.CheckKeyEnv) rather than falling back to another key.
 func (h *host) setConfigLocked(c config) {
-	if err := compaction.CheckKeyEnv(c.APIKeyEnv); err != nil {
+	if err := service.CheckKeyEnv(c.APIKeyEnv); err != nil {
 		h.s.log.Warn("configuration: "+err.Error(), "apiKeyEnv", c.APIKeyEnv)
 	}
 	h.cfg = c.over(h.cfg)

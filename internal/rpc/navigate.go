@@ -77,7 +77,7 @@ func (s *Server) navigate(ctx context.Context, path string, p navigateParams, wd
 		opt.ReserveTokens = s.branchReserve(path)
 		opt.ContextWindow = s.host.window()
 		if ms, ok := sum.(*compaction.ModelSummarizer); ok && s.host.configuredWindow() == 0 {
-			opt.ContextWindow = ms.Model().ContextWindow // Pi's budget: the model's window
+			opt.ContextWindow = ms.ContextWindow() // Pi's budget: the model's window
 		}
 		opt.Phase, opt.Progress = wd.reportPhase, wd.reportSummary
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -381,7 +382,7 @@ type SessionChanged struct {
 	// credential), and, when the extractive summary stands in for the model wanted, why
 	// and the fix. Editors show it before a compaction ("Compact with claude-sonnet-4-5
 	// via anthropic").
-	Summarizer *compaction.SummarizerChoice `json:"summarizer,omitempty"`
+	Summarizer *service.SummarizerChoice `json:"summarizer,omitempty"`
 }
 
 // SessionOwner is a running pi that writes a session.

@@ -12,7 +12,7 @@ import (
 // summarizer choice (client options or CLI flags) and token overrides (0: Pi's).
 type Config struct {
 	AgentDir         string
-	SummarizerConfig compaction.SummarizerConfig
+	SummarizerConfig SummarizerConfig
 	KeepRecentTokens int
 	ReserveTokens    int
 	// BridgeDirs are where live pis register (nil: bridge.Dirs()).
@@ -80,8 +80,8 @@ func (c Config) SettingsOfPath(cwd string, path []*session.Entry) (session.Compa
 // summary. Its config says which model it uses and its context window; the Choice says
 // which summarizer and model, and why a wanted model was not used (its Notice is the one
 // line a front end shows).
-func (c Config) Summarizer(cwd string, path []*session.Entry) (compaction.Summarizer, compaction.SummarizerConfig, compaction.SummarizerChoice, error) {
-	cfg := c.SummarizerConfig.Over(compaction.ConfigFromEnv()).Over(compaction.ConfigFromSettings(c.AgentDir, cwd))
+func (c Config) Summarizer(cwd string, path []*session.Entry) (compaction.Summarizer, SummarizerConfig, SummarizerChoice, error) {
+	cfg := c.SummarizerConfig.Over(ConfigFromEnv()).Over(ConfigFromSettings(c.AgentDir, cwd))
 	s, cfg, choice, err := cfg.BuildFor(c.AgentDir, cwd, path)
 	if err != nil {
 		return nil, cfg, choice, &kindError{ErrSummarizer, err}
@@ -92,8 +92,8 @@ func (c Config) Summarizer(cwd string, path []*session.Entry) (compaction.Summar
 // SummaryPlan is the summarizer and model a job on the session would use (the Choice of
 // Summarizer), found without resolving a credential: what editors show before a
 // compaction.
-func (c Config) SummaryPlan(cwd string, path []*session.Entry) compaction.SummarizerChoice {
-	cfg := c.SummarizerConfig.Over(compaction.ConfigFromEnv()).Over(compaction.ConfigFromSettings(c.AgentDir, cwd))
+func (c Config) SummaryPlan(cwd string, path []*session.Entry) SummarizerChoice {
+	cfg := c.SummarizerConfig.Over(ConfigFromEnv()).Over(ConfigFromSettings(c.AgentDir, cwd))
 	return cfg.Plan(c.AgentDir, cwd, path)
 }
 

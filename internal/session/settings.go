@@ -7,7 +7,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Settings are the parts of Pi's settings files that pi-lsp uses, merged as Pi 1.6.0
@@ -25,12 +27,113 @@ type Settings struct {
 	// defaultModel and defaultThinkingLevel ("" when unset or not a string): the model
 	// a session without a usable model of its own continues with.
 	DefaultProvider, DefaultModel, DefaultThinkingLevel string
+	// PiLsp is pi-lsp's own section of the files, the "piLsp" object.
+	PiLsp PiLspSettings
 	// Errors lists settings files that exist but do not parse (Pi treats them as {}) and
 	// compaction settings Pi would refuse (CompactionFor returns the refusal).
 	Errors []error
 
 	compaction map[string]any // the merged "compaction" object, for per-model resolution
 }
+
+// PiLspSettings are pi-lsp's own keys in Pi's settings files, the "piLsp" object, merged
+// key by key like Pi's own settings (Pi keeps keys it does not know when it rewrites a
+// file):
+//
+//	{"piLsp": {"summaryTimeout": 300, "stallTimeout": "2m", "summaryModel": "anthropic/claude-haiku-4-5"}}
+type PiLspSettings struct {
+	// SummaryTimeout bounds one summary, retries and waits included; StallTimeout is how
+	// long an attempt may receive nothing (0: unset, the default).
+	SummaryTimeout, StallTimeout Timeout
+	// SummaryModel is a separate model for summaries, "provider/id[:thinking]" ("":
+	// the session's).
+	SummaryModel string
+	// Err is the first value of the section that is not what its key takes.
+	Err error
+}
+
+// piLspOf reads the merged "piLsp" object.
+func piLspOf(o map[string]any) PiLspSettings {
+	var p PiLspSettings
+	for _, f := range []struct {
+		key string
+		to  *Timeout
+	}{{"summaryTimeout", &p.SummaryTimeout}, {"stallTimeout", &p.StallTimeout}} {
+		v, present := o[f.key]
+		if !present {
+			continue
+		}
+		raw, _ := json.Marshal(v)
+		var t Timeout
+		if err := json.Unmarshal(raw, &t); err != nil {
+			if p.Err == nil {
+				p.Err = fmt.Errorf("piLsp.%s: %w", f.key, err)
+			}
+			continue
+		}
+		*f.to = t
+	}
+	p.SummaryModel, _ = o["summaryModel"].(string)
+	return p
+}
+
+// Timeout is a duration written in settings as a number of seconds (300) or as a
+// duration string ("300", "5m", "90s").
+type Timeout time.Duration
+
+// ParseTimeout reads "300", "300.5", "5m" or "90s"; zero, negative or malformed values
+// are errors.
+func ParseTimeout(v string) (Timeout, error) {
+	v = strings.TrimSpace(v)
+	var d time.Duration
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if !(f > 0 && f < 1e9) {
+			return 0, fmt.Errorf("%q is not a positive number of seconds", v)
+		}
+		d = time.Duration(f * float64(time.Second))
+	} else if d, err = time.ParseDuration(v); err != nil {
+		return 0, fmt.Errorf("%q is not a number of seconds (300) or a duration (5m)", v)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration", v)
+	}
+	return Timeout(d), nil
+}
+
+// UnmarshalJSON accepts a number of seconds or a duration string; 0 and null leave it
+// unset (the default).
+func (t *Timeout) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case nil:
+		*t = 0
+		return nil
+	case float64:
+		if v == 0 {
+			*t = 0 // unset: the default
+			return nil
+		}
+		d, err := ParseTimeout(strconv.FormatFloat(v, 'g', -1, 64))
+		*t = d
+		return err
+	case string:
+		d, err := ParseTimeout(v)
+		*t = d
+		return err
+	}
+	return fmt.Errorf("timeout %s is not a number of seconds or a duration string", b)
+}
+
+// MarshalJSON writes the number of seconds.
+func (t Timeout) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatFloat(time.Duration(t).Seconds(), 'g', -1, 64)), nil
+}
+
+// String is the duration ("1m30s").
+func (t Timeout) String() string { return time.Duration(t).String() }
 
 // BranchSummarySettings are Pi's branchSummary settings.
 type BranchSummarySettings struct {
@@ -41,6 +144,7 @@ type BranchSummarySettings struct {
 // LoadSettings reads and merges the global and, when trusted, the project settings files.
 func LoadSettings(agentDir, cwd string) Settings {
 	var errs []error
+	var piLspErr error // the first malformed piLsp value, named with its file
 	read := func(p string) map[string]any {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -52,6 +156,11 @@ func LoadSettings(agentDir, cwd string) Settings {
 		if err := dec.Decode(&m); err != nil {
 			errs = append(errs, fmt.Errorf("settings %s: %w", p, err))
 			return nil
+		}
+		if o, ok := m["piLsp"].(map[string]any); ok && piLspErr == nil {
+			if err := piLspOf(o).Err; err != nil {
+				piLspErr = fmt.Errorf("settings %s: %w", p, err)
+			}
 		}
 		return m
 	}
@@ -83,6 +192,10 @@ func LoadSettings(agentDir, cwd string) Settings {
 	s.DefaultProvider, _ = merged["defaultProvider"].(string)
 	s.DefaultModel, _ = merged["defaultModel"].(string)
 	s.DefaultThinkingLevel, _ = merged["defaultThinkingLevel"].(string)
+	if p, ok := merged["piLsp"].(map[string]any); ok {
+		s.PiLsp = piLspOf(p)
+	}
+	s.PiLsp.Err = piLspErr
 	if b, ok := merged["branchSummary"].(map[string]any); ok {
 		if n, ok := jsonNumber(b["reserveTokens"]); ok {
 			s.BranchSummary.ReserveTokens = int(n)

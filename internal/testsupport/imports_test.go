@@ -59,13 +59,9 @@ func TestOnlyTestsImportTestSupport(t *testing.T) {
 // The shipped binary links no Go source parser of this module's making: the generator
 // of the docs and the editors' types (internal/rpc/internal/gen, run by `go generate
 // ./internal/rpc`), which reads Go comments with go/parser, and the shape checks of the
-// tests stay out of it, and no package of the module imports go/parser or go/ast.
-//
-// One dependency does import them: github.com/invopop/jsonschema, which
-// anthropic-sdk-go imports for its tool schemas (internal/compaction's anthropic
-// summaries). It is allowed by name; any other importer fails the test.
+// tests stay out of it, and no package the binary links, the module's or a dependency's,
+// imports go/parser, go/ast or their kin.
 func TestBinaryLinksNoGoParser(t *testing.T) {
-	allowed := map[string]bool{"github.com/invopop/jsonschema": true}
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
@@ -91,7 +87,7 @@ func TestBinaryLinksNoGoParser(t *testing.T) {
 			continue // the standard library's go/* import each other
 		}
 		for _, imp := range f[1:] {
-			if parsers[imp] && !allowed[pkg] {
+			if parsers[imp] {
 				t.Errorf("the binary links %s through %s", imp, pkg)
 			}
 		}

@@ -1,4 +1,4 @@
--- The init.lua of a user who installed the plugin one of the README's ways
+-- The init.lua of a user who installed the plugin one of docs/install.md's ways
 -- ($PI_RECIPE); scripts/test-dist.sh lays the files out as each plugin manager does and
 -- test_recipe.lua checks the result. Nothing here points at the repository's
 -- editors/neovim directly except what the recipe itself would.

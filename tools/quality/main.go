@@ -19,6 +19,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/quality"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -50,7 +51,7 @@ func main() {
 	}
 	summarizers := []compaction.Summarizer{compaction.Extractive{}, quality.HeadingOnly{}}
 	modelNote := "no model configured (set PI_LSP_SUMMARIZER=openai, PI_LSP_BASE_URL and PI_LSP_MODEL to add one)"
-	if cfg := compaction.ConfigFromEnv(); strings.EqualFold(cfg.Kind, "openai") && !*noModel {
+	if cfg := service.ConfigFromEnv(); strings.EqualFold(cfg.Kind, "openai") && !*noModel {
 		agent, _ := session.AgentDir()
 		s, built, err := cfg.Build(agent)
 		if err != nil {

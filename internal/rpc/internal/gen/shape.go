@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
 // This file renders Go wire types as TypeScript: inline shapes for docs/protocol.md and
@@ -56,7 +56,7 @@ var tsNames = map[string]string{
 // scalars are named types whose JSON is not what their kind says.
 var scalars = map[reflect.Type]string{
 	// A number of seconds or a duration string (Timeout.UnmarshalJSON).
-	reflect.TypeFor[compaction.Timeout](): "number | string",
+	reflect.TypeFor[session.Timeout](): "number | string",
 }
 
 // tsName is the TypeScript name of a named struct type.

@@ -1,30 +1,24 @@
-package compaction
+package llm
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
-
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
-	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// The anthropic-messages summary request, as pi-ai 1.6.0's streamSimple and buildParams
-// write it for the summarization system prompt and one user text with cacheRetention
+// The anthropic-messages request, as pi-ai 1.6.0's streamSimple and buildParams
+// write it for a system prompt and one user text with cacheRetention
 // "none": POST {baseUrl}/v1/messages?beta=true with the betas in anthropic-beta, system as
 // text blocks (Claude Code's identity first for an account-login token), max_tokens fitted
 // to the window, and the thinking pi-ai chooses (disabled, a budget, adaptive with an
-// effort, or effort messages). The official SDK (anthropic-sdk-go) sends the request and
-// decodes the stream; the body is built here because it must be pi-ai's field by field
-// (display, block_binding, fallbacks, effort messages and the betas follow the model's
-// compat, which the SDK's typed params do not know), and is handed to the SDK as its
-// request body.
+// effort, or effort messages), and the headers Anthropic's client sends (x-api-key or a
+// bearer token, anthropic-version). The stream's events are read as pi-ai reads them.
 
 const claudeCodeIdentity = "You are Claude Code, Anthropic's official CLI for Claude."
 
@@ -47,13 +41,13 @@ func anthropicEffort(m *catalog.Model, level string) string {
 	return "high"
 }
 
-// anthropicBody is the body and the betas of a summary request to m.
+// anthropicBody is the body and the betas of a request to m.
 func anthropicBody(m *catalog.Model, req Request, oauth bool, headers map[string]string) (map[string]any, []string) {
-	prompt := BuildPrompt(req)
+	prompt := req.User
 	level := reasoningLevel(m, req.ThinkingLevel)
 	forceAdaptive, _ := m.CompatBool("forceAdaptiveThinking")
 	midConvoEffort, _ := m.CompatBool("supportsMidConvoEffort")
-	maxTokens := maxTokensFor(m, prompt)
+	maxTokens := maxTokensFor(m, req)
 	thinkingEnabled := level != ""
 	effort := ""
 	budget := 0
@@ -67,7 +61,7 @@ func anthropicBody(m *catalog.Model, req Request, oauth bool, headers map[string
 		if adjusted <= budget {
 			budget = min(budget, max(0, adjusted-1024))
 		}
-		maxTokens = clampMaxTokens(adjusted, m.ContextWindow, SystemPrompt, prompt)
+		maxTokens = clampMaxTokens(adjusted, m.ContextWindow, req.System, prompt)
 		budget = min(budget, max(0, maxTokens-1024))
 	}
 	offMap, offPresent := m.ThinkingLevelMap["off"]
@@ -91,7 +85,7 @@ func anthropicBody(m *catalog.Model, req Request, oauth bool, headers map[string
 	if oauth {
 		system = append(system, map[string]any{"type": "text", "text": claudeCodeIdentity})
 	}
-	body["system"] = append(system, map[string]any{"type": "text", "text": SystemPrompt})
+	body["system"] = append(system, map[string]any{"type": "text", "text": req.System})
 	switch {
 	case thinkingDisabled:
 		body["thinking"] = map[string]any{"type": "disabled"}
@@ -163,34 +157,19 @@ func anthropicBody(m *catalog.Model, req Request, oauth bool, headers map[string
 	return body, betas
 }
 
-// anthropicAPI makes summary requests to an anthropic-messages model.
+// anthropicVersion is the API version Anthropic's TypeScript client, which pi-ai uses,
+// sends.
+const anthropicVersion = "2023-06-01"
+
+// anthropicAPI makes requests to an anthropic-messages model.
 type anthropicAPI struct {
-	cfg    ModelSummarizerConfig
-	client anthropic.Client
+	cfg    Config
+	client *http.Client
 }
 
-func newAnthropicAPI(cfg ModelSummarizerConfig) *anthropicAPI {
-	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(), // the key and URL are Pi's, never the SDK's own chain
-		option.WithBaseURL(cfg.Model.BaseURL),
-		option.WithHTTPClient(httpClient(cfg.HTTPClient)),
-		option.WithMaxRetries(0), // pi-lsp retries
-		option.WithHeader("User-Agent", userAgent),
-	}
-	key := cfg.Credential.APIKey
-	oauth := isAnthropicOAuthToken(key)
-	switch {
-	case key != "" && (oauth || cfg.Model.Provider == "github-copilot"):
-		opts = append(opts, option.WithAuthToken(key))
-	case key != "":
-		// x-api-key, as pi-ai sends a key (this SDK's WithAPIKey sends a bearer header).
-		opts = append(opts, option.WithHeader("X-Api-Key", key))
-	}
-	if oauth {
-		opts = append(opts, option.WithHeader("User-Agent", "claude-cli/"+claudeCodeVersion), option.WithHeader("x-app", "cli"))
-	}
-	opts = withConfigHeaders(opts, cfg, option.WithHeader)
-	return &anthropicAPI{cfg: cfg, client: anthropic.NewClient(opts...)}
+func newAnthropicAPI(cfg Config) attemptFunc {
+	a := &anthropicAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+	return a.attempt
 }
 
 // anthropicEvent is the part of a stream event pi-ai reads; usage fields are pointers
@@ -209,6 +188,7 @@ type anthropicEvent struct {
 	Delta struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
+		Thinking    string `json:"thinking"`
 		StopReason  string `json:"stop_reason"`
 		StopDetails *struct {
 			Explanation string `json:"explanation"`
@@ -230,7 +210,7 @@ type anthropicUsage struct {
 	} `json:"output_tokens_details"`
 }
 
-func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *SummaryError, error) {
+func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *Error, error) {
 	m := a.cfg.Model
 	ci := &callInfo{}
 	ctx, cancel := context.WithCancel(withCall(parent, ci))
@@ -241,17 +221,33 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 	if err != nil {
 		return Result{}, nil, err
 	}
-	ci.send = data
-	opts := []option.RequestOption{option.WithQuery("beta", "true")}
+	size := newAnswerSize(cmp.Or(askedTokens(body), m.MaxTokens))
+	ci.maxLine = maxLineFor(size.asked)
+	headers := map[string]string{"Accept": "application/json", "anthropic-version": anthropicVersion}
+	key := a.cfg.Credential.APIKey
+	switch {
+	case key != "" && (oauth || m.Provider == "github-copilot"):
+		headers["Authorization"] = "Bearer " + key
+	case key != "":
+		headers["x-api-key"] = key // as pi-ai sends a key
+	}
+	if oauth {
+		headers["User-Agent"], headers["x-app"] = "claude-cli/"+claudeCodeVersion, "cli"
+	}
+	var final map[string]string
 	if len(betas) > 0 {
-		opts = append(opts, option.WithHeader("anthropic-beta", strings.Join(betas, ",")))
+		// pi-ai's betas, which a configured anthropic-beta replaced (anthropicBody).
+		final = map[string]string{"anthropic-beta": strings.Join(betas, ",")}
 	}
 	stall := time.AfterFunc(a.cfg.StallTimeout, cancel)
 	defer stall.Stop()
 	ci.activity = func() { stall.Reset(a.cfg.StallTimeout) }
-	stream := a.client.Beta.Messages.NewStreaming(ctx, anthropic.BetaMessageNewParams{}, opts...)
-	defer stream.Close()
-	usage := &session.Usage{}
+	resp, se, err := post(parent, ctx, ci, a.client, a.cfg, strings.TrimRight(m.BaseURL, "/")+"/v1/messages?beta=true", data, headers, final)
+	if err != nil {
+		return Result{}, se, err
+	}
+	defer resp.Body.Close()
+	usage := &Usage{}
 	zero := 0.0
 	usage.CacheWrite1h = &zero
 	var texts []*strings.Builder
@@ -259,12 +255,23 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 	stop, stopErr := "", ""
 	calledTool := false
 	chunks := 0
-	for stream.Next() {
+	var failure *Error
+	readErr := readSSE(resp.Body, ci.maxLine, false, func(ev sseEvent) bool {
 		stall.Reset(a.cfg.StallTimeout)
-		ev := stream.Current()
+		switch {
+		case ev.Name == "" || ev.Name == "ping" || len(bytes.TrimSpace(ev.Data)) == 0:
+			return true // as Anthropic's clients skip them
+		case ev.Name == "error":
+			failure = errorEvent(ev.Data)
+			return false
+		}
 		var e anthropicEvent
-		if err := json.Unmarshal([]byte(ev.RawJSON()), &e); err != nil {
-			return failed(KindTransient, "malformed stream data from the server: "+err.Error())
+		if err := json.Unmarshal(ev.Data, &e); err != nil {
+			failure = &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+			return false
+		}
+		if failure = size.add(len(e.ContentBlock.Text) + len(e.Delta.Text) + len(e.Delta.Thinking)); failure != nil {
+			return false
 		}
 		switch e.Type {
 		case "message_start":
@@ -329,16 +336,16 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 		usage.TotalTokens = usage.Input + usage.Output + usage.CacheRead + usage.CacheWrite
 		chunks++
 		reportTokens(req, at, start, chunks)
+		return true
+	})
+	if failure != nil {
+		return Result{}, failure, failure
 	}
-	if err := stream.Err(); err != nil {
+	if readErr != nil || ctx.Err() != nil {
 		if parent.Err() != nil {
 			return Result{}, nil, parent.Err()
 		}
-		var ae *anthropic.Error
-		if errors.As(err, &ae) && ae.StatusCode == 0 {
-			err = errors.New(errorBodyMessage(ae.RawJSON())) // an error event after the 200
-		}
-		se := streamFailure(ctx, ci, err, m.BaseURL, a.cfg.StallTimeout, chunks)
+		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, a.cfg.StallTimeout, chunks)
 		return Result{}, se, se
 	}
 	piCost(m, usage)
@@ -366,69 +373,3 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 	}
 	return finish(strings.Join(parts, "\n"), usage, m)
 }
-
-func val(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-// reportTokens reports a received stream event.
-func reportTokens(req Request, at Progress, start time.Time, chunks int) {
-	if req.Progress == nil {
-		return
-	}
-	p := at
-	p.Starting, p.Retry, p.Wait = false, "", 0
-	p.Tokens, p.Elapsed = chunks, time.Since(start)
-	req.Progress(p)
-}
-
-// finish is the result of a complete answer: its text trimmed (an empty one fails).
-func finish(text string, usage *session.Usage, m *catalog.Model) (Result, *SummaryError, error) {
-	out := strings.TrimSpace(text)
-	if out == "" {
-		return failed(KindEmpty, msgEmpty)
-	}
-	return Result{Text: out, Usage: usage, Model: m.ID}, nil, nil
-}
-
-// streamFailure classifies a failed request or stream of any SDK: cancelled by the
-// caller, stalled, an HTTP error (from what the transport saw), unreachable, or broken.
-func streamFailure(ctx context.Context, ci *callInfo, err error, endpoint string, stallTimeout time.Duration, chunks int) *SummaryError {
-	ci.mu.Lock()
-	status, body, retryAfter := ci.status, string(ci.body), ci.retryAfter
-	ci.mu.Unlock()
-	var se *SummaryError
-	switch {
-	case ctx.Err() != nil:
-		se = &SummaryError{Kind: KindTransient, stalled: true}
-		if chunks == 0 && status == 0 {
-			se.Message = "no response within " + stallTimeout.String() + ": stalled before the response headers"
-		} else {
-			se.Message = "stream stalled for " + stallTimeout.String() + ": no byte received"
-		}
-	case status >= 400:
-		se = statusError(status, body, retryAfter)
-	case status == 0 && unreachable(err):
-		se = unreachableError(endpoint, err)
-	default:
-		var syn *json.SyntaxError
-		se = &SummaryError{Kind: KindTransient, Message: "stream broken: " + err.Error()}
-		if errors.As(err, &syn) {
-			se.Message = "malformed stream data from the server: " + err.Error()
-		} else if strings.Contains(err.Error(), "unexpected EOF") {
-			se.Message = "stream broken: the connection closed mid-answer (unexpected EOF)"
-		} else if status == 200 {
-			se.Message = "error event in the stream: " + errorBodyMessage(err.Error())
-		}
-		if contextTooLongRe.MatchString(se.Message) {
-			se.Kind = KindContextTooLong
-		}
-	}
-	return se
-}
-
-// userAgent is what pi-lsp's summary requests say they are.
-var userAgent = fmt.Sprintf("pi-lsp (summaries; pi-ai %s requests)", catalog.EmbeddedVersion())

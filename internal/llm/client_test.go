@@ -1,8 +1,9 @@
-package compaction_test
+package llm_test
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -10,7 +11,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
-	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/llm"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 )
 
@@ -21,17 +22,17 @@ var apiPaths = map[string]string{
 	catalog.APIGoogle:            "/v1beta",
 }
 
-func modelSummarizer(t *testing.T, api, base string, cred *catalog.Credential) *compaction.ModelSummarizer {
+func client(t *testing.T, api, base string, cred *catalog.Credential) *llm.Client {
 	t.Helper()
-	s, err := compaction.NewModelSummarizer(compaction.ModelSummarizerConfig{
+	c, err := llm.New(llm.Config{
 		Model:      &catalog.Model{ID: "m", API: api, Provider: "acme", BaseURL: base, ContextWindow: 100000, MaxTokens: 4000},
-		Credential: cred, RetryLimits: compaction.RetryLimits{MaxRetries: 3, RetryBase: time.Millisecond, MaxRetryDelay: 5 * time.Millisecond,
+		Credential: cred, RetryLimits: llm.RetryLimits{MaxRetries: 3, RetryBase: time.Millisecond, MaxRetryDelay: 5 * time.Millisecond,
 			TotalTimeout: 20 * time.Second, StallTimeout: 5 * time.Second},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return c
 }
 
 // Every API streams its answer to the end and reports usage in Pi's shape.
@@ -39,8 +40,8 @@ func TestModelSummarizerAnswers(t *testing.T) {
 	for api, prefix := range apiPaths {
 		t.Run(api, func(t *testing.T) {
 			srv := modelapi.New(t)
-			s := modelSummarizer(t, api, srv.URL+prefix, &catalog.Credential{APIKey: "k-1234"})
-			r, err := s.Summarize(context.Background(), compaction.Request{Kind: compaction.KindHistory, Conversation: "[User]: hi"})
+			s := client(t, api, srv.URL+prefix, &catalog.Credential{APIKey: "k-1234"})
+			r, err := s.Complete(context.Background(), llm.Request{System: "Summarize.", User: "[User]: hi"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,9 +52,9 @@ func TestModelSummarizerAnswers(t *testing.T) {
 				t.Errorf("%d requests", n)
 			}
 			srv.Finish = "length"
-			_, err = s.Summarize(context.Background(), compaction.Request{Kind: compaction.KindHistory, Conversation: "[User]: hi"})
-			var se *compaction.SummaryError
-			if !errors.As(err, &se) || se.Kind != compaction.KindLength {
+			_, err = s.Complete(context.Background(), llm.Request{System: "Summarize.", User: "[User]: hi"})
+			var se *llm.Error
+			if !errors.As(err, &se) || se.Kind != llm.KindLength {
 				t.Errorf("an answer cut at the output limit: %v", err)
 			}
 		})
@@ -68,8 +69,8 @@ func TestModelSummarizerAuthFailure(t *testing.T) {
 			srv := modelapi.New(t)
 			srv.Status, srv.StatusMessage = 401, "invalid x-api-key k-secret-value"
 			cred := &catalog.Credential{APIKey: "k-secret-value", Source: "environment variable ACME_API_KEY", Fix: "check ACME_API_KEY (or run pi auth login acme)"}
-			s := modelSummarizer(t, api, srv.URL+prefix, cred)
-			_, err := s.Summarize(context.Background(), compaction.Request{Kind: compaction.KindHistory, Conversation: "[User]: hi"})
+			s := client(t, api, srv.URL+prefix, cred)
+			_, err := s.Complete(context.Background(), llm.Request{System: "Summarize.", User: "[User]: hi"})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -100,14 +101,14 @@ func TestModelSummarizerUnreachable(t *testing.T) {
 	l.Close()
 	for api, prefix := range apiPaths {
 		t.Run(api, func(t *testing.T) {
-			s := modelSummarizer(t, api, "http://"+addr+prefix, &catalog.Credential{APIKey: "k"})
+			s := client(t, api, "http://"+addr+prefix, &catalog.Credential{APIKey: "k"})
 			var mu sync.Mutex
 			var notes []string
-			_, err := s.Summarize(context.Background(), compaction.Request{Kind: compaction.KindHistory, Conversation: "x",
-				Progress: func(p compaction.Progress) {
-					if n := p.Note(); n != "" {
+			_, err := s.Complete(context.Background(), llm.Request{System: "Summarize.", User: "x",
+				Progress: func(p llm.Progress) {
+					if p.Starting {
 						mu.Lock()
-						notes = append(notes, n)
+						notes = append(notes, fmt.Sprintf("attempt %d of %d after %s", p.Attempt, p.MaxAttempts, p.Retry))
 						mu.Unlock()
 					}
 				}})

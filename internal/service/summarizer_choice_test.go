@@ -1,4 +1,4 @@
-package compaction_test
+package service_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
@@ -38,19 +39,19 @@ func TestBuildForChoosesTheSessionModel(t *testing.T) {
 		`{"type":"model_change","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","provider":"acme","modelId":"small"}`,
 		`{"type":"thinking_level_change","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","thinkingLevel":"xhigh"}`)
 
-	s, _, ch, err := compaction.SummarizerConfig{}.BuildFor(d.AgentDir, "", path)
+	s, _, ch, err := service.SummarizerConfig{}.BuildFor(d.AgentDir, "", path)
 	if err != nil || s.Name() != "extractive" || ch.Kind != "extractive" || ch.Wanted != "acme/small" || ch.Fix != "export ACME_KEY in the environment pi-lsp runs in" {
 		t.Fatalf("without the key: %v %+v %v", s, ch, err)
 	}
 	if n := ch.Notice; !strings.Contains(n, "the session's model acme/small") || !strings.Contains(n, "ACME_KEY") {
 		t.Errorf("notice %q", n)
 	}
-	if _, _, _, err := (compaction.SummarizerConfig{Kind: "model"}).BuildFor(d.AgentDir, "", path); err == nil || !strings.Contains(err.Error(), "ACME_KEY") {
+	if _, _, _, err := (service.SummarizerConfig{Kind: "model"}).BuildFor(d.AgentDir, "", path); err == nil || !strings.Contains(err.Error(), "ACME_KEY") {
 		t.Errorf("--summarizer model without a usable model must fail: %v", err)
 	}
 
 	t.Setenv("ACME_KEY", "k")
-	s, cfg, ch, err := compaction.SummarizerConfig{}.BuildFor(d.AgentDir, "", path)
+	s, cfg, ch, err := service.SummarizerConfig{}.BuildFor(d.AgentDir, "", path)
 	if err != nil || s.Name() != "acme/small" || ch.Kind != "model" || ch.ThinkingLevel != "high" || ch.From != "session" || ch.Notice != "" {
 		t.Fatalf("with the key: %v %+v %v", s, ch, err)
 	}
@@ -64,18 +65,18 @@ func TestBuildForChoosesTheSessionModel(t *testing.T) {
 		t.Errorf("credential source %q", ch.Credential)
 	}
 
-	s, _, ch, err = compaction.SummarizerConfig{Model: "acme/big:low"}.BuildFor(d.AgentDir, "", path)
+	s, _, ch, err = service.SummarizerConfig{Model: "acme/big:low"}.BuildFor(d.AgentDir, "", path)
 	if err != nil || s.Name() != "acme/big" || ch.From != "config" || ch.ThinkingLevel != "off" {
 		t.Errorf("--model acme/big:low (not a reasoning model): %v %+v %v", s, ch, err)
 	}
 	// A bare name (PI_LSP_MODEL for the openai summarizer) means nothing to the default.
-	if s, _, _, err := (compaction.SummarizerConfig{Model: "gpt-4o"}).BuildFor(d.AgentDir, "", path); err != nil || s.Name() != "acme/small" {
+	if s, _, _, err := (service.SummarizerConfig{Model: "gpt-4o"}).BuildFor(d.AgentDir, "", path); err != nil || s.Name() != "acme/small" {
 		t.Errorf("a bare model name without --summarizer openai: %v %v", s, err)
 	}
-	if _, _, _, err := (compaction.SummarizerConfig{Kind: "model", Model: "nope"}).BuildFor(d.AgentDir, "", path); err == nil {
+	if _, _, _, err := (service.SummarizerConfig{Kind: "model", Model: "nope"}).BuildFor(d.AgentDir, "", path); err == nil {
 		t.Error("a model that is not PROVIDER/ID must be refused")
 	}
-	s, _, ch, _ = compaction.SummarizerConfig{Kind: "extractive"}.BuildFor(d.AgentDir, "", path)
+	s, _, ch, _ = service.SummarizerConfig{Kind: "extractive"}.BuildFor(d.AgentDir, "", path)
 	if s.Name() != "extractive" || ch.Wanted != "" || ch.Notice != "" {
 		t.Errorf("--summarizer extractive: %+v", ch)
 	}
@@ -84,7 +85,7 @@ func TestBuildForChoosesTheSessionModel(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(d.AgentDir, "settings.json"), []byte(`{"piLsp":{"summaryModel":"acme/big"}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if s, _, _, err = (compaction.SummarizerConfig{}).BuildFor(d.AgentDir, "", path); err != nil || s.Name() != "acme/big" {
+	if s, _, _, err = (service.SummarizerConfig{}).BuildFor(d.AgentDir, "", path); err != nil || s.Name() != "acme/big" {
 		t.Errorf("piLsp.summaryModel: %v %v", s, err)
 	}
 }
@@ -96,7 +97,7 @@ func TestParseModelRef(t *testing.T) {
 		{"amazon-bedrock/amazon.nova-2-lite-v1:0", "amazon-bedrock", "amazon.nova-2-lite-v1:0", ""},
 		{"openrouter/openai/gpt-5:max", "openrouter", "openai/gpt-5", "max"},
 	} {
-		p, id, level, err := compaction.ParseModelRef(tc.in)
+		p, id, level, err := service.ParseModelRef(tc.in)
 		if err != nil || p != tc.p || id != tc.id || level != tc.level {
 			t.Errorf("%s: %q %q %q %v", tc.in, p, id, level, err)
 		}
@@ -118,7 +119,7 @@ func TestOpenAISummarizerResolvesPiKeyForms(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(d.AgentDir, "models.json"), []byte(`{"providers":{"local":{"baseUrl":"`+srv.URL+`/v1","api":"openai-completions","apiKey":`+strconv.Quote(tc.apiKey)+`,"models":[{"id":"m"}]}}}`), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			s, _, _, err := compaction.SummarizerConfig{Kind: "openai"}.BuildFor(d.AgentDir, "", nil)
+			s, _, _, err := service.SummarizerConfig{Kind: "openai"}.BuildFor(d.AgentDir, "", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

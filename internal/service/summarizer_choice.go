@@ -1,16 +1,16 @@
-package compaction
+package service
 
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/llm"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -103,31 +103,6 @@ func ParseModelRef(ref string) (provider, id, level string, err error) {
 	return provider, id, level, nil
 }
 
-// modelFromSettings is piLsp.summaryModel of Pi's settings files (the project's over the
-// global one, when Pi trusts the project): a separate model for summaries, off unless set.
-func modelFromSettings(agentDir, cwd string) string {
-	files := []string{filepath.Join(agentDir, "settings.json")}
-	if cwd != "" && session.LoadSettings(agentDir, cwd).ProjectTrusted {
-		files = append(files, filepath.Join(cwd, ".pi", "settings.json"))
-	}
-	model := ""
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		var s struct {
-			PiLsp struct {
-				SummaryModel string `json:"summaryModel"`
-			} `json:"piLsp"`
-		}
-		if json.Unmarshal(data, &s) == nil && s.PiLsp.SummaryModel != "" {
-			model = s.PiLsp.SummaryModel
-		}
-	}
-	return model
-}
-
 // PiPath is the user's pi pi-lsp asks for account logins and reads the catalog of
 // ($PI_LSP_PI, else pi on PATH; "-" for none).
 func PiPath() string { return os.Getenv("PI_LSP_PI") }
@@ -138,26 +113,21 @@ func PiPath() string { return os.Getenv("PI_LSP_PI") }
 // the session's current model as Pi resumes it), which must be usable; or, with no kind
 // configured, that model when its credential resolves and the extractive summary
 // otherwise, the Choice saying why.
-func (c SummarizerConfig) BuildFor(agentDir, cwd string, path []*session.Entry) (Summarizer, SummarizerConfig, SummarizerChoice, error) {
+func (c SummarizerConfig) BuildFor(agentDir, cwd string, path []*session.Entry) (compaction.Summarizer, SummarizerConfig, SummarizerChoice, error) {
 	s, cfg, ch, err := c.buildFor(agentDir, cwd, path)
 	return s, cfg, ch.labeled(), err
 }
 
-func (c SummarizerConfig) buildFor(agentDir, cwd string, path []*session.Entry) (Summarizer, SummarizerConfig, SummarizerChoice, error) {
+func (c SummarizerConfig) buildFor(agentDir, cwd string, path []*session.Entry) (compaction.Summarizer, SummarizerConfig, SummarizerChoice, error) {
 	kind := strings.ToLower(c.Kind)
 	switch kind {
 	case "extractive":
 		c.Kind = "extractive"
-		return Extractive{}, c, SummarizerChoice{Kind: "extractive"}, nil
+		return compaction.Extractive{}, c, SummarizerChoice{Kind: "extractive"}, nil
 	case "openai":
 		s, cfg, err := c.Build(agentDir)
 		if err != nil {
 			return nil, cfg, SummarizerChoice{}, err
-		}
-		if o, ok := s.(*OpenAI); ok {
-			keyEnv := cmp.Or(cfg.APIKeyEnv, "OPENAI_API_KEY")
-			o.cfg.Credential = &catalog.Credential{Source: "the environment variable " + keyEnv + " (apiKeyEnv) or models.json",
-				Fix: "export a valid key in " + keyEnv + " where pi-lsp runs"}
 		}
 		return s, cfg, SummarizerChoice{Kind: "openai", Model: cfg.Model, API: catalog.APIOpenAICompletions, From: "config"}, nil
 	case "", "model":
@@ -167,7 +137,7 @@ func (c SummarizerConfig) buildFor(agentDir, cwd string, path []*session.Entry) 
 	if c.err != nil {
 		return nil, c, SummarizerChoice{}, fmt.Errorf("summarizer: %w", c.err)
 	}
-	fallback := func(ch SummarizerChoice) (Summarizer, SummarizerConfig, SummarizerChoice, error) {
+	fallback := func(ch SummarizerChoice) (compaction.Summarizer, SummarizerConfig, SummarizerChoice, error) {
 		if kind == "model" {
 			msg := fmt.Sprintf("model summarizer: %s cannot be used: %s", ch.Wanted, ch.Why)
 			if ch.Fix != "" {
@@ -177,7 +147,7 @@ func (c SummarizerConfig) buildFor(agentDir, cwd string, path []*session.Entry) 
 		}
 		c.Kind = "extractive"
 		ch.Kind = "extractive"
-		return Extractive{}, c, ch, nil
+		return compaction.Extractive{}, c, ch, nil
 	}
 	cat, resolver, sel, ch, err := c.selectModel(kind, agentDir, cwd, path)
 	if err != nil {
@@ -197,12 +167,12 @@ func (c SummarizerConfig) buildFor(agentDir, cwd string, path []*session.Entry) 
 	}
 	ch.Kind, ch.Credential = "model", cred.Source
 	total, stall := c.Timeouts()
-	s, err := NewModelSummarizer(ModelSummarizerConfig{Model: sel.Model, Credential: cred, ThinkingLevel: sel.ThinkingLevel,
-		RetryLimits: RetryLimits{TotalTimeout: total, StallTimeout: stall}})
+	client, err := llm.New(llm.Config{Model: sel.Model, Credential: cred, RetryLimits: llm.RetryLimits{TotalTimeout: total, StallTimeout: stall}})
 	if err != nil {
 		ch.Kind, ch.Wanted, ch.Why = "", sel.Ref(), err.Error()
 		return fallback(ch)
 	}
+	s := compaction.NewModelSummarizer(client, sel.ThinkingLevel)
 	c.Kind = "model"
 	c.Model = sel.Model.Ref()
 	c.ContextWindow = cmp.Or(c.ContextWindow, sel.Model.ContextWindow)
@@ -223,7 +193,7 @@ func (c SummarizerConfig) selectModel(kind, agentDir, cwd string, path []*sessio
 		ref = "" // an OpenAI model name (PI_LSP_MODEL) means nothing without the openai summarizer
 	}
 	if ref == "" {
-		ref = modelFromSettings(agentDir, cwd)
+		ref = settings.PiLsp.SummaryModel
 	}
 	var sel catalog.Selection
 	if ref != "" {

@@ -1,4 +1,4 @@
-package compaction
+package service
 
 import (
 	"encoding/json"
@@ -7,22 +7,40 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/llm"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
 // The defaults: a failing summarizer holds a job at most 90 s; a stall is 60 s of
 // silence and is retried once.
 func TestSummaryTimeoutDefaults(t *testing.T) {
-	o := NewOpenAI(OpenAIConfig{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
-	if o.cfg.TotalTimeout != DefaultSummaryTimeout || DefaultSummaryTimeout > 90*time.Second {
-		t.Errorf("total timeout %v (default %v), want at most 90s", o.cfg.TotalTimeout, DefaultSummaryTimeout)
+	s, _, err := SummarizerConfig{Kind: "openai", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}.Build(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if o.cfg.StallTimeout != 60*time.Second || o.cfg.MaxStallRetries != 1 {
-		t.Errorf("stall timeout %v, stall retries %d", o.cfg.StallTimeout, o.cfg.MaxStallRetries)
+	l := limitsOf(t, s)
+	if l.TotalTimeout != llm.DefaultTotalTimeout || llm.DefaultTotalTimeout > 90*time.Second {
+		t.Errorf("total timeout %v (default %v), want at most 90s", l.TotalTimeout, llm.DefaultTotalTimeout)
 	}
-	if o := NewOpenAI(OpenAIConfig{RetryLimits: RetryLimits{MaxStallRetries: -1}}); o.cfg.MaxStallRetries != 0 {
-		t.Errorf("MaxStallRetries -1 gave %d", o.cfg.MaxStallRetries)
+	if l.StallTimeout != 60*time.Second || l.MaxStallRetries != 1 {
+		t.Errorf("stall timeout %v, stall retries %d", l.StallTimeout, l.MaxStallRetries)
 	}
+	c, err := llm.New(llm.Config{Model: llm.CompatibleModel("http://127.0.0.1:1/v1", "m", 0, 0, false), RetryLimits: llm.RetryLimits{MaxStallRetries: -1}})
+	if err != nil || c.Limits().MaxStallRetries != 0 {
+		t.Errorf("MaxStallRetries -1 gave %d (%v)", c.Limits().MaxStallRetries, err)
+	}
+}
+
+// limitsOf are the bounds of a model summarizer's requests.
+func limitsOf(t *testing.T, s compaction.Summarizer) llm.RetryLimits {
+	t.Helper()
+	ms, ok := s.(*compaction.ModelSummarizer)
+	if !ok {
+		t.Fatalf("summarizer %T", s)
+	}
+	return ms.Limits()
 }
 
 func writeSettings(t *testing.T, path, text string) {
@@ -45,8 +63,8 @@ func TestSummaryTimeoutSources(t *testing.T) {
 		if err != nil {
 			return 0, 0, err
 		}
-		o := s.(*OpenAI)
-		return o.cfg.TotalTimeout, o.cfg.StallTimeout, nil
+		l := limitsOf(t, s)
+		return l.TotalTimeout, l.StallTimeout, nil
 	}
 	check := func(step string, c SummarizerConfig, total, stall time.Duration) {
 		t.Helper()
@@ -97,35 +115,17 @@ func TestSummaryTimeoutSources(t *testing.T) {
 
 func TestParseTimeout(t *testing.T) {
 	for in, want := range map[string]time.Duration{"300": 300 * time.Second, "2.5": 2500 * time.Millisecond, "5m": 5 * time.Minute, " 90s ": 90 * time.Second} {
-		if got, err := ParseTimeout(in); err != nil || time.Duration(got) != want {
-			t.Errorf("ParseTimeout(%q) = %v, %v; want %v", in, got, err, want)
+		if got, err := session.ParseTimeout(in); err != nil || time.Duration(got) != want {
+			t.Errorf("session.ParseTimeout(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "0", "-1", "-5m", "soon", "NaN", "Inf", "1e30"} {
-		if got, err := ParseTimeout(in); err == nil {
-			t.Errorf("ParseTimeout(%q) = %v, want an error", in, got)
+		if got, err := session.ParseTimeout(in); err == nil {
+			t.Errorf("session.ParseTimeout(%q) = %v, want an error", in, got)
 		}
 	}
-	b, _ := json.Marshal(SummarizerConfig{SummaryTimeout: Timeout(90 * time.Second)})
+	b, _ := json.Marshal(SummarizerConfig{SummaryTimeout: session.Timeout(90 * time.Second)})
 	if string(b) != `{"summaryTimeout":90}` {
 		t.Errorf("marshalled %s", b)
-	}
-}
-
-func TestProgressMessages(t *testing.T) {
-	for _, tc := range []struct {
-		p          Progress
-		note, want string
-	}{
-		{Progress{Tokens: 12, Elapsed: 3400 * time.Millisecond}, "", "summarizing: 12 tokens streamed, 3.4s"},
-		{Progress{Attempt: 1, MaxAttempts: 4, Starting: true}, "attempt 1 of 4", "summarizing: attempt 1 of 4 (0.0s)"},
-		{Progress{Attempt: 2, MaxAttempts: 2, Starting: true, Retry: "stall", Elapsed: 61 * time.Second}, "attempt 2 of 2 after stall", "summarizing: attempt 2 of 2 after stall (61s)"},
-		{Progress{Attempt: 3, MaxAttempts: 4, Starting: true, Retry: "HTTP 429", Wait: 30 * time.Second, Elapsed: 2 * time.Second}, "attempt 3 of 4 after HTTP 429, in 30s", "summarizing: attempt 3 of 4 after HTTP 429, in 30s (2.0s)"},
-		{Progress{Kind: KindTurnPrefix, Attempt: 2, MaxAttempts: 2, Starting: true, Retry: "stall", Elapsed: 60 * time.Second}, "attempt 2 of 2 after stall", "summarizing the turn prefix: attempt 2 of 2 after stall (60s)"},
-		{Progress{Attempt: 2, MaxAttempts: 2, Tokens: 5, Elapsed: time.Second}, "", "summarizing: 5 tokens streamed, 1.0s (attempt 2 of 2)"},
-	} {
-		if n, m := tc.p.Note(), tc.p.Message(); n != tc.note || m != tc.want {
-			t.Errorf("%+v: note %q message %q, want %q and %q", tc.p, n, m, tc.note, tc.want)
-		}
 	}
 }

@@ -1,12 +1,10 @@
-package compaction
+package llm
 
 import (
-	"bufio"
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -14,10 +12,9 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
-	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// The google-generative-ai summary request, as pi-ai 1.6.0 builds it and @google/genai
+// The google-generative-ai request, as pi-ai 1.6.0 builds it and @google/genai
 // sends it: POST {baseUrl}/models/{id}:streamGenerateContent?alt=sse with x-goog-api-key,
 // the prompt as systemInstruction, the text as one user content, maxOutputTokens fitted to
 // the window and the thinking config of the model's family (a level for Gemini 3+, a
@@ -71,11 +68,11 @@ func googleBudget(m *catalog.Model, level string) int {
 	return -1
 }
 
-// googleBody is the body of a summary request to a google-generative-ai model.
+// googleBody is the body of a request to a google-generative-ai model.
 func googleBody(m *catalog.Model, req Request) (map[string]any, error) {
-	prompt := BuildPrompt(req)
+	prompt := req.User
 	gen := map[string]any{}
-	if maxTokens := maxTokensFor(m, prompt); maxTokens > 0 {
+	if maxTokens := maxTokensFor(m, req); maxTokens > 0 {
 		gen["maxOutputTokens"] = maxTokens
 	}
 	level := reasoningLevel(m, req.ThinkingLevel)
@@ -104,7 +101,7 @@ func googleBody(m *catalog.Model, req Request) (map[string]any, error) {
 	}
 	body := map[string]any{
 		"contents":          []any{map[string]any{"parts": []any{map[string]any{"text": prompt}}, "role": "user"}},
-		"systemInstruction": map[string]any{"parts": []any{map[string]any{"text": SystemPrompt}}, "role": "user"},
+		"systemInstruction": map[string]any{"parts": []any{map[string]any{"text": req.System}}, "role": "user"},
 	}
 	if len(gen) > 0 {
 		body["generationConfig"] = gen
@@ -112,14 +109,15 @@ func googleBody(m *catalog.Model, req Request) (map[string]any, error) {
 	return body, nil
 }
 
-// googleAPI makes summary requests to a google-generative-ai model.
+// googleAPI makes requests to a google-generative-ai model.
 type googleAPI struct {
-	cfg    ModelSummarizerConfig
+	cfg    Config
 	client *http.Client
 }
 
-func newGoogleAPI(cfg ModelSummarizerConfig) *googleAPI {
-	return &googleAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+func newGoogleAPI(cfg Config) attemptFunc {
+	a := &googleAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+	return a.attempt
 }
 
 type googleChunk struct {
@@ -145,7 +143,7 @@ type googleChunk struct {
 	} `json:"error"`
 }
 
-func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *SummaryError, error) {
+func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *Error, error) {
 	m := g.cfg.Model
 	body, err := googleBody(m, req)
 	if err != nil {
@@ -155,55 +153,35 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 	if err != nil {
 		return Result{}, nil, err
 	}
-	ci := &callInfo{}
+	size := newAnswerSize(cmp.Or(askedTokens(body), m.MaxTokens))
+	ci := &callInfo{maxLine: maxLineFor(size.asked)}
 	ctx, cancel := context.WithCancel(withCall(parent, ci))
 	defer cancel()
 	endpoint := strings.TrimRight(m.BaseURL, "/") + "/models/" + url.PathEscape(m.ID) + ":streamGenerateContent?alt=sse"
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(data))
-	if err != nil {
-		return failed(KindFatal, err.Error())
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("User-Agent", userAgent)
-	if g.cfg.Credential.APIKey != "" {
-		hreq.Header.Set("x-goog-api-key", g.cfg.Credential.APIKey)
-	}
-	for _, h := range []map[string]string{m.Headers, g.cfg.Credential.Headers} {
-		for k, v := range h {
-			hreq.Header.Set(k, v)
-		}
+	var headers map[string]string
+	if key := g.cfg.Credential.APIKey; key != "" {
+		headers = map[string]string{"x-goog-api-key": key}
 	}
 	stall := time.AfterFunc(g.cfg.StallTimeout, cancel)
 	defer stall.Stop()
 	ci.activity = func() { stall.Reset(g.cfg.StallTimeout) }
-	resp, err := g.client.Do(hreq)
+	resp, se, err := post(parent, ctx, ci, g.client, g.cfg, endpoint, data, headers, nil)
 	if err != nil {
-		if parent.Err() != nil {
-			return Result{}, nil, parent.Err()
-		}
-		se := streamFailure(ctx, ci, err, m.BaseURL, g.cfg.StallTimeout, 0)
-		return Result{}, se, se
+		return Result{}, se, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode >= 400 {
-		se := statusError(resp.StatusCode, string(ci.body), ci.retryAfter)
-		return Result{}, se, se
-	}
 	var text strings.Builder
-	var usage *session.Usage
+	var usage *Usage
 	finishReason := ""
 	calledTool := false
 	chunks := 0
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	var event bytes.Buffer
-	handle := func(payload []byte) *SummaryError {
+	handle := func(payload []byte) *Error {
 		var c googleChunk
 		if err := json.Unmarshal(payload, &c); err != nil {
-			return &SummaryError{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+			return &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
 		}
 		if c.Error != nil {
-			se := &SummaryError{Kind: KindTransient, Message: "error event in the stream: " + c.Error.Message}
+			se := &Error{Kind: KindTransient, Message: "error event in the stream: " + c.Error.Message}
 			if contextTooLongRe.MatchString(c.Error.Message) {
 				se.Kind = KindContextTooLong
 			}
@@ -215,8 +193,13 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 			cand := c.Candidates[0]
 			if cand.Content != nil {
 				for _, p := range cand.Content.Parts {
-					if p.Text != nil && !p.Thought {
-						text.WriteString(*p.Text)
+					if p.Text != nil {
+						if se := size.add(len(*p.Text)); se != nil {
+							return se
+						}
+						if !p.Thought {
+							text.WriteString(*p.Text)
+						}
 					}
 					if len(p.FunctionCall) > 0 && string(p.FunctionCall) != "null" {
 						calledTool = true
@@ -229,51 +212,29 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 		}
 		if u := c.UsageMetadata; u != nil {
 			reasoning := u.ThoughtsTokenCount
-			usage = &session.Usage{Input: u.PromptTokenCount - u.CachedContentTokenCount, Output: u.CandidatesTokenCount + u.ThoughtsTokenCount,
+			usage = &Usage{Input: u.PromptTokenCount - u.CachedContentTokenCount, Output: u.CandidatesTokenCount + u.ThoughtsTokenCount,
 				CacheRead: u.CachedContentTokenCount, Reasoning: &reasoning, TotalTokens: u.TotalTokenCount}
 		}
 		return nil
 	}
-	for sc.Scan() {
+	var failure *Error
+	readErr := readSSE(resp.Body, ci.maxLine, true, func(ev sseEvent) bool {
 		stall.Reset(g.cfg.StallTimeout)
-		line := sc.Bytes()
-		if len(line) == 0 {
-			if event.Len() > 0 {
-				if se := handle(event.Bytes()); se != nil {
-					return Result{}, se, se
-				}
-				event.Reset()
-			}
-			continue
-		}
-		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			if event.Len() > 0 {
-				event.WriteByte('\n')
-			}
-			event.Write(bytes.TrimPrefix(rest, []byte(" ")))
-		}
+		failure = handle(ev.Data)
+		return failure == nil
+	})
+	if failure != nil {
+		return Result{}, failure, failure
 	}
-	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
+	if readErr != nil || ctx.Err() != nil {
 		if parent.Err() != nil {
 			return Result{}, nil, parent.Err()
 		}
-		se := streamFailure(ctx, ci, err, m.BaseURL, g.cfg.StallTimeout, chunks)
-		return Result{}, se, se
-	}
-	if event.Len() > 0 {
-		if se := handle(event.Bytes()); se != nil {
-			return Result{}, se, se
-		}
-	}
-	if ctx.Err() != nil {
-		if parent.Err() != nil {
-			return Result{}, nil, parent.Err()
-		}
-		se := streamFailure(ctx, ci, ctx.Err(), m.BaseURL, g.cfg.StallTimeout, chunks)
+		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, g.cfg.StallTimeout, chunks)
 		return Result{}, se, se
 	}
 	if usage == nil {
-		usage = &session.Usage{Reasoning: new(float64)}
+		usage = &Usage{Reasoning: new(float64)}
 	}
 	piCost(m, usage)
 	switch finishReason {

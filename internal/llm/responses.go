@@ -1,30 +1,24 @@
-package compaction
+package llm
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
+	"net/http"
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/responses"
-
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
-	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
-// The openai-responses summary request, as pi-ai 1.6.0's streamSimple and buildParams
-// write it for the summarization system prompt and one user text with cacheRetention
+// The openai-responses request, as pi-ai 1.6.0's streamSimple and buildParams
+// write it for a system prompt and one user text with cacheRetention
 // "none": POST {baseUrl}/responses with the prompt as a developer (reasoning model) or
 // system message, the text as input_text, store false, max_output_tokens fitted to the
 // window, and the reasoning effort with its summary and encrypted content, or the
-// model's "off" effort. The official SDK (openai-go) sends the request and decodes the
-// stream; the body is built here, because it must be pi-ai's field by field (the
-// instruction role, the "off" effort, configuration_update items, prompt_cache_options and
-// the fields a ChatGPT sign-in refuses follow the model's compat), and is handed to the
-// SDK as its request body.
+// model's "off" effort (the instruction role, configuration_update items,
+// prompt_cache_options and the fields a ChatGPT sign-in refuses follow the model's compat).
 
 const responsesMinOutputTokens = 16
 
@@ -33,9 +27,9 @@ func isChatGPTSignIn(m *catalog.Model, key string) bool {
 	return m.Provider == "openai" && m.BaseURL == "https://api.openai.com/v1" && key != "" && !strings.HasPrefix(key, "sk-")
 }
 
-// responsesBody is the body of a summary request to an openai-responses model.
+// responsesBody is the body of a request to an openai-responses model.
 func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
-	prompt := BuildPrompt(req)
+	prompt := req.User
 	effort := reasoningLevel(m, req.ThinkingLevel)
 	chatGPT := isChatGPTSignIn(m, key)
 	compatBool := func(k string, d bool) bool {
@@ -53,7 +47,7 @@ func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
 		role = "developer"
 	}
 	input := []any{
-		map[string]any{"role": role, "content": SystemPrompt},
+		map[string]any{"role": role, "content": req.System},
 		map[string]any{"role": "user", "content": []any{map[string]any{"type": "input_text", "text": prompt}}},
 	}
 	if configUpdate != "" {
@@ -68,7 +62,7 @@ func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
 	if compatBool("supportsExplicitPromptCacheMode", false) && !chatGPT {
 		body["prompt_cache_options"] = map[string]any{"mode": "explicit"}
 	}
-	if maxTokens := maxTokensFor(m, prompt); maxTokens > 0 && compatBool("supportsMaxOutputTokens", true) && !chatGPT {
+	if maxTokens := maxTokensFor(m, req); maxTokens > 0 && compatBool("supportsMaxOutputTokens", true) && !chatGPT {
 		body["max_output_tokens"] = max(maxTokens, responsesMinOutputTokens)
 	}
 	if m.Reasoning {
@@ -96,26 +90,15 @@ func responsesBody(m *catalog.Model, req Request, key string) map[string]any {
 	return body
 }
 
-// responsesAPI makes summary requests to an openai-responses model.
+// responsesAPI makes requests to an openai-responses model.
 type responsesAPI struct {
-	cfg    ModelSummarizerConfig
-	client openai.Client
+	cfg    Config
+	client *http.Client
 }
 
-func newResponsesAPI(cfg ModelSummarizerConfig) *responsesAPI {
-	key := cfg.Credential.APIKey
-	if key == "" {
-		key = "unused" // the credential is a configured Authorization header, as pi-ai sends it
-	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(cfg.Model.BaseURL),
-		option.WithAPIKey(key),
-		option.WithHTTPClient(httpClient(cfg.HTTPClient)),
-		option.WithMaxRetries(0),
-		option.WithHeader("User-Agent", userAgent),
-	}
-	opts = withConfigHeaders(opts, cfg, option.WithHeader)
-	return &responsesAPI{cfg: cfg, client: openai.NewClient(opts...)}
+func newResponsesAPI(cfg Config) attemptFunc {
+	a := &responsesAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+	return a.attempt
 }
 
 // responsesEvent is the part of a stream event pi-ai reads.
@@ -157,33 +140,51 @@ type responsesEvent struct {
 	} `json:"response"`
 }
 
-func (a *responsesAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *SummaryError, error) {
+func (a *responsesAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *Error, error) {
 	m := a.cfg.Model
 	ci := &callInfo{}
 	ctx, cancel := context.WithCancel(withCall(parent, ci))
 	defer cancel()
-	data, err := json.Marshal(responsesBody(m, req, a.cfg.Credential.APIKey))
+	body := responsesBody(m, req, a.cfg.Credential.APIKey)
+	data, err := json.Marshal(body)
 	if err != nil {
 		return Result{}, nil, err
 	}
-	ci.send = data
+	size := newAnswerSize(cmp.Or(askedTokens(body), m.MaxTokens))
+	ci.maxLine = maxLineFor(size.asked)
+	thinking := 0
+	headers := map[string]string{"Accept": "application/json"}
+	if key := a.cfg.Credential.APIKey; key != "" {
+		headers["Authorization"] = "Bearer " + key
+	} // else the credential is a configured Authorization header, as pi-ai sends it
 	stall := time.AfterFunc(a.cfg.StallTimeout, cancel)
 	defer stall.Stop()
 	ci.activity = func() { stall.Reset(a.cfg.StallTimeout) }
-	stream := a.client.Responses.NewStreaming(ctx, responses.ResponseNewParams{})
-	defer stream.Close()
+	resp, se, err := post(parent, ctx, ci, a.client, a.cfg, strings.TrimRight(m.BaseURL, "/")+"/responses", data, headers, nil)
+	if err != nil {
+		return Result{}, se, err
+	}
+	defer resp.Body.Close()
 	texts := map[int]*strings.Builder{}
 	var order []int
-	var usage *session.Usage
+	var usage *Usage
 	status, incomplete := "", ""
 	terminal, calledTool := false, false
 	chunks := 0
-	var failure *SummaryError
-	for stream.Next() {
+	var failure *Error
+	readErr := readSSE(resp.Body, ci.maxLine, false, func(ev sseEvent) bool {
 		stall.Reset(a.cfg.StallTimeout)
+		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
+			return false
+		}
+		if hasError(ev.Data) {
+			failure = errorEvent(ev.Data)
+			return false
+		}
 		var e responsesEvent
-		if err := json.Unmarshal([]byte(stream.Current().RawJSON()), &e); err != nil {
-			return failed(KindTransient, "malformed stream data from the server: "+err.Error())
+		if err := json.Unmarshal(ev.Data, &e); err != nil {
+			failure = &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+			return false
 		}
 		chunks++
 		reportTokens(req, at, start, chunks)
@@ -233,15 +234,17 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 				if d := u.OutputTokensDetails; d != nil {
 					reasoning = d.ReasoningTokens
 				}
-				usage = &session.Usage{Input: max(0, u.InputTokens-cached-written), Output: u.OutputTokens, CacheRead: cached,
+				usage = &Usage{Input: max(0, u.InputTokens-cached-written), Output: u.OutputTokens, CacheRead: cached,
 					CacheWrite: written, Reasoning: &reasoning, TotalTokens: u.TotalTokens}
 			}
 			status = r.Status
 			if r.IncompleteDetails != nil {
 				incomplete = r.IncompleteDetails.Reason
 			}
+		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+			thinking += len(e.Delta)
 		case "error":
-			failure = &SummaryError{Kind: KindTransient, Message: "Error Code " + e.Code + ": " + e.Message}
+			failure = &Error{Kind: KindTransient, Message: "Error Code " + e.Code + ": " + e.Message}
 		case "response.failed":
 			terminal = true
 			msg := "Unknown error (no error details in response)"
@@ -259,31 +262,39 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 			case e.Response.IncompleteDetails != nil && e.Response.IncompleteDetails.Reason != "":
 				msg = "incomplete: " + e.Response.IncompleteDetails.Reason
 			}
-			failure = &SummaryError{Kind: KindTransient, Message: msg}
+			failure = &Error{Kind: KindTransient, Message: msg}
+		}
+		received := thinking
+		for _, b := range texts {
+			received += b.Len()
+		}
+		if se := size.set(received); se != nil {
+			failure = se
+			return false
 		}
 		if failure != nil {
 			if contextTooLongRe.MatchString(failure.Message) {
 				failure.Kind = KindContextTooLong
 			}
-			return Result{}, failure, failure
+			return false
 		}
+		return true
+	})
+	if failure != nil {
+		return Result{}, failure, failure
 	}
-	if err := stream.Err(); err != nil {
+	if readErr != nil || ctx.Err() != nil {
 		if parent.Err() != nil {
 			return Result{}, nil, parent.Err()
 		}
-		var oe *openai.Error
-		if errors.As(err, &oe) && oe.StatusCode == 0 {
-			err = errors.New(errorBodyMessage(oe.RawJSON()))
-		}
-		se := streamFailure(ctx, ci, err, m.BaseURL, a.cfg.StallTimeout, chunks)
+		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, a.cfg.StallTimeout, chunks)
 		return Result{}, se, se
 	}
 	if !terminal {
 		return failed(KindTransient, msgConnectionCut)
 	}
 	if usage == nil {
-		usage = &session.Usage{}
+		usage = &Usage{}
 	}
 	piCost(m, usage)
 	switch status {

@@ -1,18 +1,18 @@
-package compaction
+package service
 
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
+	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/llm"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -44,73 +44,15 @@ type SummarizerConfig struct {
 	// SummaryTimeout bounds the time one summary may take, retries and waits included
 	// (default DefaultSummaryTimeout). A slow local model that has not finished by then
 	// fails: raise it for such a model.
-	SummaryTimeout Timeout `json:"summaryTimeout,omitempty"`
+	SummaryTimeout session.Timeout `json:"summaryTimeout,omitempty"`
 	// StallTimeout is how long an attempt may receive no byte at all before it is
 	// abandoned and retried once (default DefaultStallTimeout).
-	StallTimeout Timeout `json:"stallTimeout,omitempty"`
+	StallTimeout session.Timeout `json:"stallTimeout,omitempty"`
 
 	// err is a malformed timeout from the environment or a settings file, reported by
 	// Build.
 	err error
 }
-
-// Timeout is a duration written in settings as a number of seconds (300) or as a
-// duration string ("300", "5m", "90s").
-type Timeout time.Duration
-
-// ParseTimeout reads "300", "300.5", "5m" or "90s"; zero, negative or malformed values
-// are errors.
-func ParseTimeout(v string) (Timeout, error) {
-	v = strings.TrimSpace(v)
-	var d time.Duration
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		if !(f > 0 && f < 1e9) {
-			return 0, fmt.Errorf("%q is not a positive number of seconds", v)
-		}
-		d = time.Duration(f * float64(time.Second))
-	} else if d, err = time.ParseDuration(v); err != nil {
-		return 0, fmt.Errorf("%q is not a number of seconds (300) or a duration (5m)", v)
-	}
-	if d <= 0 {
-		return 0, fmt.Errorf("%q is not a positive duration", v)
-	}
-	return Timeout(d), nil
-}
-
-// UnmarshalJSON accepts a number of seconds or a duration string; 0 and null leave it
-// unset (the default).
-func (t *Timeout) UnmarshalJSON(b []byte) error {
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	switch v := v.(type) {
-	case nil:
-		*t = 0
-		return nil
-	case float64:
-		if v == 0 {
-			*t = 0 // unset: the default
-			return nil
-		}
-		d, err := ParseTimeout(strconv.FormatFloat(v, 'g', -1, 64))
-		*t = d
-		return err
-	case string:
-		d, err := ParseTimeout(v)
-		*t = d
-		return err
-	}
-	return fmt.Errorf("timeout %s is not a number of seconds or a duration string", b)
-}
-
-// MarshalJSON writes the number of seconds.
-func (t Timeout) MarshalJSON() ([]byte, error) {
-	return []byte(strconv.FormatFloat(time.Duration(t).Seconds(), 'g', -1, 64)), nil
-}
-
-// String is the duration ("1m30s").
-func (t Timeout) String() string { return time.Duration(t).String() }
 
 // DefaultContextWindow is used for branch budgets when no window is known (Pi's default).
 const DefaultContextWindow = 128000
@@ -127,10 +69,10 @@ func ConfigFromEnv() SummarizerConfig {
 	}
 	for _, v := range []struct {
 		name string
-		to   *Timeout
+		to   *session.Timeout
 	}{{"PI_LSP_SUMMARY_TIMEOUT", &c.SummaryTimeout}, {"PI_LSP_STALL_TIMEOUT", &c.StallTimeout}} {
 		if s := os.Getenv(v.name); s != "" {
-			d, err := ParseTimeout(s)
+			d, err := session.ParseTimeout(s)
 			if err != nil && c.err == nil {
 				c.err = fmt.Errorf("%s: %w", v.name, err)
 			}
@@ -140,52 +82,12 @@ func ConfigFromEnv() SummarizerConfig {
 	return c
 }
 
-// ConfigFromSettings reads the summarizer's timeouts from the "piLsp" object of Pi's
-// settings files, the project's (<cwd>/.pi/settings.json, when Pi trusts the project)
-// over the global one (<agentDir>/settings.json), key by key as Pi merges nested
-// settings:
-//
-//	{"piLsp": {"summaryTimeout": 300, "stallTimeout": 120}}
-//
-// Values are seconds or duration strings ("5m"). Pi keeps keys it does not know when it
-// rewrites the file.
+// ConfigFromSettings is the summarizer's timeouts from the piLsp section of Pi's settings
+// files (session.PiLspSettings), the project's over the global one when Pi trusts the
+// project.
 func ConfigFromSettings(agentDir, cwd string) SummarizerConfig {
-	var c SummarizerConfig
-	var files []string
-	if agentDir != "" {
-		files = append(files, filepath.Join(agentDir, "settings.json"))
-	}
-	if cwd != "" && session.LoadSettings(agentDir, cwd).ProjectTrusted {
-		// The project's file only when Pi would read it (project trust).
-		files = append(files, filepath.Join(cwd, ".pi", "settings.json"))
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		var s struct {
-			PiLsp map[string]json.RawMessage `json:"piLsp"`
-		}
-		if json.Unmarshal(data, &s) != nil {
-			continue // Pi treats a file that does not parse as {}; pi-lsp reports it elsewhere
-		}
-		for key, to := range map[string]*Timeout{"summaryTimeout": &c.SummaryTimeout, "stallTimeout": &c.StallTimeout} {
-			raw, ok := s.PiLsp[key]
-			if !ok {
-				continue
-			}
-			var t Timeout
-			if err := json.Unmarshal(raw, &t); err != nil {
-				if c.err == nil {
-					c.err = fmt.Errorf("settings %s: piLsp.%s: %w", f, key, err)
-				}
-				continue
-			}
-			*to = t
-		}
-	}
-	return c
+	p := session.LoadSettings(agentDir, cwd).PiLsp
+	return SummarizerConfig{SummaryTimeout: p.SummaryTimeout, StallTimeout: p.StallTimeout, err: p.Err}
 }
 
 // Over returns c with every empty field taken from fallback.
@@ -209,10 +111,10 @@ func (c SummarizerConfig) Over(fallback SummarizerConfig) SummarizerConfig {
 func (c SummarizerConfig) Timeouts() (summary, stall time.Duration) {
 	summary, stall = time.Duration(c.SummaryTimeout), time.Duration(c.StallTimeout)
 	if summary <= 0 {
-		summary = DefaultSummaryTimeout
+		summary = llm.DefaultTotalTimeout
 	}
 	if stall <= 0 {
-		stall = DefaultStallTimeout
+		stall = llm.DefaultStallTimeout
 	}
 	return summary, stall
 }
@@ -225,29 +127,14 @@ func (c SummarizerConfig) Window() int {
 	return DefaultContextWindow
 }
 
-// piModels is the part of Pi's models.json pi-lsp reads.
-type piModels struct {
-	Providers map[string]struct {
-		BaseURL string `json:"baseUrl"`
-		API     string `json:"api"`
-		APIKey  string `json:"apiKey"`
-		Models  []struct {
-			ID            string `json:"id"`
-			ContextWindow int    `json:"contextWindow"`
-			MaxTokens     int    `json:"maxTokens"`
-			Reasoning     bool   `json:"reasoning"`
-		} `json:"models"`
-	} `json:"providers"`
-}
-
 // Build returns the configured summarizer. For "openai" the endpoint comes from the
 // config, or from an openai-completions provider of Pi's models.json in agentDir, so an
 // existing Pi setup works as is.
-func (c SummarizerConfig) Build(agentDir string) (Summarizer, SummarizerConfig, error) {
+func (c SummarizerConfig) Build(agentDir string) (compaction.Summarizer, SummarizerConfig, error) {
 	switch strings.ToLower(c.Kind) {
 	case "", "extractive":
 		c.Kind = "extractive"
-		return Extractive{}, c, nil
+		return compaction.Extractive{}, c, nil
 	case "openai":
 	default:
 		return nil, c, fmt.Errorf("unknown summarizer %q (use extractive or openai)", c.Kind)
@@ -276,8 +163,14 @@ func (c SummarizerConfig) Build(agentDir string) (Summarizer, SummarizerConfig, 
 		return nil, c, fmt.Errorf("openai summarizer: no model (set model or PI_LSP_MODEL)")
 	}
 	total, stall := c.Timeouts()
-	return NewOpenAI(OpenAIConfig{BaseURL: c.BaseURL, Model: c.Model, APIKey: key, ContextWindow: c.Window(), MaxTokens: c.MaxTokens, Reasoning: reasoning,
-		RetryLimits: RetryLimits{TotalTimeout: total, StallTimeout: stall}}), c, nil
+	client, err := llm.New(llm.Config{Model: llm.CompatibleModel(c.BaseURL, c.Model, c.Window(), c.MaxTokens, reasoning),
+		Credential: &catalog.Credential{APIKey: key, Source: "the environment variable " + keyEnv + " (apiKeyEnv) or models.json",
+			Fix: "export a valid key in " + keyEnv + " where pi-lsp runs"},
+		RetryLimits: llm.RetryLimits{TotalTimeout: total, StallTimeout: stall}})
+	if err != nil {
+		return nil, c, fmt.Errorf("openai summarizer: %w", err)
+	}
+	return compaction.NewModelSummarizer(client, ""), c, nil
 }
 
 // CheckKeyEnv refuses an apiKeyEnv (or PI_LSP_API_KEY_ENV) that does not name a key: the
@@ -295,29 +188,31 @@ func CheckKeyEnv(name string) error {
 var keyEnvName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*_(?:KEY|TOKEN|key|token)$`)
 
 func (c *SummarizerConfig) fromPiModels(agentDir string, key *string, reasoning *bool) error {
-	data, err := os.ReadFile(filepath.Join(agentDir, "models.json"))
+	providers, err := catalog.ReadModelsJSON(filepath.Join(agentDir, "models.json"))
 	if err != nil {
-		return nil
-	}
-	var pm piModels
-	if err := json.Unmarshal(data, &pm); err != nil {
 		return fmt.Errorf("read Pi models.json: %w", err)
 	}
-	for name, p := range pm.Providers {
-		if p.API != "openai-completions" || (c.Provider != "" && c.Provider != name) {
+	for name, p := range providers {
+		if p.API != catalog.APIOpenAICompletions || (c.Provider != "" && c.Provider != name) {
 			continue
 		}
 		for _, m := range p.Models {
 			if c.Model != "" && m.ID != c.Model {
 				continue
 			}
+			count := func(v *float64) int {
+				if v == nil {
+					return 0
+				}
+				return int(*v)
+			}
 			c.BaseURL = cmp.Or(c.BaseURL, p.BaseURL)
 			c.Model = cmp.Or(c.Model, m.ID)
-			c.ContextWindow = cmp.Or(c.ContextWindow, m.ContextWindow)
-			c.MaxTokens = cmp.Or(c.MaxTokens, m.MaxTokens)
-			*reasoning = m.Reasoning
-			if *key == "" {
-				*key = resolvePiKey(p.APIKey)
+			c.ContextWindow = cmp.Or(c.ContextWindow, count(m.ContextWindow))
+			c.MaxTokens = cmp.Or(c.MaxTokens, count(m.MaxTokens))
+			*reasoning = m.Reasoning != nil && *m.Reasoning
+			if *key == "" && p.APIKey != nil {
+				*key = resolvePiKey(*p.APIKey)
 			}
 			return nil
 		}

@@ -1,23 +1,28 @@
-package compaction
+package llm
 
 import (
+	"bytes"
+	"cmp"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"net/http"
 	"strings"
+	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/catalog"
 )
 
-// The openai-completions body of a summary request, as pi-ai 1.6.0's buildParams writes
-// it for a context of the summarization system prompt and one user text, with
-// cacheRetention "none" (compaction's completeSummarization): the instruction role, the
+// The openai-completions body of a request, as pi-ai 1.6.0's buildParams writes
+// it for a context of a system prompt and one user text, with
+// cacheRetention "none" (as compaction's completeSummarization asks): the instruction role, the
 // output limit and its field, store, usage in the stream, and the reasoning fields of the
-// model's thinking format. go-openai sends it and parses the stream; its typed request
-// cannot express the formats pi-ai's compat rules choose (thinking objects, chat template
-// arguments, max_tokens for some hosts, routing preferences), so the body is built here.
+// model's thinking format (thinking objects, chat template arguments, max_tokens for some
+// hosts, routing preferences, as pi-ai's compat rules choose them).
 
 // completionsCompat is pi-ai's getCompat (detectCompat from the provider and base URL,
-// then the model's compat) for the fields a summary request reads.
+// then the model's compat) for the fields a request reads.
 type completionsCompat struct {
 	supportsStore, supportsDeveloperRole, supportsReasoningEffort, supportsUsageInStreaming bool
 	maxTokensField, thinkingFormat                                                          string
@@ -107,64 +112,7 @@ func completionsCompatOf(m *catalog.Model) completionsCompat {
 	return c
 }
 
-// reasoningLevel is the reasoning a summary request asks of m at the session's thinking
-// level: compaction passes the level only to a reasoning model and not when it is "off"
-// (createSummarizationOptions), and the provider clamps it to the model's levels.
-func reasoningLevel(m *catalog.Model, level string) string {
-	if !m.Reasoning || level == "" || level == "off" {
-		return ""
-	}
-	if l := catalog.ClampLevel(m, level); l != "off" {
-		return l
-	}
-	return ""
-}
-
-// thinkingBudgets are pi-ai's DEFAULT_THINKING_BUDGETS (summary requests carry no
-// settings budgets).
-var thinkingBudgets = map[string]int{"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
-
-// thinkingBudget is pi-ai's thinkingBudgetForLevel with the default budgets ("xhigh" and
-// "max" count as "high").
-func thinkingBudget(level string) int {
-	if level == "xhigh" || level == "max" {
-		level = "high"
-	}
-	return thinkingBudgets[level]
-}
-
-// samplingParams is pi-ai's resolveSamplingParams: the model's samplingParams and those
-// of its clamped thinking level.
-func samplingParams(m *catalog.Model, level string) map[string]any {
-	if level == "" {
-		level = "off"
-	}
-	eff := catalog.ClampLevel(m, level)
-	byLevel := m.SamplingParamsByThinkingLevel[eff]
-	if m.SamplingParams == nil && byLevel == nil {
-		return nil
-	}
-	out := map[string]any{}
-	for k, v := range m.SamplingParams {
-		out[k] = v
-	}
-	for k, v := range byLevel {
-		out[k] = v
-	}
-	return out
-}
-
-// maxTokensFor is the output limit every API starts from: the model's maxTokens fitted
-// into its window (buildBaseOptions' clampMaxTokensToContext).
-func maxTokensFor(m *catalog.Model, prompt string) int {
-	maxTokens := m.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
-	}
-	return clampMaxTokens(maxTokens, m.ContextWindow, SystemPrompt, prompt)
-}
-
-// newSessionID is a routing id like the uuidv7 compaction gives each summary request.
+// newSessionID is a routing id like the uuidv7 compaction gives each request.
 func newSessionID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -174,11 +122,11 @@ func newSessionID() string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// completionsBody is the body and the extra headers of a summary request to an
+// completionsBody is the body and the extra headers of a request to an
 // openai-completions model.
 func completionsBody(m *catalog.Model, req Request) (map[string]any, map[string]string) {
 	c := completionsCompatOf(m)
-	prompt := BuildPrompt(req)
+	prompt := req.User
 	effort := reasoningLevel(m, req.ThinkingLevel)
 	role := "system"
 	if m.Reasoning && c.supportsDeveloperRole {
@@ -187,7 +135,7 @@ func completionsBody(m *catalog.Model, req Request) (map[string]any, map[string]
 	body := map[string]any{
 		"model": m.ID,
 		"messages": []any{
-			map[string]any{"role": role, "content": SystemPrompt},
+			map[string]any{"role": role, "content": req.System},
 			map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": prompt}}},
 		},
 		"stream": true,
@@ -198,7 +146,7 @@ func completionsBody(m *catalog.Model, req Request) (map[string]any, map[string]
 	if c.supportsStore {
 		body["store"] = false
 	}
-	maxTokens := maxTokensFor(m, prompt)
+	maxTokens := maxTokensFor(m, req)
 	if maxTokens > 0 {
 		if c.maxTokensField == "max_tokens" {
 			body["max_tokens"] = maxTokens
@@ -343,22 +291,6 @@ func completionsBody(m *catalog.Model, req Request) (map[string]any, map[string]
 	return body, headers
 }
 
-// nullish is JavaScript's v ?? d.
-func nullish(v any, d any) any {
-	if v == nil {
-		return d
-	}
-	return v
-}
-
-// offValue is thinkingLevelMap.off as a value (nil for null or absent).
-func offValue(m *catalog.Model) any {
-	if v, ok := m.ThinkingLevelMap["off"]; ok && v != nil {
-		return *v
-	}
-	return nil
-}
-
 // chatTemplateValues is pi-ai's buildChatTemplateValues.
 func chatTemplateValues(m *catalog.Model, effort string, values map[string]any, budget int) map[string]any {
 	out := map[string]any{}
@@ -403,4 +335,166 @@ func chatTemplateValues(m *catalog.Model, effort string, values map[string]any, 
 		return nil
 	}
 	return out
+}
+
+// CompatibleProvider is the provider of a model made of the fields of an
+// OpenAI-compatible endpoint configured for pi-lsp (CompatibleModel).
+const CompatibleProvider = "openai-compatible"
+
+// CompatibleModel is the model of an OpenAI-compatible chat-completions endpoint (base URL
+// with /v1, model id, window, output limit (0: DefaultMaxTokens), whether it takes a
+// reasoning effort), as a model of a custom models.json provider made of those fields.
+func CompatibleModel(baseURL, id string, contextWindow, maxTokens int, reasoning bool) *catalog.Model {
+	return &catalog.Model{ID: id, API: catalog.APIOpenAICompletions, Provider: CompatibleProvider, BaseURL: baseURL,
+		Reasoning: reasoning, ContextWindow: contextWindow, MaxTokens: maxTokens}
+}
+
+// completionsAPI makes requests to an openai-completions model.
+type completionsAPI struct {
+	cfg    Config
+	client *http.Client
+}
+
+func newCompletionsAPI(cfg Config) attemptFunc {
+	a := &completionsAPI{cfg: cfg, client: httpClient(cfg.HTTPClient)}
+	return a.attempt
+}
+
+// piUsage normalizes an OpenAI usage object as Pi's openai-completions provider does:
+// input excludes the cached prompt tokens, which are counted as cacheRead, and
+// totalTokens is the sum of the parts.
+func piUsage(u *completionsUsage) *Usage {
+	cached := 0
+	if d := u.PromptTokensDetails; d != nil {
+		cached = d.CachedTokens
+	}
+	input := max(0, u.PromptTokens-cached)
+	reasoning := 0.0
+	if d := u.CompletionTokensDetails; d != nil {
+		reasoning = float64(d.ReasoningTokens)
+	}
+	computed := false // pi-ai computed the cost (piCost fills it in from the model's prices)
+	return &Usage{Input: float64(input), Output: float64(u.CompletionTokens), CacheRead: float64(cached),
+		Reasoning: &reasoning, TotalTokens: float64(input + u.CompletionTokens + cached),
+		Cost: &Cost{TotalFromProvider: &computed}}
+}
+
+func (o *completionsAPI) attempt(parent context.Context, req Request, start time.Time, at Progress) (Result, *Error, error) {
+	ci := &callInfo{}
+	ctx, cancel := context.WithCancel(withCall(parent, ci))
+	defer cancel()
+	m := o.cfg.Model
+	body, affinity := completionsBody(m, req)
+	data, err := json.Marshal(body)
+	if err != nil {
+		return Result{}, nil, err
+	}
+	size := newAnswerSize(cmp.Or(askedTokens(body), m.MaxTokens))
+	ci.maxLine = maxLineFor(size.asked)
+	headers := map[string]string{"Accept": "text/event-stream", "Cache-Control": "no-cache"}
+	if key := o.cfg.Credential.APIKey; key != "" {
+		headers["Authorization"] = "Bearer " + key
+	}
+	// A stalled stream is cancelled by a watchdog that any received byte resets
+	// (keep-alive comments included: a reasoning model behind a proxy may send only
+	// those for minutes; TotalTimeout still bounds the whole request).
+	stall := time.AfterFunc(o.cfg.StallTimeout, cancel)
+	defer stall.Stop()
+	ci.activity = func() { stall.Reset(o.cfg.StallTimeout) }
+	resp, se, err := post(parent, ctx, ci, o.client, o.cfg, strings.TrimRight(m.BaseURL, "/")+"/chat/completions", data, headers, affinity)
+	if err != nil {
+		return Result{}, se, err
+	}
+	defer resp.Body.Close()
+	var text strings.Builder
+	var usage *Usage
+	finished, finish := false, ""
+	calledTool := false
+	chunks := 0
+	var failure *Error
+	readErr := readSSE(resp.Body, ci.maxLine, true, func(ev sseEvent) bool {
+		stall.Reset(o.cfg.StallTimeout)
+		if string(bytes.TrimSpace(ev.Data)) == "[DONE]" {
+			return false
+		}
+		if hasError(ev.Data) {
+			failure = errorEvent(ev.Data)
+			return false
+		}
+		var c completionsChunk
+		if err := json.Unmarshal(ev.Data, &c); err != nil {
+			failure = &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+			return false
+		}
+		for _, ch := range c.Choices {
+			if failure = size.add(len(ch.Delta.Content) + len(ch.Delta.ReasoningContent) + len(ch.Delta.Reasoning)); failure != nil {
+				return false
+			}
+			text.WriteString(ch.Delta.Content)
+			if len(ch.Delta.ToolCalls) > 0 || ch.Delta.FunctionCall != nil {
+				calledTool = true
+			}
+			if ch.FinishReason != "" {
+				finished, finish = true, ch.FinishReason
+			}
+		}
+		if c.Usage != nil {
+			usage = piUsage(c.Usage)
+			piCost(m, usage)
+		}
+		chunks++
+		reportTokens(req, at, start, chunks)
+		return true
+	})
+	if failure != nil {
+		return Result{}, failure, failure
+	}
+	if readErr != nil || ctx.Err() != nil {
+		if parent.Err() != nil {
+			return Result{}, nil, parent.Err()
+		}
+		se := streamFailure(ctx, ci, cmp.Or(readErr, ctx.Err()), m.BaseURL, o.cfg.StallTimeout, chunks)
+		return Result{}, se, se
+	}
+	if !finished {
+		return failed(KindTransient, msgConnectionCut)
+	}
+	switch {
+	case finish == "length":
+		return failed(KindLength, msgTokenCap)
+	case calledTool || finish == "tool_calls" || finish == "function_call":
+		return failed(KindToolCall, msgToolCall)
+	}
+	out := strings.TrimSpace(text.String())
+	if out == "" {
+		return failed(KindEmpty, msgEmpty)
+	}
+	return Result{Text: out, Usage: usage, Model: m.ID}, nil, nil
+}
+
+// completionsChunk is the part of a chat-completions stream chunk pi-ai reads.
+type completionsChunk struct {
+	Choices []struct {
+		Delta struct {
+			Content          string            `json:"content"`
+			ReasoningContent string            `json:"reasoning_content"`
+			Reasoning        string            `json:"reasoning"`
+			ToolCalls        []json.RawMessage `json:"tool_calls"`
+			FunctionCall     *json.RawMessage  `json:"function_call"`
+		} `json:"delta"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *completionsUsage `json:"usage"`
+}
+
+// completionsUsage is a chat-completions usage object.
+type completionsUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
 }
