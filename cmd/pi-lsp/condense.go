@@ -46,7 +46,7 @@ func runCondense(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 	if *asJSON {
 		j := map[string]any{"tokensBefore": out.TokensBefore, "tokensAfter": out.TokensAfter}
 		if out.Plan != nil {
-			j["targets"], j["summary"], j["summarizer"] = out.Plan.Targets, out.Text, out.Summarizer
+			j["targets"], j["summary"], j["summarizer"], j["coverage"] = out.Plan.Targets, out.Text, out.Summarizer, out.Coverage
 		}
 		entries := make([]json.RawMessage, 0, len(out.Written))
 		for _, e := range out.Written {
@@ -68,6 +68,17 @@ func runCondense(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 		fmt.Fprintf(stdout, "Condensed %d messages of %s (%s to %s) with %s: %d context edits written\n", len(out.Plan.Targets), name, req.FromID, req.ToID, out.Summarizer, len(out.Written))
 	}
 	fmt.Fprintf(stdout, "context tokens: %d before, %d after\n", int(out.TokensBefore), int(out.TokensAfter))
+	if c := out.Coverage; len(c.Entities) > 0 {
+		fmt.Fprintf(stdout, "the summary carries %d of %d critical entities of the range", len(c.Entities)-len(c.Missing), len(c.Entities))
+		for i, m := range c.Missing {
+			if i == 5 {
+				fmt.Fprintf(stdout, "; +%d more", len(c.Missing)-5)
+				break
+			}
+			fmt.Fprintf(stdout, "; missing %s %q", m.Kind, oneLinePreview(m.Text, 60))
+		}
+		fmt.Fprintln(stdout)
+	}
 	if !*restore && !*dryRun {
 		fmt.Fprintf(stdout, "restore: pi-lsp condense %s %s --restore (or one message: pi-lsp edit-context %s ID --restore)\n", pos[0], req.FromID, pos[0])
 	}

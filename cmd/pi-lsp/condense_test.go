@@ -50,9 +50,12 @@ func TestCondenseMatchesPi16(t *testing.T) {
 				Targets      []string `json:"targets"`
 				Summary      string   `json:"summary"`
 				TokensBefore float64  `json:"tokensBefore"`
+				Coverage     struct {
+					Entities []struct{ Kind, Text string } `json:"entities"`
+				} `json:"coverage"`
 			}
 			cli(t, &dry, "condense", path, from, to, "--summarizer", "extractive", "--dry-run", "--json")
-			if len(dry.Targets) < 2 || dry.Targets[0] != from || !strings.Contains(dry.Summary, "<summary>") {
+			if len(dry.Targets) < 2 || dry.Targets[0] != from || !strings.Contains(dry.Summary, "<summary>") || len(dry.Coverage.Entities) == 0 {
 				t.Fatalf("dry run %+v", dry)
 			}
 			if got, _ := os.ReadFile(path); string(got) != string(data) {

@@ -25,8 +25,9 @@ type CondensePlan struct {
 	// Targets are the entries whose messages the range holds, in order: the first is
 	// replaced by the summary, the others hidden.
 	Targets []string
-	// Messages are those messages, what the summary covers.
+	// Messages are those messages, what the summary covers; Units their entries.
 	Messages                 []*session.Message
+	Units                    []session.ProjectedEntry
 	ReadFiles, ModifiedFiles []string
 	// TokensBefore is the projected context figure before; TokensRange the estimate of
 	// the range's messages.
@@ -92,6 +93,7 @@ func PlanCondense(path, fromID, toID string) (*CondensePlan, error) {
 		}
 		p.Targets = append(p.Targets, pe.Entry.ID)
 		p.Messages = append(p.Messages, pe.Messages...)
+		p.Units = append(p.Units, pe)
 	}
 	if len(p.Targets) < 2 {
 		return nil, fmt.Errorf("%w: the range holds fewer than two messages", ErrBadRange)

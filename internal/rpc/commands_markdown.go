@@ -101,7 +101,7 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"\n" +
 	"```ts\n" +
 	"params: { session?: string; fromId: string; toId?: string; instructions?: string; dryRun?: boolean; restore?: boolean; force?: boolean; workDoneToken?: ProgressToken }\n" +
-	"result: { session: string; dryRun: boolean; targets: string[]; summary: string; summarizer: string; entries: ContextEditEntry[]; tokensBefore: number; tokensAfter: number; notices: string[] }\n" +
+	"result: { session: string; dryRun: boolean; targets: string[]; summary: string; summarizer: string; coverage: Coverage; entries: ContextEditEntry[]; tokensBefore: number; tokensAfter: number; notices: string[] }\n" +
 	"```\n" +
 	"\n" +
 	"### `pi.contextBySize` / `pi/contextBySize`\n" +

@@ -218,6 +218,8 @@ type CondenseResult struct {
 	// Summary is what the first one holds.
 	Summary    string `json:"summary"`
 	Summarizer string `json:"summarizer"`
+	// Coverage is what the summary carries of the range's critical entities.
+	Coverage compaction.Coverage `json:"coverage"`
 	// Entries are the context_edit entries written.
 	Entries      []session.Raw[session.ContextEditEntry] `json:"entries"`
 	TokensBefore float64                                 `json:"tokensBefore"`
@@ -238,7 +240,7 @@ func (s *Server) handleCondense(ctx context.Context, p condenseParams) (Condense
 			return CondenseResult{}, condenseError(err)
 		}
 		wd.End(fmt.Sprintf("Condensed: %d → %d tokens", int(out.TokensBefore), int(out.TokensAfter)))
-		r := CondenseResult{Session: path, DryRun: p.DryRun, Targets: []string{}, Summary: out.Text, Summarizer: out.Summarizer,
+		r := CondenseResult{Session: path, DryRun: p.DryRun, Targets: []string{}, Summary: out.Text, Summarizer: out.Summarizer, Coverage: out.Coverage,
 			Entries: []session.Raw[session.ContextEditEntry]{}, TokensBefore: out.TokensBefore, TokensAfter: out.TokensAfter, Notices: nonNilStrings(rep.notices)}
 		if out.Plan != nil {
 			r.Targets = out.Plan.Targets

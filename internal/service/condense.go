@@ -7,6 +7,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+	"github.com/pi-lsp/pi-lsp/internal/fileops"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -37,6 +38,9 @@ type CondenseOutcome struct {
 	// (after: estimated on a dry run).
 	TokensBefore, TokensAfter float64
 	Summarizer                string
+	// Coverage is what the summary carries of the range's critical entities (files,
+	// commands, errors, ids, the latest request), as a compaction preview reports it.
+	Coverage compaction.Coverage
 }
 
 // Condense replaces the context messages from req.FromID to req.ToID by a summary (the
@@ -98,6 +102,9 @@ func (c Config) Condense(ctx context.Context, req CondenseRequest, rep Reporter)
 		return out, err
 	}
 	out.Text = text
+	ops := fileops.New()
+	ops.AddMessages(p.Messages)
+	out.Coverage = compaction.CheckCoverage(&compaction.Preparation{MessagesToSummarize: p.Messages, Projected: p.Units, FileOps: ops}, text)
 	if req.DryRun {
 		out.TokensAfter = out.TokensBefore - p.TokensRange + float64(session.EstimateTokens(session.NewBlocksMessage(session.RoleUser, []session.Block{{Type: "text", Text: text}})))
 		return out, nil

@@ -468,11 +468,32 @@ export interface CondenseResult {
   /** summary is what the first one holds. */
   summary: string;
   summarizer: string;
+  /** coverage is what the summary carries of the range's critical entities. */
+  coverage: Coverage;
   /** entries are the context_edit entries written. */
   entries: ContextEditEntry[];
   tokensBefore: number;
   tokensAfter: number;
   notices: string[];
+}
+
+/** Coverage is how much of the summarized range's entities a summary carries. */
+export interface Coverage {
+  entities: Entity[];
+  missing: Entity[];
+  /** covered is the share of Entities the summary carries (1 when there are none). */
+  covered: number;
+}
+
+/** Entity is one thing of the summarized range a checkpoint should carry. */
+export interface Entity {
+  /** kind is file, command, error, url, id, constraint or request. */
+  kind: string;
+  text: string;
+  /** entryId is the entry of the message the entity was first seen in ("" for a modified file, which the file operations name): the message a user can pin so that every summary quotes it. */
+  entryId?: string;
+  /** pinnable: EntryID is a user message, which a pin quotes verbatim. */
+  pinnable?: boolean;
 }
 
 export interface ContextBySizeParams {
@@ -688,25 +709,6 @@ export interface CompactionPreview {
   pinned: string[] | null;
   /** coverage is what the summary carries of the summarized range's critical entities (files modified, commands, error strings, URLs, ids, the user's constraints and latest request), and what it drops: pin a pinnable entity's entry, or name the entity in the instructions and preview again. */
   coverage: Coverage;
-}
-
-/** Coverage is how much of the summarized range's entities a summary carries. */
-export interface Coverage {
-  entities: Entity[];
-  missing: Entity[];
-  /** covered is the share of Entities the summary carries (1 when there are none). */
-  covered: number;
-}
-
-/** Entity is one thing of the summarized range a checkpoint should carry. */
-export interface Entity {
-  /** kind is file, command, error, url, id, constraint or request. */
-  kind: string;
-  text: string;
-  /** entryId is the entry of the message the entity was first seen in ("" for a modified file, which the file operations name): the message a user can pin so that every summary quotes it. */
-  entryId?: string;
-  /** pinnable: EntryID is a user message, which a pin quotes verbatim. */
-  pinnable?: boolean;
 }
 
 export interface CommitCompactionParams {

@@ -184,8 +184,10 @@ function M.condense(opts, cb, client_id)
     if type(result) ~= 'table' then
       return finish(nil, nil, client)
     end
-    local prompt = ('Condense %d messages into this summary? context ~%s → ~%s tokens\n%s'):format(
-      #(result.targets or {}), ui.human(result.tokensBefore), ui.human(result.tokensAfter), tostring(result.summary or ''))
+    local cov = type(result.coverage) == 'table' and result.coverage or {}
+    local n_ent, n_miss = #(cov.entities or {}), #(cov.missing or {})
+    local prompt = ('Condense %d messages into this summary? context ~%s → ~%s tokens; it carries %d of %d critical entities\n%s'):format(
+      #(result.targets or {}), ui.human(result.tokensBefore), ui.human(result.tokensAfter), n_ent - n_miss, n_ent, tostring(result.summary or ''))
     vim.ui.select({ 'Condense', 'Cancel' }, { prompt = prompt, kind = 'pi_lsp.condense' }, function(_, idx)
       if idx ~= 1 then
         ui.notify('nothing condensed')

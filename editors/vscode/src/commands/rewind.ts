@@ -156,6 +156,15 @@ export async function summarizeFrom(pi: PiContext, entryId: string | undefined):
   return navigate(pi, { targetId: parent, summarize: true });
 }
 
+/** "Carries 3 of 4 critical entities; missing: file src/x.go", as the compaction preview says it. */
+function coverageLine(r: CondenseResult): string {
+  const c = r.coverage;
+  if (!c || c.entities.length === 0) return "The range names no critical entity.";
+  const carried = c.entities.length - c.missing.length;
+  const missing = c.missing.slice(0, 5).map((m) => `${m.kind} ${m.text}`).join("; ");
+  return `The summary carries ${carried} of ${c.entities.length} critical entities of the range${missing ? `; missing: ${missing}` : ""}.`;
+}
+
 /** Condense Range…: from the entry to one the user names, previewed, then written. */
 export async function condenseRange(pi: PiContext, fromId: string | undefined, toId?: string, confirm?: (r: CondenseResult) => Thenable<boolean>): Promise<CondenseResult | undefined> {
   if (!fromId || !pi.server.requireClient()) return undefined;
@@ -169,7 +178,7 @@ export async function condenseRange(pi: PiContext, fromId: string | undefined, t
     (async (r: CondenseResult) =>
       (await vscode.window.showInformationMessage(
         `Condense ${r.targets.length} messages (${fromId} … ${toId}) into a summary? Context ${formatTokens(r.tokensBefore)} → ~${formatTokens(r.tokensAfter)} tokens.`,
-        { modal: true, detail: r.summary.slice(0, 1500) },
+        { modal: true, detail: `${coverageLine(r)}\n\n${r.summary.slice(0, 1500)}` },
         "Condense",
       )) === "Condense");
   if (!(await ask(preview))) return undefined;
