@@ -5,7 +5,9 @@
 -- command, and the command itself); "Cancel" changes no file; "Rewind the files" makes
 -- every file what it was at the end of turn 1, byte for byte, and writes nothing to the
 -- session; `:PiRewind undo` puts the bytes back. A user edit after the agent's is a
--- conflict: in the quickfix list, and left alone by the rewind.
+-- conflict: in the quickfix list, and left alone by the rewind. Then :PiCondense on the
+-- last turn (its prompt to its answer): a preview with the coverage, one context_edit per
+-- message of the range, and `restore` brings them back.
 local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 
 local function read(path)
@@ -108,4 +110,29 @@ T.run('rewind', function()
   res = done.ok('pi.rewind', 30000, 'the rewind with a conflict')
   T.eq({ 'src/util.go' }, res.result.conflicts, 'the answer names the conflict')
   T.eq(mine, read(ws .. '/src/util.go'), 'the conflict is left alone')
+
+  -- :PiCondense the last turn.
+  local entries = T.read_session(path)
+  local from, to
+  for _, e in ipairs(entries) do
+    if e.type == 'message' and e.message.role == 'user' and vim.json.encode(e.message.content):find('TURN4', 1, true) then
+      from = e.id
+    end
+  end
+  to = entries[#entries].id
+  local before = read(path)
+  local asked2 = T.answer_select('Condense')
+  vim.cmd(('PiCondense %s %s'):format(from, to))
+  local prev = done.ok('pi.condense', 30000, 'the condense preview')
+  T.eq(true, prev.arguments.dryRun, 'a preview first')
+  T.ok(asked2[1] and asked2[1].prompt:find('critical entities', 1, true), 'the question tells the coverage: %s', asked2[1] and asked2[1].prompt)
+  local cond = done.ok('pi.condense', 30000, 'the condense')
+  local n = #prev.result.targets
+  T.ok(n >= 4, 'the range holds the turn: %d messages', n)
+  local added = vim.split(read(path):sub(#before + 1), '\n', { trimempty = true })
+  T.eq(n, #added, 'one context_edit per message of the range')
+  T.eq(n, #cond.result.entries, 'the answer lists them')
+  vim.cmd(('PiCondense %s restore'):format(from))
+  local rest = done.ok('pi.condense', 30000, 'the restore')
+  T.eq(n, #rest.result.entries, 'restore writes one edit per message')
 end)
