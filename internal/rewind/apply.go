@@ -99,14 +99,10 @@ type manifest struct {
 // opt picks. Before a file is overwritten or removed its bytes are kept under the
 // state dir; a failure or a cancelled ctx puts back every file already done.
 func Apply(ctx context.Context, p *Plan, opt ApplyOptions) (*Result, error) {
-	picked := map[string]bool{}
-	for _, f := range opt.Pick {
-		picked[resolve(f, p.Cwd)] = true
-	}
 	res := &Result{}
 	var ops []op
 	for _, f := range p.Files {
-		if f.Conflict && !opt.Force && !picked[f.Path] {
+		if !p.Picked(f, opt.Pick, opt.Force) {
 			res.Conflicts = append(res.Conflicts, f)
 			continue
 		}
@@ -126,6 +122,21 @@ func Apply(ctx context.Context, p *Plan, opt ApplyOptions) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// Picked reports whether a rewind with these picks brings f back: a file not in
+// conflict always, a conflict when force or one of pick (absolute, or relative to the
+// session's cwd) names it.
+func (p *Plan) Picked(f File, pick []string, force bool) bool {
+	if !f.Conflict || force {
+		return true
+	}
+	for _, x := range pick {
+		if resolve(x, p.Cwd) == f.Path {
+			return true
+		}
+	}
+	return false
 }
 
 // Last is the id of the newest rewind of session not undone ("" when none); an undo

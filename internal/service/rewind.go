@@ -109,13 +109,9 @@ func (c Config) Rewind(ctx context.Context, req RewindRequest, rep Reporter) (Re
 			out.BashCommands = append(out.BashCommands, cmd.Command)
 		}
 		if req.DryRun {
-			picked := map[string]bool{}
-			for _, f := range req.Files {
-				picked[f] = true
-			}
 			for _, f := range p.Files {
 				switch {
-				case f.Conflict && !req.Force && !picked[f.Rel] && !picked[f.Path]:
+				case !p.Picked(f, req.Files, req.Force):
 					out.Conflicts = append(out.Conflicts, f)
 				case f.Remove():
 					out.Removed = append(out.Removed, f.Rel)
