@@ -11,6 +11,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
@@ -170,5 +171,30 @@ func TestCondenseAndKeepFrom(t *testing.T) {
 	}
 	if last := sessiontest.Last(t, path); last.Compaction().FirstKeptEntryID != "20376f66" {
 		t.Errorf("kept from %s", last.Compaction().FirstKeptEntryID)
+	}
+}
+
+// pi/condense waiting on its summarizer reports progress and is cancelled by
+// $/cancelRequest: RequestCancelled, and nothing written.
+func TestCondenseCancelled(t *testing.T) {
+	llm := fakemodel.NewSummarizer(t)
+	llm.Set(func(f *fakemodel.Summarizer) { f.Hold = true })
+	e, _ := compactEnv(t, llm, lsptest.Config{Corpus: []string{g16Tools}})
+	path := e.Sessions[g16Tools]
+	before := sessiontest.Read(t, path)
+	p := e.Start("pi/condense", map[string]any{"session": path, "fromId": "20376f66", "toId": "6e06dec1"}, false)
+	select {
+	case <-llm.Started:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the summarizer was not asked")
+	}
+	e.Await(5*time.Second, lsptest.ProgressReportMatching("Condensing context", "summarizing"))
+	p.Cancel()
+	if _, cerr := p.Wait(10 * time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
+		t.Fatalf("answer %v", cerr)
+	}
+	llm.Release()
+	if !bytes.Equal(before, sessiontest.Read(t, path)) {
+		t.Error("a cancelled condense wrote")
 	}
 }
