@@ -63,7 +63,8 @@ bench-compare:
 # The checkpoint quality benchmark (internal/quality): every session summarized by the
 # extractive summarizer, a heading-only template and, when PI_LSP_SUMMARIZER=openai (with
 # PI_LSP_BASE_URL and PI_LSP_MODEL) is set, a model; prints the table and rewrites
-# docs/QUALITY.md. A benchmark, not a gate.
+# docs/QUALITY.md. A benchmark, not a gate. The real-session corpus is scored too when
+# testdata/real holds it (go run ./tools/quality -import-real DIR); it says so when not.
 quality:
 	$(GO) run ./tools/quality -write docs/QUALITY.md
 

@@ -9,6 +9,7 @@
 #   PI_LSP_UPDATE_DOCS=1 bash scripts/test-vscode.sh   # also refresh docs/img/vscode-views.png
 #   PI_LSP_E2E_SUMMARIZER=extractive bash scripts/test-vscode.sh   # no fake LLM, no Cancel step
 #   PI_LSP_KEEP_TMP=1 ...                              # keep the temp dir on failure
+#   PI_VSCODE_TEST=context-panel bash scripts/test-vscode.sh   # another driver: test/vscode/<name>.mjs
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,7 +53,7 @@ if [ "${PI_LSP_UPDATE_DOCS:-0}" = 1 ]; then
   docs_args=(--docs-screenshot "$REPO/docs/img/vscode-views.png")
 fi
 
-setsid timeout -k 10 460 node "$REPO/test/vscode/e2e.mjs" \
+setsid timeout -k 10 460 node "$REPO/test/vscode/${PI_VSCODE_TEST:-e2e}.mjs" \
   --vsix "$REPO/editors/vscode/pi-lsp.vsix" --tmp "$T" --artifacts "$ART" "${docs_args[@]}" "$@" &
 PGID=$!
 set +e

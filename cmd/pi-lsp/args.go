@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/pi-lsp/pi-lsp/internal/redact"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -92,7 +93,7 @@ func (inv *invocation) finish(err error) int {
 	case inv.help:
 		return 0
 	case inv.refusal != nil:
-		fmt.Fprintf(inv.stderr, "pi-lsp %s: %v\n", inv.cmd.name, inv.refusal)
+		fmt.Fprintf(inv.stderr, "pi-lsp %s: %s\n", inv.cmd.name, redact.String(fmt.Sprint(inv.refusal)))
 		return 1
 	case err == nil:
 		return 0
@@ -104,7 +105,7 @@ func (inv *invocation) finish(err error) int {
 		inv.printUsageError(ue.msg)
 		return 2
 	}
-	fmt.Fprintf(inv.stderr, "pi-lsp %s: %v\n", inv.cmd.name, err)
+	fmt.Fprintf(inv.stderr, "pi-lsp %s: %s\n", inv.cmd.name, redact.String(err.Error()))
 	return 1
 }
 

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 )
 
 // runClearToolOutput clears old tool output without a model (or, with --restore, brings
@@ -26,22 +26,12 @@ func runClearToolOutput(ctx context.Context, fs *flag.FlagSet, args []string, st
 	if *restore && (*dryRun || *keep != 0 || *min != 0) {
 		return usageError{"--restore takes no --dry-run, --keep-recent-tokens or --min-tokens"}
 	}
-	if !*dryRun {
-		if err := refuseOwned(path, sessionCwd(path), *force); err != nil {
-			return err
-		}
+	out, err := svc("", 0, 0).ClearToolOutput(ctx, service.ClearRequest{Path: path, KeepRecentTokens: *keep, MinTokens: *min,
+		DryRun: *dryRun, Restore: *restore, Force: *force}, newReporter(stderr, "clear-tool-output"))
+	if err != nil {
+		return forceHint(err)
 	}
-	var res *contextedit.ClearResult
-	if *restore {
-		res, err = contextedit.RestoreCleared(ctx, path)
-	} else {
-		res, err = contextedit.ClearToolOutput(ctx, path, contextedit.ClearOptions{KeepRecentTokens: *keep, MinTokens: *min, DryRun: *dryRun,
-			Settings: svc("", 0, 0).SettingsOfPath})
-	}
-	nothing := errors.Is(err, contextedit.ErrNothingToClear)
-	if err != nil && !nothing {
-		return err
-	}
+	res, nothing := out.ClearResult, out.Nothing
 	if *asJSON {
 		return writeJSON(stdout, res)
 	}

@@ -8,51 +8,53 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/service"
-	"github.com/pi-lsp/pi-lsp/internal/session"
 )
-
-// sessionCwd is the cwd of the session's header ("" when the file does not load).
-func sessionCwd(path string) string {
-	if f, err := session.Load(path); err == nil {
-		return f.Header.Cwd
-	}
-	return ""
-}
 
 // forceFlag declares --force on a command that writes.
 func forceFlag(fs *flag.FlagSet) *bool {
 	return fs.Bool("force", false, "write even though a running pi process writes the session")
 }
 
-// progressLines prints, for a command that summarizes, a stderr line per phase with the
-// time since the start ("pi-lsp compact: summarizing (12ms)") and one per request attempt
-// of a summarizer that retries ("pi-lsp compact: summarizing: attempt 2 of 2 after stall
-// (61s)"), so a slow or failing model is never silence. The lines are printed when stderr
-// is a terminal or with --progress, never with --quiet (progressShown).
-func progressLines(stderr io.Writer, cmd string) (phase func(string), progress func(compaction.Progress)) {
-	if !progressShown(stderr) {
-		return func(string) {}, func(compaction.Progress) {}
+// reporter shows a job's steps on stderr, a line each with the time since the start
+// ("pi-lsp compact: summarizing (12ms)", "pi-lsp compact: summarizing: attempt 2 of 2
+// after stall (61s)"), so a slow or failing model is never silence: when stderr is a
+// terminal or with --progress, never with --quiet (progressShown). A notice (a wanted
+// model that could not be used: why, and the fix) is one line, unless --quiet.
+type reporter struct {
+	stderr io.Writer
+	cmd    string
+	start  time.Time
+	show   bool
+	mu     sync.Mutex // a split turn's two summaries report at once
+}
+
+func newReporter(stderr io.Writer, cmd string) *reporter {
+	return &reporter{stderr: stderr, cmd: cmd, start: time.Now(), show: progressShown(stderr)}
+}
+
+func (r *reporter) Report(message string, _ int) {
+	if !r.show {
+		return
 	}
-	start := time.Now()
-	var mu sync.Mutex // a split turn's two summaries report at once
-	phase = func(p string) {
-		fmt.Fprintf(stderr, "pi-lsp %s: %s (%s)\n", cmd, p, time.Since(start).Round(time.Millisecond))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !strings.HasSuffix(message, ")") { // an attempt's line says its own time
+		message += fmt.Sprintf(" (%s)", time.Since(r.start).Round(time.Millisecond))
 	}
-	progress = func(p compaction.Progress) {
-		if p.Note() == "" {
-			return
-		}
-		p.Elapsed = time.Since(start)
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(stderr, "pi-lsp %s: %s\n", cmd, p.Message())
+	fmt.Fprintf(r.stderr, "pi-lsp %s: %s\n", r.cmd, message)
+}
+
+func (r *reporter) Notice(message string) {
+	if !quietRun(r.stderr) {
+		fmt.Fprintf(r.stderr, "pi-lsp: %s\n", message)
 	}
-	return phase, progress
 }
 
 // summarizerFlags declares --summarizer and --model on a command that summarizes.
@@ -60,37 +62,6 @@ func summarizerFlags(fs *flag.FlagSet) (kind, model *string) {
 	kind = fs.String("summarizer", "", "extractive, model (the session's model, or --model) or openai; default: the session's model when its credential resolves, else extractive")
 	model = fs.String("model", "", "summarize with PROVIDER/ID[:THINKING] of Pi's catalog or models.json (default: the session's model)")
 	return kind, model
-}
-
-// summarizerOf is the summarizer of a job on the session at path, at leaf ("" for Pi's
-// leaf), as the session service chooses it; unless --quiet, the one line saying that a
-// wanted model could not be used (why, and the fix) goes to stderr.
-func summarizerOf(c service.Config, path, leaf, cwd string, stderr io.Writer) (compaction.Summarizer, service.SummarizerConfig, error) {
-	var ix *session.Index
-	if f, err := session.Load(path); err == nil {
-		ix = session.NewIndex(f)
-	}
-	return summarizerAt(c, ix, leaf, cwd, stderr)
-}
-
-// summarizerAt is summarizerOf on the session's index, already loaded (nil: the file
-// did not load, and the choice is made without the session's model).
-func summarizerAt(c service.Config, ix *session.Index, leaf, cwd string, stderr io.Writer) (compaction.Summarizer, service.SummarizerConfig, error) {
-	var entries []*session.Entry
-	if ix != nil {
-		if leaf == "" || ix.Entry(leaf) == nil {
-			leaf = ix.LeafID()
-		}
-		entries = ix.Path(leaf)
-	}
-	s, cfg, choice, err := c.Summarizer(cwd, entries)
-	if err != nil {
-		return nil, cfg, err
-	}
-	if n := choice.Notice; n != "" && !quietRun(stderr) {
-		fmt.Fprintf(stderr, "pi-lsp: %s\n", n)
-	}
-	return s, cfg, nil
 }
 
 // quietRun reports whether the command runs with --quiet.
@@ -117,59 +88,28 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 	}
 	c := svc(*kind, *keep, *reserve)
 	c.SummarizerConfig.Model = *model
-	cwd := sessionCwd(path)
-	// pi compacts at its own leaf with its own model and settings.
-	reg, err := writerPi(ctx, fs, c, path, cwd, *force, *dryRun, "leaf", "keep-from", "keep-recent", "reserve", "summarizer", "model", "summary-file")
-	if err != nil {
-		return err
-	}
-	if reg != nil {
-		phase, _ := progressLines(stderr, "compact")
-		return compactViaPi(ctx, reg, path, *instructions, *asJSON, stdout, phase)
-	}
-	// The job's snapshot of the session, loaded once: the summarizer is chosen on it, the
-	// compaction computed on it, and written only if the file is still the one it read.
-	// A file that does not load fails the run where the run would read it.
-	snap, ix, loadErr := snapshotOf(path)
-	opt := compaction.RunOptions{
-		Options:  compaction.Options{CustomInstructions: *instructions},
-		LeafID:   *leaf,
-		KeepFrom: *keepFrom,
-		DryRun:   *dryRun,
-		// Pi 1.6.0 resolves compaction.modelOverrides for the model of the path
-		// compacted; the flags win.
-		SettingsFor: c.SettingsFor(cwd),
-	}
-	if !*dryRun {
-		s, _, err := summarizerAt(c, ix, *leaf, cwd, stderr)
-		if err != nil {
-			return err
-		}
-		opt.Summarizer = s
-		opt.Phase, opt.Progress = progressLines(stderr, "compact")
-	}
+	req := service.CompactRequest{Path: path, Leaf: *leaf, KeepFrom: *keepFrom, Instructions: *instructions, Force: *force,
+		DryRun: *dryRun, Coverage: *dryRun && *coverage,
+		// pi compacts with its own model and settings, where its settings cut.
+		Asked: setFlags(fs, "keep-from", "keep-recent", "reserve", "summarizer", "model", "summary-file")}
 	if *summaryFile != "" {
-		if opt.Hook, err = summaryFileHook(*summaryFile); err != nil {
+		if req.Hook, err = summaryFileHook(*summaryFile); err != nil {
 			return err
 		}
 	}
-	if loadErr != nil {
-		return loadErr
-	}
-	res, err := compaction.Run(ctx, snap, opt)
-	if compaction.NothingToDo(err) {
-		return printNothingToCompact(stdout, err, *asJSON)
-	}
+	out, err := c.Compact(ctx, req, newReporter(stderr, "compact"))
 	if err != nil {
-		return err
+		return forceHint(err)
 	}
-	if *dryRun && *coverage {
-		return printCoverage(ctx, stdout, stderr, c, path, *leaf, cwd, res.Preparation, *instructions, *asJSON)
+	switch {
+	case out.NothingToCompact != "":
+		return printNothingToCompact(stdout, out, *asJSON)
+	case *dryRun && *coverage:
+		return printCoverage(stdout, out, *asJSON)
+	case *dryRun:
+		return printCompactDryRun(stdout, out.Run.Preparation, *asJSON, out.Choice)
 	}
-	if *dryRun {
-		return printCompactDryRun(stdout, res.Preparation, *asJSON, c.SummaryPlan(cwd, res.Preparation.Path))
-	}
-	return printCompacted(stdout, path, res, *asJSON)
+	return printCompacted(stdout, path, out, *asJSON)
 }
 
 // summaryFileHook is the hook of --summary-file: the file's text is the summary.
@@ -188,26 +128,23 @@ func summaryFileHook(name string) (compaction.Hook, error) {
 	}, nil
 }
 
-func printNothingToCompact(stdout io.Writer, reason error, asJSON bool) error {
+func printNothingToCompact(stdout io.Writer, out service.CompactOutcome, asJSON bool) error {
 	if asJSON {
-		return writeJSON(stdout, map[string]any{"nothingToCompact": true, "reason": reason.Error()})
+		return writeJSON(stdout, rpc.NothingToCompact{NothingToCompact: true, Reason: out.NothingToCompact, Via: string(out.Via)})
 	}
-	fmt.Fprintln(stdout, reason)
+	fmt.Fprintln(stdout, out.NothingToCompact)
 	return nil
 }
 
 // printCompactDryRun shows the cut a compaction would make.
 func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool, plan service.SummarizerChoice) error {
-	if p.NothingToSummarize() {
-		return printNothingToCompact(stdout, compaction.ErrNothingToCompact, asJSON)
-	}
 	read, mod := p.FileOps.Lists()
 	if asJSON {
-		return writeJSON(stdout, map[string]any{
-			"firstKeptEntryId": p.FirstKeptEntryID, "isSplitTurn": p.IsSplitTurn, "tokensBefore": p.TokensBefore,
-			"messagesToSummarize": len(p.MessagesToSummarize), "turnPrefixMessages": len(p.TurnPrefixMessages),
-			"previousSummary": p.HasPrevious, "readFiles": read, "modifiedFiles": mod,
-			"tokensAfterEstimate": compaction.TokensAfter("", p),
+		return writeJSON(stdout, rpc.CompactPlan{
+			FirstKeptEntryID: p.FirstKeptEntryID, IsSplitTurn: p.IsSplitTurn, TokensBefore: p.TokensBefore,
+			MessagesToSummarize: len(p.MessagesToSummarize), TurnPrefixMessages: len(p.TurnPrefixMessages),
+			PreviousSummary: p.HasPrevious, ReadFiles: read, ModifiedFiles: mod,
+			TokensAfterEstimate: compaction.TokensAfter("", p),
 		})
 	}
 	fmt.Fprintf(stdout, "would summarize with: %s\n", plan.Label)
@@ -221,29 +158,16 @@ func printCompactDryRun(stdout io.Writer, p *compaction.Preparation, asJSON bool
 	return nil
 }
 
-// printCoverage generates the summary a compaction would write (nothing is written) and
-// lists what of the summarized range it does not carry.
-func printCoverage(ctx context.Context, stdout, stderr io.Writer, c service.Config, path, leaf, cwd string, p *compaction.Preparation, instructions string, asJSON bool) error {
-	if p.NothingToSummarize() {
-		return printNothingToCompact(stdout, compaction.ErrNothingToCompact, asJSON)
-	}
-	sum, _, err := summarizerOf(c, path, leaf, cwd, stderr)
-	if err != nil {
-		return err
-	}
-	opt := compaction.Options{CustomInstructions: instructions, ThinkingLevel: session.ContextOfPath(p.Path).Level()}
-	_, opt.Progress = progressLines(stderr, "compact")
-	out, err := compaction.Generate(ctx, p, sum, opt)
-	if err != nil {
-		return err
-	}
-	cov := compaction.CheckCoverage(p, out.Summary)
+// printCoverage shows the summary a compaction would write (nothing is written) and
+// what of the summarized range it does not carry.
+func printCoverage(stdout io.Writer, out service.CompactOutcome, asJSON bool) error {
+	r, cov := out.Result, out.Coverage
 	if asJSON {
-		return writeJSON(stdout, map[string]any{"firstKeptEntryId": p.FirstKeptEntryID, "summary": out.Summary,
-			"tokensBefore": p.TokensBefore, "tokensAfter": out.TokensAfter, "coverage": cov})
+		return writeJSON(stdout, rpc.CompactCoverage{FirstKeptEntryID: r.FirstKeptEntryID, Summary: r.Summary,
+			TokensBefore: r.TokensBefore, TokensAfter: *r.EstimatedTokensAfter, Coverage: *cov})
 	}
 	fmt.Fprintf(stdout, "would keep from %s; the summary carries %d of %d entities of the summarized range (%.0f%%)\n",
-		p.FirstKeptEntryID, len(cov.Entities)-len(cov.Missing), len(cov.Entities), cov.Covered*100)
+		r.FirstKeptEntryID, len(cov.Entities)-len(cov.Missing), len(cov.Entities), cov.Covered*100)
 	if len(cov.Missing) > 0 {
 		fmt.Fprintln(stdout, "not carried:")
 		for _, e := range cov.Missing {
@@ -254,8 +178,29 @@ func printCoverage(ctx context.Context, stdout, stderr io.Writer, c service.Conf
 	return nil
 }
 
-// printCompacted shows the compaction written.
-func printCompacted(stdout io.Writer, path string, res *compaction.RunResult, asJSON bool) error {
+// printCompacted shows the compaction written, by pi-lsp or by the live pi.
+func printCompacted(stdout io.Writer, path string, out service.CompactOutcome, asJSON bool) error {
+	if out.Via == service.ViaPi {
+		if asJSON {
+			ans := rpc.CompactedViaPi{Entry: out.Entry, Via: string(out.Via), PID: out.PID}
+			if out.Result != nil {
+				ans.TokensBefore = out.Result.TokensBefore
+			}
+			return writeJSON(stdout, ans)
+		}
+		id, err := out.Entry.ID()
+		if err != nil {
+			return fmt.Errorf("pi (pid %d) compacted, but %w", out.PID, err)
+		}
+		r := out.Result
+		if r == nil {
+			return fmt.Errorf("pi (pid %d) compacted (entry %s) without saying its result", out.PID, id)
+		}
+		fmt.Fprintf(stdout, "Compacted %s by pi (pid %d)\n", filepath.Base(path), out.PID)
+		fmt.Fprintf(stdout, "entry %s, kept from %s\n\n%s\n\ntokens before: %d\n", id, r.FirstKeptEntryID, r.Summary, int(r.TokensBefore))
+		return nil
+	}
+	res := out.Run
 	if asJSON {
 		return writeJSON(stdout, json.RawMessage(res.Entry.Raw()))
 	}

@@ -35,8 +35,7 @@ func runCondense(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 	}
 	c := svc(*kind, 0, 0)
 	c.SummarizerConfig.Model = *model
-	phase, _ := progressLines(stderr, "condense")
-	out, err := c.Condense(ctx, req, cliReporter{phase, stderr})
+	out, err := c.Condense(ctx, req, newReporter(stderr, "condense"))
 	if err != nil {
 		if errors.Is(err, service.ErrCondenseUsage) {
 			return inv.fail(err.Error())

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -35,9 +36,6 @@ func runEditContext(ctx context.Context, fs *flag.FlagSet, args []string, stdout
 		fmt.Fprintln(stderr, "usage: pi-lsp edit-context FILE ENTRY_ID (--omit | --replace TEXT | --restore) [--force] [--json]")
 		return exitError{2}
 	}
-	if err := refuseOwned(pos[0], sessionCwd(pos[0]), *force); err != nil {
-		return err
-	}
 	e := contextedit.Edit{TargetID: pos[1], Action: contextedit.Omit}
 	switch {
 	case replace.set:
@@ -45,16 +43,12 @@ func runEditContext(ctx context.Context, fs *flag.FlagSet, args []string, stdout
 	case *restore:
 		e.Action = contextedit.Restore
 	}
-	res, err := contextedit.Apply(ctx, pos[0], e)
+	res, err := svc("", 0, 0).EditContext(ctx, service.EditContextRequest{Path: pos[0], Edit: e, Force: *force}, newReporter(stderr, "edit-context"))
 	if err != nil {
-		return err
+		return forceHint(err)
 	}
 	if *asJSON {
-		return writeJSON(stdout, struct {
-			Entry        json.RawMessage `json:"entry"`
-			TokensBefore float64         `json:"tokensBefore"`
-			TokensAfter  float64         `json:"tokensAfter"`
-		}{json.RawMessage(res.Entry.Raw()), res.TokensBefore, res.TokensAfter})
+		return writeJSON(stdout, rpc.ContextEdited{Entry: session.Raw[session.ContextEditEntry](res.Entry.Raw()), TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter})
 	}
 	verb := map[contextedit.Action]string{contextedit.Omit: "hidden from", contextedit.Replace: "replaced in", contextedit.Restore: "restored to"}[e.Action]
 	fmt.Fprintf(stdout, "%s %s the context (entry %s); context ~%d -> ~%d tokens\n", pos[1], verb, res.Entry.ID, int(res.TokensBefore), int(res.TokensAfter))
@@ -73,22 +67,27 @@ func (o *optString) Set(s string) error { o.v, o.set = s, true; return nil }
 
 // runContextSize lists the context by estimated size, largest first:
 //
-//	pi-lsp context-size FILE [--leaf ID] [--limit N] [--json]
+//	pi-lsp context-size FILE [--leaf ID] [--limit N] [--by kind | --history] [--json]
 func runContextSize(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
 	limit := fs.Int("limit", 0, "show only the N largest (0: all)")
+	by := fs.String("by", "", "kind: the context's tokens by kind of content")
+	history := fs.Bool("history", false, "the context's size after each reply and event along the path")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return exitError{2}
 	}
-	if len(pos) != 1 || *limit < 0 {
-		fmt.Fprintln(stderr, "usage: pi-lsp context-size FILE [--leaf ID] [--limit N] [--json]")
+	if len(pos) != 1 || *limit < 0 || (*by != "" && *by != "kind") || (*by != "" && *history) {
+		fmt.Fprintln(stderr, "usage: pi-lsp context-size FILE [--leaf ID] [--limit N] [--by kind | --history] [--json]")
 		return exitError{2}
 	}
 	ix, leafID, err := loadAtLeaf(pos[0], *leaf, stderr)
 	if err != nil {
 		return err
+	}
+	if *by != "" || *history {
+		return printBreakdown(ctx, stdout, stderr, ix.File.Header.Cwd, ix.Path(leafID), *history, *asJSON)
 	}
 	sizes, err := contextedit.BySize(ctx, ix.Path(leafID), *limit)
 	if err != nil {

@@ -9,8 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
-	"github.com/pi-lsp/pi-lsp/internal/bridge"
-	"github.com/pi-lsp/pi-lsp/internal/compaction"
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -31,68 +30,31 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 		return err
 	}
 	path, target := pos[0], pos[1] // two, or parseArgs refused them
-	budgetSet := false
-	fs.Visit(func(f *flag.Flag) { budgetSet = budgetSet || f.Name == "budget" })
-
 	c := svc(*kind, 0, 0)
 	c.SummarizerConfig.Model = *model
-	cwd := sessionCwd(path)
-	reg, err := writerPi(ctx, fs, c, path, cwd, *force, *dryRun, "leaf", "budget", "summarizer", "model")
-	if err != nil {
-		return err
-	}
-	if reg != nil {
-		phase, _ := progressLines(stderr, "navigate")
-		return navigateViaPi(ctx, reg, path, bridge.NavigateRequest{TargetID: target, Summarize: *summarize,
-			CustomInstructions: *instructions, ReplaceInstructions: *replace, Label: *label}, *asJSON, stdout, phase)
-	}
-	opt := branch.NavigateOptions{
-		FromLeaf:            *leaf,
-		Summarize:           *summarize,
-		CustomInstructions:  *instructions,
-		ReplaceInstructions: *replace,
-		Label:               *label,
-		ReserveTokens:       c.BranchReserve(cwd),
-		DryRun:              *dryRun,
-	}
-	if budgetSet {
-		opt.Budget = *budget
+	req := service.NavigateRequest{Path: path, Target: target, FromLeaf: *leaf, Summarize: *summarize,
+		Instructions: *instructions, ReplaceInstructions: *replace, Label: *label, Force: *force, DryRun: *dryRun,
+		// pi summarizes with its own model and budget.
+		Asked: setFlags(fs, "budget", "summarizer", "model")}
+	if len(setFlags(fs, "budget")) > 0 {
+		req.Budget = *budget
 		if *budget <= 0 {
-			opt.Budget = -1 // no limit
+			req.Budget = -1 // no limit
 		}
 	}
-	// The job's snapshot of the session, loaded once (see runCompact).
-	snap, ix, loadErr := snapshotOf(path)
-	var s compaction.Summarizer
-	var cfg service.SummarizerConfig
-	var serr error
-	if *summarize && !*dryRun {
-		s, cfg, serr = summarizerAt(c, ix, *leaf, cwd, stderr)
-	} else {
-		cfg = c.SummarizerConfig // a dry run asks no model: its budget is the configured window
-	}
-	opt.ContextWindow = cfg.Window()
-	if *summarize && !*dryRun {
-		if serr != nil {
-			return serr
-		}
-		opt.Summarizer = s
-		opt.Phase, opt.Progress = progressLines(stderr, "navigate")
-	}
-	if loadErr != nil {
-		return loadErr
-	}
-	res, err := branch.Navigate(ctx, snap, target, opt)
+	out, err := c.Navigate(ctx, req, newReporter(stderr, "navigate"))
 	if err != nil {
-		return err
+		return forceHint(err)
 	}
-	if *dryRun {
-		return printNavigateDryRun(stdout, target, res, *asJSON)
+	switch {
+	case *dryRun:
+		return printNavigateDryRun(stdout, target, out.Result, *asJSON)
+	case *asJSON:
+		return printNavigatedJSON(stdout, out)
+	case out.Via == service.ViaPi:
+		return printNavigationByPi(stdout, path, out)
 	}
-	if *asJSON {
-		return printNavigatedJSON(stdout, res)
-	}
-	printNavigation(stdout, path, res)
+	printNavigation(stdout, path, out.Result)
 	return nil
 }
 
@@ -104,11 +66,9 @@ func printNavigateDryRun(stdout io.Writer, target string, res *branch.NavigateRe
 		for i, e := range p.Entries {
 			ids[i] = e.ID
 		}
-		return writeJSON(stdout, map[string]any{
-			"commonAncestorId": session.IDOrNull(p.CommonAncestorID), "entries": ids,
-			"messages": len(p.Prepared.Messages), "totalTokens": p.Prepared.TotalTokens,
-			"readFiles": p.ReadFiles, "modifiedFiles": p.ModifiedFiles,
-		})
+		return writeJSON(stdout, rpc.NavigatePlan{CommonAncestorID: orNull(p.CommonAncestorID), Entries: ids,
+			Messages: len(p.Prepared.Messages), TotalTokens: p.Prepared.TotalTokens,
+			ReadFiles: p.ReadFiles, ModifiedFiles: p.ModifiedFiles})
 	}
 	if res.AlreadyThere {
 		fmt.Fprintf(stdout, "already at %s; nothing to do\n", target)
@@ -137,18 +97,33 @@ func printNavigateDryRun(stdout io.Writer, target string, res *branch.NavigateRe
 	return nil
 }
 
-func printNavigatedJSON(stdout io.Writer, res *branch.NavigateResult) error {
-	out := map[string]any{"leafId": session.IDOrNull(res.LeafID)}
-	if res.SummaryEntry != nil {
-		out["summaryEntry"] = json.RawMessage(res.SummaryEntry.Raw())
+func printNavigatedJSON(stdout io.Writer, out service.NavigateOutcome) error {
+	ans := rpc.CLINavigated{LeafID: orNull(out.LeafID), SummaryEntry: out.SummaryEntry, Cancelled: out.Cancelled, Via: string(out.Via), PID: out.PID}
+	if res := out.Result; res != nil {
+		if res.HasEditorText {
+			ans.EditorText = &res.EditorText
+		}
+		ans.AlreadyThere = res.AlreadyThere
 	}
-	if res.HasEditorText {
-		out["editorText"] = res.EditorText
+	return writeJSON(stdout, ans)
+}
+
+// printNavigationByPi shows what the live pi did.
+func printNavigationByPi(w io.Writer, path string, out service.NavigateOutcome) error {
+	if out.Cancelled {
+		fmt.Fprintf(w, "pi (pid %d) did not move: the navigation was cancelled\n", out.PID)
+		return nil
 	}
-	if res.AlreadyThere {
-		out["alreadyThere"] = true
+	fmt.Fprintf(w, "Moved %s by pi (pid %d) from %s\n", filepath.Base(path), out.PID, out.Pi.OldLeafID)
+	if len(out.SummaryEntry) > 0 {
+		var e session.BranchSummaryEntry
+		if err := json.Unmarshal(out.SummaryEntry, &e); err != nil {
+			return fmt.Errorf("pi (pid %d) moved, but its branch summary entry does not decode: %w", out.PID, err)
+		}
+		fmt.Fprintf(w, "branch summary %s:\n\n%s\n\n", e.ID, e.Summary)
 	}
-	return writeJSON(stdout, out)
+	fmt.Fprintf(w, "leaf: %s\n", out.LeafID)
+	return nil
 }
 
 func printNavigation(w io.Writer, path string, res *branch.NavigateResult) {
@@ -193,26 +168,20 @@ func runUndoCompaction(ctx context.Context, fs *flag.FlagSet, args []string, std
 	if err != nil {
 		return err
 	}
-	if err := refuseOwned(path, sessionCwd(path), *force); err != nil {
-		return err
-	}
-	snap, err := session.LoadSnapshot(path)
+	out, err := svc("", 0, 0).UndoCompaction(ctx, service.UndoRequest{Path: path, Leaf: *leaf, Force: *force}, newReporter(stderr, "undo-compaction"))
 	if err != nil {
-		return err
+		return forceHint(err)
 	}
-	res, err := branch.UndoCompaction(ctx, snap, *leaf)
-	if err != nil {
-		return err
-	}
+	res := out.Result
 	// The compaction and what was written after it stay in the file, on a side branch:
-	// entries of the snapshot, which the undo did not change.
-	side := sideBranch(snap.Index(), res)
+	// entries of the snapshot the undo read, which it did not change.
+	side := sideBranch(out.Before, res)
 	if *asJSON {
-		out := map[string]any{"leafId": session.IDOrNull(res.LeafID), "compactionId": res.UndoneCompactionID, "position": session.IDOrNull(res.Position), "sideBranch": side}
+		ans := rpc.UndoneCompaction{LeafID: orNull(res.LeafID), CompactionID: res.UndoneCompactionID, Position: orNull(res.Position), SideBranch: side}
 		if res.MarkerEntry != nil {
-			out["markerEntry"] = json.RawMessage(res.MarkerEntry.Raw())
+			ans.MarkerEntry = session.Raw[session.CustomEntry](res.MarkerEntry.Raw())
 		}
-		return writeJSON(stdout, out)
+		return writeJSON(stdout, ans)
 	}
 	printNavigation(stdout, path, res)
 	printSideBranch(stdout, path, res, side)
@@ -230,24 +199,26 @@ func runLabel(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stde
 	if len(pos) == 3 {
 		text = pos[2]
 	}
-	r, err := route(ctx, svc("", 0, 0), pos[0], sessionCwd(pos[0]), *force, true)
+	out, err := svc("", 0, 0).Label(ctx, service.LabelRequest{Path: pos[0], Entry: pos[1], Label: text, Force: *force}, newReporter(stderr, "label"))
 	if err != nil {
-		return err
+		return forceHint(err)
 	}
-	if r.Bridge != nil {
-		return labelViaPi(ctx, r.Bridge, pos[1], text, *asJSON, stdout)
-	}
-	e, err := branch.SetLabel(pos[0], pos[1], text)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(stdout, json.RawMessage(e.Raw()))
+	var by string
+	if out.Via == service.ViaPi {
+		if *asJSON {
+			return writeJSON(stdout, rpc.LabelledByPi{EntryID: pos[1], Label: orNull(text), Via: string(out.Via), PID: out.PID})
+		}
+		by = fmt.Sprintf("by pi (pid %d)", out.PID)
+	} else {
+		if *asJSON {
+			return writeJSON(stdout, json.RawMessage(out.Written.Raw()))
+		}
+		by = fmt.Sprintf("(entry %s)", out.Written.ID)
 	}
 	if text == "" {
-		fmt.Fprintf(stdout, "label of %s cleared (entry %s)\n", pos[1], e.ID)
+		fmt.Fprintf(stdout, "label of %s cleared %s\n", pos[1], by)
 	} else {
-		fmt.Fprintf(stdout, "label %q set on %s (entry %s)\n", text, pos[1], e.ID)
+		fmt.Fprintf(stdout, "label %q set on %s %s\n", text, pos[1], by)
 	}
 	return nil
 }

@@ -20,20 +20,6 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
-// cliReporter prints a job's steps as progress lines (when shown) and its notices on
-// stderr (unless --quiet).
-type cliReporter struct {
-	phase  func(string)
-	stderr io.Writer
-}
-
-func (r cliReporter) Report(msg string, _ int) { r.phase(msg) }
-func (r cliReporter) Notice(msg string) {
-	if !quietRun(r.stderr) {
-		fmt.Fprintf(r.stderr, "pi-lsp: %s\n", msg)
-	}
-}
-
 func runRewind(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	code := fs.Bool("code", false, "bring back the files only (the default; nothing is written to the session)")
 	conv := fs.Bool("conversation", false, "move the conversation only (navigate)")
@@ -77,8 +63,7 @@ func runRewind(ctx context.Context, fs *flag.FlagSet, args []string, stdout, std
 	if !*undo {
 		req.EntryID = pos[1]
 	}
-	phase, _ := progressLines(stderr, "rewind")
-	out, err := svc("", 0, 0).Rewind(ctx, req, cliReporter{phase, stderr})
+	out, err := svc("", 0, 0).Rewind(ctx, req, newReporter(stderr, "rewind"))
 	if err != nil {
 		if errors.Is(err, service.ErrRewindUsage) {
 			return inv.fail(err.Error())

@@ -6,29 +6,21 @@ import (
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
-
-// sideEntry is an entry an undone compaction leaves on a side branch, as
-// `undo-compaction --json` lists it.
-type sideEntry struct {
-	ID          string `json:"id"`
-	Type        string `json:"type"`
-	Role        string `json:"role,omitempty"`
-	Description string `json:"description"`
-}
 
 // sideBranch is what undo-compaction left behind: the entries written after the undone
 // compaction on the path it undid from, oldest first (the last is where
 // `pi-lsp navigate FILE ID` returns to them).
 // ix is the session as it was before the undo (whose path from the old leaf holds them).
-func sideBranch(ix *session.Index, res *branch.NavigateResult) []sideEntry {
+func sideBranch(ix *session.Index, res *branch.NavigateResult) []rpc.SideEntry {
 	p := ix.Path(res.OldLeafID)
-	out := []sideEntry{}
+	out := []rpc.SideEntry{}
 	after := false
 	for _, e := range p {
 		if after {
-			out = append(out, sideEntry{ID: e.ID, Type: e.Type, Role: e.Role(), Description: oneLinePreview(describe(e), 80)})
+			out = append(out, rpc.SideEntry{ID: e.ID, Type: e.Type, Role: e.Role(), Description: oneLinePreview(describe(e), 80)})
 		}
 		after = after || e.ID == res.UndoneCompactionID
 	}
@@ -39,7 +31,7 @@ func sideBranch(ix *session.Index, res *branch.NavigateResult) []sideEntry {
 const maxSideListed = 3
 
 // printSideBranch says which entries stay on a side branch and how to get back to them.
-func printSideBranch(w io.Writer, path string, res *branch.NavigateResult, side []sideEntry) {
+func printSideBranch(w io.Writer, path string, res *branch.NavigateResult, side []rpc.SideEntry) {
 	back := fmt.Sprintf("pi-lsp navigate %s %s", shellWord(path), res.OldLeafID)
 	if len(side) == 0 {
 		fmt.Fprintf(w, "compaction %s stays on a side branch (nothing was written after it); %s returns to it\n", res.UndoneCompactionID, back)

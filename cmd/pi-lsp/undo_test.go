@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
@@ -20,16 +21,16 @@ func TestUndoCompactionSideBranch(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var m struct {
-		CompactionID string      `json:"compactionId"`
-		LeafID       string      `json:"leafId"`
-		Position     string      `json:"position"`
-		MarkerEntry  any         `json:"markerEntry"`
-		SideBranch   []sideEntry `json:"sideBranch"`
+		CompactionID string          `json:"compactionId"`
+		LeafID       string          `json:"leafId"`
+		Position     string          `json:"position"`
+		MarkerEntry  any             `json:"markerEntry"`
+		SideBranch   []rpc.SideEntry `json:"sideBranch"`
 	}
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
 		t.Fatal(err)
 	}
-	want := []sideEntry{
+	want := []rpc.SideEntry{
 		{ID: "cf45f48f", Type: "message", Role: "user", Description: "user: SCRIPT:chat one more after two compactions"},
 		{ID: "03577fa2", Type: "message", Role: "assistant"},
 	}

@@ -158,11 +158,12 @@ export interface CompactResult {
   leafId: string | null;
 }
 
-/** CompactionResult is Pi 1.6.0's CompactionResult, as ctx.compact's onComplete gives it. */
+/** CompactionResult is Pi 1.6.0's CompactionResult: what a compaction answers, whoever made it. It is the one type of the three answers pi-lsp sees: Pi's own (a live pi's compaction_end event and its answer through pi-lsp's bridge) and pi-lsp's (the result of pi/compactionEnd). */
 export interface CompactionResult {
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
+  /** estimatedTokensAfter is the estimate of the context after the compaction (absent when a live pi did not say). */
   estimatedTokensAfter?: number;
   /** usage is the summary calls' usage. */
   usage?: Usage;

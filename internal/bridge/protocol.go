@@ -147,23 +147,11 @@ type CancelResult struct {
 // CompactResult is Pi's answer to a compaction.
 type CompactResult struct {
 	// Result is Pi's CompactionResult.
-	Result session.Raw[CompactionResult] `json:"result"`
+	Result *session.CompactionResult `json:"result" ts:"CompactionResult"`
 	// Entry is the compaction entry Pi appended (session_compact's compactionEntry),
 	// null if Pi did not say.
 	Entry  session.Raw[session.CompactionEntry] `json:"entry" ts:"CompactionEntry | null"`
 	LeafID string                               `json:"leafId" ts:"string | null"`
-}
-
-// CompactionResult is Pi 1.6.0's CompactionResult, as ctx.compact's onComplete gives it.
-type CompactionResult struct {
-	Summary              string   `json:"summary"`
-	FirstKeptEntryID     string   `json:"firstKeptEntryId"`
-	TokensBefore         float64  `json:"tokensBefore"`
-	EstimatedTokensAfter *float64 `json:"estimatedTokensAfter,omitempty"`
-	// Usage is the summary calls' usage.
-	Usage *session.Usage `json:"usage,omitempty"`
-	// Details are the file lists of Pi's own compaction, or an extension's details.
-	Details json.RawMessage `json:"details,omitempty" ts:"unknown"`
 }
 
 // NavigateResult is Pi's answer to a navigation.
@@ -234,7 +222,7 @@ type CompactionEndEvent struct {
 	WillRetry bool   `json:"willRetry"`
 	Aborted   bool   `json:"aborted"`
 	// Result is Pi's CompactionResult when the compaction was done.
-	Result session.Raw[CompactionResult] `json:"result,omitempty"`
+	Result *session.CompactionResult `json:"result,omitempty"`
 	// ErrorMessage says why it failed ("Compaction failed: ...").
 	ErrorMessage string `json:"errorMessage,omitempty"`
 }

@@ -209,11 +209,34 @@ func configured(config string, env Env) bool {
 func DescribeValue(config string) string {
 	switch {
 	case isCommand(config):
-		// Only the program: the rest of a command line may hold the key itself.
-		prog, _, _ := strings.Cut(strings.TrimSpace(config[1:]), " ")
-		return fmt.Sprintf("the output of the command %q", "!"+prog+" …")
+		// Only the program: the rest of a command line may hold the key itself, and so
+		// may the NAME=value words before the program (!TOKEN=… op read …).
+		return fmt.Sprintf("the output of the command %q", "!"+commandProgram(config[1:])+" …")
 	case len(envNames(config)) > 0:
 		return fmt.Sprintf("%q (environment variable %s)", config, strings.Join(envNames(config), ", "))
 	}
 	return "a literal key"
+}
+
+// commandProgram is the program a shell command line runs: its first word that is not an
+// environment assignment (NAME=value), or "…" when there is none.
+func commandProgram(command string) string {
+	for _, w := range strings.Fields(command) {
+		if name, _, ok := strings.Cut(w, "="); ok && isEnvName(name) {
+			continue
+		}
+		return w
+	}
+	return "…"
+}
+
+// isEnvName reports whether s is a shell variable name.
+func isEnvName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '_' && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -118,6 +118,9 @@ func Generate(ctx context.Context, p *Preparation, s Summarizer, opt Options) (*
 		req.Conversation = SerializeAgentMessages(p.MessagesToSummarize)
 		req.PreviousSummary = p.PreviousSummary
 		req.CustomInstructions = opt.CustomInstructions
+		if p.IsSplitTurn {
+			req.Later = p.TurnPrefixMessages
+		}
 		r, err := s.Summarize(ctx, req)
 		if err != nil {
 			return Result{}, SummaryFailure("Summarization", err)

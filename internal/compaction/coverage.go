@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pi-lsp/pi-lsp/internal/redact"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -44,6 +45,8 @@ var (
 )
 
 // CheckCoverage lists the entities of p's summarized messages and those summary lacks.
+// An entity's text is redacted (redact.String) before it is cut, as the summary it is
+// looked for in is: the list never shows a secret the summary left out.
 func CheckCoverage(p *Preparation, summary string) Coverage {
 	msgs := append(append([]*session.Message(nil), p.MessagesToSummarize...), p.TurnPrefixMessages...)
 	entryOf := p.entriesOf()
@@ -51,7 +54,7 @@ func CheckCoverage(p *Preparation, summary string) Coverage {
 	seen := map[string]bool{}
 	var from *session.Message // the message being read
 	add := func(kind, text string) {
-		text = strings.TrimSpace(text)
+		text = strings.TrimSpace(redact.String(text))
 		key := kind + "\x00" + strings.ToLower(text)
 		if text == "" || seen[key] {
 			return
@@ -75,22 +78,23 @@ func CheckCoverage(p *Preparation, summary string) Coverage {
 			if m.Role == session.RoleUser {
 				text, _ = cleanUserText(text)
 			}
+			text = redact.String(text)
 			textEntities(text, add)
 			for _, b := range m.Blocks() {
 				if b.Type == "toolCall" && b.Name == "bash" {
 					if c := argString(b, "command"); c != "" {
-						add("command", clip(firstLine(c), 120))
+						add("command", clip(firstLine(redact.String(c)), 120))
 					}
 				}
 			}
 		case session.RoleToolResult:
 			if m.IsError {
-				if l := firstLine(m.Text("\n")); l != "" {
+				if l := firstLine(redact.String(m.Text("\n"))); l != "" {
 					add("error", clip(l, 120))
 				}
 			}
 		case session.RoleBashExecution:
-			add("command", clip(firstLine(m.Bash().Command), 120))
+			add("command", clip(firstLine(redact.String(m.Bash().Command)), 120))
 		}
 	}
 	a := analyze(msgs, false)
@@ -100,7 +104,7 @@ func CheckCoverage(p *Preparation, summary string) Coverage {
 		add("constraint", c)
 	}
 	if rs := a.requests(); len(rs) > 0 {
-		r := clip(rs[len(rs)-1].request, 300)
+		r := clip(redact.String(rs[len(rs)-1].request), 300)
 		from = users.with(r)
 		add("request", r)
 	}

@@ -35,6 +35,9 @@ func (Extractive) Summarize(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	a := analyze(req.Messages, req.Kind == KindBranch)
+	if len(req.Later) > 0 {
+		a.settleWith(analyze(req.Later, false))
+	}
 	var text string
 	switch req.Kind {
 	case KindTurnPrefix:
@@ -78,6 +81,12 @@ type analysis struct {
 	// sideBranches are, in a compacted span, the branch summaries it holds: explorations
 	// left before coming back, context rather than the work's own state.
 	sideBranches []map[string][]string
+	todos        []todoItem // the agent's todo list as its todo tools left it
+	continued    bool       // the span holds another harness's summary of earlier work
+	// answeredLater: the user spoke again after the span, in the turn prefix of a split
+	// turn: the span's last question is answered and its last reply's words are not
+	// the open state any more.
+	answeredLater bool
 }
 
 func analyze(messages []*session.Message, branch bool) *analysis {
@@ -93,6 +102,18 @@ func analyze(messages []*session.Message, branch bool) *analysis {
 		switch m.Role {
 		case session.RoleUser:
 			raw := strings.TrimSpace(m.Text("\n"))
+			if interruptRe.MatchString(raw) {
+				// The harness's note that the user stopped the reply: an interruption,
+				// not a request.
+				if t := a.lastTurn(); t != nil && !t.userOnly {
+					t.aborted = true
+				}
+				continue
+			}
+			if continuedRe.MatchString(raw) {
+				a.continued = true
+				continue
+			}
 			clean, _ := cleanUserText(raw)
 			if clean == "" || strings.HasPrefix(clean, "/") {
 				continue
@@ -145,6 +166,9 @@ func analyze(messages []*session.Message, branch bool) *analysis {
 					continue
 				}
 				calls++
+				if a.readTodo(b) {
+					continue
+				}
 				act := &action{tool: b.Name, turn: len(a.turns) - 1, seq: len(a.actions)}
 				switch b.Name {
 				case "read":
@@ -159,7 +183,8 @@ func analyze(messages []*session.Message, branch bool) *analysis {
 					act.command = argString(b, "command")
 					act.kind = classifyCommand(act.command)
 				default:
-					act.kind, act.args = actOther, clip(formatArgs(b), 120)
+					act.kind, act.args = actOther, otherLabel(b)
+					act.delegate = delegatedTask(b)
 				}
 				byID[b.ID] = act
 				t.actions = append(t.actions, act)
@@ -256,7 +281,9 @@ func (a *analysis) resolve() {
 			switch {
 			case f.path != "" && g.path == f.path && (f.kind == actRead || g.kind == actModify):
 				f.resolved = true
-			case f.command != "" && g.command != "" && family(f.command) == family(g.command):
+			case f.command != "" && g.command != "" && (family(f.command) == family(g.command) || commandTarget(f.command) == commandTarget(g.command)):
+				// The same check, or the same target (its program and what it runs)
+				// working later: the failure is not the last thing that happened to it.
 				f.resolved = true
 			case f.kind == actCheck && g.kind == actCheck && g.turn > f.turn:
 				f.resolved = true
@@ -557,7 +584,7 @@ func (a *analysis) problems() []string {
 // questions, offers, plans or politeness.
 func reportStatements(text string) []string {
 	var out []string
-	for _, s := range sentences(text) {
+	for _, s := range sentences(reportText(text)) {
 		if len(out) == 4 {
 			break
 		}
@@ -595,7 +622,7 @@ func (a *analysis) blocked(from int) []string {
 			out = addUnique(out, f.tool+" failed: "+clip(firstLine(f.output), 200))
 		}
 	}
-	if t := a.lastTurn(); t != nil && len(a.turns)-1 >= from {
+	if t := a.lastTurn(); t != nil && len(a.turns)-1 >= from && !a.answeredLater {
 		if t.errored != "" && !t.aborted {
 			out = addUnique(out, "The last reply failed: "+clip(t.errored, 200))
 		}
@@ -1037,6 +1064,7 @@ func (a *analysis) earlierSections(previous string) map[string][]string {
 }
 
 func bullets(list []string, prefix string, limit int) string {
+	list = tidyList(list)
 	if len(list) == 0 {
 		return "(none)"
 	}
@@ -1087,10 +1115,14 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	if len(goals) > 5 {
 		goals = append(goals[:2], goals[len(goals)-3:]...)
 	}
+	goals = tidyList(goals)
 	var goal string
 	switch len(goals) {
 	case 0:
 		goal = "(no user request in this part of the conversation)"
+		if g := a.inferredGoal(); g != "" {
+			goal = g
+		}
 	case 1:
 		goal = goals[0]
 	default:
@@ -1113,6 +1145,14 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	for _, d := range newDone {
 		done = addUnique(done, d)
 	}
+	for _, d := range a.todosWith("completed") {
+		done = addUnique(done, d)
+	}
+	for _, act := range a.actions {
+		if act.delegate != "" && act.hasResult && act.ok {
+			done = addUnique(done, "Delegated: "+act.delegate)
+		}
+	}
 	done = focusFirst(done, req.CustomInstructions)
 
 	unfinished := a.unfinished()
@@ -1134,8 +1174,21 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 				break
 			}
 		}
+		if !hasPrefixIn(inProgress, "Still to do: ") {
+			if i := a.statedIntent(); i != "" {
+				inProgress = addUnique(inProgress, "Stated next: "+i)
+			}
+		}
 		if s := a.lastStep(); s != "" {
 			inProgress = addUnique(inProgress, "Last step: "+s)
+		}
+	}
+	for _, t := range a.todosWith("in_progress") {
+		inProgress = addUnique(inProgress, t)
+	}
+	for _, act := range a.actions {
+		if act.delegate != "" && !act.hasResult {
+			inProgress = addUnique(inProgress, "Delegated, no answer yet: "+act.delegate)
 		}
 	}
 	if !a.branch {
@@ -1167,6 +1220,9 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	}
 
 	next := a.next(unfinished, blockedNew)
+	if todo := a.todosWith("pending"); len(todo) > 0 {
+		next = append(append([]string(nil), todo...), next...)
+	}
 	if verdict != "" {
 		next = append([]string{"Follow the user's call on leaving this branch: \"" + verdict + "\""}, next...)
 	}
@@ -1181,12 +1237,32 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	}
 	if len(next) == 0 {
 		switch {
+		case unfinished && a.statedIntent() != "":
+			next = []string{a.statedIntent()}
 		case unfinished:
 			next = []string{"Continue from the kept messages"}
 		case a.branch:
 			next = []string{"Nothing was left open in this branch"}
 		default:
 			next = []string{"Continue with the kept messages: the requests above are answered"}
+		}
+	}
+	// A sentence both reported and planned is a plan when it speaks of the future ("will
+	// need", "still"): it leaves Done; otherwise it is done and leaves the Next Steps.
+	next = tidyList(next)
+	done = tidyList(done)
+	for _, n := range next {
+		for _, d := range done {
+			if sameItem(d, n) && (futureRe.MatchString(n) || willRe.MatchString(n) || planRe.MatchString(n)) {
+				done = remove(done, d)
+			}
+		}
+	}
+	next = withoutDone(next, done)
+	if len(next) == 0 {
+		next = []string{"Continue from the kept messages"}
+		if i := a.statedIntent(); i != "" && unfinished {
+			next = []string{i}
 		}
 	}
 	if len(next) > maxNext {
@@ -1238,6 +1314,11 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 		for _, i := range a.interrupted() {
 			crit = addUnique(crit, i)
 		}
+		if !unfinished {
+			if s := a.lastStep(); s != "" && !contains(crit, "Last seen: "+s) && !mentioned(done, s) {
+				crit = addUnique(crit, "Last step before the kept messages: "+s)
+			}
+		}
 		if n := len(req.ModifiedFiles); n > 0 {
 			crit = addUnique(crit, fmt.Sprintf("Files modified so far: %s", strings.Join(limitList(req.ModifiedFiles, 10), ", ")))
 		}
@@ -1269,6 +1350,12 @@ func (a *analysis) lastStep() string {
 		switch {
 		case act.kind == actRead:
 			continue
+		case act.kind == actOther && act.delegate != "":
+			return "delegated: " + act.delegate
+		case act.kind == actOther && act.hasResult && !act.ok:
+			return act.args + " fails: " + errorLine(act.output)
+		case act.kind == actOther:
+			return act.args
 		case act.kind == actModify && (act.ok || !act.hasResult):
 			return "edited `" + act.path + "`"
 		case act.command != "" && act.hasResult && act.ok:
@@ -1443,6 +1530,9 @@ func (a *analysis) turnPrefix(req Request) string {
 		ctxItems = addUnique(ctxItems, "Requested focus: "+clip(req.CustomInstructions, 240))
 	}
 	var b strings.Builder
+	if t := tidyItem(request); t != "" {
+		request = t
+	}
 	b.WriteString("## Original Request\n" + request + "\n\n")
 	b.WriteString("## Progress So Far\n" + bullets(progress, "- ", maxDone) + "\n\n")
 	b.WriteString("## Context Needed to Continue\n" + bullets(ctxItems, "- ", maxListItems+2))

@@ -29,7 +29,8 @@ type action struct {
 	tool      string
 	path      string // read, edit, write
 	command   string // bash
-	args      string // another tool's arguments, formatted
+	args      string // another tool's call as a label: its name and main argument
+	delegate  string // a task handed to another agent: what it was asked
 	hasResult bool
 	ok        bool
 	output    string
@@ -80,48 +81,12 @@ func classifyCommand(command string) actionKind {
 // splitChain are the commands of a shell chain or pipeline (split at &&, ||, ; and |
 // outside quotes), environment assignments and a leading cd dropped.
 func splitChain(command string) []string {
-	var parts []string
-	var cur strings.Builder
-	quote := byte(0)
-	for i := 0; i < len(command); i++ {
-		c := command[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote == '"' && i+1 < len(command) {
-				cur.WriteByte(c)
-				i++
-				c = command[i]
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == ';' || c == '|' || (c == '&' && i+1 < len(command) && command[i+1] == '&'):
-			parts = append(parts, cur.String())
-			cur.Reset()
-			if i+1 < len(command) && (command[i+1] == '|' || command[i+1] == '&') {
-				i++
-			}
-			continue
-		}
-		cur.WriteByte(c)
-	}
-	parts = append(parts, cur.String())
 	var out []string
-	for _, s := range parts {
-		s = strings.TrimSpace(s)
-		for {
-			f := strings.Fields(s)
-			if len(f) > 0 && strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-") {
-				s = strings.TrimSpace(strings.TrimPrefix(s, f[0]))
-				continue
-			}
-			break
-		}
-		if s == "" || strings.HasPrefix(s, "cd ") || s == "cd" {
+	for _, st := range shellSteps(command) {
+		if st == "cd" || strings.HasPrefix(st, "cd ") {
 			continue
 		}
-		out = append(out, s)
+		out = append(out, st)
 	}
 	return out
 }
@@ -179,7 +144,14 @@ var (
 // its message, an exception, a compiler error, rather than a "FAIL" or a hint.
 func errorLine(out string) string {
 	l, _ := errorLineScore(out)
-	return l
+	return outputLine(l)
+}
+
+// outputLine is a line of a tool's output as a summary quotes it: output, not an entity,
+// so its backticks (a shell's `quote', a template literal) become quotes and it is
+// bounded.
+func outputLine(l string) string {
+	return clip(strings.ReplaceAll(l, "`", "'"), maxSpan)
 }
 
 // errorLineScore is errorLine and how strongly the line reads as an error (4 and more:
@@ -254,7 +226,7 @@ func searchSummary(lines []string) string {
 // successLine is the line of a result that says how it went: a count of tests passed,
 // the URL created, the status reached, the files a search matched; "" when nothing says
 // so.
-func successLine(out string) string {
+func successLineRaw(out string) string {
 	lines := nonEmpty(strings.Split(out, "\n"))
 	if len(lines) == 0 || out == "(no output)" {
 		return ""
@@ -312,16 +284,30 @@ func nonEmpty(lines []string) []string {
 // enough, else its first step (still whole), else the program's name.
 func cmdSpan(command string) string {
 	c := oneLine(command)
-	if len(c) <= 120 {
+	if !strings.Contains(strings.TrimSpace(command), "\n") && len(c) <= 120 && !strings.Contains(c, "`") && !strings.HasPrefix(c, "#") {
 		return "`" + c + "`"
 	}
-	if steps := splitChain(c); len(steps) > 0 && len(steps[0]) <= 120 {
-		return "`" + steps[0] + "` (…)"
+	steps := significantSteps(command)
+	if len(steps) == 0 {
+		return "a command"
 	}
-	if f := strings.Fields(c); len(f) > 0 {
-		return "a long `" + f[0] + "` command"
+	s := oneLine(steps[0])
+	more := len(steps) > 1 || s != c
+	if strings.Contains(s, "`") {
+		s, more = strings.Fields(strings.ReplaceAll(s, "`", " "))[0], true
 	}
-	return "a command"
+	if len(s) > 120 {
+		if cut := safeCut(s, 120); cut != "" {
+			s = cut
+		} else {
+			s = strings.Fields(s)[0]
+		}
+		more = true
+	}
+	if more {
+		return "`" + s + "` (…)"
+	}
+	return "`" + s + "`"
 }
 
 // exploratory reports whether a failed action is part of looking around (a missing file
@@ -345,3 +331,41 @@ func grepNoMatch(command, out string) bool {
 	f := strings.Fields(steps[len(steps)-1])
 	return len(f) > 0 && (f[0] == "grep" || f[0] == "rg" || f[0] == "zgrep") && strings.TrimSpace(out) == ""
 }
+
+// otherLabel names a call of another tool by its name and its main argument (what it
+// searched, fetched or looked at), bounded.
+func otherLabel(b session.Block) string {
+	label := "`" + strings.ReplaceAll(b.Name, "`", "") + "`"
+	for _, k := range []string{"pattern", "query", "url", "path", "file_path", "description", "name", "prompt", "command", "sql", "id", "bash_id", "shell_id"} {
+		if v := oneLine(argString(b, k)); v != "" {
+			return label + " " + strings.ReplaceAll(clip("\""+strings.ReplaceAll(v, "`", "'")+"\"", 100), "`", "'")
+		}
+	}
+	return label
+}
+
+// delegatedTask is what a call hands to another agent (Claude Code's Task tool, a Pi
+// subagent extension): its short description, else the start of its prompt.
+func delegatedTask(b session.Block) string {
+	n := strings.ToLower(b.Name)
+	if n != "task" && n != "agent" && !strings.Contains(n, "subagent") && !strings.Contains(n, "delegate") {
+		return ""
+	}
+	d := oneLine(argString(b, "description"))
+	if d == "" {
+		d = oneLine(argString(b, "task"))
+	}
+	if d == "" {
+		d = oneLine(argString(b, "prompt"))
+	}
+	if d == "" {
+		return ""
+	}
+	if who := argString(b, "subagent_type"); who != "" {
+		d += " (" + who + ")"
+	}
+	return clip(d, 160)
+}
+
+// successLine is the line of a successful result that says what it did.
+func successLine(out string) string { return outputLine(successLineRaw(out)) }

@@ -34,6 +34,11 @@ type Request struct {
 	ModifiedFiles []string
 	// Pinned are user texts that must be carried verbatim.
 	Pinned []string
+	// Later are, for the history part of a split turn, the turn-prefix messages that
+	// follow it (summarized by the other request): context only, so what they settle (a
+	// question answered, a failure fixed) is not written as open. Model summarizers are
+	// not sent them (Pi's request has no such part).
+	Later []*session.Message
 	// Progress, when set, receives streaming progress.
 	Progress func(Progress)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
+	"github.com/pi-lsp/pi-lsp/internal/redact"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -133,9 +134,11 @@ func placeholder(tool, args string, tokens int, id string) string {
 }
 
 // argsPreview is a call's arguments on one line, cut at a rune boundary and never inside
-// a short value (the whole JSON up to 120 characters).
+// a short value (the whole JSON up to 120 characters), its strings redacted (as decoded:
+// an escape does not hide a secret) before it is cut: the placeholder goes to the model
+// in every later request, and a cut secret would no longer be recognised.
 func argsPreview(raw []byte) string {
-	s := strings.Join(strings.Fields(string(raw)), " ")
+	s := strings.Join(strings.Fields(string(redact.JSON(raw))), " ")
 	if s == "" {
 		return "{}"
 	}

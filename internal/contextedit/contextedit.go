@@ -335,3 +335,17 @@ func States(path []*session.Entry) map[string]State {
 	}
 	return out
 }
+
+// Editable are the entries of a projected leaf path that an edit may name (Apply's
+// rule, Pi's "can this message be edited"): the user, assistant and toolResult messages
+// and the custom messages of the context, not those a compaction summarized away. The
+// server marks them in its entry tree, so that no editor restates the rule.
+func Editable(proj session.Projection) map[string]bool {
+	out := map[string]bool{}
+	for _, pe := range proj.Entries {
+		if _, ok := editableRole(pe.Entry); ok {
+			out[pe.Entry.ID] = true
+		}
+	}
+	return out
+}

@@ -15,7 +15,7 @@ type anchorRef struct {
 var (
 	// pairIndex maps the lowered pair of bytes an anchor starts with to 1 + its index
 	// in pairAnchors (0: no anchor starts so).
-	pairIndex   [1 << 16]uint8
+	pairIndex   [1 << 16]uint16
 	pairAnchors [][]anchorRef
 )
 
@@ -29,10 +29,7 @@ func init() {
 			k := pairKey(l[0], l[1])
 			if pairIndex[k] == 0 {
 				pairAnchors = append(pairAnchors, nil)
-				if len(pairAnchors) > 255 {
-					panic("redact: too many anchor pairs")
-				}
-				pairIndex[k] = uint8(len(pairAnchors))
+				pairIndex[k] = uint16(len(pairAnchors))
 			}
 			pairAnchors[pairIndex[k]-1] = append(pairAnchors[pairIndex[k]-1], anchorRef{l, i})
 		}

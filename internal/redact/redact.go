@@ -1,25 +1,42 @@
-// Package redact replaces credentials in text that pi-lsp writes (compaction and branch
-// summaries, the drafts cache) with a marker naming their kind, "[redacted: github-pat]".
+// Package redact replaces credentials in text that pi-lsp writes or shows with a marker
+// naming their kind, "[redacted: github-pat]".
 //
 // Invariant: the output of String never contains a match of any rule, and text in which
-// no rule matches is returned unchanged, byte for byte. Only the secret part of a match is
-// replaced: "Authorization: Bearer " stays before the marker, and a URL keeps its scheme,
-// user and host with only the password replaced.
+// no rule matches is returned unchanged, byte for byte; JSON does the same for the
+// strings of a JSON text (decoded, so an escape hides nothing) and keeps it valid. Only
+// the secret part of a match is replaced: "Authorization: Bearer " and "DB_PASSWORD="
+// stay before the marker, and a URL keeps its scheme, user and host.
 //
-// The rules are this package's own compact table (rules.go), each modelled on a publicly
-// documented token format and citing it. The gitleaks rule set (v8.30.1) was measured
-// and not taken: its config package is served by the module proxy, but its default
-// rules are a TOML text loaded through viper, which brings 45 further packages (viper,
-// hcl, toml, yaml, ini, afero, cast, pflag, zerolog, ...) and 1.7 MB (14%) into the
-// pi-lsp binary; and of its 222 regexps, 130 rely on an entropy threshold and some are
-// generic ("generic-api-key": any key = value), which would redact ordinary identifiers
-// in a summary. The table here keeps to formats with a distinctive prefix or context, so
-// that near misses (a git sha, a uuid, a path, "sk-" in prose) stay as written.
+// String (or JSON) is the one function every output of session text goes through, at
+// the place that output is made: the summary of every compaction (compaction.Generate
+// and Run, whatever supplied it: a summarizer, a hook, a --summary-file, an edited
+// preview, a draft; the drafts cache), every branch summary (branch), the coverage list
+// (compaction.CheckCoverage, each entity before it is cut), the placeholders of
+// clear-tool-output (contextedit, the call's arguments before they are cut), every LSP
+// notification and error answer (internal/rpc's conn, on the JSON it writes), and the
+// CLI's error lines (cmd/pi-lsp). The CLI's summaries are the entries written, already
+// redacted. A key command is described by its program only (catalog.DescribeValue), so
+// its NAME=value words reach no output at all. The request to a model is left as Pi's.
 //
-// Matching is cheap on large text: every match of a rule holds one of its literal
-// anchors (a keyword prefilter, as gitleaks has); one pass over the text, a table
-// look-up per byte, finds which rules have an anchor in it, and only their regexps run.
-// The regexps are RE2, so any input is matched in time linear in its length.
+// The rules are three tables in the order they run (rules.go): hand-written rules for
+// the formats whose matching needs code (private keys) or that pi-lsp's users meet most
+// (model providers, forges, cloud keys, JWTs), each citing the format's documentation;
+// formats.go, a table of prefixed token formats as data (id, description, keywords,
+// pattern) following gitleaks' default rule set, restricted to formats whose prefix alone
+// tells them apart; and assign.go, the secrets known by their name (NAME_PASSWORD=…,
+// export TOKEN=…, YAML password:, AccountKey=…, SECRET_KEY = '…', --api-key …, mysql -p…,
+// sshpass -p …), each narrowed by a check that the value looks like a credential and the
+// name does not hold something else (a key's id, a token's URL), with gitleaks' examples
+// of its generic rule and ordinary code as the near misses they are tested on. gitleaks'
+// code and TOML are not used: its config loader brings 45 packages (viper and its
+// formats) and 1.7 MB into the binary, and 130 of its 222 rules need an entropy
+// threshold and a word nearby, which the assignment rules replace.
+//
+// Matching is cheap on large text: every match of a rule starts with one of its literal
+// keywords (the prefilter, prefilter.go); one pass over the text, a table look-up per
+// byte, finds which rules have a keyword in it, and only their patterns run, each from
+// an occurrence of a keyword and over a bounded window where the pattern is bounded. The
+// patterns are RE2, so any input is matched in time linear in its length.
 package redact
 
 import (
@@ -61,7 +78,9 @@ const (
 )
 
 // Marker is the text that replaces a secret of kind k.
-func Marker(k Kind) string { return "[redacted: " + string(k) + "]" }
+func Marker(k Kind) string { return markerOpen + string(k) + "]" }
+
+const markerOpen = "[redacted: "
 
 // String returns s with every secret replaced by its kind's marker.
 func String(s string) string {
@@ -166,12 +185,15 @@ func isWord(c byte) bool {
 // rule with match, what match returns there). Every match starts with an anchor.
 type rule struct {
 	kind Kind
+	// description says what the rule finds (for a rule of the data tables).
+	description string
 	// anchors are the literals a match starts with.
 	anchors []string
 	// fold marks a rule whose anchors are lowercase and match in any ASCII case; its re
 	// spells letters as [Aa] classes (see ci) so that it agrees with the anchors.
 	fold bool
-	// wordStart requires that the byte before a match is not a letter, digit or _.
+	// wordStart requires that the byte before a match is not a letter, digit or _ (the
+	// escape \n, \r or \t of a JSON or shell string before it counts as a separator).
 	wordStart bool
 	// re is anchored (it starts with ^) and runs on the text from the anchor; its group
 	// named "s", when present, is the secret (otherwise the whole match is).
@@ -184,6 +206,27 @@ type rule struct {
 	// skip, when set, is where to look next after no match at i: an occurrence before it
 	// cannot match either. Without it the search goes on from i+1.
 	skip func(s string, i int) int
+	// window, when set, bounds a match's length: re runs on that many bytes from the
+	// anchor (which lets Go's regexp use its faster backtracker on a bounded pattern).
+	window int
+	// value, when set, finds the secret after re's match: its end, from the match's end
+	// (or an end not after it: no secret there).
+	value func(s string, i int) int
+	// accept, when set, decides on a match of re at i whose secret is secret: g returns
+	// the text of a named group ("" for the whole match of re).
+	accept func(s string, i int, secret string, g func(name string) string) bool
+}
+
+// secretGroups are the indexes of re's groups that hold the secret: "s", or "s1", "s2",
+// ... in the alternatives of a rule that has several.
+func secretGroups(re *regexp.Regexp) []int {
+	var out []int
+	for i, n := range re.SubexpNames() {
+		if n == "s" || len(n) > 1 && n[0] == 's' && strings.Trim(n[1:], "0123456789") == "" {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // find returns the secrets of r's matches in s, in order and not overlapping (only the
@@ -195,9 +238,9 @@ func (r *rule) find(s string, first bool) []span {
 	for i := range next {
 		next[i] = -2
 	}
-	var g int
+	var groups []int
 	if r.re != nil {
-		g = r.re.SubexpIndex("s")
+		groups = secretGroups(r.re)
 	}
 	var spans []span
 	for pos := 0; pos < len(s); {
@@ -221,7 +264,7 @@ func (r *rule) find(s string, first bool) []span {
 		if at < 0 {
 			break
 		}
-		if r.wordStart && at > 0 && isWord(s[at-1]) {
+		if r.wordStart && at > 0 && isWord(s[at-1]) && !(at > 1 && isEscape(s, at-2)) {
 			pos = at + 1
 			continue
 		}
@@ -233,10 +276,31 @@ func (r *rule) find(s string, first bool) []span {
 				start, end, matchEnd = at, e, e
 			}
 		default:
-			if m := r.re.FindStringSubmatchIndex(s[at:]); m != nil {
+			in := s[at:]
+			if r.window > 0 && len(in) > r.window {
+				in = in[:r.window]
+			}
+			if m := r.re.FindStringSubmatchIndex(in); m != nil {
 				start, end, matchEnd = at+m[0], at+m[1], at+m[1]
-				if g > 0 && m[2*g] >= 0 {
-					start, end = at+m[2*g], at+m[2*g+1]
+				for _, g := range groups {
+					if m[2*g] >= 0 {
+						start, end = at+m[2*g], at+m[2*g+1]
+						break
+					}
+				}
+				if r.value != nil {
+					start, end = matchEnd, r.value(s, matchEnd)
+					matchEnd = end
+				}
+				if end > start && r.accept != nil && (inMarker(s, at) || !r.accept(s, at, s[start:end], groupText(r.re, in, m))) {
+					start, end = -1, -1
+				}
+				if end > start && r.value != nil {
+					end = valueRunEnd(s, end) // the rest of a long value, once accepted
+					matchEnd = end
+				}
+				if end > start && strings.HasPrefix(s[start:], markerOpen) {
+					start, end = -1, -1 // a marker is never a secret
 				}
 			}
 		}
@@ -254,6 +318,31 @@ func (r *rule) find(s string, first bool) []span {
 		pos = max(matchEnd, at+1)
 	}
 	return spans
+}
+
+// inMarker reports whether s[i] is inside a marker's kind ("[redacted: secret-assignment]"
+// holds the keyword "secret"), which no rule may match again.
+func inMarker(s string, i int) bool {
+	from := max(0, i-len(markerOpen)-maxKindLen)
+	j := strings.LastIndex(s[from:i], markerOpen)
+	return j >= 0 && !strings.ContainsAny(s[from+j+len(markerOpen):i], "] \n")
+}
+
+// maxKindLen bounds the length of a kind's name.
+const maxKindLen = 48
+
+// groupText is the text of a match's named groups.
+func groupText(re *regexp.Regexp, s string, m []int) func(string) string {
+	return func(name string) string {
+		i := 0
+		if name != "" {
+			i = re.SubexpIndex(name)
+		}
+		if i < 0 || m[2*i] < 0 {
+			return ""
+		}
+		return s[m[2*i]:m[2*i+1]]
+	}
 }
 
 // index is strings.Index, or with fold its ASCII-case-insensitive form (lower is
@@ -289,3 +378,6 @@ func ci(word string) string {
 	}
 	return b.String()
 }
+
+// RuleCount is the number of rules in the table.
+func RuleCount() int { return len(rules) }

@@ -1,6 +1,8 @@
 package redact_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -196,6 +198,45 @@ func BenchmarkRedact(b *testing.B) {
 		b.SetBytes(int64(len(dirty)))
 		for b.Loop() {
 			redact.String(dirty)
+		}
+	})
+}
+
+// FuzzRedactJSON: redacting a JSON text leaves valid JSON whose strings match no rule,
+// and leaves a text whose strings match none byte for byte.
+func FuzzRedactJSON(f *testing.F) {
+	for _, s := range secrets.All() {
+		b, _ := json.Marshal(map[string]any{"message": s.Use, "args": map[string]string{"command": s.Use}})
+		f.Add(string(b))
+	}
+	f.Add(`{"a":"x\nAGE-SECRET-KEY-1","b":[1,2,{"c":"password: \"hunter2x\""}]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		out := redact.JSON([]byte(in))
+		if !json.Valid([]byte(in)) {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("%q became invalid JSON %q", in, out)
+		}
+		// matches reports whether a string (key or value) of a JSON text matches a
+		// rule, reading its tokens (a duplicate key included).
+		matches := func(data []byte) bool {
+			d := json.NewDecoder(bytes.NewReader(data))
+			for {
+				tok, err := d.Token()
+				if err != nil {
+					return false
+				}
+				if s, ok := tok.(string); ok && redact.Has(s) {
+					return true
+				}
+			}
+		}
+		if matches(out) {
+			t.Fatalf("a string of %q still matches", out)
+		}
+		if !matches([]byte(in)) && string(out) != in {
+			t.Fatalf("%q has no match but became %q", in, out)
 		}
 	})
 }

@@ -2,13 +2,29 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
 // rules is the table, in the order the rules run: a format with a more specific prefix
-// before a looser one sharing its anchor (sk-ant- before sk-), and the header and URL
-// rules last, so that a known token in a header or a URL is named by its own kind.
-var rules = []rule{
+// before a looser one sharing its anchor (sk-ant- before sk-), the formats of the data
+// table (formats.go) after the hand-written ones, then the secrets known by their name
+// (assign.go), with the header rules before them (a header is a name and a value too)
+// and the URL rule last, so that a known token in an assignment, a header or a URL is
+// named by its own kind.
+var rules = slices.Concat(tokenRules, tableRules(formats), headerRules, tableRules(contextual), urlRules)
+
+func tableRules(fs []format) []rule {
+	out := make([]rule, len(fs))
+	for i, f := range fs {
+		out[i] = f.rule()
+	}
+	return out
+}
+
+// tokenRules are the hand-written rules: formats whose matching needs code (private
+// keys) or that pi-lsp's own users meet most (model providers, forges).
+var tokenRules = []rule{
 	// PEM (RFC 7468) and OpenSSH private keys: "-----BEGIN RSA PRIVATE KEY-----",
 	// "-----BEGIN OPENSSH PRIVATE KEY-----", "-----BEGIN ENCRYPTED PRIVATE KEY-----",
 	// OpenPGP's "-----BEGIN PGP PRIVATE KEY BLOCK-----" (RFC 4880), through the END line,
@@ -59,7 +75,7 @@ var rules = []rule{
 	// SecretAccessKey, --aws-secret-access-key), which are kept.
 	{kind: AWSSecretAccessKey, anchors: []string{"aws", "secret"}, fold: true,
 		re: re(`(?:` + ci("aws") + `[ _.-]?` + ci("secret") + `[ _.-]?(?:` + ci("access") + `[ _.-]?)?` + ci("key") + `|` +
-			ci("secret") + `[ _.-]?` + ci("access") + `[ _.-]?` + ci("key") + `)["'` + "`" + `]?\s*(?:=>|:=|[:=])?\s*["'` + "`" +
+			ci("secret") + `[ _.-]?` + ci("access") + `[ _.-]?` + ci("key") + `)(?:["'` + "`" + `]|\*{1,2}){0,3}\s*(?:=>|:=|[:=])?\s*["'` + "`" +
 			`]?(?P<s>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)},
 	// Google API keys: "AIza" and 35 characters (Google Cloud's API keys documentation).
 	{kind: GoogleAPIKey, anchors: []string{"AIza"}, wordStart: true, re: re(`AIza[0-9A-Za-z_-]{35,}`)},
@@ -91,18 +107,26 @@ var rules = []rule{
 	// (its header ends at the same place), so the search goes on after that header.
 	{kind: JWT, anchors: []string{"eyJ"}, wordStart: true, re: re(`eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]+)?`),
 		skip: func(s string, i int) int { return runEnd(s, i+3, isBase64URL) }},
+}
+
+// headerRules and urlRules run after the token formats: what they keep (a header's name,
+// a URL's user and host) may hold a token another rule names better.
+var headerRules = []rule{
 	// HTTP Authorization and Proxy-Authorization credentials (RFC 9110 §11.6.2) with the
 	// Bearer (RFC 6750), Basic (RFC 7617), token or Bot scheme: the header name and the
 	// scheme stay, the credentials (token68) are redacted; in a header, a JSON field or
 	// an assignment.
 	{kind: AuthorizationHeader, anchors: []string{"authorization"}, fold: true,
-		re: re(ci("authorization") + `["'` + "`" + `]?\s*[:=]\s*["'` + "`" + `]?(?:` + ci("bearer") + `|` + ci("basic") + `|` + ci("token") + `|` + ci("bot") +
+		re: re(ci("authorization") + `(?:["'` + "`" + `]|\*{1,2}){0,3}\s*[:=]\s*["'` + "`" + `]?(?:` + ci("bearer") + `|` + ci("basic") + `|` + ci("token") + `|` + ci("bot") +
 			`)\s+(?P<s>[A-Za-z0-9._~+/-]{8,}=*)`)},
 	// API key headers: x-api-key (Anthropic, AWS API Gateway), api-key (Azure OpenAI),
 	// x-auth-token, and GitLab's PRIVATE-TOKEN; the name stays.
 	{kind: APIKeyHeader, anchors: []string{"x-api-key", "api-key", "x-auth-token", "private-token"}, fold: true,
-		re: re(`(?:` + ci("x-api-key") + `|` + ci("api-key") + `|` + ci("x-auth-token") + `|` + ci("private-token") + `)["'` + "`" + `]?\s*:\s*["'` + "`" +
+		re: re(`(?:` + ci("x-api-key") + `|` + ci("api-key") + `|` + ci("x-auth-token") + `|` + ci("private-token") + `)(?:["'` + "`" + `]|\*{1,2}){0,3}\s*:\s*["'` + "`" +
 			`]?(?P<s>[A-Za-z0-9._~+/-]{16,}=*)`)},
+}
+
+var urlRules = []rule{
 	// Passwords in URLs (RFC 3986 userinfo, scheme://user:password@host): the scheme,
 	// the user and the host stay. Most URLs have no userinfo, which hasUserinfo sees
 	// without running the regexp.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -270,7 +271,7 @@ func (s *Server) autoStart(path string, job compactJob) bool {
 		defer done()
 		// The write sequence checks the owner again (a pi may have started since) and
 		// refreshes the session after the compaction.
-		_, _ = write(s, ctx, writeJob[*Compacted]{target: target{session: path}, lock: lockInJob}, func(ctx context.Context, path string, _ *WorkDone) (*Compacted, error) {
+		_, _ = write(s, ctx, writeJob[service.CompactOutcome]{target: target{session: path}, service: true}, func(ctx context.Context, path string, _ *WorkDone) (service.CompactOutcome, error) {
 			c, err := s.compact(ctx, path, job)
 			if err == nil && job.reason == "threshold" {
 				threshold := 0.0
@@ -278,7 +279,7 @@ func (s *Server) autoStart(path string, job compactJob) bool {
 					threshold = float64(s.host.window() - settings.ReserveTokens)
 				}
 				s.host.mu.Lock()
-				st.loop.Compacted(c.TokensAfter, threshold)
+				st.loop.Compacted(c.Run.Outcome.TokensAfter, threshold)
 				s.host.mu.Unlock()
 			}
 			return c, err

@@ -2,10 +2,9 @@ package rpc
 
 import (
 	"context"
-	"errors"
 
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
-	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 )
 
 // clearToolOutputParams are pi/clearToolOutput's params.
@@ -57,37 +56,32 @@ type ClearToolOutputResult struct {
 // context_edit entry each, in one write; nothing is deleted). A dry run reads the
 // server's index and writes nothing.
 func (s *Server) handleClearToolOutput(ctx context.Context, p clearToolOutputParams) (ClearToolOutputResult, error) {
-	opt := contextedit.ClearOptions{KeepRecentTokens: p.KeepRecentTokens, MinTokens: p.MinTokens, Settings: s.svc().SettingsOfPath}
+	req := service.ClearRequest{KeepRecentTokens: p.KeepRecentTokens, MinTokens: p.MinTokens, DryRun: p.DryRun, Restore: p.Restore, Force: p.Force}
 	if p.DryRun {
-		var out ClearToolOutputResult
-		_, err := s.withSession(p.Session, func(path string, ix *session.Index) error {
-			res, err := contextedit.PreviewClear(ix, opt)
-			if err != nil {
-				return serviceError(err)
-			}
-			out = clearResult(path, res)
-			return nil
-		})
-		return out, err
+		path, err := s.host.sessionFor(p.Session)
+		if err != nil {
+			return ClearToolOutputResult{}, err
+		}
+		req.Path = path
+		out, err := s.svc().ClearToolOutput(ctx, req, jobReporter{s: s, path: path})
+		if err != nil {
+			return ClearToolOutputResult{}, serviceError(err)
+		}
+		return clearResult(path, out.ClearResult), nil
 	}
-	return write(s, ctx, writeJob[ClearToolOutputResult]{target: target{session: p.Session, force: p.Force}}, func(ctx context.Context, path string, _ *WorkDone) (ClearToolOutputResult, error) {
-		var res *contextedit.ClearResult
-		var err error
-		if p.Restore {
-			res, err = contextedit.RestoreCleared(ctx, path)
-		} else {
-			res, err = contextedit.ClearToolOutput(ctx, path, opt)
-		}
-		if errors.Is(err, contextedit.ErrNothingToClear) {
-			return unwrittenClear(path, res, p.Restore)
-		}
+	return write(s, ctx, writeJob[ClearToolOutputResult]{target: target{session: p.Session, force: p.Force}, service: true}, func(ctx context.Context, path string, _ *WorkDone) (ClearToolOutputResult, error) {
+		req.Path = path
+		out, err := s.svc().ClearToolOutput(ctx, req, jobReporter{s: s, path: path})
 		if err != nil {
 			return ClearToolOutputResult{}, editError(err)
 		}
+		if out.Nothing {
+			return unwrittenClear(path, out.ClearResult, p.Restore)
+		}
 		s.resetLoop(path)
-		out := clearResult(path, res)
-		out.Restored = p.Restore
-		return out, nil
+		r := clearResult(path, out.ClearResult)
+		r.Restored = p.Restore
+		return r, nil
 	})
 }
 

@@ -17,11 +17,12 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"| `pi.rewind` | `pi/rewind` | Rewind Files to Entry | `:PiRewind` | yes |\n" +
 	"| `pi.condense` | `pi/condense` | Condense Context Range | `:PiCondense` | yes |\n" +
 	"| `pi.contextBySize` | `pi/contextBySize` | Context by Size | `:PiContextBySize` |  |\n" +
+	"| `pi.contextBreakdown` | `pi/contextBreakdown` | Show Context Picture | `:PiContext` |  |\n" +
 	"| `pi.tree` | `pi/tree` | Show Session Tree | `:PiTree` |  |\n" +
 	"| `pi.sessions` | `pi/sessions` | List Sessions | `:PiSessions` |  |\n" +
 	"| `pi.selectSession` | `pi/selectSession` | Select Session | `:PiSelectSession` |  |\n" +
 	"| `pi.files` | `pi/files` | Show Files | `:PiFiles` |  |\n" +
-	"| `pi.context` | `pi/context` | Show Context | `:PiContext` |  |\n" +
+	"| `pi.context` | `pi/context` | Show Context | `:PiContextInfo` |  |\n" +
 	"\n" +
 	"### `pi.compact` / `pi/compact`\n" +
 	"\n" +
@@ -113,6 +114,15 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"result: { session: string; leafId: string | null; tokens: number | null; contextWindow: number; percent: number | null; projectedTokens: number; messages: ContextItem[] }\n" +
 	"```\n" +
 	"\n" +
+	"### `pi.contextBreakdown` / `pi/contextBreakdown`\n" +
+	"\n" +
+	"The context at a glance: its tokens by kind (system, user, assistant text, thinking, tool calls, tool results by tool, summaries, custom, bash), adding up to Pi 1.6.0's estimate of the context, the largest entries of each, the window, reserve and compaction threshold; with `history: true` its size after each reply of the path (Pi's recorded usage, else its estimate) and at each compaction, branch summary and context edit.\n" +
+	"\n" +
+	"```ts\n" +
+	"params: { session?: string; history?: boolean }\n" +
+	"result: { session: string; leafId: string | null; total: number; usageTokens: number | null; contextWindow: number; reserveTokens: number; threshold: number | null; kinds: KindTokens[]; history?: SizePoint[] }\n" +
+	"```\n" +
+	"\n" +
 	"### `pi.tree` / `pi/tree`\n" +
 	"\n" +
 	"The entry tree of the session with the leaf and its path marked; `flat: true` gives the nodes in depth-first order with their parent and depth instead of nested children (no nesting depth for long sessions), pageable with offset and limit.\n" +
@@ -155,7 +165,7 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"\n" +
 	"```ts\n" +
 	"params: { session?: string }\n" +
-	"result: { session: string; leafId: string | null; messageCount: number; tokens: number | null; contextWindow: number; percent: number | null; lastCompaction?: LastCompaction }\n" +
+	"result: { session: string; leafId: string | null; messageCount: number; tokens: number | null; contextWindow: number; percent: number | null; estimate: number | null; source: string; lastCompaction?: LastCompaction }\n" +
 	"```\n" +
 	"\n" +
 	"<!-- END GENERATED COMMANDS -->\n"

@@ -3,10 +3,8 @@ package rpc
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
-	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
@@ -26,38 +24,24 @@ type compactParams struct {
 }
 
 func (s *Server) handleCompact(ctx context.Context, p compactParams) (CompactResult, error) {
-	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (CompactResult, error) {
-		if p.KeepFrom != "" {
-			err := invalidParams(fmt.Sprintf("a live pi (pid %d) holds this session: it compacts where its settings cut, not from %s", reg.PID, p.KeepFrom))
-			wd.End("Not compacted: " + err.Error())
-			return nil, err
-		}
-		if p.LeafID != "" {
-			var leaf string
-			_ = s.host.withIndex(path, func(ix *session.Index) error { leaf = ix.LeafID(); return nil })
-			if p.LeafID != leaf {
-				err := invalidParams(fmt.Sprintf("a live pi (pid %d) holds this session: it compacts at its own leaf %s, not %s", reg.PID, leaf, p.LeafID))
-				wd.End("Not compacted: " + err.Error())
-				return nil, err
-			}
-		}
-		return s.compactViaPi(ctx, path, reg, p.Instructions, wd)
-	}
 	// Progress begins before anything else, so the editor shows the job at once.
-	job := writeJob[CompactResult]{target: target{session: p.Session, force: p.Force}, viaPi: viaPi, lock: lockInJob,
+	job := writeJob[CompactResult]{target: target{session: p.Session, force: p.Force}, service: true,
 		progress: jobProgress{token: p.WorkDoneToken, title: "Compacting session", message: "manual", early: true, refused: "Not compacted: "}}
-	res, err := write(s, ctx, job, func(ctx context.Context, path string, wd *WorkDone) (CompactResult, error) {
-		c, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, keepFrom: p.KeepFrom, token: p.WorkDoneToken, wd: wd})
-		if err != nil {
+	return write(s, ctx, job, func(ctx context.Context, path string, wd *WorkDone) (CompactResult, error) {
+		out, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, keepFrom: p.KeepFrom, force: p.Force, token: p.WorkDoneToken, wd: wd})
+		switch {
+		case err != nil:
 			return nil, err
+		case out.NothingToCompact != "":
+			return nil, unwritten[CompactResult]{NothingToCompact{NothingToCompact: true, Reason: out.NothingToCompact, Via: string(out.Via)}}
+		case out.Via == service.ViaPi:
+			c := compactedViaPi(out)
+			c.TokensAfter = s.tokensNow(path)
+			return c, nil
 		}
 		s.resetLoop(path)
-		return *c, nil
+		return compacted(out), nil
 	})
-	if compaction.NothingToDo(err) {
-		return nothingToCompact(err.Error()), nil
-	}
-	return res, err
 }
 
 type compactJob struct {
@@ -65,6 +49,7 @@ type compactJob struct {
 	instructions string
 	leaf         string
 	keepFrom     string
+	force        bool
 	token        json.RawMessage
 	willRetry    bool
 	// editedSummary, with spanKey, commits a previewed (possibly edited) summary.
@@ -75,9 +60,10 @@ type compactJob struct {
 	wd *WorkDone
 }
 
-// compact runs one compaction with progress and Pi's start/end events; the caller
-// refreshes the session after it (the write funnel, or autoStart).
-func (s *Server) compact(ctx context.Context, path string, job compactJob) (*Compacted, error) {
+// compact runs one compaction (the session service's job: where it goes, the
+// summarizer, the run) with its progress, the client's hook, the server's drafts and
+// Pi's start/end events; the write funnel refreshes the session after it.
+func (s *Server) compact(ctx context.Context, path string, job compactJob) (service.CompactOutcome, error) {
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wd := job.wd
@@ -85,39 +71,76 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (*Com
 		wd = s.tracker.Start(ctx, job.token, "Compacting session", job.reason, cancel)
 	}
 	defer wd.End("Failed") // a safety net: End is idempotent, and every path below ends it
-	s.notify("pi/compactionStart", CompactionStart{Session: path, Reason: job.reason})
-	res, err := s.compactLocked(jctx, path, job, wd)
-	end := CompactionEnd{Session: path, Reason: job.reason}
-	if err != nil {
-		aborted := errors.Is(err, context.Canceled) || errors.Is(err, compaction.ErrCancelled) || jctx.Err() != nil
-		end.Aborted = aborted
-		quiet := compaction.NothingToDo(err)
-		if !aborted && !(quiet && job.reason != "manual") {
-			prefix := map[string]string{"manual": "Compaction failed: ", "threshold": "Auto-compaction failed: ", "overflow": "Context overflow recovery failed: "}[job.reason]
-			end.ErrorMessage = prefix + err.Error()
+	req := service.CompactRequest{Path: path, Leaf: job.leaf, KeepFrom: job.keepFrom, Instructions: job.instructions, Reason: job.reason,
+		WillRetry: job.willRetry, Force: job.force, AllowDroppedPins: job.acceptDroppedPins,
+		Hook: s.compactHook(path, job.reason, job.instructions, job.willRetry)}
+	if job.editedSummary != "" {
+		// A previewed summary: committed only for the span it was previewed on.
+		req.Previewed, req.Hook = true, nil
+		req.Reuse = func(_ compaction.Summarizer, o compaction.Options) func(context.Context, *compaction.Preparation) (*compaction.Outcome, error) {
+			return func(ctx context.Context, p *compaction.Preparation) (*compaction.Outcome, error) {
+				if compaction.SpanKey(p, job.instructions, o.Pinned) != job.spanKey {
+					return nil, &Error{Code: CodeContentModified, Kind: KindSessionChanged, Msg: "the session changed since the preview; preview again"}
+				}
+				return editedOutcome(job.editedSummary, p, o.Pinned, s.drafts.store.Lookup(path, p, job.instructions, o.Pinned)), nil
+			}
 		}
-		s.notify("pi/compactionEnd", end)
-		if !(quiet && job.reason != "manual") {
-			// Pi's session_compact_failed: every failed or cancelled compaction.
-			s.notify("pi/compactionFailed", CompactionFailed{Session: path, Reason: job.reason, Aborted: aborted, ErrorMessage: end.ErrorMessage})
+	} else {
+		req.Reuse = func(sum compaction.Summarizer, o compaction.Options) func(context.Context, *compaction.Preparation) (*compaction.Outcome, error) {
+			return s.drafts.store.ReuseFrom(path, sum, o)
 		}
-		return nil, endFailed(wd, err, aborted, "Cancelled; nothing was written", "Not compacted: ")
 	}
-	o := res.Outcome
-	firstKept := o.FirstKeptEntryID
-	if o.RetainNone {
-		firstKept = res.Entry.ID
-	}
-	result, err := json.Marshal(CompactionEndResult{Summary: o.Summary, FirstKeptEntryID: firstKept, TokensBefore: o.TokensBefore,
-		EstimatedTokensAfter: o.TokensAfter, Details: o.Details, Usage: o.Usage})
+	done := s.drafts.userJob()
+	defer done()
+	out, err := s.svc().Compact(jctx, req, jobReporter{s: s, path: path, reason: job.reason, wd: wd})
 	if err != nil {
-		return nil, err
+		return out, s.jobFailed(jctx, path, wd, err, "Not compacted: ", "Cancelled; pi wrote nothing")
 	}
-	end.Result = session.Raw[CompactionEndResult](result)
-	end.WillRetry = job.willRetry
-	s.notify("pi/compactionEnd", end)
-	wd.End(fmt.Sprintf("Compacted: %d → ~%d tokens", int(o.TokensBefore), int(o.TokensAfter)))
-	return &Compacted{Entry: session.Raw[session.CompactionEntry](res.Entry.Raw()), TokensBefore: o.TokensBefore, TokensAfter: o.TokensAfter, Audit: o.Audit}, nil
+	switch {
+	case out.Via == service.ViaPi:
+		s.afterWrite(path)
+		msg := "Compacted by pi"
+		if out.Result != nil {
+			msg = fmt.Sprintf("Compacted by pi (%d tokens before)", int(out.Result.TokensBefore))
+			if tokens := s.tokensNow(path); tokens != nil {
+				msg = fmt.Sprintf("Compacted by pi: %d → ~%v tokens", int(out.Result.TokensBefore), tokens)
+			}
+		}
+		wd.End(msg)
+	case out.NothingToCompact != "":
+		wd.End("Not compacted: " + out.NothingToCompact)
+	default:
+		s.drafts.store.Drop(path) // a draft of a compacted span is stale
+		o := out.Run.Outcome
+		wd.End(fmt.Sprintf("Compacted: %d → ~%d tokens", int(o.TokensBefore), int(o.TokensAfter)))
+	}
+	return out, nil
+}
+
+// tokensNow is the session's context figure, nil while Pi's estimate is unknown (after
+// a live pi's compaction, until its next answer).
+func (s *Server) tokensNow(path string) *float64 {
+	var tokens *float64
+	_ = s.host.withIndex(path, func(ix *session.Index) error {
+		tokens, _, _ = s.host.usage(ix.LeafPath())
+		return nil
+	})
+	return tokens
+}
+
+// compacted is the answer of a compaction pi-lsp wrote.
+func compacted(out service.CompactOutcome) Compacted {
+	o := out.Run.Outcome
+	return Compacted{Entry: out.Entry, TokensBefore: o.TokensBefore, TokensAfter: o.TokensAfter, Audit: o.Audit}
+}
+
+// compactedViaPi is the answer of a compaction the live pi wrote.
+func compactedViaPi(out service.CompactOutcome) CompactedViaPi {
+	r := CompactedViaPi{Entry: out.Entry, Via: string(out.Via), PID: out.PID}
+	if out.Result != nil {
+		r.TokensBefore = out.Result.TokensBefore
+	}
+	return r
 }
 
 // autoPreparable reports why an automatic compaction of the session at leaf ("" for
@@ -140,69 +163,6 @@ func (s *Server) autoPreparable(path, leaf string) error {
 		return err
 	})
 	return err
-}
-
-func (s *Server) compactLocked(ctx context.Context, path string, job compactJob, wd *WorkDone) (*compaction.RunResult, error) {
-	mu := s.jobLock(path)
-	if err := lockCtx(ctx, mu); err != nil {
-		return nil, err
-	}
-	defer mu.Unlock()
-	summarizer, _, err := s.summarizerFor(path)
-	if err != nil {
-		return nil, err
-	}
-	settingsFor := s.svc().SettingsFor(s.host.cwdOf(path))
-	// The job computes on a snapshot of the session: refreshes of the followed index
-	// while it runs (the model call can take minutes) do not change what it sees, and it
-	// writes only if the file is still the one the snapshot read.
-	snap, err := s.host.snapshot(path)
-	if err != nil {
-		return nil, err
-	}
-	ix := snap.Index()
-	leaf := job.leaf
-	if leaf == "" {
-		leaf = ix.LeafID()
-	}
-	pinned := ix.PinnedTexts(ix.Path(leaf))
-	done := s.drafts.userJob()
-	defer done()
-	opt := compaction.RunOptions{
-		Options: compaction.Options{
-			CustomInstructions: job.instructions,
-			Pinned:             pinned,
-			AllowDroppedPins:   job.acceptDroppedPins,
-			Progress:           wd.reportSummary,
-		},
-		LeafID:   job.leaf,
-		KeepFrom: job.keepFrom,
-		// The settings of the path compacted: with a leafId, that leaf's model overrides.
-		SettingsFor: func(provider, model string) (session.CompactionSettings, error) {
-			st, err := settingsFor(provider, model)
-			return st, serviceError(err)
-		},
-		Summarizer: summarizer,
-		Hook:       s.compactHook(path, job.reason, job.instructions, job.willRetry),
-		Phase:      wd.reportPhase,
-	}
-	if job.editedSummary != "" {
-		// A previewed summary: committed only for the span it was previewed on.
-		opt.Hook = nil
-		opt.Reuse = func(ctx context.Context, p *compaction.Preparation) (*compaction.Outcome, error) {
-			if compaction.SpanKey(p, job.instructions, pinned) != job.spanKey {
-				return nil, &Error{Code: CodeContentModified, Kind: KindSessionChanged, Msg: "the session changed since the preview; preview again"}
-			}
-			return editedOutcome(job.editedSummary, p, pinned, s.drafts.store.Lookup(path, p, job.instructions, pinned)), nil
-		}
-	} else {
-		opt.Reuse = s.drafts.store.ReuseFrom(path, summarizer, opt.Options)
-	}
-	res, err := compaction.Run(ctx, snap, opt)
-	if err == nil {
-		s.drafts.store.Drop(path) // a draft of a compacted span is stale
-	}
-	return res, err
 }
 
 // summarizerFor builds the summarizer of a job on a session (the session service's rules,
@@ -228,7 +188,9 @@ func (s *Server) summarizerFor(path string) (compaction.Summarizer, session.Comp
 	if err != nil {
 		return nil, settings, serviceError(err)
 	}
-	s.noteChoice(path, choice)
+	if choice.Notice != "" {
+		jobReporter{s: s, path: path}.Notice(choice.Notice)
+	}
 	return sum, settings, nil
 }
 
@@ -245,20 +207,6 @@ func (s *Server) settingsFor(path string) (session.CompactionSettings, error) {
 		return session.CompactionSettings{}, err
 	}
 	return settings, serviceError(serr)
-}
-
-// noteChoice shows the client, once per session and reason, the line saying that the
-// wanted model could not be used and the extractive summary is used instead.
-func (s *Server) noteChoice(path string, choice service.SummarizerChoice) {
-	n := choice.Notice
-	s.host.mu.Lock()
-	st := s.host.stateLocked(path)
-	shown := st.notice == n
-	st.notice = n
-	s.host.mu.Unlock()
-	if n != "" && !shown {
-		s.notify("window/showMessage", showMessageParams{Type: msgWarning, Message: "pi-lsp: " + n})
-	}
 }
 
 // resetLoop lets automatic compaction run again after the user changed the context.

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
+	"github.com/pi-lsp/pi-lsp/internal/redact"
 )
 
 // The JSON-RPC 2.0 connection: messages decoded once, from the frame, into what the
@@ -237,9 +238,19 @@ func (c *conn) close() error {
 	return c.st.Close()
 }
 
-// notify sends a notification.
+// notify sends a notification, redacted (redact.JSON): a notification may carry a
+// summary, a session's text or an error's words.
 func (c *conn) notify(method string, params any) error {
-	return c.st.WriteObject(outgoing{JSONRPC: "2.0", Method: method, Params: params})
+	return c.writeRedacted(outgoing{JSONRPC: "2.0", Method: method, Params: params})
+}
+
+// writeRedacted sends msg with the secrets in its strings redacted.
+func (c *conn) writeRedacted(msg outgoing) error {
+	data, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	return c.st.writeFrame(redact.JSON(data))
 }
 
 // call sends a request and decodes its result into result (when not nil). It returns
@@ -290,8 +301,19 @@ func (c *conn) reply(id ID, result any) error {
 	return c.st.writeResponse(id, data)
 }
 
-// replyError answers a request with an error.
+// replyError answers a request with an error whose message and data are redacted as a
+// notification is (an error may quote what failed); the id is the client's own, sent
+// back as it came.
 func (c *conn) replyError(id ID, e *respError) error {
+	if e != nil {
+		r := *e
+		r.Message = redact.String(r.Message)
+		if r.Data != nil {
+			d := json.RawMessage(redact.JSON(*r.Data))
+			r.Data = &d
+		}
+		e = &r
+	}
 	return c.st.WriteObject(outgoing{JSONRPC: "2.0", ID: &id, Error: e})
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -51,8 +52,8 @@ func (p *editContextParams) edit() (contextedit.Edit, error) {
 // write sequence of every command that writes (s.write).
 func (s *Server) handleEditContext(ctx context.Context, p editContextParams) (EditContextResult, error) {
 	e, _ := p.edit() // validated
-	return write(s, ctx, writeJob[EditContextResult]{target: p.target()}, func(ctx context.Context, path string, _ *WorkDone) (EditContextResult, error) {
-		res, err := contextedit.Apply(ctx, path, e)
+	return write(s, ctx, writeJob[EditContextResult]{target: p.target(), service: true}, func(ctx context.Context, path string, _ *WorkDone) (EditContextResult, error) {
+		res, err := s.svc().EditContext(ctx, service.EditContextRequest{Path: path, Edit: e, Force: p.Force}, jobReporter{s: s, path: path})
 		if err != nil {
 			return EditContextResult{}, editError(err)
 		}

@@ -205,3 +205,46 @@ func TestEditContextRefusals(t *testing.T) {
 		})
 	}
 }
+
+// pi/tree says of each node whether pi/editContext may name it (editors take the flag
+// instead of restating Pi's rule): the nested and flat forms agree; an editable node is
+// accepted, a message of the path a compaction summarized is refused.
+func TestTreeMarksWhatEditContextAccepts(t *testing.T) {
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{g16Compact}})
+	path := e.Sessions[g16Compact]
+	flat, err := e.FlatTree(map[string]any{"session": path, "flat": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested, err := e.Tree(map[string]any{"session": path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inNested := map[string]bool{}
+	for stack := nested.Roots; len(stack) > 0; {
+		n := stack[len(stack)-1]
+		stack = append(stack[:len(stack)-1], n.Children...)
+		inNested[n.ID] = n.Editable
+	}
+	var yes, summarized string
+	for _, n := range flat.Nodes {
+		if n.Editable != inNested[n.ID] {
+			t.Errorf("%s: flat tree says editable %v, nested %v", n.ID, n.Editable, inNested[n.ID])
+		}
+		if n.Editable && yes == "" {
+			yes = n.ID
+		}
+		if !n.Editable && n.OnPath && n.Type == session.TypeMessage && n.Role == session.RoleUser && summarized == "" {
+			summarized = n.ID
+		}
+	}
+	if yes == "" || summarized == "" {
+		t.Fatalf("no editable node (%q) or no summarized user message (%q) in the tree", yes, summarized)
+	}
+	if _, err := e.EditContext(map[string]any{"session": path, "entryId": summarized, "action": "omit"}); err == nil {
+		t.Errorf("pi/editContext accepted %s, which pi/tree says is not editable", summarized)
+	}
+	if _, err := e.EditContext(map[string]any{"session": path, "entryId": yes, "action": "omit"}); err != nil {
+		t.Errorf("pi/editContext refused %s, which pi/tree says is editable: %v", yes, err)
+	}
+}

@@ -6,15 +6,14 @@ package rpc
 import (
 	"context"
 
-	"github.com/pi-lsp/pi-lsp/internal/branch"
-	"github.com/pi-lsp/pi-lsp/internal/bridge"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 )
 
 // handlePin pins (or, with pinned: false, unpins) an entry.
 func (s *Server) handlePin(ctx context.Context, p pinParams) (PinResult, error) {
 	pinned := p.Pinned == nil || *p.Pinned
-	return write(s, ctx, writeJob[PinResult]{target: p.target()}, func(_ context.Context, path string, _ *WorkDone) (PinResult, error) {
-		if _, err := branch.SetPin(path, p.EntryID, pinned); err != nil {
+	return write(s, ctx, writeJob[PinResult]{target: p.target(), service: true}, func(ctx context.Context, path string, _ *WorkDone) (PinResult, error) {
+		if _, err := s.svc().Pin(ctx, service.PinRequest{Path: path, Entry: p.EntryID, Pinned: pinned, Force: p.Force}, jobReporter{s: s, path: path}); err != nil {
 			return PinResult{}, err
 		}
 		return PinResult{EntryID: p.EntryID, Pinned: pinned}, nil
@@ -28,13 +27,11 @@ func (s *Server) handleLabel(ctx context.Context, p labelParams) (LabelResult, e
 	if p.Label != nil {
 		label = *p.Label
 	}
-	viaPi := func(ctx context.Context, path string, reg *bridge.Registration, _ *WorkDone) (LabelResult, error) {
-		return s.labelViaPi(ctx, path, reg, p.EntryID, label)
-	}
-	return write(s, ctx, writeJob[LabelResult]{target: p.target(), viaPi: viaPi}, func(_ context.Context, path string, _ *WorkDone) (LabelResult, error) {
-		if _, err := branch.SetLabel(path, p.EntryID, label); err != nil {
+	return write(s, ctx, writeJob[LabelResult]{target: p.target(), service: true}, func(ctx context.Context, path string, _ *WorkDone) (LabelResult, error) {
+		out, err := s.svc().Label(ctx, service.LabelRequest{Path: path, Entry: p.EntryID, Label: label, Force: p.Force}, jobReporter{s: s, path: path})
+		if err != nil {
 			return LabelResult{}, err
 		}
-		return LabelResult{EntryID: p.EntryID, Label: label}, nil
+		return LabelResult{EntryID: p.EntryID, Label: label, Via: string(out.Via), PID: out.PID}, nil
 	})
 }

@@ -174,8 +174,7 @@ func (h *host) notifyState(path string) {
 	}
 	// The context figure projects the whole path: like the file lists, it is read from
 	// the path's entries outside the session's lock, so requests do not wait for it.
-	tokens, window, pct := h.usage(leafPath)
-	usage = ContextUsage{Session: path, Tokens: tokens, ContextWindow: window, Percent: pct, Current: current}
+	usage = h.usageNotice(path, leafPath, current)
 	// The file lists walk the whole path and read the last read of every file: done on
 	// the path's entries (which never change) without holding the session, so requests
 	// are not kept waiting.

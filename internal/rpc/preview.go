@@ -64,14 +64,17 @@ func (s *Server) handlePreviewCompaction(ctx context.Context, p previewCompactio
 // handleCommitCompaction writes a previewed (and possibly edited) summary as the
 // compaction, provided the session still has the previewed span.
 func (s *Server) handleCommitCompaction(ctx context.Context, p commitCompactionParams) (Compacted, error) {
-	job := writeJob[Compacted]{target: target{session: p.Session, force: p.Force}, lock: lockInJob}
+	job := writeJob[Compacted]{target: target{session: p.Session, force: p.Force}, service: true}
 	return write(s, ctx, job, func(ctx context.Context, path string, _ *WorkDone) (Compacted, error) {
-		c, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, editedSummary: p.Summary,
-			spanKey: p.SpanKey, acceptDroppedPins: p.AcceptDroppedPins})
+		out, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, editedSummary: p.Summary,
+			spanKey: p.SpanKey, acceptDroppedPins: p.AcceptDroppedPins, force: p.Force})
 		if err != nil {
 			return Compacted{}, err
 		}
-		return *c, nil
+		if out.Nothing != nil {
+			return Compacted{}, out.Nothing // a previewed summary has nothing to commit to
+		}
+		return compacted(out), nil
 	})
 }
 

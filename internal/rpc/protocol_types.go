@@ -262,14 +262,44 @@ type ContextBySizeResult struct {
 	Messages        []contextedit.Item `json:"messages"`
 }
 
+type contextBreakdownParams struct {
+	Session string `json:"session"`
+	// History adds the context's size along the path (a projection per event: ask for
+	// it when it is shown).
+	History bool `json:"history,omitempty"`
+}
+
+// ContextBreakdownResult is the context at a glance: what fills it by kind (the kinds
+// add up to total, Pi 1.6.0's estimate of the context), the window it fills and where
+// Pi compacts, and with history: true, its size after each reply and event of the path.
+type ContextBreakdownResult struct {
+	Session string  `json:"session"`
+	LeafID  *string `json:"leafId"`
+	Total   int     `json:"total"`
+	// UsageTokens is Pi's figure resting on the last reply's usage (what the status
+	// bar shows), null when that usage is stale (after a compaction or a context edit).
+	UsageTokens   *float64 `json:"usageTokens"`
+	ContextWindow int      `json:"contextWindow"`
+	ReserveTokens int      `json:"reserveTokens"`
+	// Threshold is where Pi compacts (contextWindow - reserveTokens); null when the
+	// session's settings disable compaction.
+	Threshold *int                     `json:"threshold"`
+	Kinds     []contextedit.KindTokens `json:"kinds"`
+	// History is there when asked for.
+	History []contextedit.SizePoint `json:"history,omitempty"`
+}
+
 // ContextResult is what the LLM would be sent now.
 type ContextResult struct {
-	Session        string          `json:"session"`
-	LeafID         *string         `json:"leafId"`
-	MessageCount   int             `json:"messageCount"`
-	Tokens         *float64        `json:"tokens"`
-	ContextWindow  int             `json:"contextWindow"`
-	Percent        *float64        `json:"percent"`
+	Session       string   `json:"session"`
+	LeafID        *string  `json:"leafId"`
+	MessageCount  int      `json:"messageCount"`
+	Tokens        *float64 `json:"tokens"`
+	ContextWindow int      `json:"contextWindow"`
+	Percent       *float64 `json:"percent"`
+	// Estimate and Source are pi/contextUsage's.
+	Estimate       *float64        `json:"estimate"`
+	Source         string          `json:"source"`
 	LastCompaction *LastCompaction `json:"lastCompaction,omitempty"`
 }
 
@@ -406,25 +436,13 @@ type CompactionEnd struct {
 	Session string `json:"session"`
 	Reason  string `json:"reason" ts:"\"manual\" | \"threshold\" | \"overflow\""`
 	// Result is Pi's compaction result (the live pi's own when via is "pi").
-	Result    session.Raw[CompactionEndResult] `json:"result,omitempty"`
-	Aborted   bool                             `json:"aborted"`
-	WillRetry bool                             `json:"willRetry"`
+	Result    *session.CompactionResult `json:"result,omitempty"`
+	Aborted   bool                      `json:"aborted"`
+	WillRetry bool                      `json:"willRetry"`
 	// ErrorMessage is prefixed as Pi prefixes it: "Compaction failed: ",
 	// "Auto-compaction failed: " or "Context overflow recovery failed: ".
 	ErrorMessage string `json:"errorMessage,omitempty"`
 	Via          string `json:"via,omitempty" ts:"\"pi\""`
-}
-
-// CompactionEndResult is the result of a compaction pi-lsp made, in Pi 1.6.0's names.
-type CompactionEndResult struct {
-	Summary          string  `json:"summary"`
-	FirstKeptEntryID string  `json:"firstKeptEntryId"`
-	TokensBefore     float64 `json:"tokensBefore"`
-	// EstimatedTokensAfter is the estimate of the context after the compaction.
-	EstimatedTokensAfter float64 `json:"estimatedTokensAfter"`
-	Details              any     `json:"details" ts:"unknown"`
-	// Usage is the summary calls' usage.
-	Usage *session.Usage `json:"usage,omitempty"`
 }
 
 // CompactionFailed is Pi's session_compact_failed: after every failed or cancelled
@@ -455,6 +473,15 @@ type ContextUsage struct {
 	ContextWindow int      `json:"contextWindow"`
 	Percent       *float64 `json:"percent"`
 	Current       bool     `json:"current"`
+	// Estimate is Pi's estimate of the context (the sum of its messages' estimates)
+	// when tokens is null: what a status shows, marked as an estimate, until the next
+	// answer brings usage; null otherwise.
+	Estimate *float64 `json:"estimate"`
+	// Source says which figure a status shows: "usage" (tokens, resting on the last
+	// answer's usage plus estimates of what follows it) or "estimate" (estimate when
+	// tokens is null; else tokens with no usage to trust: after a context edit, or in
+	// a session without any).
+	Source string `json:"source"`
 }
 
 // DraftReady says a background draft is ready: the next compaction of this span is

@@ -26,9 +26,12 @@ type TreeNode struct {
 	Pinned    bool   `json:"pinned,omitempty"`
 	// ContextEdit is "omitted" or "replaced" for an entry of the active branch whose
 	// context content the latest context_edit changes.
-	ContextEdit string      `json:"contextEdit,omitempty" ts:"ContextEditState"`
-	IsLeaf      bool        `json:"isLeaf"`
-	Children    []*TreeNode `json:"children"`
+	ContextEdit string `json:"contextEdit,omitempty" ts:"ContextEditState"`
+	// Editable: pi/editContext may name the entry (a user, assistant, toolResult or
+	// custom message of the current context: Pi's rule, decided here for every editor).
+	Editable bool        `json:"editable,omitempty"`
+	IsLeaf   bool        `json:"isLeaf"`
+	Children []*TreeNode `json:"children"`
 }
 
 func (s *Server) handleTree(ctx context.Context, p treeParams) (Encoded[TreeAnswer], error) {
@@ -83,6 +86,8 @@ func flatTreePage(ctx context.Context, ix *session.Index, offset, limit int) (no
 	}
 	pins := ix.Pins()
 	edits := contextedit.States(ix.Path(leaf))
+	_, proj := ix.ProjectedPath(leaf)
+	editable := contextedit.Editable(proj)
 	roots := ix.Tree()
 	type item struct {
 		n      *session.Node
@@ -105,7 +110,7 @@ func flatTreePage(ctx context.Context, ix *session.Index, offset, limit int) (no
 		if total >= offset && (limit == 0 || total < offset+limit) {
 			nodes = append(nodes, FlatNode{
 				TreeNode: TreeNode{ID: e.ID, Type: e.Type, Role: e.Role(), Label: it.n.Label, Preview: e.Preview(), Timestamp: e.Timestamp,
-					OnPath: onPath[e.Pos()], Pinned: pins[e.ID], IsLeaf: e.ID == leaf, ContextEdit: string(edits[e.ID])},
+					OnPath: onPath[e.Pos()], Pinned: pins[e.ID], IsLeaf: e.ID == leaf, ContextEdit: string(edits[e.ID]), Editable: editable[e.ID]},
 				ParentID: it.parent, Depth: it.depth, ChildCount: len(it.n.Children),
 			})
 		}
@@ -128,10 +133,12 @@ func treeOf(ctx context.Context, ix *session.Index) ([]*TreeNode, error) {
 	roots := ix.Tree()
 	pins := ix.Pins()
 	edits := contextedit.States(ix.Path(leaf))
+	_, proj := ix.ProjectedPath(leaf)
+	editable := contextedit.Editable(proj)
 	convert := func(n *session.Node) *TreeNode {
 		return &TreeNode{ID: n.Entry.ID, Type: n.Entry.Type, Role: n.Entry.Role(), Label: n.Label, Preview: n.Entry.Preview(),
 			Timestamp: n.Entry.Timestamp, OnPath: onPath[n.Entry.ID], Pinned: pins[n.Entry.ID], IsLeaf: n.Entry.ID == leaf,
-			ContextEdit: string(edits[n.Entry.ID]), Children: []*TreeNode{}}
+			ContextEdit: string(edits[n.Entry.ID]), Editable: editable[n.Entry.ID], Children: []*TreeNode{}}
 	}
 	type work struct {
 		src *session.Node
@@ -196,10 +203,10 @@ func (s *Server) handleContext(ctx context.Context, p sessionParams) (Encoded[Co
 		// The window is configuration: it is part of the answer's name.
 		out, err = memo(s.host, path, fmt.Sprintf("context/%d", s.host.window()), ix, func() (ContextResult, error) {
 			c := ix.BuildContext("")
-			tokens, window, pct := s.host.contextUsage(c)
+			f := s.host.figures(c)
 			res := ContextResult{
 				Session: path, LeafID: nullable(ix.LeafID()), MessageCount: len(c.Messages),
-				Tokens: tokens, ContextWindow: window, Percent: pct,
+				Tokens: f.tokens, ContextWindow: f.window, Percent: f.percent, Estimate: f.estimate, Source: f.source,
 			}
 			if c.CompactionIndex >= 0 {
 				e := c.Path[c.CompactionIndex]

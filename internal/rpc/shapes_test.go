@@ -46,6 +46,7 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 	call("pi/context", nil)
 	call("pi/files", nil)
 	call("pi/contextBySize", map[string]any{"limit": 3})
+	call("pi/contextBreakdown", map[string]any{"history": true})
 	call("pi/tree", map[string]any{"flat": true, "limit": 5})
 	tree := lsptest.Decode[struct {
 		LeafID string `json:"leafId"`

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pi-lsp/pi-lsp/internal/bridge"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -25,10 +24,10 @@ type target struct {
 // writeJob is a write to a target and how it runs; R is the command's answer.
 type writeJob[R any] struct {
 	target
-	// viaPi, when set and not forced, hands the write to a live pi with pi-lsp's
-	// bridge instead (Pi then writes its own file, as it would for its user). It
-	// refreshes the session itself: pi may have written even when it failed.
-	viaPi func(ctx context.Context, path string, reg *bridge.Registration, wd *WorkDone) (R, error)
+	// service: the write is a job of the session service, which decides where it goes
+	// (the file, a live pi with pi-lsp's bridge, or a refusal) and takes the session's
+	// job lock itself (serverSessions); the funnel resolves, reports and refreshes.
+	service bool
 	// progress, when it has a title, is the $/progress of a long job.
 	progress jobProgress
 	// lock is how the write takes the session's job lock.
@@ -53,7 +52,7 @@ type lockMode int
 const (
 	lockWait        lockMode = iota // a short write waits
 	lockCancellable                 // a long job stops waiting when it is cancelled
-	lockInJob                       // the job takes it itself (a compaction: after pi/compactionStart)
+	lockInJob                       // the job takes it itself (a service job: after its route)
 )
 
 // unwritten is returned as the error of a write's function that wrote nothing after
@@ -65,12 +64,14 @@ func (unwritten[R]) Error() string { return "nothing was written" }
 
 // write is the one sequence of a command that appends to a session: begin its progress
 // (when the job is long and says so), resolve the session (and the entry it names),
-// hand it to a live pi when the command can, refuse a session a running pi writes unless
-// forced, take the session's job lock (so the write never interleaves with a compaction
-// or another write of this server), write, and refresh the index and schedule
-// pi/sessionChanged, pi/fileOps and pi/contextUsage. Nothing is refreshed after a failed
-// write: the domain packages write whole lines or nothing. fn runs with a context the
-// progress UI cancels.
+// then either run the session service's job (which routes the write: into the file, to
+// a live pi, or refused, and takes the session's job lock) or, for the server's own
+// writes, refuse a session a running pi writes unless forced and take the job lock (so
+// the write never interleaves with a compaction or another write of this server);
+// write, and refresh the index and schedule pi/sessionChanged, pi/fileOps and
+// pi/contextUsage. Nothing is refreshed after a failed write (the domain packages
+// write whole lines or nothing), except one a live pi failed, which may have written.
+// fn runs with a context the progress UI cancels.
 func write[R any](s *Server, ctx context.Context, job writeJob[R], fn func(ctx context.Context, path string, wd *WorkDone) (R, error)) (R, error) {
 	var zero R
 	jctx, cancel := context.WithCancel(ctx)
@@ -93,15 +94,17 @@ func write[R any](s *Server, ctx context.Context, job writeJob[R], fn func(ctx c
 	if err != nil {
 		return refuse(err)
 	}
-	route, err := s.svc().RouteWrite(jctx, path, cwd, job.force, job.viaPi != nil)
-	if err != nil {
-		return refuse(serviceError(err))
+	if !job.service {
+		if _, err := s.svc().RouteWrite(jctx, path, cwd, job.force, false); err != nil {
+			return refuse(serviceError(err))
+		}
 	}
 	begin()
-	if route.Bridge != nil {
-		return job.viaPi(jctx, path, route.Bridge, wd)
+	lock := job.lock
+	if job.service {
+		lock = lockInJob
 	}
-	switch mu := s.jobLock(path); job.lock {
+	switch mu := s.jobLock(path); lock {
 	case lockWait:
 		mu.Lock()
 		defer mu.Unlock()
@@ -118,7 +121,10 @@ func write[R any](s *Server, ctx context.Context, job writeJob[R], fn func(ctx c
 		return u.answer, nil
 	}
 	if err != nil {
-		return zero, err
+		if viaPiFailed(err) {
+			s.afterWrite(path)
+		}
+		return zero, serviceError(err)
 	}
 	s.afterWrite(path)
 	return out, nil

@@ -17,6 +17,9 @@ type Config struct {
 	ReserveTokens    int
 	// BridgeDirs are where live pis register (nil: bridge.Dirs()).
 	BridgeDirs []string
+	// Sessions is how a job reads its session and waits for the other jobs of this
+	// process (nil: the files, read once per job).
+	Sessions Sessions
 }
 
 // ErrInvalidSettings: a settings file Pi 1.6.0 would refuse (errors.Is).

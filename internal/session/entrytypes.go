@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 )
 
@@ -147,4 +148,17 @@ type CustomEntry struct {
 	Type       string          `json:"type" ts:"\"custom\""`
 	CustomType string          `json:"customType"`
 	Data       json.RawMessage `json:"data,omitempty" ts:"unknown"`
+}
+
+// ID is the id of the entry r holds ("" for null): what a front end names an entry
+// another process wrote by. An entry that does not decode is an error.
+func (r Raw[T]) ID() (string, error) {
+	if len(r) == 0 || string(r) == "null" {
+		return "", nil
+	}
+	var e EntryEnvelope
+	if err := json.Unmarshal(r, &e); err != nil {
+		return "", fmt.Errorf("its entry does not decode: %w", err)
+	}
+	return e.ID, nil
 }

@@ -256,3 +256,11 @@ func preview(s string, n int) string {
 	}
 	return s
 }
+
+// HeaderCwd is the cwd of the header of the session at path, read from its header line
+// alone ("" when the file has no readable header): what deciding where a write goes
+// needs, without parsing the session.
+func HeaderCwd(path string) string {
+	h, _ := readHeader(path)
+	return h.cwd
+}

@@ -127,7 +127,7 @@ function checkVsix(p) {
   const files = entries.filter((e) => !e.endsWith("/"));
   const bins = files.filter((e) => e.startsWith("extension/bin/"));
   check(`${name}: bin/ holds only ${exeOf(p)}`, JSON.stringify(bins) === JSON.stringify([`extension/bin/${exeOf(p)}`]), JSON.stringify(bins));
-  const want = ["[Content_Types].xml", "extension.vsixmanifest", "extension/LICENSE.txt", "extension/ThirdPartyNotices.txt", "extension/changelog.md", "extension/readme.md", "extension/package.json", "extension/dist/extension.js", `extension/bin/${exeOf(p)}`, "extension/media/icon.png", "extension/media/pi.svg", "extension/media/vscode-views.png"].sort();
+  const want = ["[Content_Types].xml", "extension.vsixmanifest", "extension/LICENSE.txt", "extension/ThirdPartyNotices.txt", "extension/changelog.md", "extension/readme.md", "extension/package.json", "extension/dist/extension.js", `extension/bin/${exeOf(p)}`, "extension/media/contextPanel.css", "extension/media/contextPanel.js", "extension/media/icon.png", "extension/media/pi.svg", "extension/media/vscode-views.png"].sort();
   check(`${name}: exactly the package's ${want.length} files (bundled JS, no node_modules, no sources)`, JSON.stringify([...files].sort()) === JSON.stringify(want), JSON.stringify(files));
   const dir = path.join(TMP, name);
   fs.mkdirSync(dir, { recursive: true });

@@ -27,7 +27,7 @@ T.run(vim.env.PI_NVIM_TEST_NAME or 'attach', function()
   T.eq(0, #vim.lsp.get_clients({ name = 'pi_lsp', bufnr = 0 }), 'clients on a file outside the workspace')
 
   -- Scratch buffers get no client.
-  vim.cmd('PiContext')
+  vim.cmd('PiContextInfo')
   vim.wait(1000, function()
     return vim.api.nvim_buf_get_name(0) == 'pi://context'
   end)
@@ -49,7 +49,7 @@ T.run(vim.env.PI_NVIM_TEST_NAME or 'attach', function()
   end, 'the client to stop')
   vim.cmd('enew')
   local done = T.record_done()
-  vim.cmd('PiContext')
+  vim.cmd('PiContextInfo')
   local ev = done.ok('pi.context', 30000, 'pi.context from a new client')
   T.eq(vim.env.PI_NVIM_SESSION, ev.result.session, 'session of the client started on demand')
   local c = vim.lsp.get_clients({ name = 'pi_lsp' })[1]

@@ -15,7 +15,7 @@ T.run('branch_edit', function()
 
   -- First :PiNavigate {id} edit, and a leaf that moves before :w: asked
   -- (vim.ui.select) before writing; "Keep editing" writes nothing.
-  vim.cmd('PiContext')
+  vim.cmd('PiContextInfo')
   local leaf0 = done.wait('pi.context').result.leafId
   local assistants = {}
   for _, e in ipairs(T.read_session(session)) do

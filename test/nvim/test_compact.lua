@@ -74,8 +74,10 @@ T.run('compact', function()
       return vim.startswith(s, want) and s:match('%(%d+%%%)$') and s
     end, 'the statusline to show ' .. want .. '…')
   else
-    -- Unknown until the next reply (Pi's getContextUsage after a compaction).
-    local want = ('Pi ?/%s'):format(human(usage.contextWindow))
+    -- Pi has no figure until the next reply (getContextUsage after a compaction): the
+    -- server sends Pi's estimate, and the statusline shows it marked "~", never "?".
+    T.ok(type(usage.estimate) == 'number' and usage.source == 'estimate', 'an estimate after the compaction: %s', vim.inspect(usage))
+    local want = ('Pi ~%s/%s'):format(human(usage.estimate), human(usage.contextWindow))
     line = T.wait(5000, function()
       local s = require('pi_lsp').statusline():gsub(' · .*$', '')
       return s == want and s

@@ -12,7 +12,7 @@ T.run('draft', function()
   local notes = T.record_notify()
   local client = T.wait_client()
 
-  vim.cmd('PiContext')
+  vim.cmd('PiContextInfo')
   local ctx = done.wait('pi.context')
   T.ok(ctx.error == nil and type(ctx.result.tokens) == 'number', 'pi.context: %s', vim.inspect(ctx.error or ctx.result))
   local tokens = ctx.result.tokens

@@ -48,7 +48,7 @@ T.run('label_undo', function()
   T.eq(compaction, ev.result.compactionId, 'compactionId of the undone compaction')
   T.ok(type(ev.result.leafId) == 'string', 'leafId after undo')
 
-  vim.cmd('PiContext')
+  vim.cmd('PiContextInfo')
   ev = done.ok('pi.context')
   local lc = ev.result.lastCompaction
   T.ok(lc == nil or lc == vim.NIL or lc.id ~= compaction, 'the undone compaction is not in the context any more')

@@ -7,7 +7,7 @@ T.run('navigate', function()
   local done = T.record_done()
   T.wait_client()
 
-  vim.cmd('PiContext')
+  vim.cmd('PiContextInfo')
   local ctx = done.ok('pi.context')
   local old_leaf = ctx.result.leafId
 
@@ -54,7 +54,7 @@ T.run('navigate', function()
   end
   entries = moved
 
-  vim.cmd('PiContext')
+  vim.cmd('PiContextInfo')
   ctx = done.wait('pi.context')
   T.eq(nav.result.leafId, ctx.result.leafId, 'pi.context leaf after navigating')
 

@@ -17,7 +17,7 @@ T.run('preview', function()
   -- :PiCompact! previews; after the session changed, :w is refused.
   local sid = edit.session_id(session)
   local leaf0 = T.read_session(session)
-  vim.cmd('PiContext')
+  vim.cmd('PiContextInfo')
   local ctx = done.wait('pi.context')
   local old_leaf = ctx.result.leafId
   local target

@@ -39,7 +39,7 @@ T.run('sessions', function()
   T.eq(other, sel.arguments.path, 'path sent')
   T.eq(other, sel.result.session, 'selected session')
 
-  vim.cmd('PiContext')
+  vim.cmd('PiContextInfo')
   local ctx = done.ok('pi.context')
   T.eq(other, ctx.result.session, 'pi.context session after selecting')
   T.eq('pi://context', vim.api.nvim_buf_get_name(0), 'context buffer')

@@ -75,6 +75,10 @@ T.run('unit', function()
   st.stale = {}
   st.usage = { tokens = vim.NIL, contextWindow = 200000, percent = vim.NIL }
   T.eq('Pi ?/200.0k', require('pi_lsp').statusline(), 'statusline with unknown usage')
+  st.usage = { tokens = vim.NIL, contextWindow = 128000, percent = vim.NIL, estimate = 227, source = 'estimate' }
+  T.eq('Pi ~227/128.0k', require('pi_lsp').statusline(), "statusline after a compaction: Pi's estimate")
+  st.usage = { tokens = 5000, contextWindow = 128000, percent = 3.9, estimate = vim.NIL, source = 'estimate' }
+  T.eq('Pi ~5.0k/128.0k (4%)', require('pi_lsp').statusline(), 'statusline after a context edit: an estimate')
   st.progress['t'] = { title = 'Compacting session', percentage = 40 }
   T.eq('Pi: Compacting session 40%', require('pi_lsp').statusline(), 'statusline during a job')
   st.progress = {}

@@ -28,7 +28,7 @@
 // order), "leaf" (an id; null means Pi's explicit "before the first entry"),
 // or neither (Pi's default: the last entry).
 //
-// Ops: entries, context, tree, files, cut, prepare, collect, piload (need "file"),
+// Ops: entries, context, breakdown, tree, files, cut, prepare, collect, piload (need "file"),
 // constants, serialize, estimate, ping (no file). See
 // testdata/corpus/genuine/README.md and internal/oracle for the shapes.
 //
@@ -313,6 +313,97 @@ async function workerMain() {
           if (ai.getCurrentSystemMessage) out.systemMessage = ai.getCurrentSystemMessage(projection.messages) ?? null;
         }
         return out;
+      }
+      case "breakdown": {
+        // The context at a glance, from Pi's own code: buildSessionContext's messages by
+        // kind with Pi's estimateTokens (the system messages counted once, as Pi's
+        // getCurrentSystemMessage replays them; an assistant message's estimate split
+        // over its text, thinking and tool-call characters, floors then the largest
+        // remainders, ties in that order), and the context's size at each reply and
+        // event of the branch: the usage Pi counts (getLastAssistantUsage of the entry,
+        // calculateContextTokens) or estimateProjectedContextTokens with that entry as leaf.
+        if (!pi.buildSessionProjection || !comp.estimateProjectedContextTokens) throw new Error("breakdown needs Pi 1.6.0");
+        const requested = leafOf(req, ids, undefined);
+        const effective = requested !== undefined && entries.some((e) => e.id === requested)
+          ? requested : (entries.length ? entries[entries.length - 1].id : null);
+        assertAcyclic(entries, effective, "leaf");
+        const byId = new Map(entries.map((e) => [e.id, e]));
+        const branchTo = (id) => {
+          const out = [];
+          for (let cur = id ? byId.get(id) : undefined; cur; cur = cur.parentId ? byId.get(cur.parentId) : undefined) out.unshift(cur);
+          return out;
+        };
+        const projection = pi.buildSessionProjection(entries, effective);
+        const messages = pi.buildSessionContext(entries, effective).messages;
+        const kinds = {};
+        const add = (kind, entryId, tokens) => {
+          const k = (kinds[kind] ??= { tokens: 0, entries: new Set() });
+          k.tokens += tokens;
+          k.entries.add(entryId);
+        };
+        let system = false;
+        let i = 0;
+        for (const pe of projection.entries) {
+          for (const m of pe.messages) {
+            if (JSON.stringify(m) !== JSON.stringify(messages[i++])) throw new Error("buildSessionContext's messages are not the projection's");
+            const tokens = pi.estimateTokens(m);
+            switch (m.role) {
+              case "system": system = true; add("system", pe.sourceEntry.id, 0); break;
+              case "assistant": {
+                const chars = [0, 0, 0];
+                for (const b of m.content) {
+                  if (b.type === "text") chars[0] += b.text.length;
+                  else if (b.type === "thinking") chars[1] += b.thinking.length;
+                  else if (b.type === "toolCall") chars[2] += b.name.length + JSON.stringify(b.arguments).length;
+                }
+                const total = chars[0] + chars[1] + chars[2];
+                if (total === 0) break;
+                const share = chars.map((c) => Math.floor((tokens * c) / total));
+                const rem = chars.map((c) => (tokens * c) % total);
+                for (let left = tokens - share[0] - share[1] - share[2]; left > 0; left--) {
+                  let best = -1;
+                  for (let j = 0; j < 3; j++) if (chars[j] > 0 && (best < 0 || rem[j] > rem[best])) best = j;
+                  share[best]++;
+                  rem[best] = -1;
+                }
+                ["assistant", "thinking", "toolCall"].forEach((k, j) => { if (share[j] > 0) add(k, pe.sourceEntry.id, share[j]); });
+                break;
+              }
+              case "toolResult": add(`toolResult:${m.toolName}`, pe.sourceEntry.id, tokens); break;
+              case "user": case "compactionSummary": case "branchSummary": case "custom": case "bashExecution":
+                add(m.role, pe.sourceEntry.id, tokens); break;
+            }
+          }
+        }
+        if (system) kinds.system.tokens = pi.estimateTokens(ai.getCurrentSystemMessage(messages));
+        let total = 0;
+        for (const k of Object.values(kinds)) total += k.tokens;
+        const branch = branchTo(effective);
+        const history = [];
+        for (const e of branch) {
+          let event = null;
+          if (e.type === "message") {
+            if (e.message.role !== "assistant") continue;
+            const usage = comp.getLastAssistantUsage([e]);
+            if (usage) {
+              history.push({ entryId: e.id, tokens: comp.calculateContextTokens(usage), source: "usage", event: null });
+              continue;
+            }
+          } else if (e.type === "compaction" || e.type === "branch_summary" || e.type === "context_edit") {
+            event = e.type;
+          } else continue;
+          const tokens = comp.estimateProjectedContextTokens(pi.buildSessionProjection(entries, e.id), branchTo(e.id)).tokens;
+          history.push({ entryId: e.id, tokens, source: "estimate", event });
+        }
+        const projected = comp.estimateProjectedContextTokens(projection, branch);
+        return {
+          leafId: effective,
+          total,
+          kinds: Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, { tokens: v.tokens, entries: v.entries.size }])),
+          usageTokens: projected.lastUsageIndex === null ? null : projected.tokens,
+          projected,
+          history,
+        };
       }
       case "tree": {
         const sm = openCopy(copyPath);
@@ -643,7 +734,7 @@ async function main() {
   }
 
   const FILELESS = new Set(["ping", "constants", "serialize", "estimate", "mostrecent", "settings"]);
-  const FILE_OPS = new Set(["entries", "context", "tree", "files", "cut", "prepare", "collect", "piload", "summarize", "branchsummarize"]);
+  const FILE_OPS = new Set(["entries", "context", "breakdown", "tree", "files", "cut", "prepare", "collect", "piload", "summarize", "branchsummarize"]);
   async function handleLine(line) {
     let req;
     try {

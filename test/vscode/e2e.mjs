@@ -203,7 +203,7 @@ function leafRowOf(page, kind) {
 }
 
 async function statusText(page) {
-  const item = page.locator(".statusbar-item", { hasText: /Pi (\d|\?|compacting)/ }).first();
+  const item = page.locator(".statusbar-item", { hasText: /Pi (~|\d|\?|compacting)/ }).first();
   if ((await item.count()) === 0) return "";
   return ((await item.textContent()) || "").trim();
 }
@@ -455,18 +455,18 @@ async function main() {
       return r.some((x) => /^Compaction/.test(x) && /current leaf/.test(x)) ? r : undefined;
     }, 15_000, 250);
     check("the tree shows the compaction entry as the current leaf", !!rowsAfter, j((await treeRows(page, "Pi Session")).slice(-3)));
-    // Smaller, or unknown ("?") until the agent's next reply, as Pi itself reports after a compaction.
+    // Smaller, or Pi's estimate ("~", Pi itself reports no figure) until the agent's next reply; never "?".
     const status1 = await waitFor(async () => {
       const s = await statusText(page);
-      return s && s !== status0 && /Pi (\d|\?)/.test(s) ? s : undefined;
+      return s && s !== status0 && /Pi (~|\d|\?)/.test(s) ? s : undefined;
     }, 15_000, 250);
     const smaller = (() => {
-      const m = /Pi ([\d.]+)(k|M)?\//.exec(status1 ?? "");
+      const m = /Pi ~?([\d.]+)(k|M)?\//.exec(status1 ?? "");
       const n0 = /Pi ([\d.]+)(k|M)?\//.exec(status0 ?? "");
       const val = (x) => (x ? Number(x[1]) * (x[2] === "k" ? 1e3 : x[2] === "M" ? 1e6 : 1) : NaN);
-      return status1 && (/Pi \?\//.test(status1) || val(m) < val(n0));
+      return status1 && !/Pi \?\//.test(status1) && (/Pi ~/.test(status1) || val(m) < val(n0));
     })();
-    check("the status bar updated: a smaller context, or unknown until the next reply", !!smaller, `${status0} -> ${status1 ?? (await statusText(page))}`);
+    check("the status bar updated: a smaller context, or Pi's estimate (~) until the next reply, never ?", !!smaller, `${status0} -> ${status1 ?? (await statusText(page))}`);
     await shot(page, "after-compaction");
 
     // ---- Show summary of the last compaction ----

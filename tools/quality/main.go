@@ -29,9 +29,44 @@ func main() {
 	only := flag.String("case", "", "run only the cases whose name contains this")
 	dump := flag.String("dump", "", "write each case's session file (JSONL) into this directory")
 	noModel := flag.Bool("no-model", false, "skip the model even when one is configured")
+	realDir := flag.String("real", "testdata/real", "the directory of the real-session corpus (see -import-real)")
+	importFrom := flag.String("import-real", "", "import the real sessions of internal/quality/corpus.tsv from clones of their repositories under this directory into -real, then stop")
+	realOnly := flag.Bool("real-only", false, "run only the real-session corpus")
+	demo := flag.String("demo", "", "write the example session of make demo (quality.DemoSession) to this file, then stop")
+	showHeld := flag.Bool("show-held-out", false, "with -v, print the held-out real sessions' summaries too (never while tuning)")
 	flag.Parse()
 	log.SetFlags(0)
 	ctx := context.Background()
+	if *demo != "" {
+		if err := os.WriteFile(*demo, quality.DemoSession(), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *importFrom != "" {
+		if err := importReal(*importFrom, *realDir); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *realOnly {
+		runs, err := runReal(ctx, *realDir, *only, []compaction.Summarizer{compaction.Extractive{}, quality.HeadingOnly{}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		if runs == nil {
+			log.Fatalf("no real-session corpus in %s (go run ./tools/quality -import-real DIR)", *realDir)
+		}
+		if *verbose {
+			printReal(runs[0], *showHeld)
+		}
+		var b bytes.Buffer
+		realTable(&b, runs)
+		b.WriteString("\n")
+		realProbeTable(&b, runs[0])
+		fmt.Print(b.String())
+		return
+	}
 
 	var cases []*quality.Case
 	for _, c := range quality.Cases() {
@@ -95,8 +130,20 @@ func main() {
 		quality.WriteCases(&d, runs)
 		fmt.Print(d.String())
 	}
+	realRuns, err := runReal(ctx, *realDir, *only, []compaction.Summarizer{compaction.Extractive{}, quality.HeadingOnly{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if realRuns == nil {
+		fmt.Printf("\nno real-session corpus in %s (go run ./tools/quality -import-real DIR): its part of the report is left empty\n", *realDir)
+	} else {
+		var rb bytes.Buffer
+		rb.WriteString("\nreal sessions:\n")
+		realTable(&rb, realRuns)
+		fmt.Print(rb.String())
+	}
 	if *write != "" {
-		if err := os.WriteFile(*write, report(runs, modelNote), 0o644); err != nil {
+		if err := os.WriteFile(*write, report(runs, modelNote, realRuns, *realDir), 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}

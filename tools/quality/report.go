@@ -16,7 +16,12 @@ var history = []string{
 	"The extractive summarizer before the rewrite of issue 29 (every tool call a Done item, no In Progress, generic next steps): mean 0.534 on all 32 cases (0.523 on the tuning set, 0.581 on the held-out set), 3 of 32 at or above 0.75, measured with the scorer of this report.",
 }
 
-func report(runs []*quality.Run, modelNote string) []byte {
+// realHistory are earlier results on the real-session corpus, kept by hand.
+var realHistory = []string{
+	"The extractive summarizer before the work of issue 35 (no todo tools, no inferred goal, command labels cut inside quotes and here-documents, report headings and table rows as items, harness text from assistant and tool text kept): continuation 0.718 on all 72 sessions (0.737 tuning, 0.665 held-out), clean output in 38% of them (40% tuning, 32% held-out), a stale blocker in 1, measured with the probes of this report.",
+}
+
+func report(runs []*quality.Run, modelNote string, realRuns []*quality.RealRun, realDir string) []byte {
 	var b bytes.Buffer
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("# Checkpoint quality\n\n")
@@ -41,6 +46,8 @@ func report(runs []*quality.Run, modelNote string) []byte {
 	w("only the kept messages hold, a fact written as an alternative of conjunctions, which the\n")
 	w("syntax does not have, a negative term so broad that correct text matched it); the held-out\n")
 	w("annotations were only checked against the sessions (`TestAnnotationsAreInTheSummarizedPart`).\n\n")
+
+	writeRealSection(&b, realRuns, realDir)
 
 	w("## Per dimension\n\nMeans over every case; penalties are mean deductions.\n\n")
 	quality.WriteDimensions(&b, runs)
@@ -177,4 +184,70 @@ var differences = []string{
 	"Harness text (a `<system-reminder>` block, a skill's wrapper, a pasted prompt) in the summary costs a penalty; the rubric names it among its anti-shortcut checks without a number.",
 	"The split-turn format Pi writes today (`## Original Request`, `## Progress So Far`, `## Context Needed to Continue`) is the one accepted; the rubric's text names older headings.",
 	"No reference summary is used (the rubric's optional `reference` overlap), so the score does not depend on one model's wording.",
+}
+
+// writeRealSection is the report's part on the real-session corpus.
+func writeRealSection(b *bytes.Buffer, runs []*quality.RealRun, dir string) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	w("## Real sessions\n\n")
+	w("Sessions no one here wrote (listed in `internal/quality/corpus.tsv`, below): Pi's own test\n")
+	w("sessions and Claude Code sessions a project published, converted to Pi sessions by\n")
+	w("`internal/quality/convert` (credentials redacted). They are not in the repository: `go run\n")
+	w("./tools/quality -import-real DIR` reads them from clones of their repositories under DIR (at the\n")
+	w("listed commits) into `%s` (git-ignored), and `make quality` runs over what that directory\n", dir)
+	w("holds. Each is compacted as Pi would (`compaction.Prepare` with Pi's default 20,000 kept tokens,\n")
+	w("or a quarter of a smaller session) and probed against its summarized span by code\n")
+	w("(`internal/quality/probes.go`), with no annotation:\n\n")
+	for _, p := range probeHow {
+		w("- %s\n", p)
+	}
+	w("\nThe continuation score of a session is the mean of the probes that apply to it. Two guards are\n")
+	w("reported apart: **clean output** (no harness text, no command cut inside quotes or `$(…)`, no\n")
+	w("double list marker, no heading, table row or bold lead-in as an item, no pasted log as the\n")
+	w("goal, no line over 400 characters) and **no stale blocker** (no failure the span moved past,\n")
+	w("its target's last call having succeeded, under Blocked). A quarter of the sessions, those\n")
+	w("whose hash of repository and path is lowest, are held out: their summaries were never looked\n")
+	w("at while the summarizer was changed.\n\n")
+	if runs == nil {
+		w("The corpus was not in `%s` when this report was made; import it to fill this section.\n\n", dir)
+		return
+	}
+	realTable(b, runs)
+	w("\n")
+	for _, h := range realHistory {
+		w("%s\n\n", h)
+	}
+	if n := len(runs[0].Skipped); n > 0 {
+		w("Not compacted (too small once converted: nothing before the kept part): %s.\n\n", strings.Join(runs[0].Skipped, ", "))
+	}
+	if n := len(runs[0].Missing); n > 0 {
+		w("Missing from `%s`: %d of the manifest's sessions.\n\n", dir, n)
+	}
+	w("### Per probe (extractive)\n\nMeans where the probe applies.\n\n")
+	realProbeTable(b, runs[0])
+	w("\n### Per session\n\n")
+	realSessionTable(b, runs)
+	w("\n### The corpus\n\n| session | repository | path | commit | license |\n|---|---|---|---|---|\n")
+	for _, src := range quality.RealSources() {
+		name := src.Name
+		if src.HeldOut {
+			name += " (held out)"
+		}
+		w("| %s | %s | `%s` | %s | %s |\n", name, src.Repo, src.Path, src.Commit[:12], src.License)
+	}
+	w("\nThe Claude Code sessions come from a repository that states no license; they are used\n")
+	w("here only as local test input, never copied into this repository.\n\n")
+	w("`go run ./tools/quality -real-only [-v]` runs this part alone; `-v` prints the tuning\n")
+	w("sessions' summaries with what their probes missed (`-show-held-out` adds the held-out ones).\n\n")
+}
+
+var probeHow = []string{
+	"**latest request** and **every request**: a user message is a request when, without harness text (system reminders, command wrappers, caveats, interrupt notes), it is no slash command, no acknowledgement and not mostly pasted output; the summary must carry 60% of its first 20 content words (partial credit below)",
+	"**files modified**: every path written or edited in the span is in the summary",
+	"**open failure**: when the span's last tool result (todo updates aside) is a failure, its target (a command's program and first argument, a file's path) is named under Goal, In Progress, Blocked, Next Steps or Critical Context",
+	"**last intent**: the assistant's last sentence saying what it will do (\"Let me…\", \"I'll…\", \"Next I…\") in its last text, half of its content words in those sections",
+	"**open todos**: the pending and in-progress items of the last todo list (TodoWrite, a Pi todo extension), each in those sections",
+	"**ids typed**: the ids the agent typed in its tool arguments (UUIDs, hex ids, #numbers, version tags, pod names; the newest six) are in the summary",
+	"**last action**: the target of the span's last tool call (todo updates aside) is in the summary",
+	"**next step**: a Next Steps item names something of the span and none repeats a Done item",
 }

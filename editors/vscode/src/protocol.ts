@@ -23,6 +23,7 @@ export const Commands = {
   rewind: "pi.rewind",
   condense: "pi.condense",
   contextBySize: "pi.contextBySize",
+  contextBreakdown: "pi.contextBreakdown",
   tree: "pi.tree",
   sessions: "pi.sessions",
   selectSession: "pi.selectSession",
@@ -44,6 +45,7 @@ export const Methods = {
   rewind: "pi/rewind",
   condense: "pi/condense",
   contextBySize: "pi/contextBySize",
+  contextBreakdown: "pi/contextBreakdown",
   tree: "pi/tree",
   sessions: "pi/sessions",
   selectSession: "pi/selectSession",
@@ -532,6 +534,57 @@ export interface ContextItem {
   contextEdit?: string;
 }
 
+export interface ContextBreakdownParams {
+  session?: string;
+  /** history adds the context's size along the path (a projection per event: ask for it when it is shown). */
+  history?: boolean;
+}
+
+/** ContextBreakdownResult is the context at a glance: what fills it by kind (the kinds add up to total, Pi 1.6.0's estimate of the context), the window it fills and where Pi compacts, and with history: true, its size after each reply and event of the path. */
+export interface ContextBreakdownResult {
+  session: string;
+  leafId: string | null;
+  total: number;
+  /** usageTokens is Pi's figure resting on the last reply's usage (what the status bar shows), null when that usage is stale (after a compaction or a context edit). */
+  usageTokens: number | null;
+  contextWindow: number;
+  reserveTokens: number;
+  /** threshold is where Pi compacts (contextWindow - reserveTokens); null when the session's settings disable compaction. */
+  threshold: number | null;
+  kinds: KindTokens[];
+  /** history is there when asked for. */
+  history?: SizePoint[];
+}
+
+/** KindTokens is one kind of the breakdown: its tokens, how many entries contribute to it, and the largest of them. */
+export interface KindTokens {
+  kind: string;
+  tokens: number;
+  entries: number;
+  /** largest are the entries that contribute most, largest first (at most LargestPerKind; for system, each system message's own estimate, which the replayed prompt folds together). */
+  largest: KindEntry[];
+}
+
+/** KindEntry is what one entry contributes to one kind. */
+export interface KindEntry {
+  entryId: string;
+  tokens: number;
+  preview: string;
+}
+
+/** SizePoint is the context's size at one entry of a path. */
+export interface SizePoint {
+  entryId: string;
+  tokens: number;
+  source: string;
+  /** event is the event of an event entry, nil on an assistant reply. */
+  event: string | null;
+  /** tokensBefore is a compaction's own figure of the context it compacted. */
+  tokensBefore?: number;
+  /** cleared: a context edit that cleared a tool result (pi-lsp's placeholder). */
+  cleared?: boolean;
+}
+
 export interface TreeParams {
   session?: string;
   /** flat gives the nodes in depth-first order with parent and depth. */
@@ -560,6 +613,8 @@ export interface TreeNode {
   pinned?: boolean;
   /** contextEdit is "omitted" or "replaced" for an entry of the active branch whose context content the latest context_edit changes. */
   contextEdit?: ContextEditState;
+  /** editable: pi/editContext may name the entry (a user, assistant, toolResult or custom message of the current context: Pi's rule, decided here for every editor). */
+  editable?: boolean;
   isLeaf: boolean;
   children: TreeNode[];
 }
@@ -585,6 +640,8 @@ export interface FlatTreeNode {
   pinned?: boolean;
   /** contextEdit is "omitted" or "replaced" for an entry of the active branch whose context content the latest context_edit changes. */
   contextEdit?: ContextEditState;
+  /** editable: pi/editContext may name the entry (a user, assistant, toolResult or custom message of the current context: Pi's rule, decided here for every editor). */
+  editable?: boolean;
   isLeaf: boolean;
   parentId?: string;
   depth: number;
@@ -655,6 +712,9 @@ export interface ContextResult {
   tokens: number | null;
   contextWindow: number;
   percent: number | null;
+  /** estimate and Source are pi/contextUsage's. */
+  estimate: number | null;
+  source: string;
   lastCompaction?: LastCompaction;
 }
 
@@ -794,7 +854,7 @@ export interface CompactionEnd {
   session: string;
   reason: "manual" | "threshold" | "overflow";
   /** result is Pi's compaction result (the live pi's own when via is "pi"). */
-  result?: CompactionEndResult;
+  result?: CompactionResult;
   aborted: boolean;
   willRetry: boolean;
   /** errorMessage is prefixed as Pi prefixes it: "Compaction failed: ", "Auto-compaction failed: " or "Context overflow recovery failed: ". */
@@ -802,16 +862,17 @@ export interface CompactionEnd {
   via?: "pi";
 }
 
-/** CompactionEndResult is the result of a compaction pi-lsp made, in Pi 1.6.0's names. */
-export interface CompactionEndResult {
+/** CompactionResult is Pi 1.6.0's CompactionResult: what a compaction answers, whoever made it. It is the one type of the three answers pi-lsp sees: Pi's own (a live pi's compaction_end event and its answer through pi-lsp's bridge) and pi-lsp's (the result of pi/compactionEnd). */
+export interface CompactionResult {
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
-  /** estimatedTokensAfter is the estimate of the context after the compaction. */
-  estimatedTokensAfter: number;
-  details: unknown;
+  /** estimatedTokensAfter is the estimate of the context after the compaction (absent when a live pi did not say). */
+  estimatedTokensAfter?: number;
   /** usage is the summary calls' usage. */
   usage?: Usage;
+  /** details are the file lists of Pi's own compaction, or an extension's details. */
+  details?: unknown;
 }
 
 /** CompactionFailed is Pi's session_compact_failed: after every failed or cancelled compaction. */
@@ -840,6 +901,10 @@ export interface ContextUsage {
   contextWindow: number;
   percent: number | null;
   current: boolean;
+  /** estimate is Pi's estimate of the context (the sum of its messages' estimates) when tokens is null: what a status shows, marked as an estimate, until the next answer brings usage; null otherwise. */
+  estimate: number | null;
+  /** source says which figure a status shows: "usage" (tokens, resting on the last answer's usage plus estimates of what follows it) or "estimate" (estimate when tokens is null; else tokens with no usage to trust: after a context edit, or in a session without any). */
+  source: string;
 }
 
 /** ToolOutputCleared is sent when the first tier of automatic compaction (the clearToolOutput setting) cleared old tool output of a hosted session. */

@@ -122,3 +122,8 @@ func Str(p *string) string {
 func (e *Env) ClearToolOutput(params any) (rpc.ClearToolOutputResult, error) {
 	return CallFor[rpc.ClearToolOutputResult](e, "pi/clearToolOutput", params)
 }
+
+// ContextBreakdown is pi/contextBreakdown.
+func (e *Env) ContextBreakdown(params any) (rpc.ContextBreakdownResult, error) {
+	return CallFor[rpc.ContextBreakdownResult](e, "pi/contextBreakdown", params)
+}

@@ -80,7 +80,7 @@ func All() []Secret {
 	urlPass := tok("", 16, alnum) + "-x"
 	key := pemKey("RSA ", 6)
 	openssh := pemKey("OPENSSH ", 4)
-	return []Secret{
+	return append(append([]Secret{
 		{"private-key", key, "use this key:\n" + key + "\nthen ssh in", "use this key:\n[redacted: private-key]\nthen ssh in"},
 		{"private-key", openssh, "cat > id_ed25519 <<EOF\n" + openssh + "\nEOF", "cat > id_ed25519 <<EOF\n[redacted: private-key]\nEOF"},
 		{"anthropic-api-key", tok("sk-ant-api03-", 93, b64url) + "AA", "ANTHROPIC_API_KEY=" + tok("sk-ant-api03-", 93, b64url) + "AA", "ANTHROPIC_API_KEY=[redacted: anthropic-api-key]"},
@@ -114,7 +114,7 @@ func All() []Secret {
 		{"authorization-header", basic, "authorization: basic " + basic, "authorization: basic [redacted: authorization-header]"},
 		{"api-key-header", tok("", 32, alnum), "-H 'x-api-key: " + tok("", 32, alnum) + "'", "-H 'x-api-key: [redacted: api-key-header]'"},
 		{"url-password", urlPass, "psql postgres://app:" + urlPass + "@db.internal:5432/app", "psql postgres://app:[redacted: url-password]@db.internal:5432/app"},
-	}
+	}, FormatSecrets()...), IssueForms()...)
 }
 
 // Window is the length of the pieces of a secret that Leak looks for.

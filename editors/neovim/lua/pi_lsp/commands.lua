@@ -163,9 +163,15 @@ local function show_files(result, client)
 end
 
 local function show_context(result, client)
-  if client and result.tokens then
+  if client then
     local st = require('pi_lsp.handlers').get_state(client.id)
-    st.usage = { tokens = result.tokens, contextWindow = result.contextWindow, percent = result.percent }
+    st.usage = {
+      tokens = result.tokens,
+      contextWindow = result.contextWindow,
+      percent = result.percent,
+      estimate = result.estimate,
+      source = result.source,
+    }
     st.session = result.session or st.session
   end
   local copts = require('pi_lsp.config').options.context
@@ -459,6 +465,12 @@ function M.clear_tool_output(opts, cb, client_id)
   end, client_id)
 end
 
+-- :PiContext --------------------------------------------------------------------------
+
+function M.context_picture(cb)
+  require('pi_lsp.context_picture').open(nil, cb)
+end
+
 -- :PiContextBySize --------------------------------------------------------------------
 
 function M.context_by_size(cb)
@@ -603,6 +615,14 @@ end
 function M.status()
   local pi = require('pi_lsp')
   local lines = { pi.statusline() ~= '' and pi.statusline() or 'Pi: no session reported yet' }
+  local st = pi.state()
+  local u = st and st.usage
+  if type(u) == 'table' and u.source == 'estimate' then
+    lines[#lines + 1] = tonumber(u.tokens) and "~: Pi's estimate (no usage to rest on since the last context edit)"
+      or "~: Pi's estimate, until the next reply brings usage (the session was compacted)"
+  elseif type(u) == 'table' and u.source == 'usage' then
+    lines[#lines + 1] = "from the last reply's usage"
+  end
   local c = pi.summarizer()
   local level = vim.log.levels.INFO
   if c then
@@ -765,7 +785,8 @@ M.user_commands = {
     end,
     { nargs = '?', complete = 'file', desc = 'Pi: use the session file [path]' },
   },
-  PiContext = { run('context'), { nargs = 0, desc = 'Pi: context usage and the last summary' } },
+  PiContextInfo = { run('context'), { nargs = 0, desc = 'Pi: context usage and the last summary' } },
+  PiContext = { run('context_picture'), { nargs = 0, desc = 'Pi: the context at a glance (by kind, largest entries, size over the path)' } },
   PiStatus = {
     function()
       M.status()

@@ -15,7 +15,7 @@ local M = {}
 ---@field selected? string the session chosen with pi.selectSession (the server's current one from then on)
 ---@field leafId? string
 ---@field entries? integer
----@field usage? {tokens: integer, contextWindow: integer, percent: number}
+---@field usage? {tokens: integer, contextWindow: integer, percent: number, estimate?: number, source?: string}
 ---@field files? {readFiles: string[], modifiedFiles: string[]}
 ---@field stale table<string, {path: string, readAt?: string, modifiedAt?: string, reason: string}[]> by session path
 ---@field draft? {session: string, firstKeptEntryId?: string, tokensBefore?: integer, incremental?: boolean, leafId?: string}
@@ -143,11 +143,18 @@ M.handlers = {
     if changed then
       require('pi_lsp.tree').on_session_changed(ctx.client_id, params)
       require('pi_lsp.context_size').on_session_changed(ctx.client_id, params)
+      require('pi_lsp.context_picture').on_session_changed(ctx.client_id, params)
     end
   end),
   ['pi/contextUsage'] = notification('PiContextUsage', function(st, params)
     if not foreign(st, params.session) then
-      st.usage = { tokens = params.tokens, contextWindow = params.contextWindow, percent = params.percent }
+      st.usage = {
+        tokens = params.tokens,
+        contextWindow = params.contextWindow,
+        percent = params.percent,
+        estimate = params.estimate,
+        source = params.source,
+      }
       if params.session then
         st.session = params.session
       end
@@ -273,9 +280,13 @@ function M.refresh_usage(client, bufnr)
     end
     st.session = result.session or st.session
     st.leafId = result.leafId or st.leafId
-    if result.tokens then
-      st.usage = { tokens = result.tokens, contextWindow = result.contextWindow, percent = result.percent }
-    end
+    st.usage = {
+      tokens = result.tokens,
+      contextWindow = result.contextWindow,
+      percent = result.percent,
+      estimate = result.estimate,
+      source = result.source,
+    }
     redraw()
   end, bufnr)
 end

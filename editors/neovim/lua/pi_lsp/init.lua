@@ -148,7 +148,8 @@ function M.summarizer(bufnr)
   return type(c) == 'table' and vim.deepcopy(c) or nil
 end
 
---- Context usage for a statusline, e.g. "Pi 84.2k/200.0k (42%)", followed by
+--- Context usage for a statusline, e.g. "Pi 84.2k/200.0k (42%)" ("Pi ~227/128.0k": Pi's
+--- estimate, after a compaction until the next reply brings usage), followed by
 --- " · live" when a running pi with pi-lsp's bridge holds the session, " · no model"
 --- when the session's model cannot be used for summaries (see summarizer()),
 --- " · draft ready" when a background compaction draft is ready and " · 2 stale"
@@ -182,15 +183,20 @@ function M.statusline(bufnr)
   local s = ''
   if type(u) == 'table' then
     local tokens, window = tonumber(u.tokens), tonumber(u.contextWindow)
-    if not tokens then
-      -- Unknown (e.g. right after a compaction, before the next reply).
+    local estimate = tonumber(u.estimate)
+    if not tokens and estimate then
+      -- Pi has no figure after a compaction until the next reply: its estimate, marked "~".
+      s = ('Pi ~%s/%s'):format(human(estimate), human(window))
+    elseif not tokens then
+      -- Unknown (a server without the estimate, right after a compaction).
       s = window and ('Pi ?/%s'):format(human(window)) or ''
     else
+      local approx = u.source == 'estimate' and '~' or ''
       local pct = (window and window > 0) and (100 * tokens / window) or tonumber(u.percent)
       if pct then
-        s = ('Pi %s/%s (%d%%)'):format(human(tokens), human(window), math.floor(pct + 0.5))
+        s = ('Pi %s%s/%s (%d%%)'):format(approx, human(tokens), human(window), math.floor(pct + 0.5))
       else
-        s = ('Pi %s'):format(human(tokens))
+        s = ('Pi %s%s'):format(approx, human(tokens))
       end
     end
   end

@@ -331,14 +331,10 @@ local function label_at_cursor(buf)
   end)
 end
 
---- Whether a context edit may name the node (Pi's rule): a user, assistant or
---- toolResult message, or a custom_message, on the current path.
+--- Whether a context edit may name the node: the server says so (Pi's rule, decided
+--- there for every editor).
 function M.editable(node)
-  if type(node) ~= 'table' or not node.onPath then
-    return false
-  end
-  return node.type == 'custom_message'
-    or (node.type == 'message' and (node.role == 'user' or node.role == 'assistant' or node.role == 'toolResult'))
+  return type(node) == 'table' and node.editable == true
 end
 
 --- x / e / u in the tree: hide, replace or restore the message under the cursor.

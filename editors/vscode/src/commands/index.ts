@@ -9,6 +9,7 @@ import { EXTENSION_COMMANDS as C, ServerCommandId, SERVER_COMMANDS } from "../mo
 import { ViewNode } from "../models/tree";
 import { ClearToolOutputParams, EditContextParams, NavigateParams } from "../protocol";
 import { testLog } from "../testLog";
+import { showContextPanel } from "../views/contextPanel";
 import { clearToolOutput, clearToolOutputInteractive } from "./clear";
 import { compact, keepDroppedEntity, previewCompaction, showLastCompactionSummary } from "./compaction";
 import { contextBySizeInteractive, editContext, editContextInteractive, editRow, replaceRow, showContext } from "./contextEdit";
@@ -40,6 +41,7 @@ const SERVER_HANDLERS: Record<ServerCommandId, ServerCommandHandler> = {
   "pi.contextBySize": (pi, arg, next) => (arg ? next() : contextBySizeInteractive(pi)),
   "pi.rewind": (pi, arg, next) => (arg ? next() : rewindFilesTo(pi, undefined)),
   "pi.condense": (pi, arg, next) => (arg ? next() : condenseRange(pi, undefined)),
+  "pi.contextBreakdown": (pi, arg, next) => (arg ? next() : showContextPanel(pi)),
 };
 
 const SERVER_IDS: ReadonlySet<string> = new Set(SERVER_COMMANDS.map((c) => c.id));

@@ -25,6 +25,7 @@ export const SERVER_COMMANDS = [
   { id: "pi.rewind", title: "Rewind Files to Entry" },
   { id: "pi.condense", title: "Condense Context Range" },
   { id: "pi.contextBySize", title: "Context by Size" },
+  { id: "pi.contextBreakdown", title: "Show Context Picture" },
 ] as const satisfies readonly CommandInfo[];
 
 /** A server command id; commands/index.ts has one handler per id, so a new one fails to compile until handled. */

@@ -42,8 +42,17 @@ export function statusLevel(tokens: number, contextWindow: number, reserveTokens
 export const DRAFT_MARKER = "$(zap)";
 export const DRAFT_TOOLTIP = "A summary draft is ready: compaction will be instant.";
 
+/** pi/contextUsage as the status reads it: Pi's figure, or (null) Pi's estimate and which one it is. */
+export interface UsageFigures {
+  tokens: number | null;
+  contextWindow: number;
+  percent?: number | null;
+  estimate?: number | null;
+  source?: string;
+}
+
 export function statusView(
-  usage: { tokens: number | null; contextWindow: number; percent?: number | null } | undefined,
+  usage: UsageFigures | undefined,
   reserveTokens?: number,
   draftReady = false,
 ): StatusView {
@@ -54,14 +63,18 @@ export function statusView(
   return { ...v, text: `${v.text} ${DRAFT_MARKER}`, tooltip: lines.join("\n") };
 }
 
-function baseStatusView(
-  usage: { tokens: number | null; contextWindow: number; percent?: number | null } | undefined,
-  reserveTokens?: number,
-): StatusView {
+function baseStatusView(usage: UsageFigures | undefined, reserveTokens?: number): StatusView {
   if (!usage) {
     return { text: "$(pulse) Pi", tooltip: "Pi: no session context yet. Click to compact the session.", level: "normal" };
   }
-  if (typeof usage.tokens !== "number" || !Number.isFinite(usage.tokens)) {
+  const known = typeof usage.tokens === "number" && Number.isFinite(usage.tokens);
+  const estimate = usage.estimate;
+  if (!known && typeof estimate === "number" && Number.isFinite(estimate)) {
+    // Pi has no figure after a compaction until the next reply: show its estimate, marked "~".
+    return figureView(estimate, usage.contextWindow, null, reserveTokens, true,
+      "Pi's estimate (the sum of its messages' estimates): no reply since the compaction has reported usage yet; the next reply brings Pi's real figure.");
+  }
+  if (!known) {
     // Pi's own answer right after a compaction: the size is known again after the next reply.
     const win = usage.contextWindow > 0 ? formatTokens(usage.contextWindow) : "?";
     return {
@@ -70,20 +83,32 @@ function baseStatusView(
       level: "normal",
     };
   }
-  const tokens = usage.tokens;
+  const estimated = usage.source === "estimate";
+  return figureView(usage.tokens as number, usage.contextWindow, usage.percent, reserveTokens, estimated,
+    estimated
+      ? "Pi's estimate (the sum of its messages' estimates): no usage to rest on since the last context edit."
+      : "From the last reply's usage (plus estimates of what follows it).");
+}
+
+function figureView(
+  tokens: number,
+  contextWindow: number,
+  percent: number | null | undefined,
+  reserveTokens: number | undefined,
+  estimated: boolean,
+  source: string,
+): StatusView {
   const pct =
-    typeof usage.percent === "number" && Number.isFinite(usage.percent)
-      ? usage.percent
-      : usage.contextWindow > 0
-        ? (tokens / usage.contextWindow) * 100
-        : 0;
+    typeof percent === "number" && Number.isFinite(percent) ? percent : contextWindow > 0 ? (tokens / contextWindow) * 100 : 0;
   const pctText = `${Math.round(pct)}%`;
-  const level = statusLevel(tokens, usage.contextWindow, reserveTokens);
-  const threshold = compactionThreshold(usage.contextWindow, reserveTokens);
-  const win = usage.contextWindow > 0 ? formatTokens(usage.contextWindow) : "?";
-  const text = `$(pulse) Pi ${formatTokens(tokens)}/${win} (${pctText})`;
+  const level = statusLevel(tokens, contextWindow, reserveTokens);
+  const threshold = compactionThreshold(contextWindow, reserveTokens);
+  const win = contextWindow > 0 ? formatTokens(contextWindow) : "?";
+  const approx = estimated ? "~" : "";
+  const text = estimated && percent == null ? `$(pulse) Pi ~${formatTokens(tokens)}/${win}` : `$(pulse) Pi ${approx}${formatTokens(tokens)}/${win} (${pctText})`;
   const lines = [
-    `Pi context: ${tokens.toLocaleString("en-US")} of ${usage.contextWindow.toLocaleString("en-US")} tokens (${pctText})`,
+    `Pi context: ${estimated ? "about " : ""}${tokens.toLocaleString("en-US")} of ${contextWindow.toLocaleString("en-US")} tokens (${pctText})`,
+    source,
   ];
   if (threshold > 0) {
     lines.push(`Pi compacts automatically above ${threshold.toLocaleString("en-US")} tokens.`);

@@ -148,11 +148,6 @@ export function formatTime(timestamp: string | undefined): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-/** Entries a context edit may name (Pi's rule): user, assistant and toolResult messages, custom messages. */
-export function isContextEditable(n: { type: string; role?: string }): boolean {
-  return n.type === "custom_message" || (n.type === "message" && (n.role === "user" || n.role === "assistant" || n.role === "toolResult"));
-}
-
 function entryView(n: TreeNode): ViewNode {
   const kind = kindName(n.type, n.role);
   const preview = oneLine(n.preview);
@@ -178,7 +173,8 @@ function entryView(n: TreeNode): ViewNode {
   if (n.isLeaf) contextValue += ".leaf";
   if (n.type === "compaction") contextValue += ".compaction";
   contextValue += n.pinned ? ".pinned" : ".unpinned";
-  if (n.onPath && isContextEditable(n)) contextValue += `.editable.ctx-${n.contextEdit ?? "none"}`;
+  // Which entries a context edit may name is the server's to say (Pi's rule).
+  if (n.editable) contextValue += `.editable.ctx-${n.contextEdit ?? "none"}`;
   return {
     key: n.id,
     kind: "entry",

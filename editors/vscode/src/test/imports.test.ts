@@ -70,3 +70,12 @@ test("the cycle check finds a cycle", () => {
   const g = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", []]]);
   assert.equal(cycles(g).length, 1);
 });
+
+// context.ts is an interface the parts share: it imports no value (type-only imports are
+// erased), so no part that takes a PiContext loads, through it, a module that builds one.
+// extension.ts builds the parts.
+test("context.ts imports no value", () => {
+  const src = fs.readFileSync(path.join(OUT, "context.js"), "utf8");
+  assert.deepEqual([...src.matchAll(/require\("([^"]+)"\)/g)].map((r) => r[1]), []);
+  assert.doesNotMatch(fs.readFileSync(path.join(OUT, "..", "src", "context.ts"), "utf8"), /^import (?!type )/m);
+});

@@ -50,6 +50,16 @@ test("status text and tooltip", () => {
   assert.equal(unknown.text, "$(pulse) Pi ?/128k");
   assert.equal(unknown.level, "normal");
   assert.match(unknown.tooltip, /unknown until the agent's next reply/);
+  // pi-lsp adds Pi's estimate: shown, marked as one, never "?"
+  const est = statusView({ tokens: null, contextWindow: 128_000, percent: null, estimate: 227, source: "estimate" });
+  assert.equal(est.text, "$(pulse) Pi ~227/128k");
+  assert.match(est.tooltip, /about 227 of 128,000 tokens/);
+  assert.match(est.tooltip, /Pi's estimate.*next reply brings Pi's real figure/);
+  const edited = statusView({ tokens: 5_000, contextWindow: 128_000, percent: 3.9, estimate: null, source: "estimate" });
+  assert.equal(edited.text, "$(pulse) Pi ~5k/128k (4%)");
+  const real = statusView({ tokens: 5_000, contextWindow: 128_000, percent: 3.9, estimate: null, source: "usage" });
+  assert.equal(real.text, "$(pulse) Pi 5k/128k (4%)");
+  assert.match(real.tooltip, /last reply's usage/);
 });
 
 test("a ready draft adds a marker and a tooltip line", () => {

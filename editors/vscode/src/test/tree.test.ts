@@ -13,9 +13,9 @@ function node(id: string, type: EntryType, extra: Partial<TreeNode> = {}, childr
 function sample(): TreeResult {
   const a3 = node("a3", "message", { role: "assistant", preview: "old answer" });
   const u2 = node("u2", "message", { role: "user", preview: "old question" }, [a3]);
-  const a4 = node("a4", "message", { role: "assistant", preview: "new answer", onPath: true, isLeaf: true, label: "good" });
+  const a4 = node("a4", "message", { role: "assistant", preview: "new answer", onPath: true, isLeaf: true, label: "good", editable: true });
   a4.pinned = true;
-  const u3 = node("u3", "message", { role: "user", preview: "new\nquestion", onPath: true }, [a4]);
+  const u3 = node("u3", "message", { role: "user", preview: "new\nquestion", onPath: true, editable: true }, [a4]);
   const c1 = node("c1", "compaction", { preview: "Summary of the work", onPath: true }, [u3]);
   const a2 = node("a2", "message", { role: "assistant", preview: "done", onPath: true }, [u2, c1]);
   const t1 = node("t1", "message", { role: "toolResult", preview: "file contents", onPath: true }, [a2]);
@@ -201,8 +201,11 @@ test("context edits: hidden and replaced messages shown as such, menu values by 
   assert.match(again.description, /replaced in context/);
   a4.contextEdit = "omitted";
   assert.equal(findEntry(buildTreeModel(r).items, "a4")!.icon, "eye-closed");
-  // A compaction is never editable; nor is an entry off the current path.
+  // The menu follows the server's editable flag: not a compaction, nor a message it
+  // summarized, nor an entry off the current path.
   assert.doesNotMatch(findEntry(m.items, "c1")!.contextValue, /editable/);
+  assert.doesNotMatch(findEntry(m.items, "u1")!.contextValue, /editable/);
+  assert.match(findEntry(m.items, "u3")!.contextValue, /editable/);
   const off = flatten(m.items).find((n) => n.kind === "entry" && !n.onPath && n.role === "user");
   if (off) assert.doesNotMatch(off.contextValue, /editable/);
 });

@@ -84,7 +84,8 @@ export class Views implements vscode.Disposable {
     }
     if (ctx.status === "fulfilled" && ctx.value) {
       pi.status.lastContext = ctx.value;
-      pi.status.usage = { session: ctx.value.session, tokens: ctx.value.tokens, contextWindow: ctx.value.contextWindow, percent: ctx.value.percent, current: true };
+      const c = ctx.value;
+      pi.status.usage = { session: c.session, tokens: c.tokens, contextWindow: c.contextWindow, percent: c.percent, current: true, estimate: c.estimate, source: c.source };
     } else {
       pi.status.lastContext = undefined;
       pi.status.usage = undefined;

@@ -152,7 +152,56 @@ func protocolDoc(doc string, docs map[string]string) (string, error) {
 	if doc, err = spliceMD(doc, "BRIDGE", bridgeMarkdown(docs)); err != nil {
 		return "", err
 	}
+	if doc, err = spliceMD(doc, "CLI ANSWERS", cliMarkdown(docs)); err != nil {
+		return "", err
+	}
 	return doc, nil
+}
+
+// cliShapes registers the types of the CLI's --json answers.
+func cliShapes() *shaper {
+	s := newShaper(aliasNames()...)
+	for _, a := range rpc.CLIAnswers() {
+		s.ref(a.Type, sent)
+	}
+	return s
+}
+
+// cliMarkdown is the CLI section of docs/protocol.md: which command answers which
+// shape, and the shapes the server does not already declare.
+func cliMarkdown(docs map[string]string) string {
+	var b strings.Builder
+	b.WriteString("| command (`--json`) | answer | what it says |\n|---|---|---|\n")
+	for _, a := range rpc.CLIAnswers() {
+		fmt.Fprintf(&b, "| `pi-lsp %s` | `%s` | %s |\n", a.Command, tsName(a.Type), a.Summary)
+	}
+	server := wireShapes()
+	for _, c := range rpc.Commands() {
+		server.object(c.Params, read)
+		server.union(c.Result, sent)
+	}
+	for _, t := range rpc.Entries() {
+		server.ref(t, sent)
+	}
+	declared := map[string]bool{}
+	for _, t := range server.order {
+		declared[tsName(t)] = true
+	}
+	s := cliShapes()
+	b.WriteString("\n```ts\n")
+	first := true
+	for _, t := range s.order {
+		if declared[tsName(t)] {
+			continue // declared with the server's shapes
+		}
+		if !first {
+			b.WriteString("\n")
+		}
+		first = false
+		b.WriteString(declare(s, docs, t, sent))
+	}
+	b.WriteString("```\n")
+	return b.String()
 }
 
 // CommandsMarkdown renders the command table as the commands section of
@@ -541,5 +590,6 @@ func bridgeMarkdown(docs map[string]string) string {
 // documentedTypes are the struct types whose comments the generated files carry.
 func documentedTypes() []reflect.Type {
 	out := append([]reflect.Type(nil), wireShapes().order...)
+	out = append(out, cliShapes().order...)
 	return append(out, bridgeShapes().order...)
 }
