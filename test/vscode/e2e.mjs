@@ -1122,11 +1122,15 @@ async function rewindSection(page) {
   const file = path.join(SESSIONS_DIR, `2026-11-29T10-00-00-000Z_${readEntries(src)[0].id}.jsonl`);
   placeSession(src, file, RW);
   const prompt = readEntries(file).find((e) => e.type === "message" && e.message?.role === "user" && JSON.stringify(e.message.content).includes("TURN2"));
-  await page.keyboard.press("Escape");
-  await runPalette(page, "Pi: Select Session");
-  const item = page.locator(".quick-input-widget .monaco-list-row", { hasText: path.basename(file) }).first();
-  if (await visible(item)) await item.click();
-  const selected = await waitFor(() => events().some((e) => e.event === "commandResult" && e.command === "pi.selectSession" && e.result?.session === file), 10_000, 200);
+  // Right after the start the palette may not take the first try: up to three.
+  let selected;
+  for (let attempt = 0; attempt < 3 && !selected; attempt++) {
+    await page.keyboard.press("Escape");
+    await runPalette(page, "Pi: Select Session");
+    const item = page.locator(".quick-input-widget .monaco-list-row", { hasText: path.basename(file) }).first();
+    if (await visible(item)) await item.click();
+    selected = await waitFor(() => events().some((e) => e.event === "commandResult" && e.command === "pi.selectSession" && e.result?.session === file), 10_000, 200);
+  }
   if (!check("the session recorded editing a workspace is selected", !!selected && !!prompt, file)) return;
   await runPalette(page, "Pi: Show Session Tree");
   const treePane = pane(page, "Pi Session");
