@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 )
 
 // Version is the pi-lsp version (set with -ldflags "-X main.Version=...").
@@ -66,9 +64,12 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	// SIGINT and SIGTERM cancel the command's context, and end the process soon after
+	// whatever the command is doing, with 130 or 143 (see withSignals).
+	ctx, status, stop := withSignals(context.Background(), os.Stderr, os.Exit)
+	code := status(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	stop()
+	os.Exit(code)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

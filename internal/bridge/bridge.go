@@ -207,15 +207,17 @@ func bootTime() (time.Time, bool) {
 }
 
 // accepts reports whether something listens on the registration's socket; false means
-// the socket is missing or refuses (its pi is gone, or the pid was reused).
+// the socket is missing or refuses (its pi is gone, or the pid was reused), or its path
+// is too long to reach (see dialSocket).
 func accepts(ctx context.Context, reg Registration) bool {
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	var d net.Dialer
-	c, err := d.DialContext(dctx, "unix", reg.Socket)
+	c, err := dialSocket(dctx, reg.Socket)
 	if err != nil {
-		// A slow accept (a busy pi) is not staleness; a refusal or a missing file is.
-		return !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ENOTSOCK)
+		// A slow accept (a busy pi) is not staleness; a refusal, a missing file or a
+		// path no connect can take is.
+		return !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ENOTSOCK) &&
+			!errors.Is(err, ErrPathTooLong) && !errors.Is(err, syscall.EINVAL)
 	}
 	_ = c.Close()
 	return true
@@ -428,12 +430,16 @@ type frame struct {
 	Event  json.RawMessage `json:"event"`
 }
 
-// Dial connects to a registration and authenticates with its token.
+// Dial connects to a registration and, once the socket's listener is known to be this
+// user's (checkPeer), authenticates with its token.
 func Dial(ctx context.Context, reg Registration) (*Conn, error) {
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "unix", reg.Socket)
+	nc, err := dialSocket(ctx, reg.Socket)
 	if err != nil {
 		return nil, fmt.Errorf("bridge: connecting to pi %d: %w", reg.PID, err)
+	}
+	if err := checkPeer(nc, reg.Socket); err != nil {
+		nc.Close()
+		return nil, err // the token is not sent
 	}
 	c := &Conn{nc: nc, reg: reg, calls: map[string]*call{}, closed: make(chan struct{})}
 	go c.readLoop()

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 	"github.com/pi-lsp/pi-lsp/internal/redact"
@@ -145,7 +147,9 @@ func decodeMessage(body []byte) (message, error) {
 		default:
 			n, err := strconv.ParseInt(string(rawID), 10, 64)
 			if err != nil || n < 0 {
-				return bad(CodeInvalidRequest, fmt.Sprintf("invalid message: id %s is not a non-negative integer or a string", rawID))
+				// The id is named by its start only: an id of any size must not make an
+				// answer (and its redaction) of the same size.
+				return bad(CodeInvalidRequest, fmt.Sprintf("invalid message: id %s is not a non-negative integer or a string", clip(rawID, 40)))
 			}
 			mid.Num = uint64(n)
 		}
@@ -186,24 +190,51 @@ type conn struct {
 	done    chan struct{}
 }
 
-// newConn starts reading st, handing each request to handle on the read loop (in wire
-// order: the handler dispatches long work itself).
+// newConn starts reading st, handing each request to handle in wire order on one
+// dispatch goroutine (the handler dispatches long work itself).
 func newConn(ctx context.Context, st *stream, handle func(ctx context.Context, req *request)) *conn {
 	c := &conn{st: st, handle: handle, pending: map[string]chan *response{}, done: make(chan struct{})}
 	go c.read(ctx)
 	return c
 }
 
+// maxQueued is how many requests may wait for the dispatcher while a handler runs
+// (reading stops there until it catches up).
+const maxQueued = 256
+
+// drainGrace is how long the requests already read are given to be handled once the
+// input has ended (a client's shutdown and exit, sent just before it closes its end)
+// before the connection closes anyway.
+const drainGrace = time.Second
+
+// read reads messages on its own, apart from their handling: the end of the input (the
+// client gone, its end of the pipe closed) closes the connection whatever a handler is
+// doing, even one that never returns, so that the server never outlives its client.
+// Requests go to the dispatcher in wire order; answers to the server's own calls are
+// delivered at once.
 func (c *conn) read(ctx context.Context) {
+	reqs := make(chan *request, maxQueued)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		for req := range reqs {
+			c.handle(ctx, req)
+		}
+	}()
 	for {
 		m, err := c.st.next()
 		if err != nil {
+			close(reqs)
+			select {
+			case <-drained:
+			case <-time.After(drainGrace):
+			}
 			_ = c.close()
 			return
 		}
 		switch {
 		case m.req != nil:
-			c.handle(ctx, m.req)
+			reqs <- m.req
 		case m.resp != nil:
 			c.mu.Lock()
 			ch := c.pending[m.resp.ID.key()]
@@ -325,4 +356,12 @@ type outgoing struct {
 	Method  string     `json:"method,omitempty"`
 	Params  any        `json:"params,omitempty"`
 	Error   *respError `json:"error,omitempty"`
+}
+
+// clip is b, or its first n bytes followed by "…" and the size, for an error message.
+func clip(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(string(b[:n]), ""), len(b))
 }

@@ -105,7 +105,7 @@ func headerOK(path string) bool {
 // headerLine is the line headerOK finds to be the session header of path (without its
 // newline), or false.
 func headerLine(path string) ([]byte, bool) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return nil, false
 	}

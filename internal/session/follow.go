@@ -35,10 +35,16 @@ func NewTail(path string, offset int64) *Tail {
 	return t
 }
 
+// maxTailRead is the most a Poll reads at once: beyond it (or when the held-back
+// incomplete line passes it) the update is a Reset without lines, and the follower
+// loads the file again (Load reads it in blocks and refuses what it cannot hold).
+const maxTailRead = 16 << 20
+
 // Update is what one Poll found.
 type Update struct {
 	// Reset is true when the file was replaced or truncated: Lines then hold the whole
-	// file and earlier state must be dropped.
+	// file and earlier state must be dropped. It is also true, with no Lines, when more
+	// than maxTailRead bytes were appended: the file is to be loaded again.
 	Reset   bool
 	Removed bool
 	Lines   [][]byte // complete lines, without their '\n'
@@ -73,7 +79,13 @@ func (t *Tail) Poll() (Update, error) {
 		u.Offset, u.Size = t.offset, readFrom
 		return u, nil
 	}
-	f, err := os.Open(t.Path)
+	if st.Size()-readFrom > maxTailRead {
+		// More than a few appends' worth (or a file grown sparse by gigabytes): not
+		// read into memory here, but loaded again, with Load's limits.
+		u.Reset = true
+		return u, nil
+	}
+	f, _, err := openRegular(t.Path, os.O_RDONLY)
 	if err != nil {
 		return u, fmt.Errorf("tail %s: %w", t.Path, err)
 	}

@@ -346,17 +346,23 @@ type tailInfo struct {
 	completeSize int64
 }
 
-// tail finds the last byte and the length through the last newline.
+// tail finds the last byte and the length through the last newline. Reading a file (or
+// a mapping of one, through reads: its pages are not faulted in), it looks back at most
+// MaxLineBytes+1 bytes: a last line longer than that is ErrTooLarge.
 func (in lineSource) tail() (tailInfo, error) {
 	if in.size == 0 {
 		return tailInfo{}, nil
 	}
-	if in.mem != nil {
+	if in.r == nil {
 		return tailInfo{last: in.mem[len(in.mem)-1], completeSize: int64(bytes.LastIndexByte(in.mem, '\n') + 1)}, nil
 	}
 	var t tailInfo
 	buf := make([]byte, 64<<10)
+	floor := max(0, in.size-MaxLineBytes-1)
 	for end := in.size; end > 0; {
+		if end <= floor {
+			return t, fmt.Errorf("%w: no line end in the last %d bytes: the last line is longer than %d bytes (512 MiB), more than Pi can read", ErrTooLarge, in.size-end, MaxLineBytes)
+		}
 		start := max(0, end-int64(len(buf)))
 		b := buf[:end-start]
 		if _, err := in.r.ReadAt(b, start); err != nil && err != io.EOF {
@@ -578,7 +584,7 @@ func newLineReaderWith(in lineSource, pos, end int64, skipPartial bool, buf, pro
 	if skipPartial {
 		// The line containing byte pos-1 belongs to the previous range: start after
 		// the first newline at or after pos-1.
-		nl, err := lr.lineEnd(pos - 1)
+		nl, err := lr.lineEnd(pos-1, pos-1)
 		switch {
 		case err != nil:
 			lr.pos = end
@@ -591,24 +597,41 @@ func newLineReaderWith(in lineSource, pos, end int64, skipPartial bool, buf, pro
 	return lr
 }
 
+// memLook is how far a line's end is looked for in a mapping before the rest is read
+// in blocks (see lineEnd).
+var memLook int64 = 1 << 20
+
 // lineEnd is the offset of the first newline at or after from, or the size when there
-// is none. Reading a file, it reads ahead in blocks without keeping them, so that a long
-// line is found without holding it.
-func (lr *lineReader) lineEnd(from int64) (int64, error) {
-	if lr.in.mem != nil {
-		if i := bytes.IndexByte(lr.in.mem[from:], '\n'); i >= 0 {
+// is none, in the line that starts at start. Reading a file, it reads ahead in blocks
+// without keeping them, so that a long line is found without holding it; in a mapping
+// it looks memLook bytes ahead and then reads the same way, so that a long line's pages
+// are not all faulted in. A file's line longer than MaxLineBytes is ErrTooLarge, found
+// without reading past the limit (bytes parsed from memory have no limit: they are held
+// already).
+func (lr *lineReader) lineEnd(start, from int64) (int64, error) {
+	in := lr.in
+	limit := in.size
+	if in.r != nil {
+		limit = min(limit, start+MaxLineBytes+1) // the newline may follow MaxLineBytes bytes
+	}
+	if in.mem != nil {
+		look := limit
+		if in.r != nil {
+			look = min(limit, max(from, start+memLook))
+		}
+		if i := bytes.IndexByte(in.mem[from:look], '\n'); i >= 0 {
 			return from + int64(i), nil
 		}
-		return lr.in.size, nil
+		from = look
 	}
-	if lr.probe == nil {
+	if from < limit && lr.probe == nil {
 		// Most lines are a few KB: a small probe finds their end, and it grows for a
 		// long one (memory a load takes is memory it first has to fault in).
 		lr.probe = make([]byte, 16<<10)
 	}
-	for from < lr.in.size {
-		b := lr.probe[:min(int64(len(lr.probe)), lr.in.size-from)]
-		if _, err := lr.in.r.ReadAt(b, from); err != nil && err != io.EOF {
+	for from < limit {
+		b := lr.probe[:min(int64(len(lr.probe)), limit-from)]
+		if _, err := in.r.ReadAt(b, from); err != nil && err != io.EOF {
 			return 0, fmt.Errorf("read session: %w", err)
 		}
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -619,7 +642,15 @@ func (lr *lineReader) lineEnd(from int64) (int64, error) {
 			lr.probe = make([]byte, min(2*len(lr.probe), readBlock))
 		}
 	}
-	return lr.in.size, nil
+	if from >= in.size {
+		return in.size, nil
+	}
+	return 0, tooLongLine(start)
+}
+
+// tooLongLine refuses a line, at byte start, longer than MaxLineBytes.
+func tooLongLine(start int64) error {
+	return fmt.Errorf("%w: the line at byte %d is longer than %d bytes (512 MiB), more than Pi can read", ErrTooLarge, start, MaxLineBytes)
 }
 
 func (lr *lineReader) next() (line []byte, off int64, ok bool, err error) {
@@ -628,14 +659,16 @@ func (lr *lineReader) next() (line []byte, off int64, ok bool, err error) {
 	}
 	off = lr.pos
 	if lr.in.mem != nil {
-		rest := lr.in.mem[off:]
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			lr.pos = lr.in.size
-			return rest, off, true, nil
+		nl, err := lr.lineEnd(off, off)
+		if err != nil {
+			return nil, 0, false, err
 		}
-		lr.pos = off + int64(i) + 1
-		return rest[:i], off, true, nil
+		if nl >= lr.in.size {
+			lr.pos = lr.in.size
+			return lr.in.mem[off:], off, true, nil
+		}
+		lr.pos = nl + 1
+		return lr.in.mem[off:nl], off, true, nil
 	}
 	for {
 		// The part of the buffer from off on.
@@ -669,7 +702,7 @@ func (lr *lineReader) fill(off int64) error {
 		// The line is longer than the buffer: find its end first, so that the buffer
 		// grows once, to the line's length and a block, not by doubling (garbage that
 		// the paused collector keeps until the load ends).
-		nl, err := lr.lineEnd(off + int64(keep))
+		nl, err := lr.lineEnd(off, off+int64(keep))
 		if err != nil {
 			return err
 		}

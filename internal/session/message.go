@@ -239,14 +239,16 @@ func (m *Message) lazy() bool { return m.body == nil && m.ent != nil }
 
 // loaded is the message with its body in memory: m itself, or a fresh decoding of the
 // entry's bytes (not kept, so that memory stays bounded). When the bytes cannot be read
-// it is m, with no body.
+// (the file was truncated or replaced: File.ReadErr says so) it is m's metadata with an
+// empty body, never m itself: the accessors that call loaded on a lazy message would
+// otherwise call it again without end.
 func (m *Message) loaded() *Message {
 	if !m.lazy() {
 		return m
 	}
 	line := m.ent.Raw()
 	if line == nil {
-		return m
+		return m.unreadable()
 	}
 	// One pass over the line finds the message's members, with the prescan that skips
 	// the long strings of a plain line, rather than a pass to find the message and one
@@ -261,7 +263,7 @@ func (m *Message) loaded() *Message {
 	var blocks []seen
 	es.Block = func(at int, block, _ []jsjson.Field) { blocks = append(blocks, seen{at, blockOf(block)}) }
 	if err := jsjson.ScanEntry(line, es); err != nil || !es.MessageFound {
-		return m
+		return m.unreadable()
 	}
 	var raw, content []byte
 	for _, f := range es.Fields { // the last one, as JSON.parse keeps
@@ -287,6 +289,14 @@ func (m *Message) loaded() *Message {
 		})
 	}
 	return full
+}
+
+// unreadable is m's metadata with an empty in-memory body: what a message whose line
+// can no longer be read holds.
+func (m *Message) unreadable() *Message {
+	c := *m
+	c.body, c.ent = noBody, nil
+	return &c
 }
 
 // lineScans are the scans of lines read again (see loaded): their buffers are a few

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"maps"
 	"os"
 )
@@ -49,13 +50,16 @@ func (s *Snapshot) Size() int64 { return s.size }
 // Append appends entries to the snapshot's file (as Append does: whole lines, one write
 // under the lock, a failed write taken back) when the file is still the one the
 // snapshot read: the same file at the same size, checked before and again under the
-// lock. A file that grew, shrank or was replaced since is ErrChanged, and an entry the
-// snapshot could not read back is its read error (ErrRewritten); either way nothing is
+// lock. A file that grew, shrank or was replaced since is ErrChanged, and so is an entry
+// the snapshot could not read back (the file was truncated or rewritten: the error
+// wraps both ErrChanged and the read error, ErrRewritten); either way nothing is
 // written. Fresh ids are unique among the snapshot's entries. The snapshot itself is
 // not changed: the appended entries are returned, as the file now holds them.
 func (s *Snapshot) Append(entries []NewEntry) ([]*Entry, error) {
 	if err := s.ix.File.ReadErr(); err != nil {
-		return nil, err // what was computed on could not all be read back
+		// What was computed on could not all be read back: the file changed under the
+		// job, which its callers report as they report any other change.
+		return nil, fmt.Errorf("%w: %w", ErrChanged, err)
 	}
 	if st, err := os.Stat(s.Path()); err != nil || !s.same(st) {
 		return nil, ErrChanged

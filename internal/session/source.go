@@ -38,13 +38,14 @@ var ErrRewritten = errors.New("session file changed on disk since it was loaded"
 // sourceIdle is how long a source keeps its file open after the last read.
 const sourceIdle = 2 * time.Second
 
+// openSource opens a session file to load: a regular file (openRegular) no larger than
+// the index can hold (checkSize).
 func openSource(path string) (*source, *os.File, error) {
-	fd, err := os.Open(path)
+	fd, st, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := fd.Stat()
-	if err != nil {
+	if err := checkSize(path, st.Size()); err != nil {
 		fd.Close()
 		return nil, nil, err
 	}
@@ -83,13 +84,8 @@ func (s *source) fileLocked() (*os.File, error) {
 		s.restLocked()
 		return s.fd, nil
 	}
-	fd, err := os.Open(s.path)
+	fd, st, err := openRegular(s.path, os.O_RDONLY)
 	if err != nil {
-		return nil, err
-	}
-	st, err := fd.Stat()
-	if err != nil {
-		fd.Close()
 		return nil, err
 	}
 	if dev, ino := fileID(st); dev != s.dev || ino != s.ino {

@@ -36,7 +36,7 @@ func (e *NewerVersionError) Unwrap() error { return ErrNewerVersion }
 // whose version is newer than CurrentVersion, and nil otherwise (also when the file
 // cannot be read: the write itself then says why).
 func CheckWritable(path string) error {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return nil
 	}
@@ -119,7 +119,7 @@ func appendIf(path string, want *Snapshot, taken map[string]*Entry, entries []Ne
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, _, err := openRegular(path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("open session for append: %w", err)
 	}

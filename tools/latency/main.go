@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command latency measures what an editor user waits for from pi-lsp, as a process an
 // editor spawns: the time from spawn to the first page of the tree in a project with
 // hundreds of sessions, the delay between a line another process appends and the

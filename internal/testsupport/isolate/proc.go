@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -17,7 +16,7 @@ import (
 // later.
 func GroupCmd(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	newGroup(cmd)
 	cmd.Cancel = func() error { return KillGroup(cmd) }
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
@@ -29,7 +28,7 @@ func KillGroup(cmd *exec.Cmd) error {
 	if cmd.Process == nil {
 		return nil
 	}
-	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	return killGroup(cmd.Process.Pid)
 }
 
 // ExitCode is the exit status that cmd.Wait's err stands for: 0 for nil, the status of
