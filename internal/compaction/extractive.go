@@ -608,8 +608,8 @@ func reportStatements(text string) []string {
 func (a *analysis) blocked(from int) []string {
 	var out []string
 	for _, f := range a.live() {
-		if f.turn < from {
-			continue
+		if f.turn < from || envError(f) != "" {
+			continue // an environment error is context, said once (see environment)
 		}
 		switch {
 		case f.command != "":
@@ -780,7 +780,7 @@ func (a *analysis) next(unfinished bool, blocked []string) []string {
 		}
 	}
 	for _, f := range a.live() {
-		if f.command != "" && !f.exploratory() {
+		if f.command != "" && !f.exploratory() && envError(f) == "" {
 			step := "Fix the failure of " + cmdSpan(f.command) + ", then run it again"
 			if h := hintOf(f.output); h != "" {
 				step += " (" + h + ")"
@@ -1314,6 +1314,9 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 		for _, i := range a.interrupted() {
 			crit = addUnique(crit, i)
 		}
+		for _, e := range a.environment() {
+			crit = addUnique(crit, e)
+		}
 		if !unfinished {
 			if s := a.lastStep(); s != "" && !contains(crit, "Last seen: "+s) && !mentioned(done, s) {
 				crit = addUnique(crit, "Last step before the kept messages: "+s)
@@ -1501,6 +1504,9 @@ func (a *analysis) turnPrefix(req Request) string {
 	}
 	for _, b := range a.blocked(0) {
 		ctxItems = addUnique(ctxItems, "Open: "+b)
+	}
+	for _, e := range a.environment() {
+		ctxItems = addUnique(ctxItems, e)
 	}
 	for _, d := range a.decisions(0) {
 		ctxItems = addUnique(ctxItems, d)
