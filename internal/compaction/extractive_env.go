@@ -12,32 +12,33 @@ import (
 
 var envErrorRe = regexp.MustCompile(`(?i)(command not found|: not found$|is not recognized as an internal or external command|executable file not found|no such file or directory: '?[\w./-]*(?:python|node|npm|go|cargo|docker)|permission denied|operation not permitted|eacces\b|eperm\b|network is unreachable|could not resolve host|temporary failure in name resolution|name or service not known|getaddrinfo enotfound|enotfound\b|connection refused|econnrefused\b|no route to host|modulenotfounderror|no module named|cannot find module|importerror: cannot import|is not installed|not installed\b|unknown command|no such command)`)
 
-// envError is the line of a failed action's output that reports an environment error,
-// "" when the failure is of another kind.
-func envError(act *action) string {
+// envError is the line of a failed action's output that reports an environment error
+// (the shortest such line: the error itself rather than a retry warning quoting it) and
+// the kind of error it is, "" when the failure is of another kind.
+func envError(act *action) (line, kind string) {
 	if !act.hasResult || act.ok {
-		return ""
+		return "", ""
 	}
 	for _, l := range strings.Split(act.output, "\n") {
 		l = strings.TrimSpace(l)
-		if l != "" && envErrorRe.MatchString(l) {
-			return outputLine(l)
+		if m := envErrorRe.FindString(l); m != "" && (line == "" || len(l) < len(line)) {
+			line, kind = l, strings.ToLower(m)
 		}
 	}
-	return ""
+	return clip(outputLine(line), 160), kind
 }
 
-// environment are the environment errors of the span, each once (the same error line
-// from several calls is one fact), newest last.
+// environment are the environment errors of the span, each once (the same kind of
+// error from several calls is one fact), newest last.
 func (a *analysis) environment() []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, act := range a.actions {
-		e := envError(act)
-		if e == "" || seen[strings.ToLower(e)] {
+	for i, act := range a.actions {
+		e, kind := envError(act)
+		if e == "" || seen[kind] || a.retriedOK(i) {
 			continue
 		}
-		seen[strings.ToLower(e)] = true
+		seen[kind] = true
 		what := act.tool
 		switch {
 		case act.command != "":
@@ -52,3 +53,24 @@ func (a *analysis) environment() []string {
 	}
 	return out
 }
+
+// retriedOK reports whether the failed action i was run again later and worked: the
+// environment was set right (the database started, the tool installed), so its error is
+// no fact about the machine any more.
+func (a *analysis) retriedOK(i int) bool {
+	f := a.actions[i]
+	for _, g := range a.actions[i+1:] {
+		if !g.hasResult || !g.ok {
+			continue
+		}
+		if f.command != "" && g.command != "" && (family(f.command) == family(g.command) || commandTarget(f.command) == commandTarget(g.command)) {
+			return true
+		}
+		if f.command == "" && f.tool == g.tool && f.args == g.args {
+			return true
+		}
+	}
+	return false
+}
+
+func isEnvError(act *action) bool { l, _ := envError(act); return l != "" }
