@@ -184,6 +184,7 @@ func analyze(messages []*session.Message, branch bool) *analysis {
 					act.kind = classifyCommand(act.command)
 				default:
 					act.kind, act.args = actOther, otherLabel(b)
+					act.ids = callIDs(b)
 					act.delegate = delegatedTask(b)
 				}
 				byID[b.ID] = act
@@ -608,7 +609,7 @@ func reportStatements(text string) []string {
 func (a *analysis) blocked(from int) []string {
 	var out []string
 	for _, f := range a.live() {
-		if f.turn < from || envError(f) != "" {
+		if f.turn < from || isEnvError(f) {
 			continue // an environment error is context, said once (see environment)
 		}
 		switch {
@@ -780,7 +781,7 @@ func (a *analysis) next(unfinished bool, blocked []string) []string {
 		}
 	}
 	for _, f := range a.live() {
-		if f.command != "" && !f.exploratory() && envError(f) == "" {
+		if f.command != "" && !f.exploratory() && !isEnvError(f) {
 			step := "Fix the failure of " + cmdSpan(f.command) + ", then run it again"
 			if h := hintOf(f.output); h != "" {
 				step += " (" + h + ")"
@@ -1321,6 +1322,9 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 			if s := a.lastStep(); s != "" && !contains(crit, "Last seen: "+s) && !mentioned(done, s) {
 				crit = addUnique(crit, "Last step before the kept messages: "+s)
 			}
+		}
+		if l := a.idsLine(b.String() + strings.Join(crit, "\n")); l != "" {
+			crit = addUnique(crit, l)
 		}
 		if n := len(req.ModifiedFiles); n > 0 {
 			crit = addUnique(crit, fmt.Sprintf("Files modified so far: %s", strings.Join(limitList(req.ModifiedFiles, 10), ", ")))

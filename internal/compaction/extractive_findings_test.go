@@ -39,3 +39,38 @@ func TestExtractiveEnvironmentErrorsSaidOnce(t *testing.T) {
 		t.Errorf("the real failure left Blocked:\n%s", s["Blocked"])
 	}
 }
+
+// Ids the agent typed, in the shape of a run that looks records up in a catalogue and
+// fetches two of them by hash through an MCP tool, then watches a CI run and opens a
+// pull request: the hashes, the run id and the pull request's number are kept with their
+// role; a count or a port in the same calls is no id.
+func TestExtractiveKeepsTypedIDsWithTheirRole(t *testing.T) {
+	s := summarize(t, compaction.KindHistory, decode(t,
+		userMsg("fetch the two style guides we picked and check the docs build with them"),
+		assistantMsg("Fetching both by the hashes the search gave.",
+			toolCall("m1", "mcp__library__download", map[string]any{"hash": "5e0c2a9d41f7b8e3a6c1d2f09b8a7e61", "title": "House style, 3rd edition", "format": "epub"}),
+			toolCall("m2", "mcp__library__download", map[string]any{"hash": "c47d19e0a2b35f86e1d07a9c3b24f5e8", "title": "Markup conventions", "format": "pdf", "limit": "20"})),
+		toolResult("m1", "mcp__library__download", "saved to downloads/house-style.epub"),
+		toolResult("m2", "mcp__library__download", "saved to downloads/markup.pdf"),
+		assistantMsg("", bashCall("b1", "gh run view 88123457 --log-failed | tail -40")),
+		toolResult("b1", "bash", "docs-build  link check  All 312 links OK"),
+		assistantMsg("", bashCall("b2", "gh pr create --fill --base main")),
+		toolResult("b2", "bash", "https://github.com/example/handbook/pull/214"),
+		assistantMsg("The docs build passes with both guides; the pull request is open."),
+	))
+	all := s["Done"] + "\n" + s["Critical Context"]
+	for _, want := range []string{"5e0c2a9d41f7b8e3a6c1d2f09b8a7e61", "c47d19e0a2b35f86e1d07a9c3b24f5e8", "88123457", "#214"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the id %s the agent used is lost:\n%s", want, all)
+		}
+	}
+	if !strings.Contains(s["Critical Context"], "hash for `mcp__library__download` (House style, 3rd edition)") {
+		t.Errorf("a hash is not kept with its role:\n%s", s["Critical Context"])
+	}
+	if !strings.Contains(all, "pull request opened") {
+		t.Errorf("the pull request's number is not said to be one it opened:\n%s", all)
+	}
+	if strings.Contains(s["Critical Context"], "`20`") || strings.Contains(s["Critical Context"], "312") {
+		t.Errorf("numbers that are no ids reached Critical Context:\n%s", s["Critical Context"])
+	}
+}
