@@ -1312,6 +1312,11 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 				crit = addUnique(crit, "Found: "+p)
 			}
 		}
+		for _, f := range a.findings() {
+			if !mentioned(done, f) && !contains(blocked, f) {
+				crit = addUnique(crit, "Found: "+f)
+			}
+		}
 		for _, i := range a.interrupted() {
 			crit = addUnique(crit, i)
 		}
@@ -1511,6 +1516,9 @@ func (a *analysis) turnPrefix(req Request) string {
 	}
 	for _, e := range a.environment() {
 		ctxItems = addUnique(ctxItems, e)
+	}
+	for _, f := range a.findings() {
+		ctxItems = addUnique(ctxItems, "Found: "+f)
 	}
 	for _, d := range a.decisions(0) {
 		ctxItems = addUnique(ctxItems, d)

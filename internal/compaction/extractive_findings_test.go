@@ -74,3 +74,29 @@ func TestExtractiveKeepsTypedIDsWithTheirRole(t *testing.T) {
 		t.Errorf("numbers that are no ids reached Critical Context:\n%s", s["Critical Context"])
 	}
 }
+
+// A finding in the middle of an investigation, in the shape of a long debugging run: the
+// assistant states the cause in a message that also makes calls, goes on to fix it, and
+// ends on a short report of the fix. The cause stays in the checkpoint; a plan in the
+// middle is no finding.
+func TestExtractiveKeepsFindingsOfEveryMessage(t *testing.T) {
+	s := summarize(t, compaction.KindHistory, decode(t,
+		userMsg("nightly exports sometimes contain another customer's rows, find out why"),
+		assistantMsg("Reading the exporter.", toolCall("r1", "read", map[string]any{"path": "exporter/cache.go"})),
+		toolResult("r1", "read", "func key(q Query) string { return q.Table + q.Range }"),
+		assistantMsg("The root cause is the cache key: it is built from the table and the date range only, so two customers exporting the same range share one entry. I'll look at who else calls key() next.",
+			bashCall("b1", "grep -rn 'key(' exporter/")),
+		toolResult("b1", "bash", "exporter/cache.go:12: func key(q Query) string\nexporter/run.go:40: e := c.get(key(q))"),
+		assistantMsg("Only the runner uses it.", editCall("e1", "exporter/cache.go")),
+		toolResult("e1", "edit", "Successfully replaced text in exporter/cache.go."),
+		assistantMsg("", bashCall("b2", "go test ./exporter/")),
+		toolResult("b2", "bash", "ok  example.test/exporter 0.3s"),
+		assistantMsg("Fixed: the key now starts with the customer, and the exporter tests pass."),
+	))
+	if !strings.Contains(s["Critical Context"], "two customers exporting the same range share one entry") {
+		t.Errorf("the finding of a non-final message is lost:\n%s", s["Critical Context"])
+	}
+	if strings.Contains(s["Critical Context"], "who else calls") {
+		t.Errorf("a plan of the middle became a finding:\n%s", s["Critical Context"])
+	}
+}
