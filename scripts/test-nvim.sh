@@ -27,7 +27,7 @@ cd "$REPO"
 
 TIMEOUT="${PI_NVIM_TIMEOUT:-120}"
 IFS=', ' read -r -a VERSIONS <<<"${PI_NVIM_VERSIONS:-0.10 0.12}"
-ALL_TESTS="unit attach attach_setup commands help health files compact tree tree_long navigate sessions label_undo cancel preview branch_edit pin stale draft context_edit clear context_picture live"
+ALL_TESTS="unit attach attach_setup commands help health files compact tree tree_long navigate sessions label_undo cancel preview branch_edit pin stale draft context_edit clear context_picture rewind live"
 IFS=', ' read -r -a TESTS <<<"${PI_NVIM_TESTS:-$ALL_TESTS}"
 ARTIFACTS="$REPO/test-artifacts/nvim"
 RUN_ID="pi-nvim-$$-$(date +%s)"

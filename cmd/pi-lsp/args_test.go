@@ -87,7 +87,7 @@ func TestPositionalsFromUsage(t *testing.T) {
 		"tree": {{"FILE"}, nil}, "context": {{"FILE"}, nil}, "files": {{"FILE"}, nil}, "compact": {{"FILE"}, nil},
 		"undo-compaction": {{"FILE"}, nil}, "context-size": {{"FILE"}, nil}, "bench-file": {{"FILE"}, nil}, "clear-tool-output": {{"FILE"}, nil},
 		"navigate": {{"FILE", "TARGET_ID"}, nil}, "edit-context": {{"FILE", "ENTRY_ID"}, nil},
-		"label": {{"FILE", "ENTRY_ID"}, {"TEXT"}},
+		"label": {{"FILE", "ENTRY_ID"}, {"TEXT"}}, "rewind": {{"FILE"}, {"ENTRY_ID"}}, "condense": {{"FILE", "FROM_ID"}, {"TO_ID"}},
 	}
 	for _, c := range commands {
 		req, opt := c.positionals()
@@ -175,7 +175,7 @@ func TestFileFormsReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range [][]string{{"tree", "--json"}, {"context", "--json"}, {"files"}, {"context-size"}, {"compact", "--dry-run", "--keep-recent", "50"}, {"navigate", "cf45f48f", "--dry-run"}, {"clear-tool-output", "--dry-run", "--keep-recent-tokens", "1", "--min-tokens", "1", "--json"}} {
+	for _, cmd := range [][]string{{"tree", "--json"}, {"context", "--json"}, {"files"}, {"context-size"}, {"compact", "--dry-run", "--keep-recent", "50"}, {"navigate", "cf45f48f", "--dry-run"}, {"rewind", "cf45f48f", "--dry-run", "--json"}, {"condense", "cf45f48f", "03577fa2", "--dry-run", "--summarizer", "extractive", "--json"}, {"clear-tool-output", "--dry-run", "--keep-recent-tokens", "1", "--min-tokens", "1", "--json"}} {
 		_, want, _ := runCLI(t, append([]string{cmd[0], twice}, cmd[1:]...)...)
 		if want == "" {
 			t.Fatalf("%v: no output", cmd)
@@ -237,7 +237,7 @@ func TestFileFormsWrite(t *testing.T) {
 
 // Every command that takes FILE is covered by the two tests above.
 func TestFileFormsCoverEveryCommand(t *testing.T) {
-	covered := []string{"tree", "context", "files", "context-size", "compact", "navigate", "bench-file", "label", "edit-context", "undo-compaction", "clear-tool-output"}
+	covered := []string{"tree", "context", "files", "context-size", "compact", "navigate", "bench-file", "label", "edit-context", "undo-compaction", "clear-tool-output", "rewind", "condense"}
 	for _, c := range commands {
 		if c.takesFile() && !slices.Contains(covered, c.name) {
 			t.Errorf("%s takes FILE but no test runs it with an id or -c", c.name)

@@ -72,6 +72,7 @@ func quietRun(stderr io.Writer) bool {
 
 func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
+	keepFrom := fs.String("keep-from", "", "keep the context verbatim from this entry on and summarize what is before it (\"summarize up to here\")")
 	instructions := fs.String("instructions", "", "custom focus for the summary")
 	keep := fs.Int("keep-recent", 0, "tokens of recent history to keep verbatim (default: Pi settings, 20000)")
 	reserve := fs.Int("reserve", 0, "reserve tokens (default: Pi settings, 16384)")
@@ -87,10 +88,10 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 	}
 	c := svc(*kind, *keep, *reserve)
 	c.SummarizerConfig.Model = *model
-	req := service.CompactRequest{Path: path, Leaf: *leaf, Instructions: *instructions, Force: *force,
+	req := service.CompactRequest{Path: path, Leaf: *leaf, KeepFrom: *keepFrom, Instructions: *instructions, Force: *force,
 		DryRun: *dryRun, Coverage: *dryRun && *coverage,
-		// pi compacts with its own model and settings.
-		Asked: setFlags(fs, "keep-recent", "reserve", "summarizer", "model", "summary-file")}
+		// pi compacts with its own model and settings, where its settings cut.
+		Asked: setFlags(fs, "keep-from", "keep-recent", "reserve", "summarizer", "model", "summary-file")}
 	if *summaryFile != "" {
 		if req.Hook, err = summaryFileHook(*summaryFile); err != nil {
 			return err

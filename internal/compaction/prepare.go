@@ -73,6 +73,17 @@ func Prepare(path []*session.Entry, settings session.CompactionSettings) (*Prepa
 // PrepareProjected is Prepare for a path and its projection (session.Index.ProjectedPath
 // keeps both), which it does not modify.
 func PrepareProjected(path []*session.Entry, proj session.Projection, settings session.CompactionSettings) (*Preparation, error) {
+	return prepare(path, proj, settings, "")
+}
+
+// PrepareFrom is Prepare with the kept part starting at the entry keepFrom, which the
+// user chose in place of Pi's keepRecentTokens walk (a *CutError when Pi could not cut
+// there).
+func PrepareFrom(path []*session.Entry, settings session.CompactionSettings, keepFrom string) (*Preparation, error) {
+	return prepare(path, session.ProjectPath(path), settings, keepFrom)
+}
+
+func prepare(path []*session.Entry, proj session.Projection, settings session.CompactionSettings, keepFrom string) (*Preparation, error) {
 	if len(path) == 0 {
 		return nil, ErrEmptyPath
 	}
@@ -91,7 +102,15 @@ func PrepareProjected(path []*session.Entry, proj session.Projection, settings s
 		p.BoundaryStart = p.PreviousIndex + 1 // the projection starts the kept tail there
 	}
 	p.TokensBefore = session.ProjectedTokens(path, proj).Tokens
-	p.Cut = findCut(units, p.BoundaryStart, len(units), settings.KeepRecentTokens, true)
+	if keepFrom != "" {
+		cut, err := cutAt(units, p.BoundaryStart, path, keepFrom)
+		if err != nil {
+			return nil, err
+		}
+		p.Cut = cut
+	} else {
+		p.Cut = findCut(units, p.BoundaryStart, len(units), settings.KeepRecentTokens, true)
+	}
 	if p.Cut.FirstKeptIndex >= len(units) || units[p.Cut.FirstKeptIndex].Entry.ID == "" {
 		return nil, ErrNeedsMigration
 	}

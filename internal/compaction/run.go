@@ -26,7 +26,10 @@ type Hook func(ctx context.Context, p *Preparation) (HookDecision, error)
 // RunOptions configure a compaction of a session file.
 type RunOptions struct {
 	Options
-	LeafID   string // "" for Pi's leaf (the last entry)
+	LeafID string // "" for Pi's leaf (the last entry)
+	// KeepFrom, when set, is the entry the kept part starts at, chosen by the user in
+	// place of Pi's keepRecentTokens cut (see PrepareFrom).
+	KeepFrom string
 	Settings session.CompactionSettings
 	// SettingsFor, when set, gives the settings for the session's model at the leaf
 	// instead of Settings (Pi 1.6.0 resolves compaction.modelOverrides per model); an
@@ -85,7 +88,7 @@ func Run(ctx context.Context, snap *session.Snapshot, opt RunOptions) (*RunResul
 			return nil, err
 		}
 	}
-	prep, err := Prepare(ix.Path(leaf), settings)
+	prep, err := PrepareFrom(ix.Path(leaf), settings, opt.KeepFrom)
 	if err != nil {
 		return nil, err
 	}

@@ -109,6 +109,13 @@ func ApplyAll(ctx context.Context, path string, edits []Edit) ([]*session.Entry,
 // apply validates every edit against the session at path and appends them; it returns
 // the entries written and the active branch before them.
 func apply(ctx context.Context, path string, edits []Edit) ([]*session.Entry, []*session.Entry, error) {
+	return applySized(ctx, path, edits, -1)
+}
+
+// applySized is apply refused with session.ErrChanged, nothing written, when the file
+// is no longer size bytes long (-1: any size), for a job that read it before it
+// summarized.
+func applySized(ctx context.Context, path string, edits []Edit, size int64) ([]*session.Entry, []*session.Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -118,6 +125,9 @@ func apply(ctx context.Context, path string, edits []Edit) ([]*session.Entry, []
 	f, err := session.Load(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	if size >= 0 && f.Size != size {
+		return nil, nil, session.ErrChanged
 	}
 	ix := session.NewIndex(f)
 	news := make([]session.NewEntry, len(edits))

@@ -14,6 +14,8 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"| `pi.pin` | `pi/pin` | Pin Entry | `:PiPin` |  |\n" +
 	"| `pi.editContext` | `pi/editContext` | Edit Context | `:PiEditContext` |  |\n" +
 	"| `pi.clearToolOutput` | `pi/clearToolOutput` | Clear Old Tool Output | `:PiClearToolOutput` |  |\n" +
+	"| `pi.rewind` | `pi/rewind` | Rewind Files to Entry | `:PiRewind` | yes |\n" +
+	"| `pi.condense` | `pi/condense` | Condense Context Range | `:PiCondense` | yes |\n" +
 	"| `pi.contextBySize` | `pi/contextBySize` | Context by Size | `:PiContextBySize` |  |\n" +
 	"| `pi.contextBreakdown` | `pi/contextBreakdown` | Show Context Picture | `:PiContext` |  |\n" +
 	"| `pi.tree` | `pi/tree` | Show Session Tree | `:PiTree` |  |\n" +
@@ -27,7 +29,7 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"Summarize older history into a compaction entry; the recent suffix is kept verbatim. For a session a live pi with pi-lsp's bridge holds, that pi compacts (with its model and hooks) and the answer says `via: \"pi\"`.\n" +
 	"\n" +
 	"```ts\n" +
-	"params: { session?: string; instructions?: string; leafId?: string; force?: boolean; workDoneToken?: ProgressToken }\n" +
+	"params: { session?: string; instructions?: string; leafId?: string; keepFrom?: string; force?: boolean; workDoneToken?: ProgressToken }\n" +
 	"result: { entry: CompactionEntry; tokensBefore: number; tokensAfter: number; audit: Audit } | { entry: CompactionEntry; tokensBefore: number; tokensAfter?: number; via: \"pi\"; pid: number } | { nothingToCompact: true; reason: string; via?: \"pi\" }\n" +
 	"```\n" +
 	"\n" +
@@ -83,6 +85,24 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"```ts\n" +
 	"params: { session?: string; keepRecentTokens?: number; minTokens?: number; dryRun?: boolean; restore?: boolean; force?: boolean }\n" +
 	"result: { session: string; leafId: string | null; cleared: Cleared[]; saved: number; tokensBefore: number; tokensAfter: number; dryRun: boolean; restored: boolean }\n" +
+	"```\n" +
+	"\n" +
+	"### `pi.rewind` / `pi/rewind`\n" +
+	"\n" +
+	"Bring the files the agent changed after an entry (its write and edit calls, on the path to the leaf) back to what they held there, from the session's own tool calls; `dryRun: true` previews each file (what it holds, what the rewind writes, a unified diff). A file changed since the session's last change is a conflict, left alone unless `files` or `force` picks it; a file the session cannot reconstruct is listed with the reason; bash commands run after the entry are listed. The replaced bytes are kept (and removed files go to the system trash): `undo: true` puts them back. `mode: \"both\"` also moves the conversation (pi/navigate, `summarize` adds a branch summary); a code rewind writes nothing to the session.\n" +
+	"\n" +
+	"```ts\n" +
+	"params: { session?: string; entryId?: string; mode?: \"code\" | \"conversation\" | \"both\"; summarize?: boolean; files?: string[]; force?: boolean; dryRun?: boolean; undo?: boolean; workDoneToken?: ProgressToken }\n" +
+	"result: { session: string; dryRun: boolean; restored: string[]; removed: string[]; conflicts: string[]; notRestorable: RewindNotRestorable[]; bashCommands: string[]; undo: string | null; files: RewindFile[]; leafId?: string | null; position?: string | null; notices: string[] }\n" +
+	"```\n" +
+	"\n" +
+	"### `pi.condense` / `pi/condense`\n" +
+	"\n" +
+	"Replace the context messages from `fromId` to `toId` (both in the current context, a tool call never split from its result) by a summary: the first message holds it, the others are hidden, as Pi 1.6.0 context_edit entries in one write; the history is untouched. `dryRun: true` previews the summary and the tokens; `restore: true` (with `fromId` only) brings the whole range back (one message at a time: pi/editContext restore).\n" +
+	"\n" +
+	"```ts\n" +
+	"params: { session?: string; fromId: string; toId?: string; instructions?: string; dryRun?: boolean; restore?: boolean; force?: boolean; workDoneToken?: ProgressToken }\n" +
+	"result: { session: string; dryRun: boolean; targets: string[]; summary: string; summarizer: string; coverage: Coverage; entries: ContextEditEntry[]; tokensBefore: number; tokensAfter: number; notices: string[] }\n" +
 	"```\n" +
 	"\n" +
 	"### `pi.contextBySize` / `pi/contextBySize`\n" +

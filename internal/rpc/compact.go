@@ -14,7 +14,11 @@ type compactParams struct {
 	Session      string `json:"session"`
 	Instructions string `json:"instructions"`
 	// LeafID compacts the path to this entry instead of the leaf's.
-	LeafID        string          `json:"leafId"`
+	LeafID string `json:"leafId"`
+	// KeepFrom keeps the context verbatim from this entry on ("summarize up to here"),
+	// in place of Pi's keepRecentTokens cut; refused where Pi could not cut, with the
+	// nearest valid cuts named.
+	KeepFrom      string          `json:"keepFrom"`
 	Force         bool            `json:"force"`
 	WorkDoneToken json.RawMessage `json:"workDoneToken" ts:"ProgressToken"`
 }
@@ -24,7 +28,7 @@ func (s *Server) handleCompact(ctx context.Context, p compactParams) (CompactRes
 	job := writeJob[CompactResult]{target: target{session: p.Session, force: p.Force}, service: true,
 		progress: jobProgress{token: p.WorkDoneToken, title: "Compacting session", message: "manual", early: true, refused: "Not compacted: "}}
 	return write(s, ctx, job, func(ctx context.Context, path string, wd *WorkDone) (CompactResult, error) {
-		out, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, force: p.Force, token: p.WorkDoneToken, wd: wd})
+		out, err := s.compact(ctx, path, compactJob{reason: "manual", instructions: p.Instructions, leaf: p.LeafID, keepFrom: p.KeepFrom, force: p.Force, token: p.WorkDoneToken, wd: wd})
 		switch {
 		case err != nil:
 			return nil, err
@@ -44,6 +48,7 @@ type compactJob struct {
 	reason       string // manual, threshold, overflow
 	instructions string
 	leaf         string
+	keepFrom     string
 	force        bool
 	token        json.RawMessage
 	willRetry    bool
@@ -66,7 +71,7 @@ func (s *Server) compact(ctx context.Context, path string, job compactJob) (serv
 		wd = s.tracker.Start(ctx, job.token, "Compacting session", job.reason, cancel)
 	}
 	defer wd.End("Failed") // a safety net: End is idempotent, and every path below ends it
-	req := service.CompactRequest{Path: path, Leaf: job.leaf, Instructions: job.instructions, Reason: job.reason,
+	req := service.CompactRequest{Path: path, Leaf: job.leaf, KeepFrom: job.keepFrom, Instructions: job.instructions, Reason: job.reason,
 		WillRetry: job.willRetry, Force: job.force, AllowDroppedPins: job.acceptDroppedPins,
 		Hook: s.compactHook(path, job.reason, job.instructions, job.willRetry)}
 	if job.editedSummary != "" {

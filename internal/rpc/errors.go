@@ -91,6 +91,8 @@ func wireError(err error) *respError {
 		kind = KindNothingToCompact
 	case errors.Is(err, compaction.ErrAlreadyCompacted):
 		kind = KindAlreadyCompacted
+	case errors.Is(err, compaction.ErrNotACut), errors.Is(err, compaction.ErrNotOnPath):
+		code, kind = CodeInvalidParams, KindInvalidParams
 	case errors.Is(err, compaction.ErrPinnedDropped):
 		kind = KindPinnedDropped
 	case errors.Is(err, branch.ErrCancelled):

@@ -69,7 +69,9 @@ func TestAnswersHaveTheirDocumentedShape(t *testing.T) {
 	call("pi/navigate", map[string]any{"targetId": tree.LeafID})
 	appended := lsptest.Decode[struct {
 		EntryIDs []string `json:"entryIds"`
-	}](t, call("pi/append", map[string]any{"messages": []any{userMsg("one more", time.Now().UnixMilli())}}))
+	}](t, call("pi/append", map[string]any{"messages": []any{userMsg("one more", time.Now().UnixMilli()), userMsg("and another", time.Now().UnixMilli())}}))
+	call("pi/condense", map[string]any{"fromId": appended.EntryIDs[0], "toId": appended.EntryIDs[1], "dryRun": true})
+	call("pi/rewind", map[string]any{"entryId": root, "dryRun": true})
 	call("pi/editContext", map[string]any{"entryId": appended.EntryIDs[0], "action": "omit"})
 	call("pi/clearToolOutput", map[string]any{"dryRun": true, "keepRecentTokens": 1, "minTokens": 1})
 	call("pi/clearToolOutput", map[string]any{"restore": true})

@@ -15,7 +15,11 @@ type CompactRequest struct {
 	Path string
 	// Leaf compacts the path to this entry ("" for Pi's leaf). A live pi compacts at its
 	// own leaf: a Leaf other than that one is refused (*NotViaPi), that one accepted.
-	Leaf         string
+	Leaf string
+	// KeepFrom, when set, is the entry the kept part starts at ("summarize up to
+	// here"), in place of Pi's keepRecentTokens cut; a live pi cuts where its settings
+	// say, so with one the job is refused (*NotViaPi).
+	KeepFrom     string
 	Instructions string
 	// Reason is what asked for the compaction: "manual" ("" too), or "threshold" and
 	// "overflow" for an automatic compaction, which only pi-lsp does (a live pi compacts
@@ -187,6 +191,7 @@ func (c Config) compactLocked(ctx context.Context, req CompactRequest, rep Repor
 			Progress:         summaryProgress(rep),
 		},
 		LeafID:      req.Leaf,
+		KeepFrom:    req.KeepFrom,
 		SettingsFor: c.SettingsFor(cwd),
 		Summarizer:  sum,
 		Hook:        req.Hook,
@@ -228,7 +233,7 @@ func (c Config) compactDry(ctx context.Context, req CompactRequest, rep Reporter
 	cwd := ix.File.Header.Cwd
 	res, err := compaction.Run(ctx, snap, compaction.RunOptions{
 		Options: compaction.Options{CustomInstructions: req.Instructions},
-		LeafID:  req.Leaf, DryRun: true, SettingsFor: c.SettingsFor(cwd),
+		LeafID:  req.Leaf, KeepFrom: req.KeepFrom, DryRun: true, SettingsFor: c.SettingsFor(cwd),
 	})
 	if compaction.NothingToDo(err) {
 		return CompactOutcome{NothingToCompact: err.Error(), Nothing: err}, nil
@@ -270,7 +275,11 @@ func (c Config) compactDry(ctx context.Context, req CompactRequest, rep Reporter
 // compactViaPi makes the live pi compact its session, reporting its compaction_start
 // and compaction_end as pi-lsp's own are.
 func (c Config) compactViaPi(ctx context.Context, req CompactRequest, reg *bridge.Registration, rep Reporter) (CompactOutcome, error) {
-	pi, err := dialPi(ctx, reg, req.Leaf, req.Asked)
+	asked := req.Asked
+	if req.KeepFrom != "" && len(asked) == 0 {
+		asked = []string{"keepFrom"} // pi cuts where its own settings say
+	}
+	pi, err := dialPi(ctx, reg, req.Leaf, asked)
 	if err != nil {
 		return CompactOutcome{}, err
 	}

@@ -4,7 +4,7 @@
 // chromium through playwright-core. Run by scripts/test-vscode.sh, which installs everything,
 // builds the .vsix and bounds this process in time.
 //
-//   node test/vscode/e2e.mjs --vsix editors/vscode/pi-lsp.vsix --tmp DIR [--artifacts DIR]
+//   node test/vscode/e2e.mjs --vsix editors/vscode/pi-lsp.vsix --tmp DIR [--artifacts DIR] [--only rewind]
 //                            [--session testdata/corpus/genuine/full-main.jsonl] [--docs-screenshot FILE]
 //
 // What a user would do, step by step, with a screenshot of each step in the artifacts folder:
@@ -296,6 +296,12 @@ async function main() {
     check("languageclient received the server's command table (every id has a palette title)", Array.isArray(started.commands) && j([...started.commands].sort()) === j(titled), j(started.commands));
     const firstTree = await waitFor(() => lastEvent("treeRefreshed"), 20_000, 200);
     if (!check("the extension read the session tree (pi/tree)", firstTree?.session === SESSION && firstTree.entries === entriesBefore.length, j(firstTree ?? lastEvent("treeRefreshFailed")))) return;
+
+    // --only rewind: the rewind section alone (a quicker run while working on it).
+    if (opt("--only", "") === "rewind") {
+      await rewindSection(page);
+      return;
+    }
 
     // ---- Pi view: tree, files, status bar ----
     await runPalette(page, "Pi: Show Session Tree");
@@ -971,6 +977,11 @@ async function main() {
     // modal, Cancel (nothing written), Clear (one context_edit per result), Restore All ----
     await clearToolOutputSection(page);
 
+    // ---- Rewind Files to Here… on a session real Pi 1.6.0 recorded editing a workspace: one
+    // diff per file, one file accepted (one WorkspaceEdit), Undo takes it back; Summarize Up to
+    // Here ----
+    await rewindSection(page);
+
     if (consoleErrors.length) note(`browser console errors: ${consoleErrors.length} (first: ${consoleErrors[0].slice(0, 200)})`);
   } finally {
     await browser.close().catch(() => {});
@@ -1088,6 +1099,123 @@ async function clearToolOutputSection(page) {
     : (again?.instructions ?? "").includes(`Keep: ${kept?.text}`) && readEntries(file).length === n0;
   check("Keep a Dropped Entity… lists the dropped entities; choosing one pins its message or adds it to the instructions, and previews again", listed && !!kept && !!again && effect, j({ kept, instructions: again?.instructions, last: last && { type: last.type, customType: last.customType } }));
   await shot(page, "keep-entity-again");
+}
+
+// The recording of testdata/rewind/agent-edits (real Pi 1.6.0 whose scripted model wrote, edited
+// and ran a command) placed in the workspace's sessions folder with its files in the workspace as they
+// were at its end; selected; then the tree's Rewind Files to Here… on the prompt of turn 2 (the
+// files as they were at the end of turn 1).
+async function rewindSection(page) {
+  const dir = path.join(REPO, "testdata", "rewind", "agent-edits");
+  const marks = JSON.parse(fs.readFileSync(path.join(dir, "marks.json"), "utf8"));
+  const final = marks[marks.length - 1].files;
+  const want = marks[1].files; // the end of turn 1: what the files held when the turn 2 prompt was the last entry
+  // Pi lists a project's sessions by their header's cwd: the workspace itself (its notes.txt
+  // is the recording's from here on).
+  const RW = WS;
+  for (const [f, c] of Object.entries(final)) {
+    if (c === null) continue;
+    fs.mkdirSync(path.dirname(path.join(RW, f)), { recursive: true });
+    fs.writeFileSync(path.join(RW, f), c);
+  }
+  const src = path.join(dir, "session.jsonl");
+  const file = path.join(SESSIONS_DIR, `2026-11-29T10-00-00-000Z_${readEntries(src)[0].id}.jsonl`);
+  placeSession(src, file, RW);
+  const prompt = readEntries(file).find((e) => e.type === "message" && e.message?.role === "user" && JSON.stringify(e.message.content).includes("TURN2"));
+  // Right after the start the palette may not take the first try: up to three.
+  let selected;
+  for (let attempt = 0; attempt < 3 && !selected; attempt++) {
+    await page.keyboard.press("Escape");
+    await runPalette(page, "Pi: Select Session");
+    const item = page.locator(".quick-input-widget .monaco-list-row", { hasText: path.basename(file) }).first();
+    if (await visible(item)) await item.click();
+    selected = await waitFor(() => events().some((e) => e.event === "commandResult" && e.command === "pi.selectSession" && e.result?.session === file), 10_000, 200);
+  }
+  if (!check("the session recorded editing a workspace is selected", !!selected && !!prompt, file)) return;
+  await runPalette(page, "Pi: Show Session Tree");
+  const treePane = pane(page, "Pi Session");
+  // The tree shows the rows in view only: scroll up until the one wanted is drawn.
+  const reveal = async (loc) => {
+    for (let i = 0; i < 16; i++) {
+      const list = await treePane.locator(".monaco-list").first().boundingBox().catch(() => null);
+      if (list) await page.mouse.move(list.x + list.width / 2, list.y + list.height / 2);
+      const box = (await visible(loc, 700)) && (await loc.boundingBox().catch(() => null));
+      if (box && list && box.y >= list.y + 2 && box.y + box.height <= list.y + list.height - 2) return true;
+      await page.mouse.wheel(0, box && list && box.y + box.height > list.y + list.height - 2 ? 120 : -240);
+      await sleep(150);
+    }
+    return visible(loc, 1000);
+  };
+  const row = treePane.locator(".monaco-list-row", { hasText: "TURN2" }).first();
+  await reveal(row);
+  const session0 = fs.readFileSync(file, "utf8");
+  const disk = () => Object.fromEntries(Object.keys(final).map((f) => [f, fs.existsSync(path.join(RW, f)) ? fs.readFileSync(path.join(RW, f), "utf8") : null]));
+
+  // Rewind Files to Here…: a diff per file, then the pick.
+  const t0 = Date.now();
+  const menu = await contextMenu(page, row, "Rewind Files to Here");
+  if (DOCS_SHOT) fs.copyFileSync(path.join(ART, `${String(shotN).padStart(2, "0")}-context-menu-rewind-files-to-here.png`), path.join(path.dirname(DOCS_SHOT), "vscode-rewind-menu.png"));
+  const preview = menu && (await waitFor(() => events().filter((e) => e.event === "rewindPreview" && e.t >= t0).pop(), 15_000, 200));
+  const picker = page.locator(".quick-input-widget", { hasText: "Rewind Files to" }).first();
+  const pickerUp = !!preview && (await visible(picker, 15_000));
+  const tabs = await page.locator(".tabs-container .tab", { hasText: "↔ at" }).count();
+  await shot(page, "rewind-diffs");
+  if (DOCS_SHOT) await page.screenshot({ path: path.join(path.dirname(DOCS_SHOT), "vscode-rewind.png") }).catch(() => {});
+  check(
+    "Rewind Files to Here… opens one diff per file the agent changed after the entry, then asks which to bring back",
+    pickerUp && preview.files.length >= 4 && tabs === preview.files.length && preview.bashCommands.join() === "echo generated > gen.txt",
+    j({ files: preview?.files, tabs, bash: preview?.bashCommands }),
+  );
+  if (!pickerUp) return;
+  // Accept one file: untick every other one (all but the conflicts start ticked), OK.
+  const count = async () => ((await picker.locator(".quick-input-count").first().textContent().catch(() => "")) || "").trim();
+  for (const f of preview.files.filter((p) => p !== "notes.txt")) {
+    const r = picker.locator(".monaco-list-row", { hasText: f }).first();
+    const before = await count();
+    await r.locator(".quick-input-list-checkbox, input[type=checkbox], .monaco-checkbox").first().click({ timeout: 5000 }).catch((e) => note(`tick ${f}: ${e.message.split("\n")[0]}`));
+    if ((await count()) === before) await r.click({ timeout: 5000 }).catch(() => {});
+    note(`untick ${f}: ${before} → ${await count()}`);
+  }
+  await shot(page, "rewind-pick-one");
+  await page.keyboard.press("Enter");
+  const applied = await waitFor(() => events().filter((e) => e.event === "rewindApplied" && e.t >= t0).pop(), 15_000, 200);
+  await sleep(500);
+  const after = disk();
+  check(
+    "accepting one file rewinds exactly that file (one WorkspaceEdit, saved): notes.txt as at the end of turn 1, the others untouched",
+    applied?.ok === true && j(applied.files) === j(["notes.txt"]) && after["notes.txt"] === want["notes.txt"] && Object.keys(final).every((f) => f === "notes.txt" || after[f] === final[f]),
+    j({ applied, notes: after["notes.txt"] }),
+  );
+  check("the rewind wrote nothing to the session", fs.readFileSync(file, "utf8") === session0);
+  await shot(page, "rewind-applied");
+
+  // Undo in the editor takes it back (then saved).
+  await page.keyboard.press("Control+p");
+  await page.keyboard.type("notes.txt");
+  await sleep(800);
+  await page.keyboard.press("Enter");
+  await visible(page.locator(".tabs-container .tab.active", { hasText: "notes.txt" }).first(), 10_000);
+  await page.locator(".editor-instance .monaco-editor .view-lines").first().click().catch(() => {});
+  await page.keyboard.press("Control+z");
+  await sleep(300);
+  await page.keyboard.press("Control+s");
+  const undone = await waitFor(() => (fs.readFileSync(path.join(RW, "notes.txt"), "utf8") === final["notes.txt"] ? true : undefined), 10_000, 200);
+  await shot(page, "rewind-undone");
+  check("Undo in the editor takes the rewound file back (saved: the bytes before the rewind)", !!undone, j(fs.readFileSync(path.join(RW, "notes.txt"), "utf8")));
+
+  // Summarize Up to Here on the turn 3 prompt: a compaction kept from exactly that entry.
+  const turn3 = readEntries(file).find((e) => e.type === "message" && e.message?.role === "user" && JSON.stringify(e.message.content).includes("TURN3"));
+  // Whatever the undo left open (an editor's widget, a hover) is closed first.
+  for (let i = 0; i < 3; i++) await page.keyboard.press("Escape");
+  await page.mouse.move(5, 5);
+  await runPalette(page, "Pi: Show Session Tree");
+  const row3 = treePane.locator(".monaco-list-row", { hasText: "TURN3" }).first();
+  await reveal(row3);
+  await row3.hover({ timeout: 5000 }).catch(() => {});
+  const m2 = await contextMenu(page, row3, "Summarize Up to Here").catch((e) => (note(`Summarize Up to Here: ${e.message.split("\n")[0]}`), false));
+  const compacted = m2 && (await waitFor(() => { const l = readEntries(file).pop(); return l?.type === "compaction" ? l : undefined; }, 60_000, 300));
+  await shot(page, "summarize-up-to-here");
+  check("Summarize Up to Here writes a compaction whose kept part starts at the entry", !!compacted && compacted.firstKeptEntryId === turn3?.id, j(compacted && { firstKeptEntryId: compacted.firstKeptEntryId, want: turn3?.id }));
 }
 
 // Starts test/pi/fake-openai.mjs and the real pi CLI (1.6.0, Node 22) with editors/pi/extension.ts

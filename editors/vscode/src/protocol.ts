@@ -20,6 +20,8 @@ export const Commands = {
   pin: "pi.pin",
   editContext: "pi.editContext",
   clearToolOutput: "pi.clearToolOutput",
+  rewind: "pi.rewind",
+  condense: "pi.condense",
   contextBySize: "pi.contextBySize",
   contextBreakdown: "pi.contextBreakdown",
   tree: "pi.tree",
@@ -40,6 +42,8 @@ export const Methods = {
   pin: "pi/pin",
   editContext: "pi/editContext",
   clearToolOutput: "pi/clearToolOutput",
+  rewind: "pi/rewind",
+  condense: "pi/condense",
   contextBySize: "pi/contextBySize",
   contextBreakdown: "pi/contextBreakdown",
   tree: "pi/tree",
@@ -94,6 +98,8 @@ export interface CompactParams {
   instructions?: string;
   /** leafId compacts the path to this entry instead of the leaf's. */
   leafId?: string;
+  /** keepFrom keeps the context verbatim from this entry on ("summarize up to here"), in place of Pi's keepRecentTokens cut; refused where Pi could not cut, with the nearest valid cuts named. */
+  keepFrom?: string;
   force?: boolean;
   workDoneToken?: ProgressToken;
 }
@@ -383,6 +389,115 @@ export interface Cleared {
   placeholder?: string;
 }
 
+/** RewindParams are pi/rewind's params. */
+export interface RewindParams {
+  session?: string;
+  /** entryId is the entry to bring the files back to (not with undo). */
+  entryId?: string;
+  /** mode: "code" (the default: the files only, nothing written to the session), "conversation" (navigate) or "both". */
+  mode?: "code" | "conversation" | "both";
+  summarize?: boolean;
+  /** files are conflicting files to bring back anyway; force picks every conflict. */
+  files?: string[];
+  force?: boolean;
+  /** dryRun previews: each file with what it holds and what the rewind would write. */
+  dryRun?: boolean;
+  /** undo puts back the bytes the session's last rewind replaced. */
+  undo?: boolean;
+  workDoneToken?: ProgressToken;
+}
+
+/** RewindResult is what a rewind did (or, with dryRun, would do). */
+export interface RewindResult {
+  session: string;
+  dryRun: boolean;
+  restored: string[];
+  removed: string[];
+  conflicts: string[];
+  notRestorable: RewindNotRestorable[];
+  bashCommands: string[];
+  /** undo names the rewind that pi/rewind undo takes back (null when no file changed). */
+  undo: string | null;
+  /** files is the preview of a dry run: every file the rewind brings back. */
+  files: RewindFile[];
+  /** leafId and Position: the conversation's leaf and where it continues from, when it moved. */
+  leafId?: string | null;
+  position?: string | null;
+  notices: string[];
+}
+
+/** RewindNotRestorable is a file the session cannot bring back, and why. */
+export interface RewindNotRestorable {
+  path: string;
+  reason: string;
+}
+
+/** RewindFile is one file of a rewind's preview: what it holds and what the rewind writes (exists false: absent; the rewind removes it). */
+export interface RewindFile {
+  path: string;
+  absPath: string;
+  exists: boolean;
+  current: string;
+  targetExists: boolean;
+  target: string;
+  conflict: boolean;
+  expectedKnown: boolean;
+  /** expected is what the session's last change left (the other side of a conflict). */
+  expected: string;
+  /** diff is the unified diff from the disk to what the rewind writes. */
+  diff: string;
+}
+
+/** CondenseParams are pi/condense's params. */
+export interface CondenseParams {
+  session?: string;
+  /** fromId and ToID bound the range of the context (both included); restore takes FromID only. */
+  fromId: string;
+  toId?: string;
+  instructions?: string;
+  dryRun?: boolean;
+  restore?: boolean;
+  force?: boolean;
+  workDoneToken?: ProgressToken;
+}
+
+/** CondenseResult is a condensed (or, with dryRun, previewed; with restore, restored) range of the context. */
+export interface CondenseResult {
+  session: string;
+  dryRun: boolean;
+  /** targets are the entries of the range: the first holds the summary, the others are hidden. */
+  targets: string[];
+  /** summary is what the first one holds. */
+  summary: string;
+  summarizer: string;
+  /** coverage is what the summary carries of the range's critical entities. */
+  coverage: Coverage;
+  /** entries are the context_edit entries written. */
+  entries: ContextEditEntry[];
+  tokensBefore: number;
+  tokensAfter: number;
+  notices: string[];
+}
+
+/** Coverage is how much of the summarized range's entities a summary carries. */
+export interface Coverage {
+  entities: Entity[];
+  missing: Entity[];
+  /** covered is the share of Entities the summary carries (1 when there are none). */
+  covered: number;
+}
+
+/** Entity is one thing of the summarized range a checkpoint should carry. */
+export interface Entity {
+  /** kind is file, command, error, url, id, constraint or request. */
+  kind: string;
+  text: string;
+  /** entryId is the entry of the message the entity was first seen in ("" for a modified file, which the file operations name): the message a user can pin so that every summary quotes it. */
+  entryId?: string;
+  /** pinnable: EntryID is a user message, which a pin quotes verbatim. */
+  pinnable?: boolean;
+}
+
 export interface ContextBySizeParams {
   session?: string;
   /** limit keeps the largest so many messages (0: all). */
@@ -654,25 +769,6 @@ export interface CompactionPreview {
   pinned: string[] | null;
   /** coverage is what the summary carries of the summarized range's critical entities (files modified, commands, error strings, URLs, ids, the user's constraints and latest request), and what it drops: pin a pinnable entity's entry, or name the entity in the instructions and preview again. */
   coverage: Coverage;
-}
-
-/** Coverage is how much of the summarized range's entities a summary carries. */
-export interface Coverage {
-  entities: Entity[];
-  missing: Entity[];
-  /** covered is the share of Entities the summary carries (1 when there are none). */
-  covered: number;
-}
-
-/** Entity is one thing of the summarized range a checkpoint should carry. */
-export interface Entity {
-  /** kind is file, command, error, url, id, constraint or request. */
-  kind: string;
-  text: string;
-  /** entryId is the entry of the message the entity was first seen in ("" for a modified file, which the file operations name): the message a user can pin so that every summary quotes it. */
-  entryId?: string;
-  /** pinnable: EntryID is a user message, which a pin quotes verbatim. */
-  pinnable?: boolean;
 }
 
 export interface CommitCompactionParams {

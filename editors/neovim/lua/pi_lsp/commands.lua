@@ -829,6 +829,34 @@ M.user_commands = {
       end,
     },
   },
+  PiRewind = {
+    function(o)
+      local rw = require('pi_lsp.rewind')
+      if o.fargs[1] == 'undo' then
+        return rw.undo({})
+      end
+      local mode = o.fargs[2]
+      if mode ~= nil and mode ~= 'both' and mode ~= 'code' and mode ~= 'conversation' then
+        ui.notify('usage: :PiRewind {id} [code|both|conversation] | :PiRewind undo', vim.log.levels.ERROR)
+        return
+      end
+      rw.rewind({ entryId = o.fargs[1], mode = mode })
+    end,
+    { nargs = '+', desc = 'Pi: bring the files the agent changed after {id} back (diff buffers, conflicts in quickfix) [both] | undo', complete = complete_id_then({ 'code', 'both', 'conversation' }) },
+  },
+  PiCondense = {
+    function(o)
+      if #o.fargs ~= 2 then
+        ui.notify('usage: :PiCondense {from} {to} | :PiCondense {from} restore', vim.log.levels.ERROR)
+        return
+      end
+      if o.fargs[2] == 'restore' then
+        return require('pi_lsp.rewind').condense({ fromId = o.fargs[1], restore = true })
+      end
+      require('pi_lsp.rewind').condense({ fromId = o.fargs[1], toId = o.fargs[2] })
+    end,
+    { nargs = '+', desc = 'Pi: replace the context messages {from}..{to} by a summary (asks first) | {from} restore', complete = complete_ids },
+  },
   PiContextBySize = { run('context_by_size'), { nargs = 0, desc = 'Pi: the messages of the context by size, largest first (x hides, e replaces, u restores)' } },
   PiCancel = { run('cancel'), { nargs = 0, desc = 'Pi: cancel running compactions and summaries' } },
 }

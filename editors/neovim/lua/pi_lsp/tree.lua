@@ -348,6 +348,39 @@ local function edit_at_cursor(action)
 end
 M.edit_at_cursor = edit_at_cursor
 
+--- R, S, F, C in the tree: rewind the files to the entry, summarize up to it, summarize
+--- from it, condense a range (the first C marks its start, the second condenses).
+local function rewind_at_cursor(buf)
+  with_node_at_cursor(buf, function(node, b)
+    require('pi_lsp.rewind').rewind({ entryId = node.id, session = b.session }, refresh_on_success(buf), b.client_id)
+  end)
+end
+
+local function summarize_up_to_cursor(buf)
+  with_node_at_cursor(buf, function(node, b)
+    require('pi_lsp.rewind').summarize_up_to({ entryId = node.id, session = b.session }, refresh_on_success(buf), b.client_id)
+  end)
+end
+
+local function summarize_from_cursor(buf)
+  with_node_at_cursor(buf, function(node, b)
+    require('pi_lsp.rewind').summarize_from({ parentId = node.parentId, session = b.session }, refresh_on_success(buf), b.client_id)
+  end)
+end
+
+local function condense_at_cursor(buf)
+  with_node_at_cursor(buf, function(node, b)
+    if not b.condense_from then
+      b.condense_from = node.id
+      ui.notify(('condense from %s: press C on the last message of the range'):format(node.id))
+      return
+    end
+    local from = b.condense_from
+    b.condense_from = nil
+    require('pi_lsp.rewind').condense({ fromId = from, toId = node.id, session = b.session }, refresh_on_success(buf), b.client_id)
+  end)
+end
+
 local function context_by_size(buf)
   require('pi_lsp.context_size').open(M.buffers[buf] and M.buffers[buf].session)
 end
@@ -382,6 +415,10 @@ function M.open(client, opts, cb)
         { 'e', edit_at_cursor('replace'), 'Pi: replace this message in the context' },
         { 'u', edit_at_cursor('restore'), 'Pi: restore this message to the context' },
         { 's', context_by_size, 'Pi: the context by size' },
+        { 'R', rewind_at_cursor, 'Pi: rewind the files to this entry' },
+        { 'S', summarize_up_to_cursor, 'Pi: summarize up to here (keep from this entry)' },
+        { 'F', summarize_from_cursor, 'Pi: summarize from here (back to the parent, with a branch summary)' },
+        { 'C', condense_at_cursor, 'Pi: condense a range (first C: its start, second C: its end)' },
         { 'r', refresh, 'Pi: refresh the tree' },
       })
     end

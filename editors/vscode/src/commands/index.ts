@@ -15,6 +15,7 @@ import { compact, keepDroppedEntity, previewCompaction, showLastCompactionSummar
 import { contextBySizeInteractive, editContext, editContextInteractive, editRow, replaceRow, showContext } from "./contextEdit";
 import { label, labelInteractive, labelRow, pin, pinInteractive, pinRow, undoCompaction, undoCompactionRow } from "./entries";
 import { navigate, navigateHere, openFile, previewBranchSummary, showFiles, showTree } from "./navigation";
+import { condenseRange, registerRewind, rewindFilesTo } from "./rewind";
 import { selectSession, selectSessionInteractive } from "./sessions";
 
 /**
@@ -38,6 +39,8 @@ const SERVER_HANDLERS: Record<ServerCommandId, ServerCommandHandler> = {
   "pi.editContext": (pi, arg) => (arg ? editContext(pi, arg as unknown as EditContextParams) : editContextInteractive(pi)),
   "pi.clearToolOutput": (pi, arg) => (arg ? clearToolOutput(pi, arg as ClearToolOutputParams) : clearToolOutputInteractive(pi)),
   "pi.contextBySize": (pi, arg, next) => (arg ? next() : contextBySizeInteractive(pi)),
+  "pi.rewind": (pi, arg, next) => (arg ? next() : rewindFilesTo(pi, undefined)),
+  "pi.condense": (pi, arg, next) => (arg ? next() : condenseRange(pi, undefined)),
   "pi.contextBreakdown": (pi, arg, next) => (arg ? next() : showContextPanel(pi)),
 };
 
@@ -67,6 +70,7 @@ export function registerCommands(pi: PiContext): vscode.Disposable[] {
   const reg = (id: string, fn: (...args: any[]) => unknown) => vscode.commands.registerCommand(id, fn);
   pi.previews.again = { compaction: previewCompaction, branch: previewBranchSummary };
   return [
+    ...registerRewind(pi),
     reg(C.treeRefresh, () => pi.views.refresh()),
     reg(C.treeCompact, () => (pi.server.requireClient() ? vscode.commands.executeCommand("pi.compact") : undefined)),
     reg(C.treeSelectSession, () => (pi.server.requireClient() ? vscode.commands.executeCommand("pi.selectSession") : undefined)),
