@@ -1328,7 +1328,7 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 				crit = addUnique(crit, "Last step before the kept messages: "+s)
 			}
 		}
-		if l := a.idsLine(b.String() + strings.Join(crit, "\n")); l != "" {
+		for _, l := range a.idsLines(b.String() + strings.Join(crit, "\n")) {
 			crit = addUnique(crit, l)
 		}
 		if n := len(req.ModifiedFiles); n > 0 {
@@ -1519,6 +1519,10 @@ func (a *analysis) turnPrefix(req Request) string {
 	}
 	for _, f := range a.findings() {
 		ctxItems = addUnique(ctxItems, "Found: "+f)
+	}
+	progressText := request + "\n" + strings.Join(progress, "\n") + "\n" + strings.Join(ctxItems, "\n")
+	for _, l := range a.idsLines(progressText) {
+		ctxItems = addUnique(ctxItems, l)
 	}
 	for _, d := range a.decisions(0) {
 		ctxItems = addUnique(ctxItems, d)

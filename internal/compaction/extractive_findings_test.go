@@ -64,7 +64,7 @@ func TestExtractiveKeepsTypedIDsWithTheirRole(t *testing.T) {
 			t.Errorf("the id %s the agent used is lost:\n%s", want, all)
 		}
 	}
-	if !strings.Contains(s["Critical Context"], "hash for `mcp__library__download` (House style, 3rd edition)") {
+	if !strings.Contains(s["Critical Context"], "hash for `mcp__library__download`: `5e0c2a9d41f7b8e3a6c1d2f09b8a7e61` (House style, 3rd edition)") {
 		t.Errorf("a hash is not kept with its role:\n%s", s["Critical Context"])
 	}
 	if !strings.Contains(all, "pull request opened") {

@@ -24,8 +24,8 @@ var (
 	pullURLRe = regexp.MustCompile(`https://github\.com/[\w.-]+/[\w.-]+/pull/(\d+)`)
 )
 
-// typedID is an id and its role.
-type typedID struct{ id, role string }
+// typedID is an id, its role and what it names (a title the same call gave, "" when none).
+type typedID struct{ id, role, what string }
 
 // isID reports whether a token has the shape of an id; hex needs a letter and a digit
 // (so a word or a plain number is not one).
@@ -67,11 +67,7 @@ func callIDs(b session.Block) []typedID {
 			continue
 		}
 		if s = strings.TrimSpace(s); isID(s) {
-			role := k + " for " + label
-			if what != "" {
-				role += " (" + strings.ReplaceAll(what, "`", "'") + ")"
-			}
-			out = append(out, typedID{s, role})
+			out = append(out, typedID{s, k + " for " + label, clip(strings.ReplaceAll(what, "`", "'"), 48)})
 		}
 	}
 	return out
@@ -88,7 +84,7 @@ func commandIDs(act *action) []typedID {
 			if m[1] == "pr" || m[1] == "issue" {
 				id = "#" + id
 			}
-			out = append(out, typedID{id, "`gh " + m[1] + " " + m[2] + "`"})
+			out = append(out, typedID{id, "`gh " + m[1] + " " + m[2] + "`", ""})
 		}
 		if strings.HasPrefix(strings.TrimSpace(line), "#") {
 			continue // a comment
@@ -96,13 +92,13 @@ func commandIDs(act *action) []typedID {
 		for _, tok := range idTokenRe.FindAllString(line, -1) {
 			tok = strings.Trim(tok, ".-")
 			if isID(tok) {
-				out = append(out, typedID{tok, role})
+				out = append(out, typedID{tok, role, ""})
 			}
 		}
 	}
 	if act.hasResult && act.ok && strings.Contains(act.command, "pr create") {
 		if m := pullURLRe.FindStringSubmatch(act.output); m != nil {
-			out = append(out, typedID{"#" + m[1], "pull request opened by " + role})
+			out = append(out, typedID{"#" + m[1], "pull request opened by " + role, ""})
 		}
 	}
 	return out
@@ -130,17 +126,36 @@ func (a *analysis) typedIDs() []typedID {
 	return out
 }
 
-// idsLine is the Critical Context line of the ids not already in the summary's text.
-func (a *analysis) idsLine(written string) string {
-	var parts []string
+// idsLines are the Critical Context lines of the ids not already in the summary's text:
+// one line per role, at most three ids a line (so no line outgrows the bound), the
+// newest three lines.
+func (a *analysis) idsLines(written string) []string {
+	var roles []string
+	byRole := map[string][]string{}
 	for _, id := range a.typedIDs() {
 		if strings.Contains(written, id.id) {
 			continue // already said with its role (a Done command, a failure)
 		}
-		parts = append(parts, "`"+id.id+"` ("+id.role+")")
+		part := "`" + id.id + "`"
+		if id.what != "" {
+			part += " (" + id.what + ")"
+		}
+		if byRole[id.role] == nil {
+			roles = append(roles, id.role)
+		}
+		byRole[id.role] = append(byRole[id.role], part)
 	}
-	if len(parts) == 0 {
-		return ""
+	var out []string
+	for _, r := range roles {
+		parts := byRole[r]
+		for len(parts) > 0 {
+			n := min(3, len(parts))
+			out = append(out, "Ids used, "+r+": "+strings.Join(parts[:n], "; "))
+			parts = parts[n:]
+		}
 	}
-	return "Ids used: " + strings.Join(parts, "; ")
+	if len(out) > 3 {
+		out = out[len(out)-3:] // the newest: ids are context, not the whole of it
+	}
+	return out
 }
