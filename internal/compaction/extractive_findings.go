@@ -12,6 +12,8 @@ import (
 
 var findingRe = regexp.MustCompile(`(?i)(\b(?:the |a )?root cause\b|\bthe (?:cause|culprit|reason) (?:is|was|of)\b|\b(?:is|was|are|were) caused by\b|\bturns out\b|\bturned out\b|\bthe (?:problem|issue|bug|leak|regression) (?:is|was|comes from|came from)\b|\bi found (?:that|the)\b|\bfound it\b|\bconfirmed (?:that|it)\b|\bthis (?:explains|means) (?:why|that)\b)`)
 
+var foundItRe = regexp.MustCompile(`(?i)^(?:i )?found it[\s,:;.!—–-]*`)
+
 // findings are the finding sentences of the assistant's messages before the span's last
 // reply (that one is read by problems and the report), the newest four, each once.
 func (a *analysis) findings() []string {
@@ -32,6 +34,9 @@ func (a *analysis) findings() []string {
 				}
 				if planRe.MatchString(s) || offerRe.MatchString(s) || tidyItem(s) == "" {
 					continue
+				}
+				if t := foundItRe.ReplaceAllString(s, ""); len(t) >= 16 {
+					s = t // "Found it — X" is the finding X
 				}
 				out = addUnique(out, clip(s, 280))
 			}
