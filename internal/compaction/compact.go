@@ -293,9 +293,11 @@ func AuditSummary(summary string, modifiedFiles, pinned []string) Audit {
 	return a
 }
 
-// quotes reports whether summary holds p, as written or on one line.
+// quotes reports whether summary holds p, as written or with its white space folded
+// (a quote on one line, its indentation and runs of blanks made one space, as a
+// summarizer lays a multi-line message into an item).
 func quotes(summary, p string) bool {
-	return strings.Contains(summary, p) || strings.Contains(summary, strings.ReplaceAll(p, "\n", " "))
+	return strings.Contains(summary, p) || strings.Contains(strings.Join(strings.Fields(summary), " "), strings.Join(strings.Fields(p), " "))
 }
 
 // EntryFields are the fields of the compaction entry for an outcome, in Pi's order
