@@ -184,6 +184,7 @@ func analyze(messages []*session.Message, branch bool) *analysis {
 					act.kind = classifyCommand(act.command)
 				default:
 					act.kind, act.args = actOther, otherLabel(b)
+					act.ids = callIDs(b)
 					act.delegate = delegatedTask(b)
 				}
 				byID[b.ID] = act
@@ -608,8 +609,8 @@ func reportStatements(text string) []string {
 func (a *analysis) blocked(from int) []string {
 	var out []string
 	for _, f := range a.live() {
-		if f.turn < from {
-			continue
+		if f.turn < from || isEnvError(f) {
+			continue // an environment error is context, said once (see environment)
 		}
 		switch {
 		case f.command != "":
@@ -780,7 +781,7 @@ func (a *analysis) next(unfinished bool, blocked []string) []string {
 		}
 	}
 	for _, f := range a.live() {
-		if f.command != "" && !f.exploratory() {
+		if f.command != "" && !f.exploratory() && !isEnvError(f) {
 			step := "Fix the failure of " + cmdSpan(f.command) + ", then run it again"
 			if h := hintOf(f.output); h != "" {
 				step += " (" + h + ")"
@@ -1311,13 +1312,24 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 				crit = addUnique(crit, "Found: "+p)
 			}
 		}
+		for _, f := range a.findings() {
+			if !mentioned(done, f) && !contains(blocked, f) {
+				crit = addUnique(crit, "Found: "+f)
+			}
+		}
 		for _, i := range a.interrupted() {
 			crit = addUnique(crit, i)
+		}
+		for _, e := range a.environment() {
+			crit = addUnique(crit, e)
 		}
 		if !unfinished {
 			if s := a.lastStep(); s != "" && !contains(crit, "Last seen: "+s) && !mentioned(done, s) {
 				crit = addUnique(crit, "Last step before the kept messages: "+s)
 			}
+		}
+		for _, l := range a.idsLines(b.String() + strings.Join(crit, "\n")) {
+			crit = addUnique(crit, l)
 		}
 		if n := len(req.ModifiedFiles); n > 0 {
 			crit = addUnique(crit, fmt.Sprintf("Files modified so far: %s", strings.Join(limitList(req.ModifiedFiles, 10), ", ")))
@@ -1501,6 +1513,16 @@ func (a *analysis) turnPrefix(req Request) string {
 	}
 	for _, b := range a.blocked(0) {
 		ctxItems = addUnique(ctxItems, "Open: "+b)
+	}
+	for _, e := range a.environment() {
+		ctxItems = addUnique(ctxItems, e)
+	}
+	for _, f := range a.findings() {
+		ctxItems = addUnique(ctxItems, "Found: "+f)
+	}
+	progressText := request + "\n" + strings.Join(progress, "\n") + "\n" + strings.Join(ctxItems, "\n")
+	for _, l := range a.idsLines(progressText) {
+		ctxItems = addUnique(ctxItems, l)
 	}
 	for _, d := range a.decisions(0) {
 		ctxItems = addUnique(ctxItems, d)

@@ -34,6 +34,11 @@ func isHarnessText(s string) bool { return harnessTextRe.MatchString(s) }
 
 // tidyItem is an item as it is written, or "" when it is no item.
 func tidyItem(s string) string {
+	if t := strings.TrimSpace(s); strings.HasPrefix(t, pinnedPrefix) && !strings.Contains(t, "\n") {
+		// The user's own text to keep verbatim, its spacing too (the audit looks for it
+		// as written): never reflowed nor shortened.
+		return t
+	}
 	s = strings.TrimSpace(oneLine(s))
 	for i := 0; i < 3; i++ {
 		t := markerRe.ReplaceAllString(s, "")

@@ -38,7 +38,8 @@ type action struct {
 	turn      int
 	seq       int // order in the span
 	resolved  bool
-	bash      bool // a user ! command (bashExecution)
+	bash      bool      // a user ! command (bashExecution)
+	ids       []typedID // ids among another tool's arguments (see callIDs)
 }
 
 func argString(b session.Block, key string) string {
