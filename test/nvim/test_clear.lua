@@ -7,7 +7,8 @@
 -- second run says there is nothing to clear; `:PiClearToolOutput restore` appends one
 -- edit per result that brings its original content back. Then the compaction preview
 -- of that session shows its coverage ("carries 3 of 4 critical entities (75%)") and the
--- missing entity; gK on it (not pinnable: a command of an assistant message) previews
+-- missing entity (an aside of the agent's, a URL the summary has no reason to carry,
+-- added to its first reply); gK on it (not pinnable: an assistant message's) previews
 -- again with "Keep: <text>" in the instructions, and keeping a pinnable entity pins its
 -- user message before previewing again. A pi/toolOutputCleared notification is told
 -- with vim.notify. (The runner then loads the file in real Pi: the restored output is
@@ -23,17 +24,29 @@ end
 
 local text_of = T.text_of
 
+local ASIDE = 'I skipped the mirror at https://mirror.example.net/pub/notes-archive since it was down.'
+
 -- The enlarged copy of system-tools.jsonl in the workspace's sessions folder, under
 -- Pi's file name, its header's cwd the workspace; only toolResult lines are rewritten.
 local function make_session()
   local src = vim.env.PI_LSP_REPO .. '/testdata/corpus/genuine-1.6/system-tools.jsonl'
-  local out, n, header = {}, 0, nil
+  local out, n, header, noted = {}, 0, nil, false
   for line in io.lines(src) do
     if line ~= '' then
       local e = vim.json.decode(line)
       if e.type == 'session' then
         header = e
         e.cwd = vim.env.PI_NVIM_WORKSPACE
+        line = vim.json.encode(e)
+      elseif e.type == 'message' and e.message.role == 'assistant' and not noted then
+        -- An aside of the agent's that the summary has no reason to carry: the
+        -- coverage's missing entity (a URL of an assistant message, so not pinnable).
+        for _, b in ipairs(e.message.content) do
+          if b.type == 'text' and not noted then
+            b.text = b.text .. ' ' .. ASIDE
+            noted = true
+          end
+        end
         line = vim.json.encode(e)
       elseif e.type == 'message' and e.message.role == 'toolResult' then
         n = n + 1
