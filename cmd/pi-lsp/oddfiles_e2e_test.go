@@ -103,10 +103,7 @@ func TestE2ESparseFileRefusedWithoutReadingIt(t *testing.T) {
 	r := startCLI(t, env, 60*time.Second, "tree", sparse)
 	r.wait(t)
 	stderr := r.stderr.String()
-	var rss int64
-	if ru, ok := r.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss) * 1024 // kilobytes on Linux
-	}
+	rss := r.peakRSS()
 	if r.code == 0 || !strings.Contains(stderr, session.ErrTooLarge.Error()) {
 		t.Errorf("exit %d, stderr %q: want the file refused as too large", r.code, stderr)
 	}

@@ -28,7 +28,22 @@ func TestE2ESignalEndsABlockedCommand(t *testing.T) {
 			}
 			before, _ := os.ReadFile(paths[0])
 			r := startCLI(t, env, 30*time.Second, "compact", paths[0], "--summary-file", fifo, "--keep-recent", "200")
-			time.Sleep(500 * time.Millisecond) // into the blocked open
+			// Into the blocked read: a writer's non-blocking open succeeds once the command
+			// has the FIFO open for reading (its signal handling set up long before); the
+			// write end is held open and nothing is written, so its read blocks.
+			w := -1
+			for deadline := time.Now().Add(20 * time.Second); w < 0 && time.Now().Before(deadline); {
+				if fd, err := syscall.Open(fifo, syscall.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					w = fd
+				} else {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+			if w < 0 {
+				t.Fatalf("pi-lsp compact never opened the summary FIFO; stderr:\n%s", r.stderr.String())
+			}
+			t.Cleanup(func() { syscall.Close(w) })
+			time.Sleep(100 * time.Millisecond)
 			select {
 			case <-r.done:
 				t.Fatalf("pi-lsp compact exited %d before the signal; stderr:\n%s", r.code, r.stderr.String())

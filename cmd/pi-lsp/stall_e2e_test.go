@@ -9,11 +9,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +34,35 @@ type cliRun struct {
 	done   chan struct{}
 	code   int
 	took   time.Duration
+	// peakKB is the largest VmHWM read from /proc while the process ran: the peak of its
+	// own memory. The rusage of a wait does not tell it on Linux, where a child's maxrss
+	// starts from its parent's high-water mark (exec saves the vfork-shared memory's).
+	peakKB atomic.Int64
+}
+
+// peakRSS is the peak resident memory of the process in bytes, as sampled.
+func (r *cliRun) peakRSS() int64 { return r.peakKB.Load() << 10 }
+
+// sampleHWM reads the process's VmHWM every 2 ms until it is done.
+func (r *cliRun) sampleHWM(pid int) {
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			if i := bytes.Index(b, []byte("VmHWM:")); i >= 0 {
+				f := strings.Fields(string(b[i+len("VmHWM:"):]))
+				if len(f) > 0 {
+					if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil && kb > r.peakKB.Load() {
+						r.peakKB.Store(kb)
+					}
+				}
+			}
+		}
+		select {
+		case <-r.done:
+			return
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
 }
 
 // startCLI runs the binary with args; the group is killed after timeout and at cleanup.
@@ -47,6 +78,7 @@ func startCLI(t *testing.T, env []string, timeout time.Duration, args ...string)
 		cancel()
 		t.Fatal(err)
 	}
+	go r.sampleHWM(cmd.Process.Pid)
 	go func() {
 		r.code = isolate.ExitCode(cmd.Wait())
 		r.took = time.Since(r.start)

@@ -1002,9 +1002,19 @@ async function clearToolOutputSection(page) {
   const file = path.join(SESSIONS_DIR, `2026-11-29T11-00-00-000Z_${readEntries(src)[0].id}.jsonl`);
   placeSession(src, file, WS);
   let n = 0;
+  let aside = false;
   const lines = fs.readFileSync(file, "utf8").split("\n").map((l) => {
     if (!l) return l;
     const e = JSON.parse(l);
+    if (e.message?.role === "assistant" && !aside) {
+      // An aside of the agent's that the summary has no reason to carry: the preview's
+      // coverage then misses an entity (a URL of an assistant message) to keep.
+      const b = e.message.content.find((c) => c.type === "text");
+      if (!b) return l;
+      b.text += " I skipped the mirror at https://mirror.example.net/pub/notes-archive since it was down.";
+      aside = true;
+      return JSON.stringify(e);
+    }
     if (e.message?.role !== "toolResult") return l;
     n++;
     e.message.content = [{ type: "text", text: `line ${n} of a long tool output\n`.repeat(200) }];
