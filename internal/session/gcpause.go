@@ -27,7 +27,7 @@ var gcPause struct {
 	deferred bool  // the pause outlives the loads, until the next collection
 	percent  int   // settings to restore
 	limit    int64 //
-	start    int64 // heap when the loads began
+	start    int64 // heap when the loads running now began
 	goal     int64 // the collector's heap goal then
 }
 
@@ -58,12 +58,17 @@ func pauseGC() (resume func()) {
 	gcPause.Lock()
 	if gcPause.n == 0 && !gcPause.deferred {
 		gcPause.goal = readMetric("/gc/heap/goal:bytes")
-		gcPause.start = heapBytes()
 		gcPause.limit = debug.SetMemoryLimit(-1)
 		gcPause.percent = debug.SetGCPercent(-1)
 	}
 	if gcPause.n == 0 {
-		debug.SetMemoryLimit(min(gcPause.limit, heapBytes()+gcPauseHeadroom))
+		// The growth allowed after the loads is what these loads made, measured from
+		// now even when an earlier pause still holds: what the process allocated
+		// between two loads is not theirs, and counting it let the allowance grow with
+		// every load of a long-lived process that loads often (the server, tests
+		// running the CLI in process), the collector never catching up.
+		gcPause.start = heapBytes()
+		debug.SetMemoryLimit(min(gcPause.limit, gcPause.start+gcPauseHeadroom))
 	}
 	gcPause.n++
 	gcPause.Unlock()
