@@ -285,8 +285,9 @@ func AuditSummary(summary string, modifiedFiles, pinned []string) Audit {
 			a.FileBlocksIntact = false
 		}
 	}
+	folded := fold(summary)
 	for _, p := range pinned {
-		if !quotes(summary, p) && !quotes(summary, redact.String(p)) {
+		if !quotes(summary, folded, p) && !quotes(summary, folded, redact.String(p)) {
 			a.MissingPinned = append(a.MissingPinned, p)
 		}
 	}
@@ -296,9 +297,13 @@ func AuditSummary(summary string, modifiedFiles, pinned []string) Audit {
 // quotes reports whether summary holds p, as written or with its white space folded
 // (a quote on one line, its indentation and runs of blanks made one space, as a
 // summarizer lays a multi-line message into an item).
-func quotes(summary, p string) bool {
-	return strings.Contains(summary, p) || strings.Contains(strings.Join(strings.Fields(summary), " "), strings.Join(strings.Fields(p), " "))
+// folded is fold(summary), made once for every pin.
+func quotes(summary, folded, p string) bool {
+	return strings.Contains(summary, p) || strings.Contains(folded, fold(p))
 }
+
+// fold makes every run of white space one space.
+func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // EntryFields are the fields of the compaction entry for an outcome, in Pi's order
 // (summary, firstKeptEntryId, tokensBefore, details, fromHook) plus the usage of the
