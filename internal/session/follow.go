@@ -35,6 +35,17 @@ func NewTail(path string, offset int64) *Tail {
 	return t
 }
 
+// tailOf follows a loaded file from the end of its last complete line. The inode is the
+// one Load read, not the path's now: a file replaced between the load and this call
+// (renamed over) is then a new inode at the first Poll, and read again whole, where a
+// second stat would take the new file's inode and read it from the old file's offset.
+func tailOf(f *File) *Tail {
+	if f.src == nil {
+		return NewTail(f.Path, f.CompleteSize)
+	}
+	return &Tail{Path: f.Path, offset: f.CompleteSize, ino: f.src.ino, started: true}
+}
+
 // maxTailRead is the most a Poll reads at once: beyond it (or when the held-back
 // incomplete line passes it) the update is a Reset without lines, and the follower
 // loads the file again (Load reads it in blocks and refuses what it cannot hold).

@@ -36,7 +36,7 @@ func (l *Live) load() error {
 	}
 	l.Index = NewIndex(f)
 	l.lines = countLines(f)
-	l.tail = NewTail(l.Path, f.CompleteSize)
+	l.tail = tailOf(f)
 	l.complete, l.size = f.CompleteSize, f.Size
 	return nil
 }
