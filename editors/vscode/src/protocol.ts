@@ -629,20 +629,7 @@ export interface FlatTreeResult {
 }
 
 /** FlatTreeNode is one node of pi/tree's flat answer: the same fields as TreeNode with the parent instead of the children, in depth-first order (children sorted as in the tree). Long linear sessions nest thousands of levels deep in the nested form, past what some JSON decoders accept; the flat form has no depth. */
-export interface FlatTreeNode {
-  id: string;
-  type: EntryType;
-  role?: MessageRole;
-  label?: string;
-  preview?: string;
-  timestamp: string;
-  onPath: boolean;
-  pinned?: boolean;
-  /** contextEdit is "omitted" or "replaced" for an entry of the active branch whose context content the latest context_edit changes. */
-  contextEdit?: ContextEditState;
-  /** editable: pi/editContext may name the entry (a user, assistant, toolResult or custom message of the current context: Pi's rule, decided here for every editor). */
-  editable?: boolean;
-  isLeaf: boolean;
+export interface FlatTreeNode extends Omit<TreeNode, "children"> {
   parentId?: string;
   depth: number;
   childCount: number;
@@ -908,18 +895,7 @@ export interface ContextUsage {
 }
 
 /** ToolOutputCleared is sent when the first tier of automatic compaction (the clearToolOutput setting) cleared old tool output of a hosted session. */
-export interface ToolOutputCleared {
-  session: string;
-  leafId: string | null;
-  /** cleared are the tool results, oldest first: tokens is each one's estimate before, tokensAfter its placeholder's (restored: the other way round). */
-  cleared: Cleared[];
-  /** saved is the tokens the clear takes out of the context (restore: puts back, as a negative number). */
-  saved: number;
-  /** tokensBefore and TokensAfter are the projected context figure (after: estimated for a dry run). */
-  tokensBefore: number;
-  tokensAfter: number;
-  dryRun: boolean;
-  restored: boolean;
+export interface ToolOutputCleared extends ClearToolOutputResult {
   /** reason is what asked for a compaction: "threshold". */
   reason: "threshold";
   /** compacting: the context is still above the threshold, and a compaction follows. */
