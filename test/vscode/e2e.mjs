@@ -23,7 +23,7 @@ import http from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { cliOptions, clip, readEntries, sessionsDir, sleep, waitFor } from "../jsonrpc/harness.mjs";
-import { REPO, tally } from "../lib/layer.mjs";
+import { REPO, runMain, tally } from "../lib/layer.mjs";
 import { chromiumOf, freePort, installVsix, launchChromium, placeSession, QUIET_SETTINGS, readEvents, runPalette as runPaletteOnce, startCodeServer, visible, world } from "./workbench.mjs";
 
 const opt = cliOptions(process.argv.slice(2));
@@ -307,6 +307,14 @@ async function main() {
     await runPalette(page, "Pi: Show Session Tree");
     await widenSidebar(page, 260);
     const treePane = pane(page, "Pi Session");
+    // The first row of the tree holding text, and its text ("" while there is none).
+    const treeRow = (text) => treePane.locator(".monaco-list-row", { hasText: text }).first();
+    const treeRowText = async (text) => (await treeRow(text).textContent().catch(() => "")) || "";
+    // Closes what is open, then clicks item in the context menu of the row holding text.
+    const treeRowMenu = async (text, item) => {
+      await page.keyboard.press("Escape");
+      return contextMenu(page, treeRow(text), item);
+    };
     const rowsOk = await waitFor(async () => (await treeRows(page, "Pi Session")).length >= 5, 20_000, 250);
     const leafRows = await treeRows(page, "Pi Session");
     // The list is virtual and the extension reveals the leaf: go to the top to see the start.
@@ -505,7 +513,7 @@ async function main() {
       const target = entriesBefore.find((e) => e.type === "message" && JSON.stringify(e.message?.content ?? "").includes(targetText));
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
-      const row = treePane.locator(".monaco-list-row", { hasText: targetText }).first();
+      const row = treeRow(targetText);
       const rowUp = await visible(row);
       let menuOk = false;
       if (rowUp && target) {
@@ -541,9 +549,7 @@ async function main() {
     // ---- Label… from the context menu ----
     {
       const text = "SCRIPT:think take a third path";
-      await page.keyboard.press("Escape");
-      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
-      const menu = await contextMenu(page, row, "Label");
+      const menu = await treeRowMenu(text, "Label");
       check("the context menu offers Label…", menu);
       const box = await visible(page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Label" }).first());
       if (box) {
@@ -551,7 +557,7 @@ async function main() {
         await page.keyboard.press("Enter");
       }
       const labelled = await waitFor(async () => {
-        const t = (await treePane.locator(".monaco-list-row", { hasText: text }).first().textContent().catch(() => "")) || "";
+        const t = await treeRowText(text);
         return t.includes("[e2e-label]") ? t : undefined;
       }, 10_000, 250);
       check("the label shows on the entry in the tree", !!labelled, j(labelled));
@@ -564,12 +570,10 @@ async function main() {
     // ---- Pin from the context menu ----
     {
       const text = "SCRIPT:think take a third path";
-      await page.keyboard.press("Escape");
-      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
-      const menu = await contextMenu(page, row, "Pin");
+      const menu = await treeRowMenu(text, "Pin");
       check("the context menu offers Pin", menu);
       const pinned = await waitFor(async () => {
-        const t = (await treePane.locator(".monaco-list-row", { hasText: text }).first().textContent().catch(() => "")) || "";
+        const t = await treeRowText(text);
         return /pinned/.test(t) ? t : undefined;
       }, 10_000, 250);
       check("the entry shows as pinned in the tree", !!pinned, j(pinned));
@@ -581,7 +585,7 @@ async function main() {
     // ---- the pin marker ----
     {
       const text = "SCRIPT:think take a third path";
-      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
+      const row = treeRow(text);
       const icon = await waitFor(async () => ((await row.locator(".codicon-pinned").count()) > 0 ? true : undefined), 10_000, 250);
       const aria = (await row.getAttribute("aria-label").catch(() => "")) || "";
       check("the pinned entry shows the pin icon (and says pinned to screen readers)", !!icon && /pinned/.test(aria), j(aria));
@@ -607,7 +611,7 @@ async function main() {
         return p.ok ? { ok: true, texts: p.result.messages.map((m) => textOf(m.content)), rewritten: p.result.rewritten } : { ok: false, error: p.error };
       };
       const lastEntry = () => readEntries(SESSION).pop();
-      const row = () => treePane.locator(".monaco-list-row", { hasText: rowText }).first();
+      const row = () => treeRow(rowText);
       const rowShows = (re, want) =>
         waitFor(async () => {
           const t = (await row().textContent().catch(() => "")) || "";
@@ -810,12 +814,10 @@ async function main() {
     // ---- Unpin: the Pin action toggles ----
     {
       const text = "SCRIPT:think take a third path";
-      await page.keyboard.press("Escape");
-      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
-      const menu = await contextMenu(page, row, "Unpin");
+      const menu = await treeRowMenu(text, "Unpin");
       check("a pinned entry's context menu offers Unpin", menu);
       const unpinned = await waitFor(async () => {
-        const r = treePane.locator(".monaco-list-row", { hasText: text }).first();
+        const r = treeRow(text);
         const t = (await r.textContent().catch(() => "")) || "";
         return !/pinned/.test(t) && (await r.locator(".codicon-pinned").count()) === 0 ? t : undefined;
       }, 10_000, 250);
@@ -834,7 +836,7 @@ async function main() {
       const leafBefore = readEntries(SESSION).pop()?.id;
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
-      const row = treePane.locator(".monaco-list-row", { hasText: targetText }).first();
+      const row = treeRow(targetText);
       const menu = await contextMenu(page, row, "Navigate Here");
       const editItem = page.locator(".quick-input-widget .monaco-list-row", { hasText: "Summarize and edit" }).first();
       const offered = menu && (await visible(editItem));
@@ -904,7 +906,7 @@ async function main() {
       check("a workspace setting (piLsp.compaction.reserveTokens) reaches the status colours", !!red, j(lastEvent("status")));
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
-      const row = treePane.locator(".monaco-list-row", { hasText: "current" }).first();
+      const row = treeRow("current");
       const menu = await contextMenu(page, row, "Label");
       if (menu && (await visible(page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Label" }).first()))) {
         await page.locator(".quick-input-widget input").fill("before-draft");
@@ -1341,21 +1343,12 @@ async function livePiSection(page, session) {
   }
 }
 
-const hard = setTimeout(() => {
-  check("the e2e test finishes within 400 s", false, "hard timeout");
-  try {
+runMain(tests, main, {
+  ms: 400_000,
+  what: "the e2e test",
+  after() {
     if (fs.existsSync(EVENTS)) fs.copyFileSync(EVENTS, path.join(ART, "extension-events.jsonl"));
-  } catch {}
-  console.log(tests.summary());
-  process.exit(1);
-}, 400_000);
-
-main()
-  .catch((e) => check("no unexpected exception", false, e?.stack ?? String(e)))
-  .finally(() => {
-    clearTimeout(hard);
     if (tests.failures.length) console.log(`# failed: ${tests.failures.join("; ")}`);
     console.log(`# artifacts: ${path.relative(REPO, ART)}/`);
-    console.log(tests.summary());
-    process.exit(tests.failed === 0 ? 0 : 1);
-  });
+  },
+});
