@@ -360,7 +360,7 @@ func startParityPi(t *testing.T, sessions []string) *parityPi {
 	}
 	t.Cleanup(func() { os.RemoveAll(sockDir) })
 	sock := filepath.Join(sockDir, "pi.sock")
-	linepeer.Listen(t, sock, func(nc net.Conn) { linepeer.Serve(nc, pi.answer) })
+	isolate.ServeSocket(t, sock, func(nc net.Conn) { linepeer.Serve(nc, pi.answer) })
 	for i, s := range sessions {
 		b, _ := json.Marshal(bridge.Registration{Protocol: bridge.Protocol, PID: os.Getpid(), SessionFile: s, Socket: sock, Token: "tok", PiVersion: "1.6.0"})
 		isolate.WriteFile(t, filepath.Join(dir, "parity-"+string(rune('a'+i))+".json"), string(b), 0o600)

@@ -239,7 +239,7 @@ func TestDirsSearchesRuntimeTempAndStateDirs(t *testing.T) {
 func fakeBridge(t *testing.T, handler func(req map[string]any, send func(any)) bool) Registration {
 	t.Helper()
 	sock := filepath.Join(privateTemp(t), "b.sock")
-	linepeer.Listen(t, sock, func(nc net.Conn) {
+	isolate.ServeSocket(t, sock, func(nc net.Conn) {
 		linepeer.Serve(nc, func(req map[string]any, send func(any)) bool {
 			if req["type"] != "hello" {
 				return handler(req, send)
