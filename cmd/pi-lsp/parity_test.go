@@ -360,20 +360,7 @@ func startParityPi(t *testing.T, sessions []string) *parityPi {
 	}
 	t.Cleanup(func() { os.RemoveAll(sockDir) })
 	sock := filepath.Join(sockDir, "pi.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go pi.serve(nc)
-		}
-	}()
+	isolate.ServeSocket(t, sock, pi.serve)
 	for i, s := range sessions {
 		b, _ := json.Marshal(bridge.Registration{Protocol: bridge.Protocol, PID: os.Getpid(), SessionFile: s, Socket: sock, Token: "tok", PiVersion: "1.6.0"})
 		isolate.WriteFile(t, filepath.Join(dir, "parity-"+string(rune('a'+i))+".json"), string(b), 0o600)
