@@ -146,7 +146,7 @@ func oneLinePreview(s string, n int) string {
 	return s
 }
 
-func runTree(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
+func runTree(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	path, err := fileArg(fs, args)
 	if err != nil {
@@ -158,7 +158,11 @@ func runTree(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr 
 	}
 	roots := ix.Tree()
 	if *asJSON {
-		return writeJSON(stdout, map[string]any{"leafId": session.IDOrNull(ix.LeafID()), "roots": session.TreeJSON(roots)})
+		nodes, err := session.TreeJSON(ctx, roots)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, map[string]any{"leafId": session.IDOrNull(ix.LeafID()), "roots": nodes})
 	}
 	printTree(stdout, roots, service.MarksOf(ix))
 	return nil

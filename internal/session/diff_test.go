@@ -118,7 +118,11 @@ func TestTreeMatchesPi(t *testing.T) {
 			IDs    []string        `json:"ids"`
 		}
 		o.Query(t, map[string]any{"op": "tree", "file": cf.Path}, &want)
-		oracle.SameJSON(t, "tree", session.TreeJSON(ix.Tree()), want.Roots, ids, want.IDs)
+		roots, err := session.TreeJSON(t.Context(), ix.Tree())
+		if err != nil {
+			t.Fatal(err)
+		}
+		oracle.SameJSON(t, "tree", roots, want.Roots, ids, want.IDs)
 		var leaf any
 		if l := ix.LeafID(); l != "" {
 			leaf = l
