@@ -12,6 +12,7 @@
 //   - corpus: the session corpus under testdata/corpus, copied where a test may write;
 //   - sessiontest: a session file read, loaded and indexed, or the test fails;
 //   - heap: the peak growth of the Go heap while a test runs one operation.
+//   - testfile: a file a test reads, written where the test may write, or it fails.
 //
 // The Pi oracle (real Pi through Node) is internal/oracle. Only _test.go files import
 // these packages; production code never does.
