@@ -2,11 +2,12 @@ package quality
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"strings"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/quality/jsonobj"
 )
 
 // Script writes a Pi session file (version 3, as Pi 1.6.0 writes one) from a few calls:
@@ -49,35 +50,11 @@ type kv struct {
 type object []kv
 
 func (o object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.k)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := marshal(m.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return jsonobj.Write(o, func(m kv) (string, any) { return m.k, m.v })
 }
 
 // marshal is json.Marshal without HTML escaping (Pi writes < > & as they are).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
+func marshal(v any) ([]byte, error) { return jsonobj.Marshal(v) }
 
 func (s *Script) stamp() string {
 	s.clock = s.clock.Add(time.Duration(3+s.n%7) * time.Second)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/quality/jsonobj"
 	"github.com/pi-lsp/pi-lsp/internal/redact"
 )
 
@@ -203,25 +204,7 @@ type member struct {
 }
 
 func (o ordered) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.k)
-		b.Write(k)
-		b.WriteByte(':')
-		var e bytes.Buffer
-		enc := json.NewEncoder(&e)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(m.v); err != nil {
-			return nil, err
-		}
-		b.Write(bytes.TrimRight(e.Bytes(), "\n"))
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return jsonobj.Write(o, func(m member) (string, any) { return m.k, m.v })
 }
 
 // textOf is the text of a tool result's content in Claude's shapes: a string, or a list
@@ -248,12 +231,4 @@ func textOf(v any) string {
 }
 
 // marshalPlain is json.Marshal without HTML escaping.
-func marshalPlain(v any) ([]byte, error) {
-	var e bytes.Buffer
-	enc := json.NewEncoder(&e)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(e.Bytes(), "\n"), nil
-}
+func marshalPlain(v any) ([]byte, error) { return jsonobj.Marshal(v) }
