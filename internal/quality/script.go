@@ -204,28 +204,28 @@ func (s *Script) From(mark string) *Script {
 // Compaction appends a compaction entry keeping the context from the marked entry, with
 // the summary an earlier compaction wrote (its file blocks included) and its details.
 func (s *Script) Compaction(summary, firstKept string, read, modified []string) *Script {
-	if read == nil {
-		read = []string{}
-	}
-	if modified == nil {
-		modified = []string{}
-	}
 	s.entry("compaction", kv{"summary", summary}, kv{"firstKeptEntryId", s.ID(firstKept)}, kv{"tokensBefore", s.tokens},
-		kv{"details", object{{"readFiles", read}, {"modifiedFiles", modified}}}, kv{"fromHook", false})
+		kv{"details", fileDetails(read, modified)}, kv{"fromHook", false})
 	return s
 }
 
 // BranchSummary appends a branch summary of a branch left at the marked entry.
 func (s *Script) BranchSummary(summary, from string, read, modified []string) *Script {
+	s.entry("branch_summary", kv{"fromId", s.ID(from)}, kv{"summary", summary},
+		kv{"details", fileDetails(read, modified)}, kv{"fromHook", false})
+	return s
+}
+
+// fileDetails is the details of a compaction or branch summary: its file lists, written
+// as [] when empty (Pi writes arrays, never null).
+func fileDetails(read, modified []string) object {
 	if read == nil {
 		read = []string{}
 	}
 	if modified == nil {
 		modified = []string{}
 	}
-	s.entry("branch_summary", kv{"fromId", s.ID(from)}, kv{"summary", summary},
-		kv{"details", object{{"readFiles", read}, {"modifiedFiles", modified}}}, kv{"fromHook", false})
-	return s
+	return object{{"readFiles", read}, {"modifiedFiles", modified}}
 }
 
 // Bytes is the session file.
