@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 	"github.com/pi-lsp/pi-lsp/internal/quality/jsonobj"
 	"github.com/pi-lsp/pi-lsp/internal/redact"
 )
@@ -95,25 +96,7 @@ func piTool(name string, input map[string]any) (string, map[string]any) {
 }
 
 // redactAny redacts every string in v.
-func redactAny(v any) any {
-	switch x := v.(type) {
-	case string:
-		return redact.String(x)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = redactAny(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = redactAny(e)
-		}
-		return out
-	}
-	return v
-}
+func redactAny(v any) any { return jsjson.MapStrings(v, redact.String) }
 
 // Bytes writes the session as a Pi session file.
 func (s *Session) Bytes() []byte {
