@@ -386,35 +386,19 @@ func (o *completionsAPI) attempt(parent context.Context, req Request, start time
 	if key := o.cfg.Credential.APIKey; key != "" {
 		headers["Authorization"] = "Bearer " + key
 	}
-	// A stalled stream is cancelled by a watchdog that any received byte resets
-	// (keep-alive comments included: a reasoning model behind a proxy may send only
-	// those for minutes; TotalTimeout still bounds the whole request).
-	stall := time.AfterFunc(o.cfg.StallTimeout, cancel)
-	defer stall.Stop()
-	ci.activity = func() { stall.Reset(o.cfg.StallTimeout) }
-	resp, se, err := post(parent, ctx, ci, o.client, o.cfg, strings.TrimRight(m.BaseURL, "/")+"/chat/completions", data, headers, affinity)
-	if err != nil {
-		return Result{}, se, err
-	}
-	defer resp.Body.Close()
 	var text strings.Builder
 	var usage *Usage
 	finished, finish := false, ""
 	calledTool := false
 	chunks := 0
 	var failure *Error
-	readErr := readSSE(resp.Body, ci.maxLine, true, func(ev sseEvent) bool {
-		stall.Reset(o.cfg.StallTimeout)
+	call := sseCall{url: strings.TrimRight(m.BaseURL, "/") + "/chat/completions", body: data, headers: headers, final: affinity, flushAtEnd: true}
+	readErr, se, err := streamSSE(parent, ctx, cancel, ci, o.client, o.cfg, call, func(ev sseEvent) bool {
 		if string(bytes.TrimSpace(ev.Data)) == "[DONE]" {
 			return false
 		}
-		if hasError(ev.Data) {
-			failure = errorEvent(ev.Data)
-			return false
-		}
 		var c completionsChunk
-		if err := json.Unmarshal(ev.Data, &c); err != nil {
-			failure = &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+		if failure = decodeEvent(ev.Data, &c); failure != nil {
 			return false
 		}
 		for _, ch := range c.Choices {
@@ -437,6 +421,9 @@ func (o *completionsAPI) attempt(parent context.Context, req Request, start time
 		reportTokens(req, at, start, chunks)
 		return true
 	})
+	if err != nil {
+		return Result{}, se, err
+	}
 	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, o.cfg.StallTimeout, chunks); se != nil || err != nil {
 		return Result{}, se, err
 	}

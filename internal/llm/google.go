@@ -153,14 +153,6 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 	if key := g.cfg.Credential.APIKey; key != "" {
 		headers = map[string]string{"x-goog-api-key": key}
 	}
-	stall := time.AfterFunc(g.cfg.StallTimeout, cancel)
-	defer stall.Stop()
-	ci.activity = func() { stall.Reset(g.cfg.StallTimeout) }
-	resp, se, err := post(parent, ctx, ci, g.client, g.cfg, endpoint, data, headers, nil)
-	if err != nil {
-		return Result{}, se, err
-	}
-	defer resp.Body.Close()
 	var text strings.Builder
 	var usage *Usage
 	finishReason := ""
@@ -168,8 +160,8 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 	chunks := 0
 	handle := func(payload []byte) *Error {
 		var c googleChunk
-		if err := json.Unmarshal(payload, &c); err != nil {
-			return &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+		if se := unmarshalEvent(payload, &c); se != nil {
+			return se
 		}
 		if c.Error != nil {
 			se := &Error{Kind: KindTransient, Message: "error event in the stream: " + c.Error.Message}
@@ -209,11 +201,14 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 		return nil
 	}
 	var failure *Error
-	readErr := readSSE(resp.Body, ci.maxLine, true, func(ev sseEvent) bool {
-		stall.Reset(g.cfg.StallTimeout)
+	call := sseCall{url: endpoint, body: data, headers: headers, flushAtEnd: true}
+	readErr, se, err := streamSSE(parent, ctx, cancel, ci, g.client, g.cfg, call, func(ev sseEvent) bool {
 		failure = handle(ev.Data)
 		return failure == nil
 	})
+	if err != nil {
+		return Result{}, se, err
+	}
 	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, g.cfg.StallTimeout, chunks); se != nil || err != nil {
 		return Result{}, se, err
 	}

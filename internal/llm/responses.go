@@ -148,14 +148,6 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 	if key := a.cfg.Credential.APIKey; key != "" {
 		headers["Authorization"] = "Bearer " + key
 	} // else the credential is a configured Authorization header, as pi-ai sends it
-	stall := time.AfterFunc(a.cfg.StallTimeout, cancel)
-	defer stall.Stop()
-	ci.activity = func() { stall.Reset(a.cfg.StallTimeout) }
-	resp, se, err := post(parent, ctx, ci, a.client, a.cfg, strings.TrimRight(m.BaseURL, "/")+"/responses", data, headers, nil)
-	if err != nil {
-		return Result{}, se, err
-	}
-	defer resp.Body.Close()
 	texts := map[int]*strings.Builder{}
 	var order []int
 	var usage *Usage
@@ -163,18 +155,13 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 	terminal, calledTool := false, false
 	chunks := 0
 	var failure *Error
-	readErr := readSSE(resp.Body, ci.maxLine, false, func(ev sseEvent) bool {
-		stall.Reset(a.cfg.StallTimeout)
+	call := sseCall{url: strings.TrimRight(m.BaseURL, "/") + "/responses", body: data, headers: headers}
+	readErr, se, err := streamSSE(parent, ctx, cancel, ci, a.client, a.cfg, call, func(ev sseEvent) bool {
 		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
 			return false
 		}
-		if hasError(ev.Data) {
-			failure = errorEvent(ev.Data)
-			return false
-		}
 		var e responsesEvent
-		if err := json.Unmarshal(ev.Data, &e); err != nil {
-			failure = &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+		if failure = decodeEvent(ev.Data, &e); failure != nil {
 			return false
 		}
 		chunks++
@@ -271,6 +258,9 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 		}
 		return true
 	})
+	if err != nil {
+		return Result{}, se, err
+	}
 	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, a.cfg.StallTimeout, chunks); se != nil || err != nil {
 		return Result{}, se, err
 	}
