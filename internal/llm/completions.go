@@ -390,19 +390,18 @@ func (o *completionsAPI) attempt(parent context.Context, req Request, start time
 	var usage *Usage
 	finished, finish := false, ""
 	calledTool := false
-	chunks := 0
-	var failure *Error
-	call := sseCall{url: strings.TrimRight(m.BaseURL, "/") + "/chat/completions", body: data, headers: headers, final: affinity, flushAtEnd: true}
-	readErr, se, err := streamSSE(parent, ctx, cancel, ci, o.client, o.cfg, call, func(ev sseEvent) bool {
+	var read sseRead
+	call := sseCall{endpoint: m.BaseURL, url: strings.TrimRight(m.BaseURL, "/") + "/chat/completions", body: data, headers: headers, final: affinity, flushAtEnd: true}
+	se, err := streamSSE(parent, ctx, cancel, ci, o.client, o.cfg, call, &read, func(ev sseEvent) bool {
 		if string(bytes.TrimSpace(ev.Data)) == "[DONE]" {
 			return false
 		}
 		var c completionsChunk
-		if failure = decodeEvent(ev.Data, &c); failure != nil {
+		if read.failure = decodeEvent(ev.Data, &c); read.failure != nil {
 			return false
 		}
 		for _, ch := range c.Choices {
-			if failure = size.add(len(ch.Delta.Content) + len(ch.Delta.ReasoningContent) + len(ch.Delta.Reasoning)); failure != nil {
+			if read.failure = size.add(len(ch.Delta.Content) + len(ch.Delta.ReasoningContent) + len(ch.Delta.Reasoning)); read.failure != nil {
 				return false
 			}
 			text.WriteString(ch.Delta.Content)
@@ -417,14 +416,11 @@ func (o *completionsAPI) attempt(parent context.Context, req Request, start time
 			usage = piUsage(c.Usage)
 			piCost(m, usage)
 		}
-		chunks++
-		reportTokens(req, at, start, chunks)
+		read.chunks++
+		reportTokens(req, at, start, read.chunks)
 		return true
 	})
-	if err != nil {
-		return Result{}, se, err
-	}
-	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, o.cfg.StallTimeout, chunks); se != nil || err != nil {
+	if se != nil || err != nil {
 		return Result{}, se, err
 	}
 	if !finished {

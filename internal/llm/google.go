@@ -157,7 +157,7 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 	var usage *Usage
 	finishReason := ""
 	calledTool := false
-	chunks := 0
+	var read sseRead
 	handle := func(payload []byte) *Error {
 		var c googleChunk
 		if se := unmarshalEvent(payload, &c); se != nil {
@@ -170,8 +170,8 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 			}
 			return se
 		}
-		chunks++
-		reportTokens(req, at, start, chunks)
+		read.chunks++
+		reportTokens(req, at, start, read.chunks)
 		if len(c.Candidates) > 0 {
 			cand := c.Candidates[0]
 			if cand.Content != nil {
@@ -200,16 +200,12 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 		}
 		return nil
 	}
-	var failure *Error
-	call := sseCall{url: endpoint, body: data, headers: headers, flushAtEnd: true}
-	readErr, se, err := streamSSE(parent, ctx, cancel, ci, g.client, g.cfg, call, func(ev sseEvent) bool {
-		failure = handle(ev.Data)
-		return failure == nil
+	call := sseCall{endpoint: m.BaseURL, url: endpoint, body: data, headers: headers, flushAtEnd: true}
+	se, err := streamSSE(parent, ctx, cancel, ci, g.client, g.cfg, call, &read, func(ev sseEvent) bool {
+		read.failure = handle(ev.Data)
+		return read.failure == nil
 	})
-	if err != nil {
-		return Result{}, se, err
-	}
-	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, g.cfg.StallTimeout, chunks); se != nil || err != nil {
+	if se != nil || err != nil {
 		return Result{}, se, err
 	}
 	if usage == nil {

@@ -153,19 +153,18 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 	var usage *Usage
 	status, incomplete := "", ""
 	terminal, calledTool := false, false
-	chunks := 0
-	var failure *Error
-	call := sseCall{url: strings.TrimRight(m.BaseURL, "/") + "/responses", body: data, headers: headers}
-	readErr, se, err := streamSSE(parent, ctx, cancel, ci, a.client, a.cfg, call, func(ev sseEvent) bool {
+	var read sseRead
+	call := sseCall{endpoint: m.BaseURL, url: strings.TrimRight(m.BaseURL, "/") + "/responses", body: data, headers: headers}
+	se, err := streamSSE(parent, ctx, cancel, ci, a.client, a.cfg, call, &read, func(ev sseEvent) bool {
 		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
 			return false
 		}
 		var e responsesEvent
-		if failure = decodeEvent(ev.Data, &e); failure != nil {
+		if read.failure = decodeEvent(ev.Data, &e); read.failure != nil {
 			return false
 		}
-		chunks++
-		reportTokens(req, at, start, chunks)
+		read.chunks++
+		reportTokens(req, at, start, read.chunks)
 		switch e.Type {
 		case "response.output_item.added":
 			switch e.Item.Type {
@@ -222,7 +221,7 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 			thinking += len(e.Delta)
 		case "error":
-			failure = &Error{Kind: KindTransient, Message: "Error Code " + e.Code + ": " + e.Message}
+			read.failure = &Error{Kind: KindTransient, Message: "Error Code " + e.Code + ": " + e.Message}
 		case "response.failed":
 			terminal = true
 			msg := "Unknown error (no error details in response)"
@@ -240,28 +239,25 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 			case e.Response.IncompleteDetails != nil && e.Response.IncompleteDetails.Reason != "":
 				msg = "incomplete: " + e.Response.IncompleteDetails.Reason
 			}
-			failure = &Error{Kind: KindTransient, Message: msg}
+			read.failure = &Error{Kind: KindTransient, Message: msg}
 		}
 		received := thinking
 		for _, b := range texts {
 			received += b.Len()
 		}
 		if se := size.set(received); se != nil {
-			failure = se
+			read.failure = se
 			return false
 		}
-		if failure != nil {
-			if contextTooLongRe.MatchString(failure.Message) {
-				failure.Kind = KindContextTooLong
+		if read.failure != nil {
+			if contextTooLongRe.MatchString(read.failure.Message) {
+				read.failure.Kind = KindContextTooLong
 			}
 			return false
 		}
 		return true
 	})
-	if err != nil {
-		return Result{}, se, err
-	}
-	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, a.cfg.StallTimeout, chunks); se != nil || err != nil {
+	if se != nil || err != nil {
 		return Result{}, se, err
 	}
 	if !terminal {
