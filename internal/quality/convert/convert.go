@@ -193,24 +193,34 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 // textOf is the text of a tool result's content in Claude's shapes: a string, or a list
 // of blocks whose text blocks are joined (an image is named, not kept).
 func textOf(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []any:
-		var parts []string
-		for _, e := range x {
-			m, _ := e.(map[string]any)
-			switch m["type"] {
-			case "text":
-				t, _ := m["text"].(string)
-				parts = append(parts, t)
-			case "image":
-				parts = append(parts, "[image]")
-			}
+	var parts []string
+	for _, m := range blocksOf(v) {
+		switch m["type"] {
+		case "text":
+			t, _ := m["text"].(string)
+			parts = append(parts, t)
+		case "image":
+			parts = append(parts, "[image]")
 		}
-		return strings.Join(parts, "\n")
 	}
-	return ""
+	return strings.Join(parts, "\n")
+}
+
+// blocksOf is the list of content blocks of Claude's content: a string is one text
+// block; anything but a string or a list has none.
+func blocksOf(content any) []map[string]any {
+	switch c := content.(type) {
+	case string:
+		return []map[string]any{{"type": "text", "text": c}}
+	case []any:
+		out := make([]map[string]any, 0, len(c))
+		for _, e := range c {
+			m, _ := e.(map[string]any)
+			out = append(out, m)
+		}
+		return out
+	}
+	return nil
 }
 
 // marshalPlain is json.Marshal without HTML escaping.
