@@ -45,8 +45,8 @@ func (b *builder) user(content any, at time.Time) {
 	}
 	for _, m := range blocksOf(content) {
 		switch m["type"] {
-		case "text":
-			t, _ := m["text"].(string)
+		case "text", "image":
+			t, _ := blockText(m)
 			texts = append(texts, t)
 		case "tool_result":
 			flush()
@@ -59,8 +59,6 @@ func (b *builder) user(content any, at time.Time) {
 			b.s.Messages = append(b.s.Messages, Message{Role: "toolResult", ToolCallID: id, ToolName: name, IsError: isErr,
 				Blocks: []Block{{Type: "text", Text: textOf(m["content"])}}, Time: at})
 			b.inRun = false
-		case "image":
-			texts = append(texts, "[image]")
 		}
 	}
 	flush()

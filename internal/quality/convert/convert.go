@@ -195,15 +195,24 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 func textOf(v any) string {
 	var parts []string
 	for _, m := range blocksOf(v) {
-		switch m["type"] {
-		case "text":
-			t, _ := m["text"].(string)
+		if t, ok := blockText(m); ok {
 			parts = append(parts, t)
-		case "image":
-			parts = append(parts, "[image]")
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// blockText is the text of a text block, or "[image]" for an image block (an image is
+// named, not kept); ok is false for any other block.
+func blockText(m map[string]any) (text string, ok bool) {
+	switch m["type"] {
+	case "text":
+		t, _ := m["text"].(string)
+		return t, true
+	case "image":
+		return "[image]", true
+	}
+	return "", false
 }
 
 // blocksOf is the list of content blocks of Claude's content: a string is one text
