@@ -12,6 +12,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/watchdog"
 )
 
 // oddFiles puts a FIFO and a link to /dev/zero, both named *.jsonl, in dir and returns
@@ -69,11 +70,7 @@ func TestE2ELSPInitializeWithFIFOInSessionsFolder(t *testing.T) {
 	e := e2eEnv(t, cfg)
 	oddFiles(t, e.SessionDir)
 	start := time.Now()
-	done := make(chan struct{})
-	go func() { defer close(done); e.Initialize(cfg) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
+	if _, ok := watchdog.Run(5*time.Second, func() { e.Initialize(cfg) }); !ok {
 		t.Fatalf("initialize not answered within 5s; logs:\n%s", e.Logs())
 	}
 	took := time.Since(start)

@@ -9,7 +9,6 @@ package main
 // ids, which are random, and timestamps).
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -26,6 +25,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/linepeer"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
@@ -360,20 +360,7 @@ func startParityPi(t *testing.T, sessions []string) *parityPi {
 	}
 	t.Cleanup(func() { os.RemoveAll(sockDir) })
 	sock := filepath.Join(sockDir, "pi.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go pi.serve(nc)
-		}
-	}()
+	isolate.ServeSocket(t, sock, func(nc net.Conn) { linepeer.Serve(nc, pi.answer) })
 	for i, s := range sessions {
 		b, _ := json.Marshal(bridge.Registration{Protocol: bridge.Protocol, PID: os.Getpid(), SessionFile: s, Socket: sock, Token: "tok", PiVersion: "1.6.0"})
 		isolate.WriteFile(t, filepath.Join(dir, "parity-"+string(rune('a'+i))+".json"), string(b), 0o600)
@@ -381,49 +368,38 @@ func startParityPi(t *testing.T, sessions []string) *parityPi {
 	return pi
 }
 
-func (pi *parityPi) serve(nc net.Conn) {
-	defer nc.Close()
-	sc := bufio.NewScanner(nc)
-	sc.Buffer(nil, 1<<20)
-	send := func(v any) {
-		b, _ := json.Marshal(v)
-		_, _ = nc.Write(append(b, '\n'))
+// answer answers one request of the bridge as a running pi would.
+func (pi *parityPi) answer(req map[string]any, send func(any)) bool {
+	id := req["id"]
+	ok := func(result any) { send(map[string]any{"type": "response", "id": id, "ok": true, "result": result}) }
+	pi.mu.Lock()
+	leaf := pi.leaf
+	pi.mu.Unlock()
+	switch req["type"] {
+	case "hello":
+		ok(map[string]any{"protocol": bridge.Protocol, "pid": os.Getpid(), "idle": true})
+		return true
+	case "status":
+		ok(map[string]any{"protocol": bridge.Protocol, "pid": os.Getpid(), "idle": true, "running": nil, "leafId": leaf})
+		return true
 	}
-	for sc.Scan() {
-		var req map[string]any
-		if json.Unmarshal(sc.Bytes(), &req) != nil {
-			continue
-		}
-		id := req["id"]
-		ok := func(result any) { send(map[string]any{"type": "response", "id": id, "ok": true, "result": result}) }
-		pi.mu.Lock()
-		leaf := pi.leaf
-		pi.mu.Unlock()
-		switch req["type"] {
-		case "hello":
-			ok(map[string]any{"protocol": bridge.Protocol, "pid": os.Getpid(), "idle": true})
-			continue
-		case "status":
-			ok(map[string]any{"protocol": bridge.Protocol, "pid": os.Getpid(), "idle": true, "running": nil, "leafId": leaf})
-			continue
-		}
-		delete(req, "id")
-		pi.mu.Lock()
-		pi.asked = append(pi.asked, req)
-		pi.mu.Unlock()
-		switch req["type"] {
-		case "compact":
-			send(map[string]any{"type": "event", "id": id, "event": map[string]any{"type": "compaction_start", "reason": "manual"}})
-			result := map[string]any{"summary": "pi's summary", "firstKeptEntryId": "b60d4c89", "tokensBefore": 1234}
-			send(map[string]any{"type": "event", "id": id, "event": map[string]any{"type": "compaction_end", "reason": "manual", "aborted": false, "willRetry": false, "result": result}})
-			ok(map[string]any{"result": result, "entry": map[string]any{"type": "compaction", "id": "c0mpac7e", "parentId": leaf, "timestamp": "2026-12-01T10:00:03.000Z",
-				"summary": "pi's summary", "firstKeptEntryId": "b60d4c89", "tokensBefore": 1234}, "leafId": "c0mpac7e"})
-		case "navigate":
-			ok(map[string]any{"cancelled": false, "leafId": req["targetId"], "oldLeafId": leaf, "summaryEntry": nil})
-		case "label":
-			ok(map[string]any{"entryId": req["entryId"], "label": req["label"], "leafId": leaf})
-		default:
-			send(map[string]any{"type": "response", "id": id, "ok": false, "error": map[string]any{"code": "unknownType", "message": "unknown"}})
-		}
+	delete(req, "id")
+	pi.mu.Lock()
+	pi.asked = append(pi.asked, req)
+	pi.mu.Unlock()
+	switch req["type"] {
+	case "compact":
+		send(map[string]any{"type": "event", "id": id, "event": map[string]any{"type": "compaction_start", "reason": "manual"}})
+		result := map[string]any{"summary": "pi's summary", "firstKeptEntryId": "b60d4c89", "tokensBefore": 1234}
+		send(map[string]any{"type": "event", "id": id, "event": map[string]any{"type": "compaction_end", "reason": "manual", "aborted": false, "willRetry": false, "result": result}})
+		ok(map[string]any{"result": result, "entry": map[string]any{"type": "compaction", "id": "c0mpac7e", "parentId": leaf, "timestamp": "2026-12-01T10:00:03.000Z",
+			"summary": "pi's summary", "firstKeptEntryId": "b60d4c89", "tokensBefore": 1234}, "leafId": "c0mpac7e"})
+	case "navigate":
+		ok(map[string]any{"cancelled": false, "leafId": req["targetId"], "oldLeafId": leaf, "summaryEntry": nil})
+	case "label":
+		ok(map[string]any{"entryId": req["entryId"], "label": req["label"], "leafId": leaf})
+	default:
+		send(map[string]any{"type": "response", "id": id, "ok": false, "error": map[string]any{"code": "unknownType", "message": "unknown"}})
 	}
+	return true
 }

@@ -20,7 +20,7 @@ func sideBranch(ix *session.Index, res *branch.NavigateResult) []rpc.SideEntry {
 	after := false
 	for _, e := range p {
 		if after {
-			out = append(out, rpc.SideEntry{ID: e.ID, Type: e.Type, Role: e.Role(), Description: oneLinePreview(describe(e), 80)})
+			out = append(out, rpc.SideEntry{EntryHead: rpc.HeadOf(e), Description: oneLinePreview(describe(e), 80)})
 		}
 		after = after || e.ID == res.UndoneCompactionID
 	}

@@ -31,8 +31,8 @@ func TestUndoCompactionSideBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []rpc.SideEntry{
-		{ID: "cf45f48f", Type: "message", Role: "user", Description: "user: SCRIPT:chat one more after two compactions"},
-		{ID: "03577fa2", Type: "message", Role: "assistant"},
+		{EntryHead: rpc.EntryHead{ID: "cf45f48f", Type: "message", Role: "user"}, Description: "user: SCRIPT:chat one more after two compactions"},
+		{EntryHead: rpc.EntryHead{ID: "03577fa2", Type: "message", Role: "assistant"}},
 	}
 	if m.CompactionID != "863e33c2" || m.Position != "487b4360" || m.MarkerEntry == nil || len(m.SideBranch) != 2 {
 		t.Fatalf("output %s", out)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/watchdog"
 )
 
 // A test session is written from lines built by the helpers below; each entry gets a
@@ -182,11 +183,7 @@ func rawMessages(messages []*session.Message) []any {
 // noHang fails the test if fn does not return within d.
 func noHang(t *testing.T, d time.Duration, fn func()) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); fn() }()
-	select {
-	case <-done:
-	case <-time.After(d):
+	if _, ok := watchdog.Run(d, fn); !ok {
 		t.Fatalf("did not return within %s", d)
 	}
 }

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/linepeer"
 )
 
 func privateTemp(t *testing.T) string {
@@ -234,45 +234,24 @@ func TestDirsSearchesRuntimeTempAndStateDirs(t *testing.T) {
 	}
 }
 
-// fakeBridge serves one connection with handler, which gets each request and a writer.
+// fakeBridge serves its connections with handler, which gets each request but the hello
+// (answered here, and refused unless the token is "tok") and a writer.
 func fakeBridge(t *testing.T, handler func(req map[string]any, send func(any)) bool) Registration {
 	t.Helper()
-	dir := privateTemp(t)
-	sock := filepath.Join(dir, "b.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		nc, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer nc.Close()
-		sc := bufio.NewScanner(nc)
-		send := func(v any) {
-			b, _ := json.Marshal(v)
-			_, _ = nc.Write(append(b, '\n'))
-		}
-		for sc.Scan() {
-			var req map[string]any
-			if json.Unmarshal(sc.Bytes(), &req) != nil {
-				continue
+	sock := filepath.Join(privateTemp(t), "b.sock")
+	isolate.ServeSocket(t, sock, func(nc net.Conn) {
+		linepeer.Serve(nc, func(req map[string]any, send func(any)) bool {
+			if req["type"] != "hello" {
+				return handler(req, send)
 			}
-			if req["type"] == "hello" {
-				if req["token"] != "tok" {
-					send(map[string]any{"type": "response", "id": req["id"], "ok": false, "error": map[string]any{"code": "unauthorized", "message": "wrong token"}})
-					return
-				}
-				send(map[string]any{"type": "response", "id": req["id"], "ok": true, "result": map[string]any{"protocol": 1, "pid": os.Getpid(), "idle": true}})
-				continue
+			if req["token"] != "tok" {
+				send(map[string]any{"type": "response", "id": req["id"], "ok": false, "error": map[string]any{"code": "unauthorized", "message": "wrong token"}})
+				return false
 			}
-			if !handler(req, send) {
-				return
-			}
-		}
-	}()
+			send(map[string]any{"type": "response", "id": req["id"], "ok": true, "result": map[string]any{"protocol": 1, "pid": os.Getpid(), "idle": true}})
+			return true
+		})
+	})
 	return Registration{Protocol: 1, PID: os.Getpid(), Socket: sock, SessionFile: "s", Token: "tok"}
 }
 

@@ -39,6 +39,13 @@ func assistantMsg(text string, input int, stop, errMsg string, ts int64) map[str
 	return m
 }
 
+// appendTurn appends one turn through pi/append: the user's message at ts, then the
+// assistant's answer a millisecond later (its text, the input tokens its usage reports,
+// its stop reason and error message, as assistantMsg takes them).
+func appendTurn(e *lsptest.Env, ts int64, user, answer string, input int, stop, errMsg string) (rpc.AppendResult, error) {
+	return e.Append(map[string]any{"messages": []any{userMsg(user, ts), assistantMsg(answer, input, stop, errMsg, ts+1)}})
+}
+
 // hostedEnv is a session the sidecar hosts, with a 10k window and 2k reserve, so an
 // assistant usage above 8k triggers the threshold compaction.
 func hostedEnv(t *testing.T) (*lsptest.Env, string) {
@@ -50,10 +57,7 @@ func TestAutoCompactionThreshold(t *testing.T) {
 	e, path := hostedEnv(t)
 	before := sessiontest.Read(t, path)
 	now := time.Now().UnixMilli()
-	res, err := e.Append(map[string]any{"messages": []any{
-		userMsg("what changed in notes.txt?", now),
-		assistantMsg("It says beta now.", 9000, "stop", "", now+1),
-	}})
+	res, err := appendTurn(e, now, "what changed in notes.txt?", "It says beta now.", 9000, "stop", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +82,7 @@ func TestAutoCompactionThreshold(t *testing.T) {
 		t.Errorf("compaction %v", c)
 	}
 	// A small usage does not compact.
-	res, err = e.Append(map[string]any{"messages": []any{
-		userMsg("and now?", time.Now().UnixMilli()), assistantMsg("fine", 500, "stop", "", time.Now().UnixMilli()+1)}})
+	res, err = appendTurn(e, time.Now().UnixMilli(), "and now?", "fine", 500, "stop", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +95,7 @@ func TestAutoCompactionOverflow(t *testing.T) {
 	e, path := hostedEnv(t)
 	before := sessiontest.Read(t, path)
 	now := time.Now().UnixMilli()
-	res, err := e.Append(map[string]any{"messages": []any{
-		userMsg("paste the whole log", now),
-		assistantMsg("", 0, "error", overflowError, now+1),
-	}})
+	res, err := appendTurn(e, now, "paste the whole log", "", 0, "error", overflowError)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,8 +300,7 @@ func TestAutoCompactionNothingToCompactIsSilent(t *testing.T) {
 	before := sessiontest.Read(t, path)
 	mark := e.Mark()
 	now := time.Now().UnixMilli()
-	res, err := e.Append(map[string]any{"messages": []any{
-		userMsg("one more", now), assistantMsg("It says beta now.", 9000, "stop", "", now+1)}})
+	res, err := appendTurn(e, now, "one more", "It says beta now.", 9000, "stop", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,8 +325,7 @@ func TestAutoCompactionNothingToCompactIsSilent(t *testing.T) {
 func TestAutoCompactionDoesNotLoop(t *testing.T) {
 	e, path := hostedEnv(t)
 	now := time.Now().UnixMilli()
-	res, err := e.Append(map[string]any{"messages": []any{
-		userMsg("what changed in notes.txt?", now), assistantMsg("It says beta now.", 9000, "stop", "", now+1)}})
+	res, err := appendTurn(e, now, "what changed in notes.txt?", "It says beta now.", 9000, "stop", "")
 	if err != nil || res.AutoCompaction != "threshold" {
 		t.Fatalf("first threshold: %+v %v", res, err)
 	}
@@ -336,8 +334,7 @@ func TestAutoCompactionDoesNotLoop(t *testing.T) {
 	before := sessiontest.Read(t, path)
 	mark := e.Mark()
 	now = time.Now().UnixMilli() + 1000 // after the compaction: its usage is the new context's
-	res, err = e.Append(map[string]any{"messages": []any{
-		userMsg("paste the whole log", now+2), assistantMsg(strings.Repeat("log line\n", 200), 9500, "stop", "", now+3)}})
+	res, err = appendTurn(e, now+2, "paste the whole log", strings.Repeat("log line\n", 200), 9500, "stop", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,8 +354,7 @@ func TestAutoCompactionDoesNotLoop(t *testing.T) {
 	}
 	now = time.Now().UnixMilli() + 1000
 	raw := e.RawMark()
-	res, err = e.Append(map[string]any{"messages": []any{
-		userMsg("again", now+4), assistantMsg("ok", 9600, "stop", "", now+5)}})
+	res, err = appendTurn(e, now+4, "again", "ok", 9600, "stop", "")
 	if err != nil {
 		t.Fatal(err)
 	}

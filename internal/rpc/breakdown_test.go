@@ -105,7 +105,7 @@ func TestContextBreakdownAndUsageAfterCompaction(t *testing.T) {
 
 	mark = e.Mark()
 	now := time.Now().UnixMilli()
-	if _, err := e.Append(map[string]any{"messages": []any{userMsg("and now?", now), assistantMsg("done", 900, "stop", "", now+1)}}); err != nil {
+	if _, err := appendTurn(e, now, "and now?", "done", 900, "stop", ""); err != nil {
 		t.Fatal(err)
 	}
 	e.Await(10*time.Second, lsptest.Since(mark, lsptest.NotificationMatching("pi/contextUsage", "usage again",

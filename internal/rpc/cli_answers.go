@@ -114,8 +114,6 @@ type ContextEdited struct {
 
 // SideEntry is an entry an undone compaction leaves on a side branch.
 type SideEntry struct {
-	ID          string `json:"id"`
-	Type        string `json:"type" ts:"EntryType"`
-	Role        string `json:"role,omitempty" ts:"MessageRole"`
+	EntryHead
 	Description string `json:"description"`
 }

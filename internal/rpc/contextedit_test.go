@@ -18,8 +18,9 @@ const (
 	g16Compact = "../genuine-1.6/compact-twice"
 )
 
-// treeEdit is the contextEdit of an entry in pi/tree (nested and flat forms agree).
-func treeEdit(t *testing.T, e *lsptest.Env, session, id string) string {
+// bothTrees is pi/tree of a session in its two forms: the flat nodes, and the nested
+// tree's nodes by id (so that a test can check that the forms agree).
+func bothTrees(t *testing.T, e *lsptest.Env, session string) ([]rpc.FlatNode, map[string]*rpc.TreeNode) {
 	t.Helper()
 	flat, err := e.FlatTree(map[string]any{"session": session, "flat": true})
 	if err != nil {
@@ -29,17 +30,24 @@ func treeEdit(t *testing.T, e *lsptest.Env, session, id string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inNested := "?"
-	stack := nested.Roots
-	for len(stack) > 0 {
+	byID := map[string]*rpc.TreeNode{}
+	for stack := nested.Roots; len(stack) > 0; {
 		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if n.ID == id {
-			inNested = n.ContextEdit
-		}
-		stack = append(stack, n.Children...)
+		stack = append(stack[:len(stack)-1], n.Children...)
+		byID[n.ID] = n
 	}
-	for _, n := range flat.Nodes {
+	return flat.Nodes, byID
+}
+
+// treeEdit is the contextEdit of an entry in pi/tree (nested and flat forms agree).
+func treeEdit(t *testing.T, e *lsptest.Env, session, id string) string {
+	t.Helper()
+	flat, nested := bothTrees(t, e, session)
+	inNested := "?"
+	if n := nested[id]; n != nil {
+		inNested = n.ContextEdit
+	}
+	for _, n := range flat {
 		if n.ID == id {
 			if n.ContextEdit != inNested {
 				t.Errorf("%s: flat tree says %q, nested %q", id, n.ContextEdit, inNested)
@@ -212,24 +220,11 @@ func TestEditContextRefusals(t *testing.T) {
 func TestTreeMarksWhatEditContextAccepts(t *testing.T) {
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{g16Compact}})
 	path := e.Sessions[g16Compact]
-	flat, err := e.FlatTree(map[string]any{"session": path, "flat": true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nested, err := e.Tree(map[string]any{"session": path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inNested := map[string]bool{}
-	for stack := nested.Roots; len(stack) > 0; {
-		n := stack[len(stack)-1]
-		stack = append(stack[:len(stack)-1], n.Children...)
-		inNested[n.ID] = n.Editable
-	}
+	flat, nested := bothTrees(t, e, path)
 	var yes, summarized string
-	for _, n := range flat.Nodes {
-		if n.Editable != inNested[n.ID] {
-			t.Errorf("%s: flat tree says editable %v, nested %v", n.ID, n.Editable, inNested[n.ID])
+	for _, n := range flat {
+		if inNested := nested[n.ID] != nil && nested[n.ID].Editable; n.Editable != inNested {
+			t.Errorf("%s: flat tree says editable %v, nested %v", n.ID, n.Editable, inNested)
 		}
 		if n.Editable && yes == "" {
 			yes = n.ID

@@ -31,6 +31,7 @@ import (
 	lspframe "github.com/pi-lsp/pi-lsp/internal/rpc/frame"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/feed"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/heap"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
@@ -45,19 +46,22 @@ const fzSyncID = "zz-sync-7f3a"
 type fzConn struct {
 	conn   net.Conn
 	served chan int
+	frames *feed.Feed[[]byte] // ended once Serve returned
 
-	mu      sync.Mutex
-	frames  [][]byte
-	bad     error
-	changed chan struct{}
+	mu  sync.Mutex
+	bad error
 }
 
 func fzStart(tb testing.TB, agentDir string, maxFrame int) *fzConn {
 	clientEnd, serverEnd := net.Pipe()
-	c := &fzConn{conn: clientEnd, served: make(chan int, 1), changed: make(chan struct{})}
+	c := &fzConn{conn: clientEnd, served: make(chan int, 1), frames: feed.New[[]byte]()}
 	opt := rpc.Options{AgentDir: agentDir, MaxFrameBytes: maxFrame, WatchInterval: time.Hour, Debounce: time.Millisecond,
 		HookTimeout: time.Second, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	go func() { c.served <- rpc.Serve(context.Background(), serverEnd, serverEnd, serverEnd, opt) }()
+	go func() {
+		code := rpc.Serve(context.Background(), serverEnd, serverEnd, serverEnd, opt)
+		c.frames.End()
+		c.served <- code
+	}()
 	go c.read()
 	return c
 }
@@ -79,40 +83,19 @@ func (c *fzConn) read() {
 			}
 			return
 		}
-		c.mu.Lock()
-		c.frames = append(c.frames, body)
-		close(c.changed)
-		c.changed = make(chan struct{})
-		c.mu.Unlock()
+		c.frames.Add(body)
 	}
 }
 
 // awaitID waits for an answer to id; false on timeout or when the server is gone.
 func (c *fzConn) awaitID(id string, d time.Duration) bool {
-	deadline := time.After(d)
-	seen := 0
-	for {
-		c.mu.Lock()
-		frames, changed := c.frames[seen:], c.changed
-		seen = len(c.frames)
-		c.mu.Unlock()
-		for _, f := range frames {
-			var m struct {
-				ID json.RawMessage `json:"id"`
-			}
-			if json.Unmarshal(f, &m) == nil && string(m.ID) == strconv.Quote(id) {
-				return true
-			}
+	_, err := c.frames.Await(d, func(f []byte) bool {
+		var m struct {
+			ID json.RawMessage `json:"id"`
 		}
-		select {
-		case <-changed:
-		case <-c.served:
-			c.served <- 0
-			return false
-		case <-deadline:
-			return false
-		}
-	}
+		return json.Unmarshal(f, &m) == nil && string(m.ID) == strconv.Quote(id)
+	})
+	return err == nil
 }
 
 func fzFrame(body string) []byte {
@@ -337,16 +320,13 @@ func TestFramingLargeHostileFrames(t *testing.T) {
 		}
 		grew := peak.Stop()
 		runtime.KeepAlive(frame)
-		c.mu.Lock()
 		largest, errs := 0, 0
-		for _, f := range c.frames {
+		for _, f := range c.frames.Take() {
 			largest = max(largest, len(f))
 			if bytes.Contains(f, []byte(`"error"`)) {
 				errs++
 			}
 		}
-		c.frames = nil
-		c.mu.Unlock()
 		ratio := float64(grew) / float64(len(frame))
 		worst = max(worst, ratio)
 		t.Logf("RESULT hostile-frame %q: %d bytes, %d error answer(s), largest answer %d bytes, peak heap +%d MB (%.1f× the frame)",

@@ -14,11 +14,22 @@ type sessionParams struct {
 	Session string `json:"session"`
 }
 
+// EntryHead names a session entry in an answer: its id, its type and, for a message,
+// its role (the members every listing of entries starts with).
+type EntryHead struct {
+	ID   string `json:"id"`
+	Type string `json:"type" ts:"EntryType"`
+	Role string `json:"role,omitempty" ts:"MessageRole"`
+}
+
+// HeadOf is e's EntryHead.
+func HeadOf(e *session.Entry) EntryHead {
+	return EntryHead{ID: e.ID, Type: e.Type, Role: e.Role()}
+}
+
 // TreeNode is one node of pi/tree's answer.
 type TreeNode struct {
-	ID        string `json:"id"`
-	Type      string `json:"type" ts:"EntryType"`
-	Role      string `json:"role,omitempty" ts:"MessageRole"`
+	EntryHead
 	Label     string `json:"label,omitempty"`
 	Preview   string `json:"preview,omitempty"`
 	Timestamp string `json:"timestamp"`
@@ -117,7 +128,7 @@ func flatTreePage(ctx context.Context, ix *session.Index, offset, limit int) (no
 // treeNode is n as pi/tree shows it, without its children.
 func treeNode(n *session.Node, marks service.TreeMarks) *TreeNode {
 	e := n.Entry
-	return &TreeNode{ID: e.ID, Type: e.Type, Role: e.Role(), Label: n.Label, Preview: e.Preview(), Timestamp: e.Timestamp,
+	return &TreeNode{EntryHead: HeadOf(e), Label: n.Label, Preview: e.Preview(), Timestamp: e.Timestamp,
 		OnPath: marks.OnPath(e), Pinned: marks.Pinned(e), IsLeaf: e.ID == marks.Leaf, ContextEdit: marks.ContextEdit(e),
 		Editable: marks.Editable(e), Children: []*TreeNode{}}
 }

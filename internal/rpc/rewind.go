@@ -90,15 +90,6 @@ type RewindResult struct {
 	Notices  []string `json:"notices"`
 }
 
-// reporter is a job's service.Reporter over its progress.
-type reporter struct {
-	wd      *WorkDone
-	notices []string
-}
-
-func (r *reporter) Report(msg string, pct int) { r.wd.Report(msg, uint32(max(pct, 0))) }
-func (r *reporter) Notice(msg string)          { r.notices = append(r.notices, msg) }
-
 // handleRewind brings the files back to an entry (and moves the conversation), with a
 // preview on dryRun. A code rewind writes no session; a conversation move goes through
 // the write sequence of every command that writes.
@@ -108,29 +99,20 @@ func (s *Server) handleRewind(ctx context.Context, p rewindParams) (RewindResult
 		mode = service.RewindCode
 	}
 	req := service.RewindRequest{EntryID: p.EntryID, Mode: mode, Summarize: p.Summarize, Files: p.Files, Force: p.Force, DryRun: p.DryRun, Undo: p.Undo}
+	progress := jobProgress{token: p.WorkDoneToken, title: "Rewinding files", message: "reading the session", refused: "Not rewound: "}
 	run := func(ctx context.Context, path string, wd *WorkDone) (RewindResult, error) {
 		req.Session = path
-		rep := &reporter{wd: wd}
-		out, err := s.svc().Rewind(ctx, req, rep)
+		out, notices, err := runReporting(ctx, wd, progress.refused, s.svc().Rewind, req)
 		if err != nil {
-			wd.End("Not rewound: " + err.Error())
 			return RewindResult{}, rewindError(err)
 		}
 		wd.End(fmt.Sprintf("Rewound: %d restored, %d removed", len(out.Restored), len(out.Removed)))
-		return rewindResult(path, out, rep.notices), nil
+		return rewindResult(path, out, notices), nil
 	}
-	title := "Rewinding files"
 	if mode == service.RewindCode || p.DryRun || p.Undo {
-		path, err := s.host.sessionFor(p.Session)
-		if err != nil {
-			return RewindResult{}, err
-		}
-		jctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		return run(jctx, path, s.tracker.Start(ctx, p.WorkDoneToken, title, "reading the session", cancel))
+		return readOnlyJob(s, ctx, p.Session, progress, run)
 	}
-	job := writeJob[RewindResult]{target: target{session: p.Session, entry: p.EntryID}, lock: lockCancellable,
-		progress: jobProgress{token: p.WorkDoneToken, title: title, message: "reading the session", refused: "Not rewound: "}}
+	job := writeJob[RewindResult]{target: target{session: p.Session, entry: p.EntryID}, lock: lockCancellable, progress: progress}
 	return write(s, ctx, job, run)
 }
 
@@ -231,17 +213,16 @@ type CondenseResult struct {
 // restores one, as a long, cancellable job.
 func (s *Server) handleCondense(ctx context.Context, p condenseParams) (CondenseResult, error) {
 	req := service.CondenseRequest{FromID: p.FromID, ToID: p.ToID, Instructions: p.Instructions, DryRun: p.DryRun, Restore: p.Restore, Force: true}
+	progress := jobProgress{token: p.WorkDoneToken, title: "Condensing context", message: "summarizing", refused: "Not condensed: "}
 	run := func(ctx context.Context, path string, wd *WorkDone) (CondenseResult, error) {
 		req.Session = path
-		rep := &reporter{wd: wd}
-		out, err := s.svc().Condense(ctx, req, rep)
+		out, notices, err := runReporting(ctx, wd, progress.refused, s.svc().Condense, req)
 		if err != nil {
-			wd.End("Not condensed: " + err.Error())
 			return CondenseResult{}, condenseError(err)
 		}
 		wd.End(fmt.Sprintf("Condensed: %d → %d tokens", int(out.TokensBefore), int(out.TokensAfter)))
 		r := CondenseResult{Session: path, DryRun: p.DryRun, Targets: []string{}, Summary: out.Text, Summarizer: out.Summarizer, Coverage: out.Coverage,
-			Entries: []session.Raw[session.ContextEditEntry]{}, TokensBefore: out.TokensBefore, TokensAfter: out.TokensAfter, Notices: nonNilStrings(rep.notices)}
+			Entries: []session.Raw[session.ContextEditEntry]{}, TokensBefore: out.TokensBefore, TokensAfter: out.TokensAfter, Notices: nonNilStrings(notices)}
 		if out.Plan != nil {
 			r.Targets = out.Plan.Targets
 		}
@@ -254,17 +235,10 @@ func (s *Server) handleCondense(ctx context.Context, p condenseParams) (Condense
 		return r, nil
 	}
 	if p.DryRun {
-		path, err := s.host.sessionFor(p.Session)
-		if err != nil {
-			return CondenseResult{}, err
-		}
-		jctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		return run(jctx, path, s.tracker.Start(ctx, p.WorkDoneToken, "Condensing context", "summarizing", cancel))
+		return readOnlyJob(s, ctx, p.Session, progress, run)
 	}
 	// The service's own route check is skipped (Force): the write sequence made it.
-	job := writeJob[CondenseResult]{target: target{session: p.Session, entry: p.FromID, force: p.Force}, lock: lockCancellable,
-		progress: jobProgress{token: p.WorkDoneToken, title: "Condensing context", message: "summarizing", refused: "Not condensed: "}}
+	job := writeJob[CondenseResult]{target: target{session: p.Session, entry: p.FromID, force: p.Force}, lock: lockCancellable, progress: progress}
 	return write(s, ctx, job, run)
 }
 

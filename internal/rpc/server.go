@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -86,21 +87,11 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opt 
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if opt.HookTimeout == 0 {
-		opt.HookTimeout = 10 * time.Second
-	}
-	if opt.Debounce == 0 {
-		opt.Debounce = 100 * time.Millisecond
-	}
-	if opt.WatchInterval == 0 {
-		opt.WatchInterval = 2 * time.Second
-	}
-	if opt.SoftThreshold == 0 {
-		opt.SoftThreshold = DefaultSoftThreshold
-	}
-	if opt.DraftDelay == 0 {
-		opt.DraftDelay = time.Second
-	}
+	opt.HookTimeout = cmp.Or(opt.HookTimeout, 10*time.Second)
+	opt.Debounce = cmp.Or(opt.Debounce, 100*time.Millisecond)
+	opt.WatchInterval = cmp.Or(opt.WatchInterval, 2*time.Second)
+	opt.SoftThreshold = cmp.Or(opt.SoftThreshold, DefaultSoftThreshold)
+	opt.DraftDelay = cmp.Or(opt.DraftDelay, time.Second)
 	s := &Server{opt: opt, log: opt.Logger, jobs: map[string]context.CancelFunc{}, exited: make(chan struct{}), exitCode: 1, ready: make(chan struct{})}
 	s.baseCtx, s.cancelAll = context.WithCancel(ctx)
 	s.bgCtx, s.cancelBG = context.WithCancel(s.baseCtx)

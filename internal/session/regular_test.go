@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/watchdog"
 )
 
 const regularHeader = `{"type":"session","version":3,"id":"reg","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
@@ -18,11 +20,7 @@ const regularHeader = `{"type":"session","version":3,"id":"reg","timestamp":"202
 // FIFO is then released by opening its other end).
 func within(t *testing.T, d time.Duration, what string, fn func(), unblock func()) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); fn() }()
-	select {
-	case <-done:
-	case <-time.After(d):
+	if done, ok := watchdog.Run(d, fn); !ok {
 		unblock()
 		<-done
 		t.Fatalf("%s did not return within %v", what, d)

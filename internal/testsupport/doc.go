@@ -11,7 +11,10 @@
 //   - pirpc: one `pi --mode rpc` process, its JSON lines awaited as they come;
 //   - corpus: the session corpus under testdata/corpus, copied where a test may write;
 //   - sessiontest: a session file read, loaded and indexed, or the test fails;
-//   - heap: the peak growth of the Go heap while a test runs one operation.
+//   - heap: the peak growth of the Go heap while a test runs one operation;
+//   - linepeer: the far end of a JSON-lines socket, as a fake pi serves the bridge;
+//   - feed: what a test reads from a process or connection, awaited item by item;
+//   - watchdog: a call a test fears may hang, bounded in time.
 //
 // The Pi oracle (real Pi through Node) is internal/oracle. Only _test.go files import
 // these packages; production code never does.

@@ -63,18 +63,5 @@ func StartPiped(t testing.TB, cmd *exec.Cmd) io.ReadCloser {
 // once, until the test ends (a live peer that answers nothing).
 func HangUpSocket(t testing.TB, path string) {
 	t.Helper()
-	l, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	ServeSocket(t, path, func(net.Conn) {})
 }

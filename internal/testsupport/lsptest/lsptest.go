@@ -17,6 +17,7 @@ package lsptest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -326,15 +327,10 @@ func (e *Env) inProcess(opt rpc.Options) io.ReadWriteCloser {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	if opt.HookTimeout == 0 {
-		opt.HookTimeout = 5 * time.Second
-	}
-	if opt.Debounce == 0 {
-		opt.Debounce = 20 * time.Millisecond
-	}
-	if opt.WatchInterval == 0 {
-		opt.WatchInterval = 200 * time.Millisecond
-	}
+	// Shorter than the server's own defaults: a test waits less for each.
+	opt.HookTimeout = cmp.Or(opt.HookTimeout, 5*time.Second)
+	opt.Debounce = cmp.Or(opt.Debounce, 20*time.Millisecond)
+	opt.WatchInterval = cmp.Or(opt.WatchInterval, 200*time.Millisecond)
 	clientEnd, serverEnd := net.Pipe()
 	go func() {
 		e.exitCode <- rpc.Serve(e.ctx, serverEnd, serverEnd, serverEnd, opt)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/feed"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 )
 
@@ -31,10 +32,9 @@ type Proc struct {
 	PID    int
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	mu     sync.Mutex
-	lines  []map[string]any
+	lines  *feed.Feed[map[string]any] // ended once the process was waited for
+	mu     sync.Mutex                 // guards stderr
 	stderr strings.Builder
-	wake   chan struct{} // closed, and replaced, at each line
 	exited chan struct{} // closed once stdout ended and the process was waited for
 }
 
@@ -43,7 +43,7 @@ type Proc struct {
 // the test when pi cannot start.
 func Start(t testing.TB, cmd *exec.Cmd) *Proc {
 	t.Helper()
-	p := &Proc{cmd: cmd, wake: make(chan struct{}), exited: make(chan struct{})}
+	p := &Proc{cmd: cmd, lines: feed.New[map[string]any](), exited: make(chan struct{})}
 	cmd.Stderr = writerFunc(func(b []byte) (int, error) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -71,13 +71,10 @@ func Start(t testing.TB, cmd *exec.Cmd) *Proc {
 			if json.Unmarshal(sc.Bytes(), &m) != nil {
 				continue
 			}
-			p.mu.Lock()
-			p.lines = append(p.lines, m)
-			close(p.wake)
-			p.wake = make(chan struct{})
-			p.mu.Unlock()
+			p.lines.Add(m)
 		}
 		_ = cmd.Wait()
+		p.lines.End()
 	}()
 	return p
 }
@@ -124,11 +121,7 @@ func (p *Proc) Send(cmd map[string]any) error {
 func (p *Proc) CloseStdin() error { return p.stdin.Close() }
 
 // Lines are the JSON lines pi wrote so far.
-func (p *Proc) Lines() []map[string]any {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]map[string]any(nil), p.lines...)
-}
+func (p *Proc) Lines() []map[string]any { return p.lines.Items() }
 
 // Stderr is what pi wrote to stderr so far.
 func (p *Proc) Stderr() string {
@@ -140,30 +133,14 @@ func (p *Proc) Stderr() string {
 // Await waits for the first line that match accepts: ErrExited when pi exits before
 // writing one, ErrTimeout when timeout passes first.
 func (p *Proc) Await(timeout time.Duration, match func(map[string]any) bool) (map[string]any, error) {
-	deadline := time.After(timeout)
-	seen, gone := 0, false
-	for {
-		p.mu.Lock()
-		for ; seen < len(p.lines); seen++ {
-			if match(p.lines[seen]) {
-				m := p.lines[seen]
-				p.mu.Unlock()
-				return m, nil
-			}
-		}
-		wake := p.wake
-		p.mu.Unlock()
-		if gone {
-			return nil, ErrExited
-		}
-		select {
-		case <-wake:
-		case <-p.exited:
-			gone = true // its lines are complete: look once more
-		case <-deadline:
-			return nil, ErrTimeout
-		}
+	m, err := p.lines.Await(timeout, match)
+	switch {
+	case errors.Is(err, feed.ErrEnded):
+		return nil, ErrExited
+	case errors.Is(err, feed.ErrTimeout):
+		return nil, ErrTimeout
 	}
+	return m, err
 }
 
 // Exited is closed once pi exited and its output was read.

@@ -34,46 +34,31 @@ func parseDocs(root string, types []reflect.Type) (map[string]string, error) {
 			continue
 		}
 		dir := filepath.Join(root, filepath.FromSlash(rel))
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			return nil, err
-		}
-		fset := token.NewFileSet()
-		for _, name := range files {
-			if strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
-			if err != nil {
-				return nil, err
-			}
-			for _, d := range f.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.TYPE {
+		err := genDecls(dir, parser.ParseComments, token.TYPE, func(g *ast.GenDecl) {
+			for _, sp := range g.Specs {
+				ts := sp.(*ast.TypeSpec)
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
 					continue
 				}
-				for _, sp := range g.Specs {
-					ts := sp.(*ast.TypeSpec)
-					st, ok := ts.Type.(*ast.StructType)
-					if !ok {
-						continue
+				doc := ts.Doc
+				if doc == nil && len(g.Specs) == 1 {
+					doc = g.Doc
+				}
+				out[pkg+"."+ts.Name.Name+"."] = oneLine(doc)
+				for _, fl := range st.Fields.List {
+					text := oneLine(fl.Doc)
+					if text == "" {
+						text = oneLine(fl.Comment)
 					}
-					doc := ts.Doc
-					if doc == nil && len(g.Specs) == 1 {
-						doc = g.Doc
-					}
-					out[pkg+"."+ts.Name.Name+"."] = oneLine(doc)
-					for _, fl := range st.Fields.List {
-						text := oneLine(fl.Doc)
-						if text == "" {
-							text = oneLine(fl.Comment)
-						}
-						for _, n := range fl.Names {
-							out[pkg+"."+ts.Name.Name+"."+n.Name] = text
-						}
+					for _, n := range fl.Names {
+						out[pkg+"."+ts.Name.Name+"."+n.Name] = text
 					}
 				}
 			}
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

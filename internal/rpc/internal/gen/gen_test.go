@@ -2,9 +2,7 @@ package gen
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -22,36 +20,25 @@ func TestAliasesListEveryConstant(t *testing.T) {
 	root := filepath.Join("..", "..", "..", "..")
 	consts := func(dir string, keep func(name string, typ ast.Expr) bool) []string {
 		t.Helper()
-		pkgs, err := parser.ParseDir(token.NewFileSet(), filepath.Join(root, dir), func(fi fs.FileInfo) bool {
-			return !strings.HasSuffix(fi.Name(), "_test.go")
-		}, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var out []string
-		for _, p := range pkgs {
-			for _, f := range p.Files {
-				for _, d := range f.Decls {
-					g, ok := d.(*ast.GenDecl)
-					if !ok || g.Tok != token.CONST {
+		err := genDecls(filepath.Join(root, dir), 0, token.CONST, func(g *ast.GenDecl) {
+			for _, sp := range g.Specs {
+				vs := sp.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if i >= len(vs.Values) || !keep(n.Name, vs.Type) {
 						continue
 					}
-					for _, sp := range g.Specs {
-						vs := sp.(*ast.ValueSpec)
-						for i, n := range vs.Names {
-							if i >= len(vs.Values) || !keep(n.Name, vs.Type) {
-								continue
-							}
-							if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-								v, _ := strconv.Unquote(lit.Value)
-								if v != "" {
-									out = append(out, v)
-								}
-							}
+					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						v, _ := strconv.Unquote(lit.Value)
+						if v != "" {
+							out = append(out, v)
 						}
 					}
 				}
 			}
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 		slices.Sort(out)
 		return out
