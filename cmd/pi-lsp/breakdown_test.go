@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +50,7 @@ func TestContextSizeByKindAndHistory(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &byKind); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(sortedKeys(byKind), ","); got != "contextWindow,kinds,leafId,reserveTokens,total,usageTokens" {
+	if got := strings.Join(keys(byKind), ","); got != "contextWindow,kinds,leafId,reserveTokens,total,usageTokens" {
 		t.Errorf("--by kind --json keys: %s", got)
 	}
 	var kinds []map[string]any
@@ -108,13 +107,4 @@ func TestContextSizeByKindAndHistory(t *testing.T) {
 	}
 	run(2, "context-size", path, "--by", "tool")
 	run(2, "context-size", path, "--by", "kind", "--history")
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	var k []string
-	for key := range m {
-		k = append(k, key)
-	}
-	sort.Strings(k)
-	return k
 }

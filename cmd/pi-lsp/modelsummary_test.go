@@ -57,6 +57,17 @@ func modelChange(provider, model string) string {
 	return fmt.Sprintf(`{"type":"model_change","id":"mc000001","parentId":"$LEAF","timestamp":"2026-12-01T10:00:01.000Z","provider":%q,"modelId":%q}`, provider, model)
 }
 
+// builtinCase is a provider built into Pi's catalog, its baseUrl pointed by models.json
+// at the capture server (BASE and the API's path), its key in the provider's variable
+// (keyEnv, "VAR=key"), the session switched to model at the thinking level.
+func builtinCase(name, provider, apiPath, keyEnv, model, level string, requests int) modelCase {
+	keyVar, key, _ := strings.Cut(keyEnv, "=")
+	return modelCase{name: name, file: "compact-twice.jsonl", keep: 200, requests: requests,
+		models: fmt.Sprintf(`{"providers":{%q:{"baseUrl":"BASE%s"}}}`, provider, apiPath),
+		env:    map[string]string{keyVar: key},
+		append: []string{modelChange(provider, model), thinking(level)}}
+}
+
 var modelCases = []modelCase{
 	{name: "anthropic/command-key/split/high", file: "compact-split.jsonl", keep: 60, requests: 2,
 		models: `{"providers":{"fake":{"baseUrl":"BASE","api":"anthropic-messages","apiKey":"!printf sk-ant-from-command",
@@ -87,29 +98,15 @@ var modelCases = []modelCase{
 			"models":[{"id":"gemini-3-pro-preview","reasoning":true,"contextWindow":1000000,"maxTokens":65536}]}}}`,
 		append: []string{modelChange("fake", "gemini-3-pro-preview"), thinking("high")}},
 	// A built-in provider whose baseUrl models.json overrides, its key in its variable.
-	{name: "builtin-anthropic/baseUrl-override/env", file: "compact-twice.jsonl", keep: 200, requests: 1,
-		models: `{"providers":{"anthropic":{"baseUrl":"BASE"}}}`, env: map[string]string{"ANTHROPIC_API_KEY": "sk-ant-builtin"},
-		append: []string{modelChange("anthropic", "claude-sonnet-4-5"), thinking("high")}},
-	{name: "builtin-openai/baseUrl-override/env", file: "compact-twice.jsonl", keep: 200, requests: 1,
-		models: `{"providers":{"openai":{"baseUrl":"BASE/v1"}}}`, env: map[string]string{"OPENAI_API_KEY": "sk-openai-builtin"},
-		append: []string{modelChange("openai", "gpt-5.5"), thinking("high")}},
+	builtinCase("builtin-anthropic/baseUrl-override/env", "anthropic", "", "ANTHROPIC_API_KEY=sk-ant-builtin", "claude-sonnet-4-5", "high", 1),
+	builtinCase("builtin-openai/baseUrl-override/env", "openai", "/v1", "OPENAI_API_KEY=sk-openai-builtin", "gpt-5.5", "high", 1),
 	// Built-in providers whose catalog compat shapes the body: thinking formats, the
 	// output-limit field, level maps (an unsupported level clamps), the "off" effort.
-	{name: "builtin-openrouter/completions/thinking-format", file: "compact-twice.jsonl", keep: 200,
-		models: `{"providers":{"openrouter":{"baseUrl":"BASE/v1"}}}`, env: map[string]string{"OPENROUTER_API_KEY": "sk-or-builtin"},
-		append: []string{modelChange("openrouter", "~deepseek/deepseek-flash-latest"), thinking("medium")}},
-	{name: "builtin-zai/completions/off", file: "compact-twice.jsonl", keep: 200,
-		models: `{"providers":{"zai":{"baseUrl":"BASE/v1"}}}`, env: map[string]string{"ZAI_API_KEY": "zai-builtin"},
-		append: []string{modelChange("zai", "glm-4.7"), thinking("off")}},
-	{name: "builtin-deepseek/completions/high", file: "compact-twice.jsonl", keep: 200,
-		models: `{"providers":{"deepseek":{"baseUrl":"BASE"}}}`, env: map[string]string{"DEEPSEEK_API_KEY": "ds-builtin"},
-		append: []string{modelChange("deepseek", "deepseek-flash"), thinking("high")}},
-	{name: "builtin-google/gemini-2.5-flash/medium", file: "compact-twice.jsonl", keep: 200,
-		models: `{"providers":{"google":{"baseUrl":"BASE/v1beta"}}}`, env: map[string]string{"GEMINI_API_KEY": "gemini-builtin"},
-		append: []string{modelChange("google", "gemini-2.5-flash"), thinking("medium")}},
-	{name: "builtin-xai/responses/off", file: "compact-twice.jsonl", keep: 200,
-		models: `{"providers":{"xai":{"baseUrl":"BASE/v1"}}}`, env: map[string]string{"XAI_API_KEY": "xai-builtin"},
-		append: []string{modelChange("xai", "grok-4.3"), thinking("off")}},
+	builtinCase("builtin-openrouter/completions/thinking-format", "openrouter", "/v1", "OPENROUTER_API_KEY=sk-or-builtin", "~deepseek/deepseek-flash-latest", "medium", 0),
+	builtinCase("builtin-zai/completions/off", "zai", "/v1", "ZAI_API_KEY=zai-builtin", "glm-4.7", "off", 0),
+	builtinCase("builtin-deepseek/completions/high", "deepseek", "", "DEEPSEEK_API_KEY=ds-builtin", "deepseek-flash", "high", 0),
+	builtinCase("builtin-google/gemini-2.5-flash/medium", "google", "/v1beta", "GEMINI_API_KEY=gemini-builtin", "gemini-2.5-flash", "medium", 0),
+	builtinCase("builtin-xai/responses/off", "xai", "/v1", "XAI_API_KEY=xai-builtin", "grok-4.3", "off", 0),
 	// A key saved in auth.json: pi-lsp asks the user's pi (pi auth print-api-key).
 	{name: "openai-completions/auth.json-through-pi", file: "compact-twice.jsonl", keep: 200, requests: 1, piOnPath: true,
 		models: `{"providers":{"fake":{"baseUrl":"BASE/v1","api":"openai-completions","models":[{"id":"fake-model"}]}}}`,

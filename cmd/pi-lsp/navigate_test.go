@@ -27,6 +27,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// keys lists the keys of a JSON object, sorted.
 func keys(m map[string]json.RawMessage) []string {
 	var k []string
 	for key := range m {

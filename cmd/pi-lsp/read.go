@@ -146,40 +146,7 @@ func oneLinePreview(s string, n int) string {
 	return s
 }
 
-type treeNode struct {
-	ID       string      `json:"id"`
-	Type     string      `json:"type"`
-	Role     string      `json:"role,omitempty"`
-	Label    string      `json:"label,omitempty"`
-	Children []*treeNode `json:"children"`
-}
-
-func toTreeNodes(nodes []*session.Node) []*treeNode {
-	out := make([]*treeNode, 0, len(nodes))
-	// Iterative conversion: deep linear sessions must not overflow the stack.
-	type work struct {
-		src *session.Node
-		dst *treeNode
-	}
-	var stack []work
-	for _, n := range nodes {
-		t := &treeNode{ID: n.Entry.ID, Type: n.Entry.Type, Role: n.Entry.Role(), Label: n.Label, Children: []*treeNode{}}
-		out = append(out, t)
-		stack = append(stack, work{n, t})
-	}
-	for len(stack) > 0 {
-		w := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, c := range w.src.Children {
-			t := &treeNode{ID: c.Entry.ID, Type: c.Entry.Type, Role: c.Entry.Role(), Label: c.Label, Children: []*treeNode{}}
-			w.dst.Children = append(w.dst.Children, t)
-			stack = append(stack, work{c, t})
-		}
-	}
-	return out
-}
-
-func runTree(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
+func runTree(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	path, err := fileArg(fs, args)
 	if err != nil {
@@ -191,7 +158,11 @@ func runTree(_ context.Context, fs *flag.FlagSet, args []string, stdout, stderr 
 	}
 	roots := ix.Tree()
 	if *asJSON {
-		return writeJSON(stdout, map[string]any{"leafId": session.IDOrNull(ix.LeafID()), "roots": toTreeNodes(roots)})
+		nodes, err := session.TreeJSON(ctx, roots)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, map[string]any{"leafId": session.IDOrNull(ix.LeafID()), "roots": nodes})
 	}
 	printTree(stdout, roots, service.MarksOf(ix))
 	return nil

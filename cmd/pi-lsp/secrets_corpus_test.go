@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/redact"
@@ -31,12 +29,13 @@ func TestSecretCorpusLeavesThroughNoOutput(t *testing.T) {
 	if len(all) < 40 {
 		t.Fatalf("premise: a corpus of %d forms", len(all))
 	}
-	var wire syncBuffer
+	var wire lsptest.SyncBuffer
 	e := lsptest.NewEnv(t, lsptest.Config{Wire: &wire,
 		InitOptions: map[string]any{"summarizer": "extractive", "keepRecentTokens": 100, "drafts": false}})
 	dir := t.TempDir()
 	markers := map[string]bool{}
 	for i, s := range all {
+		wireFrom := len(wire.String()) // what the server wrote for the sessions before this one is not this one's
 		p := secrets.WriteSession(t, dir, i, s)
 		copyOf := func(name string) string {
 			data, err := os.ReadFile(p.Path)
@@ -100,16 +99,16 @@ func TestSecretCorpusLeavesThroughNoOutput(t *testing.T) {
 		if _, err := e.Compact(map[string]any{"session": lp, "leafId": p.IDs[len(p.IDs)-1]}); err != nil {
 			t.Errorf("%s: compact: %v", s.Kind, err)
 		}
-		if w := s.Leak(wire.String()); w != "" {
-			i := strings.Index(wire.String(), w)
-			t.Errorf("%s (%s): the server wrote %q: …%s…", s.Kind, s.Use, w, wire.String()[max(0, i-300):min(wire.Len(), i+100)])
+		wrote := wire.String()[wireFrom:]
+		if w := s.Leak(wrote); w != "" {
+			i := strings.Index(wrote, w)
+			t.Errorf("%s (%s): the server wrote %q: …%s…", s.Kind, s.Use, w, wrote[max(0, i-300):min(len(wrote), i+100)])
 		}
 		if after, _ := os.ReadFile(lp); true {
 			if w := s.Leak(string(after[len(data):])); w != "" {
 				t.Errorf("%s: the server appended %q", s.Kind, w)
 			}
 		}
-		wire.Reset()
 	}
 	for _, k := range redact.Kinds() {
 		if !markers[string(k)] {
@@ -120,34 +119,4 @@ func TestSecretCorpusLeavesThroughNoOutput(t *testing.T) {
 		t.Logf("RESULT secret corpus: %d forms of %d kinds (%d rules) in 6 places of a session; 8 CLI outputs and 4 LSP jobs each; 0 leaked",
 			len(all), len(markers), redact.RuleCount())
 	}
-}
-
-// syncBuffer is a bytes.Buffer the server's writer and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Len()
-}
-
-func (s *syncBuffer) Reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.b.Reset()
 }

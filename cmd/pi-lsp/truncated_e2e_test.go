@@ -34,21 +34,7 @@ func TestE2ECompactSessionTruncatedMidJob(t *testing.T) {
 			release := make(chan struct{})
 			llm := fakemodel.New(t, heldAnswer(release, "## Goal\nHeld summary."))
 			r, path, before := startCompact(t, llm, []string{"PI_LSP_STALL_TIMEOUT=30", "PI_LSP_SUMMARY_TIMEOUT=60"})
-			select {
-			case <-llm.Started:
-			case <-time.After(30 * time.Second):
-				t.Fatalf("the model was not called; stderr:\n%s", r.stderr.String())
-			}
-			cut := before[:len(before)/2]
-			cut = cut[:strings.LastIndexByte(string(cut), '\n')+1]
-			switch how {
-			case "truncated":
-				if err := os.Truncate(path, int64(len(cut))); err != nil {
-					t.Fatal(err)
-				}
-			case "replaced":
-				replaceFile(t, path, cut)
-			}
+			cut := cutWhileModelHolds(t, llm, how, path, before, func() string { return "stderr:\n" + r.stderr.String() })
 			close(release)
 			r.wait(t)
 			stderr := r.stderr.String()
@@ -65,6 +51,32 @@ func TestE2ECompactSessionTruncatedMidJob(t *testing.T) {
 			t.Logf("RESULT truncated-mid-compaction (CLI, %s): exit %d after %v, %q", how, r.code, r.took.Round(10*time.Millisecond), lastLine(stderr))
 		})
 	}
+}
+
+// cutWhileModelHolds waits until the job asks the model (whose answer is held), then
+// shortens the session at path to the whole lines of its first half: truncated in place,
+// or replaced by a shorter file renamed over it. It returns what the file then holds.
+// output is what the test shows when the model is never asked.
+func cutWhileModelHolds(t *testing.T, llm *fakemodel.Server, how, path string, before []byte, output func() string) []byte {
+	t.Helper()
+	select {
+	case <-llm.Started:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the model was not called; %s", output())
+	}
+	cut := before[:len(before)/2]
+	cut = cut[:strings.LastIndexByte(string(cut), '\n')+1]
+	switch how {
+	case "truncated":
+		if err := os.Truncate(path, int64(len(cut))); err != nil {
+			t.Fatal(err)
+		}
+	case "replaced":
+		replaceFile(t, path, cut)
+	default:
+		t.Fatalf("no way to cut a session %q", how)
+	}
+	return cut
 }
 
 // replaceFile puts data at path as a new file (a rename over it, as an editor saves).
@@ -103,21 +115,7 @@ func TestE2ELSPCompactSessionTruncatedMidJob(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := e.Start("pi/compact", map[string]any{"session": path}, false)
-			select {
-			case <-llm.Started:
-			case <-time.After(30 * time.Second):
-				t.Fatalf("the model was not called; logs:\n%s", e.Logs())
-			}
-			cut := before[:len(before)/2]
-			cut = cut[:strings.LastIndexByte(string(cut), '\n')+1]
-			switch how {
-			case "truncated":
-				if err := os.Truncate(path, int64(len(cut))); err != nil {
-					t.Fatal(err)
-				}
-			case "replaced":
-				replaceFile(t, path, cut)
-			}
+			cut := cutWhileModelHolds(t, llm, how, path, before, func() string { return "logs:\n" + e.Logs() })
 			close(release)
 			_, cerr := p.Wait(30 * time.Second)
 			if cerr == nil {

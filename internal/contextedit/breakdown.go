@@ -207,7 +207,7 @@ func SplitAssistant(m *session.Message) (text, thinking, calls int) {
 		case "thinking":
 			chars[1] += jsjson.Len16(b.Thinking)
 		case "toolCall":
-			chars[2] += jsjson.Len16(b.Name) + argsLen16(b)
+			chars[2] += jsjson.Len16(b.Name) + b.ArgumentsLen16()
 		}
 	}
 	total := chars[0] + chars[1] + chars[2]
@@ -233,17 +233,4 @@ func SplitAssistant(m *session.Message) (text, thinking, calls int) {
 		rem[best] = -1
 	}
 	return share[0], share[1], share[2]
-}
-
-// argsLen16 is JSON.stringify(arguments).length (0 when absent, as estimateTokens
-// counts it).
-func argsLen16(b session.Block) int {
-	if len(b.Arguments) == 0 {
-		return 0
-	}
-	n, err := jsjson.StringifiedLen16(b.Arguments)
-	if err != nil {
-		return 0
-	}
-	return n
 }

@@ -133,20 +133,26 @@ func cancelAtPhase(t *testing.T, c phaseCase, held string, job func(ctx context.
 	return err
 }
 
+// everyPhase are the points a summarizing job (named by its function) is cancelled at:
+// before it starts, at each phase it reports, mid-stream and during a retry wait, with
+// no request made before the stream and at most requests once it began; cancelling
+// once writing began cannot stop the write half-way: it completes.
+func everyPhase(job string, requests int) []phaseCase {
+	return []phaseCase{
+		{name: "before " + job, cancelAt: "start", wantErr: true},
+		{name: "preparing", cancelAt: "preparing", wantErr: true},
+		{name: "summarizing, before the request", cancelAt: "summarizing", wantErr: true},
+		{name: "mid-stream", cancelAt: "chunk", wantErr: true, maxRequests: requests},
+		{name: "during a retry wait", cancelAt: "retry", wantErr: true, maxRequests: requests},
+		{name: "writing", cancelAt: "writing", wantErr: false, maxRequests: requests},
+	}
+}
+
 // TestCancelCompactionAtEveryPhase cancels compaction.Run at controlled points: before
 // it starts, when summarizing begins (before any request), mid-stream, during a retry
 // wait, and when writing begins.
 func TestCancelCompactionAtEveryPhase(t *testing.T) {
-	cases := []phaseCase{
-		{name: "before Run", cancelAt: "start", wantErr: true, maxRequests: 0},
-		{name: "preparing", cancelAt: "preparing", wantErr: true, maxRequests: 0},
-		{name: "summarizing, before the request", cancelAt: "summarizing", wantErr: true, maxRequests: 0},
-		{name: "mid-stream", cancelAt: "chunk", wantErr: true, maxRequests: 2},
-		{name: "during a retry wait", cancelAt: "retry", wantErr: true, maxRequests: 2},
-		// Cancelling once writing began cannot stop the write half-way: it completes.
-		{name: "writing", cancelAt: "writing", wantErr: false, maxRequests: 2},
-	}
-	for _, c := range cases {
+	for _, c := range everyPhase("Run", 2) {
 		t.Run(c.name, func(t *testing.T) {
 			path := genSession(t, 300, 7)
 			before := sessiontest.Read(t, path)
@@ -161,15 +167,7 @@ func TestCancelCompactionAtEveryPhase(t *testing.T) {
 
 // TestCancelNavigationAtEveryPhase does the same for a navigation with a branch summary.
 func TestCancelNavigationAtEveryPhase(t *testing.T) {
-	cases := []phaseCase{
-		{name: "before Navigate", cancelAt: "start", wantErr: true},
-		{name: "preparing", cancelAt: "preparing", wantErr: true},
-		{name: "summarizing, before the request", cancelAt: "summarizing", wantErr: true},
-		{name: "mid-stream", cancelAt: "chunk", wantErr: true, maxRequests: 1},
-		{name: "during a retry wait", cancelAt: "retry", wantErr: true, maxRequests: 1},
-		{name: "writing", cancelAt: "writing", wantErr: false, maxRequests: 1},
-	}
-	for _, c := range cases {
+	for _, c := range everyPhase("Navigate", 1) {
 		t.Run(c.name, func(t *testing.T) {
 			path := genSession(t, 300, 11)
 			ix := sessiontest.Index(t, path)

@@ -113,6 +113,11 @@ func Apply(ctx context.Context, p *Plan, opt ApplyOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return res.done(id, ops), nil
+}
+
+// done is res once rewind id set ops: each file listed as restored or removed.
+func (res *Result) done(id string, ops []op) *Result {
 	res.ID = id
 	for _, o := range ops {
 		if o.remove {
@@ -121,7 +126,7 @@ func Apply(ctx context.Context, p *Plan, opt ApplyOptions) (*Result, error) {
 			res.Restored = append(res.Restored, o.rel)
 		}
 	}
-	return res, nil
+	return res
 }
 
 // Picked reports whether a rewind with these picks brings f back: a file not in
@@ -220,15 +225,7 @@ func Undo(ctx context.Context, id string, opt ApplyOptions) (*Result, error) {
 	if err := writeManifest(dir, m); err != nil {
 		return nil, err
 	}
-	res.ID = uid
-	for _, o := range ops {
-		if o.remove {
-			res.Removed = append(res.Removed, o.rel)
-		} else {
-			res.Restored = append(res.Restored, o.rel)
-		}
-	}
-	return res, nil
+	return res.done(uid, ops), nil
 }
 
 // Kept is what rewind id kept of a file before it changed it (ok false: it kept

@@ -135,32 +135,9 @@ func treeNode(n *session.Node, marks service.TreeMarks) *TreeNode {
 
 func treeOf(ctx context.Context, ix *session.Index) ([]*TreeNode, error) {
 	marks := service.MarksOf(ix)
-	roots := ix.Tree()
-	convert := func(n *session.Node) *TreeNode { return treeNode(n, marks) }
-	type work struct {
-		src *session.Node
-		dst *TreeNode
-	}
-	out := make([]*TreeNode, 0, len(roots))
-	var stack []work
-	for _, r := range roots {
-		t := convert(r)
-		out = append(out, t)
-		stack = append(stack, work{r, t})
-	}
-	for len(stack) > 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		w := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, c := range w.src.Children {
-			t := convert(c)
-			w.dst.Children = append(w.dst.Children, t)
-			stack = append(stack, work{c, t})
-		}
-	}
-	return out, nil
+	return session.MapTree(ctx, ix.Tree(),
+		func(n *session.Node) *TreeNode { return treeNode(n, marks) },
+		func(parent, child *TreeNode) { parent.Children = append(parent.Children, child) })
 }
 
 // withSession resolves a session parameter and runs fn on its up-to-date index under

@@ -106,22 +106,6 @@ func TestContextMatchesPi(t *testing.T) {
 	})
 }
 
-type node struct {
-	ID       string  `json:"id"`
-	Type     string  `json:"type"`
-	Role     string  `json:"role,omitempty"`
-	Label    string  `json:"label,omitempty"`
-	Children []*node `json:"children"`
-}
-
-func toNodes(ns []*session.Node) []*node {
-	out := []*node{}
-	for _, n := range ns {
-		out = append(out, &node{ID: n.Entry.ID, Type: n.Entry.Type, Role: n.Entry.Role(), Label: n.Label, Children: toNodes(n.Children)})
-	}
-	return out
-}
-
 func TestTreeMatchesPi(t *testing.T) {
 	o := oracle.Start(t)
 	eachCorpusIndex(t, func(t *testing.T, cf oracle.CorpusFile, ix *session.Index, ids []string) {
@@ -134,7 +118,11 @@ func TestTreeMatchesPi(t *testing.T) {
 			IDs    []string        `json:"ids"`
 		}
 		o.Query(t, map[string]any{"op": "tree", "file": cf.Path}, &want)
-		oracle.SameJSON(t, "tree", toNodes(ix.Tree()), want.Roots, ids, want.IDs)
+		roots, err := session.TreeJSON(t.Context(), ix.Tree())
+		if err != nil {
+			t.Fatal(err)
+		}
+		oracle.SameJSON(t, "tree", roots, want.Roots, ids, want.IDs)
 		var leaf any
 		if l := ix.LeafID(); l != "" {
 			leaf = l

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // TestWatchReportsAWriteMadeDuringTheFirstLook: a line appended while the caller takes
@@ -17,10 +18,7 @@ import (
 // (TestLiveFileFromAnotherWriter timed out about once in five loaded runs).
 func TestWatchReportsAWriteMadeDuringTheFirstLook(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "s.jsonl")
-	if err := os.WriteFile(path, []byte(`{"type":"session"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := testfile.Write(t, filepath.Join(dir, "s.jsonl"), `{"type":"session"}`+"\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	firstLook := make(chan struct{})

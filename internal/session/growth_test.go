@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // A followed session that grows by hundreds of megabytes at once (here a sparse extension
@@ -15,9 +17,7 @@ import (
 func TestLiveRefreshDoesNotReadAHugeGrowthIntoMemory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	line := `{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1}}`
-	if err := os.WriteFile(path, []byte(regularHeader+"\n"+line+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testfile.Write(t, path, regularHeader+"\n"+line+"\n")
 	l, err := OpenLive(path)
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,12 @@ package session_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 const limitsHeader = `{"type":"session","version":3,"id":"lim","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
@@ -18,10 +18,7 @@ const limitsHeader = `{"type":"session","version":3,"id":"lim","timestamp":"2026
 func TestDenseFileRefused(t *testing.T) {
 	n := 4 * session.DenseFloor
 	data := []byte(limitsHeader + "\n" + strings.Repeat(`{"type":"label"}`+"\n", n))
-	path := filepath.Join(t.TempDir(), "dense.jsonl")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := testfile.Temp(t, "dense.jsonl", string(data))
 	_, perr := session.Parse(data)
 	_, lerr := session.Load(path)
 	for _, err := range []error{perr, lerr} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 const (
@@ -51,10 +52,7 @@ func TestLoadRulesMatchPi16(t *testing.T) {
 	o := oracle.StartLive(t)
 	for _, tc := range loadRuleCases {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "s.jsonl")
-			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := testfile.Temp(t, "s.jsonl", tc.content)
 			f, err := session.Load(path)
 			var ours []string
 			if err == nil {
@@ -117,9 +115,7 @@ func TestMostRecentMatchesPi16(t *testing.T) {
 			base := time.Now().Add(-time.Hour)
 			for i, c := range tc.files {
 				p := filepath.Join(dir, string(rune('0'+i))+".jsonl")
-				if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				testfile.Write(t, p, c)
 				mt := base.Add(time.Duration(i) * time.Minute)
 				if err := os.Chtimes(p, mt, mt); err != nil {
 					t.Fatal(err)

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/benchgen"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // A mapped file that shrinks under a load faults when read past its new end; guard
@@ -18,10 +18,7 @@ func TestGuardTurnsAShrunkMappingIntoAnError(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("files are mapped on Linux only")
 	}
-	path := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(path, []byte(strings.Repeat("x", 3*os.Getpagesize())), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := testfile.Temp(t, "s.jsonl", strings.Repeat("x", 3*os.Getpagesize()))
 	fd, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -54,10 +51,7 @@ func TestMappedAndReadLoadsAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.WriteString("not json\n")
-	path := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := testfile.Temp(t, "s.jsonl", b.String())
 	mappedFile, err := Load(path)
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,11 @@
 package session_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // The provider and model members are given back as written, parsed and loaded: plain
@@ -23,10 +22,7 @@ func TestProviderAndModelJSONAsWritten(t *testing.T) {
 	for _, c := range cases {
 		line := `{"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":` + c.msg + `}`
 		data := []byte(limitsHeader + "\n" + line + "\n")
-		path := filepath.Join(t.TempDir(), "s.jsonl")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		path := testfile.Temp(t, "s.jsonl", string(data))
 		parsed, loaded := sessiontest.Parse(t, data), sessiontest.Load(t, path)
 		for what, f := range map[string]*session.File{"parsed": parsed, "loaded": loaded} {
 			m, err := f.Entries[0].Message()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/watchdog"
 )
 
@@ -85,10 +86,7 @@ func TestLoadRefusesWhatIsNotARegularFile(t *testing.T) {
 // found and listed at once, the FIFO left out.
 func TestDiscoveryIsNotHeldByAFIFO(t *testing.T) {
 	dir := t.TempDir()
-	good := filepath.Join(dir, "2026-01-01T00-00-00-000Z_reg.jsonl")
-	if err := os.WriteFile(good, []byte(regularHeader+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	good := testfile.Write(t, filepath.Join(dir, "2026-01-01T00-00-00-000Z_reg.jsonl"), regularHeader+"\n")
 	fifo := filepath.Join(dir, "2026-02-01T00-00-00-000Z_fifo.jsonl")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -111,10 +109,7 @@ func TestDiscoveryIsNotHeldByAFIFO(t *testing.T) {
 // index can number is refused from its size, before any read.
 func TestLoadRefusesOversizedFiles(t *testing.T) {
 	dir := t.TempDir()
-	sparse := filepath.Join(dir, "sparse.jsonl")
-	if err := os.WriteFile(sparse, []byte(regularHeader+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	sparse := testfile.Write(t, filepath.Join(dir, "sparse.jsonl"), regularHeader+"\n")
 	if err := os.Truncate(sparse, 2<<30); err != nil {
 		t.Fatal(err)
 	}
@@ -122,10 +117,7 @@ func TestLoadRefusesOversizedFiles(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "longer than") {
 		t.Errorf("Load(2 GiB sparse) = %v, want ErrTooLarge for its line", err)
 	}
-	huge := filepath.Join(dir, "huge.jsonl")
-	if err := os.WriteFile(huge, []byte(regularHeader+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	huge := testfile.Write(t, filepath.Join(dir, "huge.jsonl"), regularHeader+"\n")
 	if err := os.Truncate(huge, MaxFileBytes+1); err != nil {
 		t.Skipf("cannot make a sparse file of %d bytes here: %v", int64(MaxFileBytes+1), err)
 	}

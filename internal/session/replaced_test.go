@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // A session renamed over between its load and the start of following it (a writer that
@@ -27,17 +29,12 @@ func TestFollowingStartsFromTheInodeLoaded(t *testing.T) {
 		}
 		return b.String()
 	}
-	if err := os.WriteFile(path, []byte(session("short")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testfile.Write(t, path, session("short"))
 	f, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(session(strings.Repeat("much longer text ", 20))), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tmp := testfile.Write(t, path+".tmp", session(strings.Repeat("much longer text ", 20)))
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,12 @@
 package session
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // A loaded message read again from its line (one pass, blocks taken in it) is the
@@ -21,9 +22,7 @@ func TestLoadedMessageMatchesDecodeMessage(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	head := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
-	if err := os.WriteFile(path, []byte(head+"\n"+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testfile.Write(t, path, head+"\n"+strings.Join(lines, "\n")+"\n")
 	f, err := Load(path)
 	if err != nil {
 		t.Fatal(err)

@@ -18,17 +18,14 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 const header = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
 
 func writeFile(t *testing.T, content string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testfile.Temp(t, "s.jsonl", content)
 }
 
 func userLine(id, parent, text string) string {

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // snapLine is a message entry line with id and parent ("" for a root).
@@ -36,10 +36,7 @@ func snapSession(t *testing.T) string {
 	}
 	b.WriteString(snapLine("o1", "p1"))
 	b.WriteString(snapLine("a5", "a4"))
-	path := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := testfile.Temp(t, "s.jsonl", b.String())
 	return path
 }
 
@@ -96,10 +93,7 @@ func TestSnapshotAppendRefusesAChangedFile(t *testing.T) {
 		path := snapSession(t)
 		snap := sessiontest.Snapshot(t, path)
 		data := sessiontest.Read(t, path)
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		tmp := testfile.Write(t, path+".tmp", string(data))
 		if err := os.Rename(tmp, path); err != nil {
 			t.Fatal(err)
 		}

@@ -3,11 +3,8 @@
 package session
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"syscall"
-	"time"
 )
 
 // inode is the file's inode number (0 when the system has none).
@@ -29,20 +26,9 @@ func fileID(st os.FileInfo) (dev, ino uint64) {
 // lockFile takes the session's advisory write lock (flock), waiting up to 5 s for
 // another pi-lsp that holds it.
 func lockFile(f *os.File) error {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return fmt.Errorf("lock session: %w", err)
-		}
-		if time.Now().After(deadline) {
-			return ErrLocked
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	return waitForLock(func() error {
+		return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}, syscall.EWOULDBLOCK)
 }
 
 func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }

@@ -3,10 +3,7 @@
 package session
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -25,21 +22,10 @@ const lockOffsetHigh = 0x7fffffff
 // lockFile takes the session's write lock (LockFileEx), waiting up to 5 s for another
 // pi-lsp that holds it.
 func lockFile(f *os.File) error {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	return waitForLock(func() error {
 		ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
-		err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
-			return fmt.Errorf("lock session: %w", err)
-		}
-		if time.Now().After(deadline) {
-			return ErrLocked
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+	}, windows.ERROR_LOCK_VIOLATION)
 }
 
 func unlockFile(f *os.File) {

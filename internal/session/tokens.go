@@ -156,7 +156,7 @@ func EstimateTokens(m *Message) int {
 			case "thinking":
 				chars += jsjson.Len16(b.Thinking)
 			case "toolCall":
-				chars += jsjson.Len16(b.Name) + argsLen(b)
+				chars += jsjson.Len16(b.Name) + b.ArgumentsLen16()
 			}
 		}
 	case RoleBashExecution:
@@ -169,9 +169,10 @@ func EstimateTokens(m *Message) int {
 	return (chars + 3) / 4
 }
 
-// argsLen is JSON.stringify(arguments).length. Absent arguments stringify to undefined,
-// whose length Pi would not survive; count them as 0.
-func argsLen(b Block) int {
+// ArgumentsLen16 is JSON.stringify(arguments).length of a tool call, as estimateTokens
+// counts it. Absent arguments stringify to undefined, whose length Pi would not survive;
+// count them as 0.
+func (b Block) ArgumentsLen16() int {
 	if len(b.Arguments) == 0 {
 		return 0
 	}

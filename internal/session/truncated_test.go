@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // A file truncated (or replaced) after it was loaded leaves its messages with no bytes
@@ -22,9 +24,7 @@ func TestTruncatedFileMessagesAnswerEmptyAndReportRewritten(t *testing.T) {
 				`{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"blocks"}],"timestamp":2}}`,
 				`{"type":"message","id":"a3","parentId":"a2","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"bashExecution","command":"ls","output":"out","exitCode":0,"timestamp":3}}`,
 			}
-			if err := os.WriteFile(path, []byte(head+"\n"+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			testfile.Write(t, path, head+"\n"+strings.Join(lines, "\n")+"\n")
 			f, err := Load(path)
 			if err != nil {
 				t.Fatal(err)
@@ -35,10 +35,7 @@ func TestTruncatedFileMessagesAnswerEmptyAndReportRewritten(t *testing.T) {
 					t.Fatal(err)
 				}
 			case "replaced":
-				tmp := path + ".new"
-				if err := os.WriteFile(tmp, []byte(head+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				tmp := testfile.Write(t, path+".new", head+"\n")
 				if err := os.Rename(tmp, path); err != nil {
 					t.Fatal(err)
 				}

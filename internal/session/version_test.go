@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // A session whose header is newer than Pi 1.6.0's format is read as 1.6.0 reads it and
@@ -25,9 +27,7 @@ func TestNewerVersionIsReadOnly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "s.jsonl")
 			body := tc.header + "\n" + entry + "\n"
-			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			testfile.Write(t, p, body)
 			f, err := Load(p)
 			if err != nil {
 				t.Fatalf("a %s session must load: %v", tc.name, err)

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // A write that fails part-way is taken back: the file is byte-identical afterwards, so
@@ -20,12 +21,7 @@ const failHeader = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01
 
 func failSession(t *testing.T, tail string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "s.jsonl")
-	body := failHeader + "\n" + `{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n" + tail
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testfile.Temp(t, "s.jsonl", failHeader+"\n"+`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}`+"\n"+tail)
 }
 
 func bigLabel(n int) []NewEntry {

@@ -14,7 +14,8 @@
 //   - heap: the peak growth of the Go heap while a test runs one operation;
 //   - linepeer: the far end of a JSON-lines socket, as a fake pi serves the bridge;
 //   - feed: what a test reads from a process or connection, awaited item by item;
-//   - watchdog: a call a test fears may hang, bounded in time.
+//   - watchdog: a call a test fears may hang, bounded in time;
+//   - testfile: a file a test reads, written where the test may write, or it fails.
 //
 // The Pi oracle (real Pi through Node) is internal/oracle. Only _test.go files import
 // these packages; production code never does.

@@ -1,0 +1,28 @@
+// Package testfile writes the files a test reads (a session, a config) where the test
+// may write them, or fails the test.
+//
+// Invariant: it imports nothing of this module, so that the tests inside any package,
+// internal/session's own included, can use it.
+package testfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Write writes content to path (mode 0644) and answers path, or fails the test.
+func Write(t testing.TB, path, content string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Temp writes content to a file named name in a new temp dir of the test and answers
+// its path.
+func Temp(t testing.TB, name, content string) string {
+	t.Helper()
+	return Write(t, filepath.Join(t.TempDir(), name), content)
+}
