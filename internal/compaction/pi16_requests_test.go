@@ -5,13 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
@@ -21,57 +17,6 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/modelapi"
 )
-
-// captureServer is the Go twin of the server test/pi/oracle.mjs runs for its summarize
-// ops: it records every request body and answers the n-th request with answer (" n"
-// appended from the second on), the given finish reason and usage 100n/10n.
-type captureServer struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies []any
-}
-
-func newCaptureServer(t *testing.T, answer, finish string) *captureServer {
-	cs := &captureServer{}
-	cs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, _ := io.ReadAll(r.Body)
-		var body any
-		if err := json.Unmarshal(data, &body); err != nil {
-			body = map[string]any{"unparsed": string(data)}
-		}
-		cs.mu.Lock()
-		cs.bodies = append(cs.bodies, body)
-		n := len(cs.bodies)
-		cs.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		chunk := func(o map[string]any) {
-			o["id"], o["object"], o["created"], o["model"] = "c1", "chat.completion.chunk", 0, "summary-model"
-			b, _ := json.Marshal(o)
-			fmt.Fprintf(w, "data: %s\n\n", b)
-		}
-		text := answer
-		if n > 1 {
-			text = fmt.Sprintf("%s %d", answer, n)
-		}
-		if finish == "tool_calls" {
-			chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"tool_calls": []any{
-				map[string]any{"index": 0, "id": "call_1", "type": "function", "function": map[string]any{"name": "read", "arguments": "{}"}}}}, "finish_reason": nil}}})
-		} else {
-			chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": text}, "finish_reason": nil}}})
-		}
-		chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish}}})
-		chunk(map[string]any{"choices": []any{}, "usage": map[string]any{"prompt_tokens": 100 * n, "completion_tokens": 10 * n, "total_tokens": 110 * n}})
-		fmt.Fprint(w, "data: [DONE]\n\n")
-	}))
-	t.Cleanup(cs.Close)
-	return cs
-}
-
-func (cs *captureServer) requests() []any {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	return append([]any(nil), cs.bodies...)
-}
 
 type summaryModel struct {
 	ContextWindow int  `json:"contextWindow"`
@@ -105,7 +50,7 @@ func withModelDefaults(m summaryModel) summaryModel {
 }
 
 // summaryConfig is pi-lsp's OpenAI summarizer aimed at srv, for the model Pi was given.
-func summaryConfig(srv *captureServer, m summaryModel) fakemodel.OpenAIConfig {
+func summaryConfig(srv *modelapi.Server, m summaryModel) fakemodel.OpenAIConfig {
 	cfg := fastConfig(srv.URL + "/v1")
 	cfg.Model, cfg.ContextWindow, cfg.MaxTokens, cfg.Reasoning, cfg.MaxRetries = "summary-model", m.ContextWindow, m.MaxTokens, m.Reasoning, -1
 	return cfg
@@ -190,11 +135,12 @@ func TestSummaryRequestsMatchPi16(t *testing.T) {
 			var pi piSummaryAnswer
 			o.Query(t, req, &pi)
 
-			srv := newCaptureServer(t, "SUMMARY", finish)
+			srv := modelapi.New(t) // the twin of the server test/pi/oracle.mjs gives Pi
+			srv.Finish = finish
 			prep := prepareFile(t, corpusCopy(t, tc.file), settings(tc.keep, 16384))
 			out, err := compaction.Generate(context.Background(), prep, fakemodel.NewOpenAI(summaryConfig(srv, model)),
 				compaction.Options{CustomInstructions: tc.instructions, ThinkingLevel: tc.level})
-			sameRequests(t, srv.requests(), pi)
+			sameRequests(t, srv.Bodies(), pi)
 			if sameFailure(t, err, pi) {
 				want := pi.Result.Summary
 				if len(prep.MessagesToSummarize) == 0 && prep.HasPrevious {
@@ -255,12 +201,13 @@ func TestBranchSummaryRequestsMatchPi16(t *testing.T) {
 				ix := session.NewIndex(f)
 				targetID := ix.Entries()[target].ID
 				col := branch.Collect(ix, ix.LeafID(), targetID)
-				srv := newCaptureServer(t, "SUMMARY", finish)
+				srv := modelapi.New(t)
+				srv.Finish = finish
 				sum, err := branch.Generate(context.Background(), col.Entries, fakemodel.NewOpenAI(summaryConfig(srv, model)), branch.SummaryOptions{
 					CustomInstructions: tc.instructions, ReplaceInstructions: tc.replace, ContextWindow: model.ContextWindow,
 					ThinkingLevel: tc.level,
 				})
-				sameRequests(t, srv.requests(), pi)
+				sameRequests(t, srv.Bodies(), pi)
 				if sameFailure(t, err, pi) {
 					if sum.Text != pi.Result.Summary {
 						t.Errorf("summary %q, Pi's %q", sum.Text, pi.Result.Summary)

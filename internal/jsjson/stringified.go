@@ -48,17 +48,8 @@ func (c *canonical) value(depth int) bool {
 			if !c.value(depth + 1) {
 				return false
 			}
-			if c.i >= len(c.data) {
-				return false
-			}
-			switch c.data[c.i] {
-			case ',':
-				c.i++
-			case ']':
-				c.i++
-				return true
-			default:
-				return false
+			if closed, ok := c.next(']'); closed || !ok {
+				return ok
 			}
 		}
 	case b == '"':
@@ -103,19 +94,30 @@ func (c *canonical) object(depth int) bool {
 			return false
 		}
 		c.i++
-		if !c.value(depth+1) || c.i >= len(c.data) {
+		if !c.value(depth + 1) {
 			return false
 		}
-		switch c.data[c.i] {
-		case ',':
-			c.i++
-		case '}':
-			c.i++
-			return true
-		default:
-			return false
+		if closed, ok := c.next('}'); closed || !ok {
+			return ok
 		}
 	}
+}
+
+// next reads what follows an item or a member: a comma (more follow) or end, which
+// closes the array or object (closed). Anything else is not canonical (!ok).
+func (c *canonical) next(end byte) (closed, ok bool) {
+	if c.i >= len(c.data) {
+		return false, false
+	}
+	switch c.data[c.i] {
+	case ',':
+		c.i++
+		return false, true
+	case end:
+		c.i++
+		return true, true
+	}
+	return false, false
 }
 
 // str reads a string without escapes or control bytes, and gives its contents.

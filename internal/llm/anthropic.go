@@ -230,14 +230,6 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 		// pi-ai's betas, which a configured anthropic-beta replaced (anthropicBody).
 		final = map[string]string{"anthropic-beta": strings.Join(betas, ",")}
 	}
-	stall := time.AfterFunc(a.cfg.StallTimeout, cancel)
-	defer stall.Stop()
-	ci.activity = func() { stall.Reset(a.cfg.StallTimeout) }
-	resp, se, err := post(parent, ctx, ci, a.client, a.cfg, strings.TrimRight(m.BaseURL, "/")+"/v1/messages?beta=true", data, headers, final)
-	if err != nil {
-		return Result{}, se, err
-	}
-	defer resp.Body.Close()
 	usage := &Usage{}
 	zero := 0.0
 	usage.CacheWrite1h = &zero
@@ -245,23 +237,21 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 	blocks := map[int]*strings.Builder{}
 	stop, stopErr := "", ""
 	calledTool := false
-	chunks := 0
-	var failure *Error
-	readErr := readSSE(resp.Body, ci.maxLine, false, func(ev sseEvent) bool {
-		stall.Reset(a.cfg.StallTimeout)
+	var read sseRead
+	call := sseCall{endpoint: m.BaseURL, url: strings.TrimRight(m.BaseURL, "/") + "/v1/messages?beta=true", body: data, headers: headers, final: final}
+	se, err := streamSSE(parent, ctx, cancel, ci, a.client, a.cfg, call, &read, func(ev sseEvent) bool {
 		switch {
 		case ev.Name == "" || ev.Name == "ping" || len(bytes.TrimSpace(ev.Data)) == 0:
 			return true // as Anthropic's clients skip them
 		case ev.Name == "error":
-			failure = errorEvent(ev.Data)
+			read.failure = errorEvent(ev.Data)
 			return false
 		}
 		var e anthropicEvent
-		if err := json.Unmarshal(ev.Data, &e); err != nil {
-			failure = &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+		if read.failure = unmarshalEvent(ev.Data, &e); read.failure != nil {
 			return false
 		}
-		if failure = size.add(len(e.ContentBlock.Text) + len(e.Delta.Text) + len(e.Delta.Thinking)); failure != nil {
+		if read.failure = size.add(len(e.ContentBlock.Text) + len(e.Delta.Text) + len(e.Delta.Thinking)); read.failure != nil {
 			return false
 		}
 		switch e.Type {
@@ -325,11 +315,11 @@ func (a *anthropicAPI) attempt(parent context.Context, req Request, start time.T
 			}
 		}
 		usage.TotalTokens = usage.Input + usage.Output + usage.CacheRead + usage.CacheWrite
-		chunks++
-		reportTokens(req, at, start, chunks)
+		read.chunks++
+		reportTokens(req, at, start, read.chunks)
 		return true
 	})
-	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, a.cfg.StallTimeout, chunks); se != nil || err != nil {
+	if se != nil || err != nil {
 		return Result{}, se, err
 	}
 	piCost(m, usage)

@@ -386,39 +386,22 @@ func (o *completionsAPI) attempt(parent context.Context, req Request, start time
 	if key := o.cfg.Credential.APIKey; key != "" {
 		headers["Authorization"] = "Bearer " + key
 	}
-	// A stalled stream is cancelled by a watchdog that any received byte resets
-	// (keep-alive comments included: a reasoning model behind a proxy may send only
-	// those for minutes; TotalTimeout still bounds the whole request).
-	stall := time.AfterFunc(o.cfg.StallTimeout, cancel)
-	defer stall.Stop()
-	ci.activity = func() { stall.Reset(o.cfg.StallTimeout) }
-	resp, se, err := post(parent, ctx, ci, o.client, o.cfg, strings.TrimRight(m.BaseURL, "/")+"/chat/completions", data, headers, affinity)
-	if err != nil {
-		return Result{}, se, err
-	}
-	defer resp.Body.Close()
 	var text strings.Builder
 	var usage *Usage
 	finished, finish := false, ""
 	calledTool := false
-	chunks := 0
-	var failure *Error
-	readErr := readSSE(resp.Body, ci.maxLine, true, func(ev sseEvent) bool {
-		stall.Reset(o.cfg.StallTimeout)
+	var read sseRead
+	call := sseCall{endpoint: m.BaseURL, url: strings.TrimRight(m.BaseURL, "/") + "/chat/completions", body: data, headers: headers, final: affinity, flushAtEnd: true}
+	se, err := streamSSE(parent, ctx, cancel, ci, o.client, o.cfg, call, &read, func(ev sseEvent) bool {
 		if string(bytes.TrimSpace(ev.Data)) == "[DONE]" {
 			return false
 		}
-		if hasError(ev.Data) {
-			failure = errorEvent(ev.Data)
-			return false
-		}
 		var c completionsChunk
-		if err := json.Unmarshal(ev.Data, &c); err != nil {
-			failure = &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+		if read.failure = decodeEvent(ev.Data, &c); read.failure != nil {
 			return false
 		}
 		for _, ch := range c.Choices {
-			if failure = size.add(len(ch.Delta.Content) + len(ch.Delta.ReasoningContent) + len(ch.Delta.Reasoning)); failure != nil {
+			if read.failure = size.add(len(ch.Delta.Content) + len(ch.Delta.ReasoningContent) + len(ch.Delta.Reasoning)); read.failure != nil {
 				return false
 			}
 			text.WriteString(ch.Delta.Content)
@@ -433,11 +416,11 @@ func (o *completionsAPI) attempt(parent context.Context, req Request, start time
 			usage = piUsage(c.Usage)
 			piCost(m, usage)
 		}
-		chunks++
-		reportTokens(req, at, start, chunks)
+		read.chunks++
+		reportTokens(req, at, start, read.chunks)
 		return true
 	})
-	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, o.cfg.StallTimeout, chunks); se != nil || err != nil {
+	if se != nil || err != nil {
 		return Result{}, se, err
 	}
 	if !finished {

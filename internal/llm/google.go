@@ -153,23 +153,15 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 	if key := g.cfg.Credential.APIKey; key != "" {
 		headers = map[string]string{"x-goog-api-key": key}
 	}
-	stall := time.AfterFunc(g.cfg.StallTimeout, cancel)
-	defer stall.Stop()
-	ci.activity = func() { stall.Reset(g.cfg.StallTimeout) }
-	resp, se, err := post(parent, ctx, ci, g.client, g.cfg, endpoint, data, headers, nil)
-	if err != nil {
-		return Result{}, se, err
-	}
-	defer resp.Body.Close()
 	var text strings.Builder
 	var usage *Usage
 	finishReason := ""
 	calledTool := false
-	chunks := 0
+	var read sseRead
 	handle := func(payload []byte) *Error {
 		var c googleChunk
-		if err := json.Unmarshal(payload, &c); err != nil {
-			return &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+		if se := unmarshalEvent(payload, &c); se != nil {
+			return se
 		}
 		if c.Error != nil {
 			se := &Error{Kind: KindTransient, Message: "error event in the stream: " + c.Error.Message}
@@ -178,8 +170,8 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 			}
 			return se
 		}
-		chunks++
-		reportTokens(req, at, start, chunks)
+		read.chunks++
+		reportTokens(req, at, start, read.chunks)
 		if len(c.Candidates) > 0 {
 			cand := c.Candidates[0]
 			if cand.Content != nil {
@@ -208,13 +200,12 @@ func (g *googleAPI) attempt(parent context.Context, req Request, start time.Time
 		}
 		return nil
 	}
-	var failure *Error
-	readErr := readSSE(resp.Body, ci.maxLine, true, func(ev sseEvent) bool {
-		stall.Reset(g.cfg.StallTimeout)
-		failure = handle(ev.Data)
-		return failure == nil
+	call := sseCall{endpoint: m.BaseURL, url: endpoint, body: data, headers: headers, flushAtEnd: true}
+	se, err := streamSSE(parent, ctx, cancel, ci, g.client, g.cfg, call, &read, func(ev sseEvent) bool {
+		read.failure = handle(ev.Data)
+		return read.failure == nil
 	})
-	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, g.cfg.StallTimeout, chunks); se != nil || err != nil {
+	if se != nil || err != nil {
 		return Result{}, se, err
 	}
 	if usage == nil {

@@ -148,37 +148,23 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 	if key := a.cfg.Credential.APIKey; key != "" {
 		headers["Authorization"] = "Bearer " + key
 	} // else the credential is a configured Authorization header, as pi-ai sends it
-	stall := time.AfterFunc(a.cfg.StallTimeout, cancel)
-	defer stall.Stop()
-	ci.activity = func() { stall.Reset(a.cfg.StallTimeout) }
-	resp, se, err := post(parent, ctx, ci, a.client, a.cfg, strings.TrimRight(m.BaseURL, "/")+"/responses", data, headers, nil)
-	if err != nil {
-		return Result{}, se, err
-	}
-	defer resp.Body.Close()
 	texts := map[int]*strings.Builder{}
 	var order []int
 	var usage *Usage
 	status, incomplete := "", ""
 	terminal, calledTool := false, false
-	chunks := 0
-	var failure *Error
-	readErr := readSSE(resp.Body, ci.maxLine, false, func(ev sseEvent) bool {
-		stall.Reset(a.cfg.StallTimeout)
+	var read sseRead
+	call := sseCall{endpoint: m.BaseURL, url: strings.TrimRight(m.BaseURL, "/") + "/responses", body: data, headers: headers}
+	se, err := streamSSE(parent, ctx, cancel, ci, a.client, a.cfg, call, &read, func(ev sseEvent) bool {
 		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
 			return false
 		}
-		if hasError(ev.Data) {
-			failure = errorEvent(ev.Data)
-			return false
-		}
 		var e responsesEvent
-		if err := json.Unmarshal(ev.Data, &e); err != nil {
-			failure = &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+		if read.failure = decodeEvent(ev.Data, &e); read.failure != nil {
 			return false
 		}
-		chunks++
-		reportTokens(req, at, start, chunks)
+		read.chunks++
+		reportTokens(req, at, start, read.chunks)
 		switch e.Type {
 		case "response.output_item.added":
 			switch e.Item.Type {
@@ -235,7 +221,7 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 			thinking += len(e.Delta)
 		case "error":
-			failure = &Error{Kind: KindTransient, Message: "Error Code " + e.Code + ": " + e.Message}
+			read.failure = &Error{Kind: KindTransient, Message: "Error Code " + e.Code + ": " + e.Message}
 		case "response.failed":
 			terminal = true
 			msg := "Unknown error (no error details in response)"
@@ -253,25 +239,25 @@ func (a *responsesAPI) attempt(parent context.Context, req Request, start time.T
 			case e.Response.IncompleteDetails != nil && e.Response.IncompleteDetails.Reason != "":
 				msg = "incomplete: " + e.Response.IncompleteDetails.Reason
 			}
-			failure = &Error{Kind: KindTransient, Message: msg}
+			read.failure = &Error{Kind: KindTransient, Message: msg}
 		}
 		received := thinking
 		for _, b := range texts {
 			received += b.Len()
 		}
 		if se := size.set(received); se != nil {
-			failure = se
+			read.failure = se
 			return false
 		}
-		if failure != nil {
-			if contextTooLongRe.MatchString(failure.Message) {
-				failure.Kind = KindContextTooLong
+		if read.failure != nil {
+			if contextTooLongRe.MatchString(read.failure.Message) {
+				read.failure.Kind = KindContextTooLong
 			}
 			return false
 		}
 		return true
 	})
-	if se, err := streamEnd(parent, ctx, ci, failure, readErr, m.BaseURL, a.cfg.StallTimeout, chunks); se != nil || err != nil {
+	if se != nil || err != nil {
 		return Result{}, se, err
 	}
 	if !terminal {

@@ -257,3 +257,22 @@ func hasError(data []byte) bool {
 	}
 	return json.Unmarshal(data, &v) == nil && len(v.Error) > 0 && string(v.Error) != "null"
 }
+
+// decodeEvent decodes a stream event's data into v. The failure is the error the server
+// sent in the event (an "error" member), or data that is not JSON (transient: a proxy
+// may cut or garble a stream).
+func decodeEvent(data []byte, v any) *Error {
+	if hasError(data) {
+		return errorEvent(data)
+	}
+	return unmarshalEvent(data, v)
+}
+
+// unmarshalEvent decodes a stream event's data into v; data that is not JSON is a
+// transient failure.
+func unmarshalEvent(data []byte, v any) *Error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return &Error{Kind: KindTransient, Message: "malformed stream data from the server: " + err.Error()}
+	}
+	return nil
+}

@@ -57,6 +57,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 )
 
 const modulePath = "github.com/pi-lsp/pi-lsp"
@@ -603,31 +605,12 @@ func normalizeIDs(v any) any {
 	if len(index) == 0 {
 		return v
 	}
-	var walk func(any) any
-	walk = func(x any) any {
-		switch x := x.(type) {
-		case string:
-			if r, ok := index[x]; ok {
-				return r
-			}
-			return x
-		case []any:
-			out := make([]any, len(x))
-			for i, e := range x {
-				out[i] = walk(e)
-			}
-			return out
-		case map[string]any:
-			out := make(map[string]any, len(x))
-			for k, e := range x {
-				out[k] = walk(e)
-			}
-			return out
-		default:
-			return x
+	return jsjson.MapStrings(v, func(s string) string {
+		if r, ok := index[s]; ok {
+			return r
 		}
-	}
-	return walk(v)
+		return s
+	})
 }
 
 func relToRepo(p string) string {

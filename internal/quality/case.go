@@ -147,17 +147,12 @@ func (c *Case) Produce(ctx context.Context, s compaction.Summarizer) (*Produced,
 				settings.KeepRecentTokens = session.EstimateTokens(m)
 			}
 		}
-		p, err := compaction.Prepare(path, settings)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Name, err)
-		}
-		o, err := compaction.Generate(ctx, p, s, compaction.Options{})
+		p, o, span, err := compact(ctx, path, settings, s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
 		out.Summary, out.Read, out.Modified = o.Summary, o.Details.ReadFiles, o.Details.ModifiedFiles
-		msgs := append(append([]*session.Message(nil), p.MessagesToSummarize...), p.TurnPrefixMessages...)
-		out.Source = sourceOf(msgs, p.PreviousSummary, out.Read, out.Modified)
+		out.Source = sourceOf(span, p.PreviousSummary, out.Read, out.Modified)
 		out.SplitTurn, out.HasPrevious = p.IsSplitTurn, p.HasPrevious
 		if kept := p.KeptMessages(); len(kept) > 0 {
 			t := kept[0].Text(" ")
@@ -168,6 +163,22 @@ func (c *Case) Produce(ctx context.Context, s compaction.Summarizer) (*Produced,
 		}
 	}
 	return out, nil
+}
+
+// compact compacts path as Pi does (compaction.Prepare, then compaction.Generate with s);
+// span is what the summarizer was given to summarize: the messages, then the prefix of a
+// split turn.
+func compact(ctx context.Context, path []*session.Entry, settings session.CompactionSettings, s compaction.Summarizer) (*compaction.Preparation, *compaction.Outcome, []*session.Message, error) {
+	p, err := compaction.Prepare(path, settings)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	o, err := compaction.Generate(ctx, p, s, compaction.Options{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	span := append(append([]*session.Message(nil), p.MessagesToSummarize...), p.TurnPrefixMessages...)
+	return p, o, span, nil
 }
 
 // sourceOf is every text of the messages (tool arguments and results whole), then the

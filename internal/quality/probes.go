@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
@@ -315,30 +314,13 @@ func DeriveFacts(span []*session.Message) *SpanFacts {
 
 func argStrings(b session.Block) []string {
 	var out []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			out = append(out, x)
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				if k == "content" || k == "oldText" || k == "newText" || k == "edits" {
-					continue // file content the agent wrote, not ids it typed
-				}
-				walk(x[k])
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
+	// content, oldText, newText and edits are file content the agent wrote, not ids it typed.
+	wrote := func(k string) bool { return k == "content" || k == "oldText" || k == "newText" || k == "edits" }
+	jsonLeaves(argsOf(b), wrote, func(leaf any) {
+		if s, ok := leaf.(string); ok {
+			out = append(out, s)
 		}
-	}
-	walk(argsOf(b))
+	})
 	return out
 }
 
@@ -393,90 +375,71 @@ func ScoreProbes(f *SpanFacts, summary string) []ProbeResult {
 		d.sections["next steps"], d.sections["blocked"], d.sections["progress so far"], d.sections["context needed to continue"],
 		d.sections["critical context"]), "\n"))
 	var out []ProbeResult
-	add := func(name string, score float64, missed ...string) {
-		out = append(out, ProbeResult{Name: name, Score: score, Missed: missed})
-	}
 	reqScore := func(r string) float64 { return credit(coverage(all, firstN(contentWords(r), 20)), 0.6) }
 	if n := len(f.Requests); n > 0 {
-		last := f.Requests[n-1]
-		s := reqScore(last)
-		var m []string
-		if s < 1 {
-			m = append(m, clipProbe(last))
-		}
-		add("latest request", s, m...)
-		var sum float64
-		var missed []string
-		for _, r := range f.Requests {
-			s := reqScore(r)
-			sum += s
-			if s < 1 {
-				missed = append(missed, clipProbe(r))
-			}
-		}
-		add("every request", sum/float64(n), missed...)
+		out = append(out, meanCredit("latest request", f.Requests[n-1:], reqScore))
+		out = append(out, meanCredit("every request", f.Requests, reqScore))
 	}
 	if len(f.Modified) > 0 {
-		n := 0
-		var missed []string
-		for _, p := range f.Modified {
-			if strings.Contains(summary, p) {
-				n++
-			} else {
-				missed = append(missed, p)
-			}
-		}
-		add("files modified", float64(n)/float64(len(f.Modified)), missed...)
+		out = append(out, found("files modified", f.Modified, func(p string) bool { return strings.Contains(summary, p) }))
 	}
 	if f.OpenFail != "" {
-		if strings.Contains(work, strings.ToLower(f.OpenFail)) || coverage(work, contentWords(f.OpenFail)) >= 0.99 {
-			add("open failure", 1)
-		} else {
-			add("open failure", 0, f.OpenFail)
-		}
+		out = append(out, found("open failure", []string{f.OpenFail}, func(fail string) bool {
+			return strings.Contains(work, strings.ToLower(fail)) || coverage(work, contentWords(fail)) >= 0.99
+		}))
 	}
 	if f.Intent != "" {
-		s := credit(coverage(work, firstN(contentWords(f.Intent), 12)), 0.5)
-		var m []string
-		if s < 1 {
-			m = append(m, clipProbe(f.Intent))
-		}
-		add("last intent", s, m...)
+		out = append(out, meanCredit("last intent", []string{f.Intent}, func(i string) float64 {
+			return credit(coverage(work, firstN(contentWords(i), 12)), 0.5)
+		}))
 	}
 	if len(f.OpenTodos) > 0 {
-		var sum float64
-		var missed []string
-		for _, t := range f.OpenTodos {
-			s := credit(coverage(work, firstN(contentWords(t), 10)), 0.6)
-			sum += s
-			if s < 1 {
-				missed = append(missed, clipProbe(t))
-			}
-		}
-		add("open todos", sum/float64(len(f.OpenTodos)), missed...)
+		out = append(out, meanCredit("open todos", f.OpenTodos, func(t string) float64 {
+			return credit(coverage(work, firstN(contentWords(t), 10)), 0.6)
+		}))
 	}
 	if len(f.IDs) > 0 {
-		n := 0
-		var missed []string
-		for _, id := range f.IDs {
-			if strings.Contains(all, strings.ToLower(strings.TrimPrefix(id, " "))) {
-				n++
-			} else {
-				missed = append(missed, id)
-			}
-		}
-		add("ids typed", float64(n)/float64(len(f.IDs)), missed...)
+		out = append(out, found("ids typed", f.IDs, func(id string) bool {
+			return strings.Contains(all, strings.ToLower(strings.TrimPrefix(id, " ")))
+		}))
 	}
 	if f.LastAction != "" {
-		if strings.Contains(all, strings.ToLower(f.LastAction)) || coverage(all, contentWords(f.LastAction)) >= 0.99 {
-			add("last action", 1)
-		} else {
-			add("last action", 0, f.LastAction)
-		}
+		out = append(out, found("last action", []string{f.LastAction}, func(a string) bool {
+			return strings.Contains(all, strings.ToLower(a)) || coverage(all, contentWords(a)) >= 0.99
+		}))
 	}
 	name, score, missed := nextStepProbe(d, f)
-	add(name, score, missed...)
-	return out
+	return append(out, ProbeResult{Name: name, Score: score, Missed: missed})
+}
+
+// found is the probe of items the summary must have (has tells): the share it has, and
+// the items it misses.
+func found(name string, items []string, has func(string) bool) ProbeResult {
+	n := 0
+	var missed []string
+	for _, it := range items {
+		if has(it) {
+			n++
+		} else {
+			missed = append(missed, it)
+		}
+	}
+	return ProbeResult{Name: name, Score: float64(n) / float64(len(items)), Missed: missed}
+}
+
+// meanCredit is the probe of items the summary gets credit for (score tells): the mean
+// credit, and the items not fully credited, clipped.
+func meanCredit(name string, items []string, score func(string) float64) ProbeResult {
+	var sum float64
+	var missed []string
+	for _, it := range items {
+		s := score(it)
+		sum += s
+		if s < 1 {
+			missed = append(missed, clipProbe(it))
+		}
+	}
+	return ProbeResult{Name: name, Score: sum / float64(len(items)), Missed: missed}
 }
 
 func clipProbe(s string) string {

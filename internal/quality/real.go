@@ -115,15 +115,10 @@ func ProduceReal(ctx context.Context, src RealSource, data []byte, s compaction.
 	}
 	settings := session.DefaultCompactionSettings
 	settings.KeepRecentTokens = realKeep(path)
-	p, err := compaction.Prepare(path, settings)
+	p, o, span, err := compact(ctx, path, settings, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name, err)
 	}
-	o, err := compaction.Generate(ctx, p, s, compaction.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src.Name, err)
-	}
-	span := append(append([]*session.Message(nil), p.MessagesToSummarize...), p.TurnPrefixMessages...)
 	facts := DeriveFacts(span)
 	r := &RealResult{Source: src, Summary: o.Summary, SplitTurn: p.IsSplitTurn, HasPrevious: p.HasPrevious, SpanMessages: len(span)}
 	r.Probes = ScoreProbes(facts, o.Summary)

@@ -834,28 +834,31 @@ func argValues(raw json.RawMessage) []string {
 		return nil
 	}
 	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			out = append(out, v)
-		case []any:
-			for _, x := range v {
-				walk(x)
+	jsonLeaves(v, nil, func(leaf any) { out = append(out, fmt.Sprint(leaf)) })
+	return out
+}
+
+// jsonLeaves calls leaf with every string and number (float64) of a decoded JSON value,
+// arrays in order and objects' members in key order, leaving out the members skip names
+// (none when skip is nil).
+func jsonLeaves(v any, skip func(key string) bool, leaf func(any)) {
+	switch v := v.(type) {
+	case string, float64:
+		leaf(v)
+	case []any:
+		for _, x := range v {
+			jsonLeaves(x, skip, leaf)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if skip == nil || !skip(k) {
+				jsonLeaves(v[k], skip, leaf)
 			}
-		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(v[k])
-			}
-		case float64:
-			out = append(out, fmt.Sprint(v))
 		}
 	}
-	walk(v)
-	return out
 }

@@ -2,11 +2,12 @@ package quality
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"strings"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/quality/jsonobj"
 )
 
 // Script writes a Pi session file (version 3, as Pi 1.6.0 writes one) from a few calls:
@@ -49,35 +50,11 @@ type kv struct {
 type object []kv
 
 func (o object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.k)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := marshal(m.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return jsonobj.Write(o, func(m kv) (string, any) { return m.k, m.v })
 }
 
 // marshal is json.Marshal without HTML escaping (Pi writes < > & as they are).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
+func marshal(v any) ([]byte, error) { return jsonobj.Marshal(v) }
 
 func (s *Script) stamp() string {
 	s.clock = s.clock.Add(time.Duration(3+s.n%7) * time.Second)
@@ -227,28 +204,28 @@ func (s *Script) From(mark string) *Script {
 // Compaction appends a compaction entry keeping the context from the marked entry, with
 // the summary an earlier compaction wrote (its file blocks included) and its details.
 func (s *Script) Compaction(summary, firstKept string, read, modified []string) *Script {
-	if read == nil {
-		read = []string{}
-	}
-	if modified == nil {
-		modified = []string{}
-	}
 	s.entry("compaction", kv{"summary", summary}, kv{"firstKeptEntryId", s.ID(firstKept)}, kv{"tokensBefore", s.tokens},
-		kv{"details", object{{"readFiles", read}, {"modifiedFiles", modified}}}, kv{"fromHook", false})
+		kv{"details", fileDetails(read, modified)}, kv{"fromHook", false})
 	return s
 }
 
 // BranchSummary appends a branch summary of a branch left at the marked entry.
 func (s *Script) BranchSummary(summary, from string, read, modified []string) *Script {
+	s.entry("branch_summary", kv{"fromId", s.ID(from)}, kv{"summary", summary},
+		kv{"details", fileDetails(read, modified)}, kv{"fromHook", false})
+	return s
+}
+
+// fileDetails is the details of a compaction or branch summary: its file lists, written
+// as [] when empty (Pi writes arrays, never null).
+func fileDetails(read, modified []string) object {
 	if read == nil {
 		read = []string{}
 	}
 	if modified == nil {
 		modified = []string{}
 	}
-	s.entry("branch_summary", kv{"fromId", s.ID(from)}, kv{"summary", summary},
-		kv{"details", object{{"readFiles", read}, {"modifiedFiles", modified}}}, kv{"fromHook", false})
-	return s
+	return object{{"readFiles", read}, {"modifiedFiles", modified}}
 }
 
 // Bytes is the session file.

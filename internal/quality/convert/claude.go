@@ -43,30 +43,22 @@ func (b *builder) user(content any, at time.Time) {
 		}
 		texts = nil
 	}
-	switch c := content.(type) {
-	case string:
-		texts = append(texts, c)
-	case []any:
-		for _, e := range c {
-			m, _ := e.(map[string]any)
-			switch m["type"] {
-			case "text":
-				t, _ := m["text"].(string)
-				texts = append(texts, t)
-			case "tool_result":
-				flush()
-				id, _ := m["tool_use_id"].(string)
-				isErr, _ := m["is_error"].(bool)
-				name := b.names[id]
-				if name == "" {
-					name = "unknown"
-				}
-				b.s.Messages = append(b.s.Messages, Message{Role: "toolResult", ToolCallID: id, ToolName: name, IsError: isErr,
-					Blocks: []Block{{Type: "text", Text: textOf(m["content"])}}, Time: at})
-				b.inRun = false
-			case "image":
-				texts = append(texts, "[image]")
+	for _, m := range blocksOf(content) {
+		switch m["type"] {
+		case "text", "image":
+			t, _ := blockText(m)
+			texts = append(texts, t)
+		case "tool_result":
+			flush()
+			id, _ := m["tool_use_id"].(string)
+			isErr, _ := m["is_error"].(bool)
+			name := b.names[id]
+			if name == "" {
+				name = "unknown"
 			}
+			b.s.Messages = append(b.s.Messages, Message{Role: "toolResult", ToolCallID: id, ToolName: name, IsError: isErr,
+				Blocks: []Block{{Type: "text", Text: textOf(m["content"])}}, Time: at})
+			b.inRun = false
 		}
 	}
 	flush()
@@ -76,31 +68,23 @@ func (b *builder) user(content any, at time.Time) {
 // reply goes on (Claude Code writes one record per block of a reply).
 func (b *builder) assistant(content any, at time.Time) {
 	var blocks []Block
-	switch c := content.(type) {
-	case string:
-		if strings.TrimSpace(c) != "" {
-			blocks = append(blocks, Block{Type: "text", Text: c})
-		}
-	case []any:
-		for _, e := range c {
-			m, _ := e.(map[string]any)
-			switch m["type"] {
-			case "text":
-				if t, _ := m["text"].(string); strings.TrimSpace(t) != "" {
-					blocks = append(blocks, Block{Type: "text", Text: t})
-				}
-			case "thinking":
-				if t, _ := m["thinking"].(string); strings.TrimSpace(t) != "" {
-					blocks = append(blocks, Block{Type: "thinking", Thinking: t})
-				}
-			case "tool_use":
-				id, _ := m["id"].(string)
-				name, _ := m["name"].(string)
-				input, _ := m["input"].(map[string]any)
-				pn, args := piTool(name, input)
-				b.names[id] = pn
-				blocks = append(blocks, Block{Type: "toolCall", ID: id, Name: pn, Arguments: args})
+	for _, m := range blocksOf(content) {
+		switch m["type"] {
+		case "text":
+			if t, _ := m["text"].(string); strings.TrimSpace(t) != "" {
+				blocks = append(blocks, Block{Type: "text", Text: t})
 			}
+		case "thinking":
+			if t, _ := m["thinking"].(string); strings.TrimSpace(t) != "" {
+				blocks = append(blocks, Block{Type: "thinking", Thinking: t})
+			}
+		case "tool_use":
+			id, _ := m["id"].(string)
+			name, _ := m["name"].(string)
+			input, _ := m["input"].(map[string]any)
+			pn, args := piTool(name, input)
+			b.names[id] = pn
+			blocks = append(blocks, Block{Type: "toolCall", ID: id, Name: pn, Arguments: args})
 		}
 	}
 	if len(blocks) == 0 {

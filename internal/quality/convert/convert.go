@@ -19,6 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
+	"github.com/pi-lsp/pi-lsp/internal/quality/jsonobj"
 	"github.com/pi-lsp/pi-lsp/internal/redact"
 )
 
@@ -94,25 +96,7 @@ func piTool(name string, input map[string]any) (string, map[string]any) {
 }
 
 // redactAny redacts every string in v.
-func redactAny(v any) any {
-	switch x := v.(type) {
-	case string:
-		return redact.String(x)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = redactAny(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = redactAny(e)
-		}
-		return out
-	}
-	return v
-}
+func redactAny(v any) any { return jsjson.MapStrings(v, redact.String) }
 
 // Bytes writes the session as a Pi session file.
 func (s *Session) Bytes() []byte {
@@ -203,57 +187,50 @@ type member struct {
 }
 
 func (o ordered) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.k)
-		b.Write(k)
-		b.WriteByte(':')
-		var e bytes.Buffer
-		enc := json.NewEncoder(&e)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(m.v); err != nil {
-			return nil, err
-		}
-		b.Write(bytes.TrimRight(e.Bytes(), "\n"))
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return jsonobj.Write(o, func(m member) (string, any) { return m.k, m.v })
 }
 
 // textOf is the text of a tool result's content in Claude's shapes: a string, or a list
 // of blocks whose text blocks are joined (an image is named, not kept).
 func textOf(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []any:
-		var parts []string
-		for _, e := range x {
-			m, _ := e.(map[string]any)
-			switch m["type"] {
-			case "text":
-				t, _ := m["text"].(string)
-				parts = append(parts, t)
-			case "image":
-				parts = append(parts, "[image]")
-			}
+	var parts []string
+	for _, m := range blocksOf(v) {
+		if t, ok := blockText(m); ok {
+			parts = append(parts, t)
 		}
-		return strings.Join(parts, "\n")
 	}
-	return ""
+	return strings.Join(parts, "\n")
+}
+
+// blockText is the text of a text block, or "[image]" for an image block (an image is
+// named, not kept); ok is false for any other block.
+func blockText(m map[string]any) (text string, ok bool) {
+	switch m["type"] {
+	case "text":
+		t, _ := m["text"].(string)
+		return t, true
+	case "image":
+		return "[image]", true
+	}
+	return "", false
+}
+
+// blocksOf is the list of content blocks of Claude's content: a string is one text
+// block; anything but a string or a list has none.
+func blocksOf(content any) []map[string]any {
+	switch c := content.(type) {
+	case string:
+		return []map[string]any{{"type": "text", "text": c}}
+	case []any:
+		out := make([]map[string]any, 0, len(c))
+		for _, e := range c {
+			m, _ := e.(map[string]any)
+			out = append(out, m)
+		}
+		return out
+	}
+	return nil
 }
 
 // marshalPlain is json.Marshal without HTML escaping.
-func marshalPlain(v any) ([]byte, error) {
-	var e bytes.Buffer
-	enc := json.NewEncoder(&e)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(e.Bytes(), "\n"), nil
-}
+func marshalPlain(v any) ([]byte, error) { return jsonobj.Marshal(v) }

@@ -35,7 +35,8 @@ type Server struct {
 	// Answer is the summary text streamed back ("SUMMARY" by default).
 	Answer string
 	// Finish, when set, is the stop of every answer in the API's words ("length" maps
-	// to each API's output-limit stop).
+	// to each API's output-limit stop; openai-completions' "tool_calls" streams a call
+	// of the read tool in place of the text).
 	Finish string
 	// Status, when non-zero, answers every request with that HTTP status and an error
 	// body in the API's shape (StatusMessage its message).
@@ -59,6 +60,15 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.reqs...)
+}
+
+// Bodies are the JSON bodies of the requests received so far, in order.
+func (s *Server) Bodies() []any {
+	var out []any
+	for _, r := range s.Requests() {
+		out = append(out, r.Body)
+	}
+	return out
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -113,7 +123,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			o["id"], o["object"], o["created"], o["model"] = "c1", "chat.completion.chunk", 0, model
 			ev("", o)
 		}
-		chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": text}, "finish_reason": nil}}})
+		if finish == "tool_calls" { // a model that calls a tool instead of answering
+			chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"tool_calls": []any{
+				map[string]any{"index": 0, "id": "call_1", "type": "function", "function": map[string]any{"name": "read", "arguments": "{}"}}}}, "finish_reason": nil}}})
+		} else {
+			chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": text}, "finish_reason": nil}}})
+		}
 		chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish}}})
 		chunk(map[string]any{"choices": []any{}, "usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out}})
 		fmt.Fprint(w, "data: [DONE]\n\n")
