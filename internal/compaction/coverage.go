@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"context"
 	"regexp"
 	"strings"
 
@@ -97,7 +98,7 @@ func CheckCoverage(p *Preparation, summary string) Coverage {
 			add("command", clip(firstLine(redact.String(m.Bash().Command)), 120))
 		}
 	}
-	a := analyze(msgs, false)
+	a := analyze(context.Background(), msgs, false)
 	users := userTexts(msgs)
 	for _, c := range a.constraints(0) {
 		from = users.with(c)

@@ -34,18 +34,24 @@ func (Extractive) Summarize(ctx context.Context, req Request) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	a := analyze(req.Messages, req.Kind == KindBranch)
-	if len(req.Later) > 0 {
-		a.settleWith(analyze(req.Later, false))
+	a := analyze(ctx, req.Messages, req.Kind == KindBranch)
+	if len(req.Later) > 0 && !a.stopped {
+		a.settleWith(analyze(ctx, req.Later, false))
 	}
 	var text string
-	switch req.Kind {
-	case KindTurnPrefix:
+	switch {
+	case a.stopped:
+	case req.Kind == KindTurnPrefix:
 		text = a.turnPrefix(req)
-	case KindBranch:
+	case req.Kind == KindBranch:
 		text = a.checkpoint(req, false)
 	default:
 		text = a.checkpoint(req, true)
+	}
+	if a.stopped {
+		// Cancelled while at work: what was built so far is cut short, and a cancelled
+		// job writes nothing.
+		return Result{}, ctx.Err()
 	}
 	if req.Progress != nil {
 		req.Progress(Progress{Tokens: (jsjson.Len16(text) + 3) / 4})
@@ -87,10 +93,35 @@ type analysis struct {
 	// turn: the span's last question is answered and its last reply's words are not
 	// the open state any more.
 	answeredLater bool
+
+	// ctx is the summary's context, polled by stop; stopped says it was found done.
+	ctx     context.Context
+	polls   int
+	stopped bool
 }
 
-func analyze(messages []*session.Message, branch bool) *analysis {
-	a := &analysis{branch: branch}
+// stopEvery is how many items (a message, a turn, an action, a list item: microseconds
+// of work each) the long loops go through between two looks at the context.
+const stopEvery = 16
+
+// stop reports whether the summary's context is done, looking at it every stopEvery
+// calls, so that a cancelled compaction gives the CPU back within a few milliseconds
+// rather than after seconds of regexps on a big session. Every long loop ends at its
+// next item once it is; what was built then is cut short and Summarize discards it.
+func (a *analysis) stop() bool {
+	if a.stopped || a.ctx == nil {
+		return a.stopped
+	}
+	a.polls++
+	if a.polls%stopEvery == 0 && a.ctx.Err() != nil {
+		a.stopped = true
+	}
+	return a.stopped
+}
+
+// analyze reads messages as turns; it ends early, a.stopped set, when ctx is done.
+func analyze(ctx context.Context, messages []*session.Message, branch bool) *analysis {
+	a := &analysis{branch: branch, ctx: ctx}
 	byID := map[string]*action{}
 	cur := func() *turn {
 		if len(a.turns) == 0 {
@@ -99,6 +130,9 @@ func analyze(messages []*session.Message, branch bool) *analysis {
 		return a.turns[len(a.turns)-1]
 	}
 	for _, m := range messages {
+		if a.stop() {
+			return a
+		}
 		switch m.Role {
 		case session.RoleUser:
 			raw := strings.TrimSpace(m.Text("\n"))
@@ -276,6 +310,9 @@ func (a *analysis) resolve() {
 			continue
 		}
 		for _, g := range a.actions[i+1:] {
+			if a.stop() {
+				return
+			}
 			if !g.hasResult || !g.ok {
 				continue
 			}
@@ -443,7 +480,7 @@ func (a *analysis) done(from int) []string {
 			lastOfFamily[family(act.command)] = act
 		}
 	}
-	for ti := from; ti < len(a.turns); ti++ {
+	for ti := from; ti < len(a.turns) && !a.stop(); ti++ {
 		t := a.turns[ti]
 		// Files changed, one line per file.
 		var files []string
@@ -490,6 +527,9 @@ func (a *analysis) done(from int) []string {
 		}
 		// Commands: the last run of each check, and commands that changed something.
 		for _, act := range t.actions {
+			if a.stop() {
+				break
+			}
 			if a.branch && act.kind == actChange && !act.hasResult {
 				// A branch summary shows no results: the command was run, its outcome is
 				// in the assistant's words.
@@ -542,6 +582,9 @@ func (a *analysis) done(from int) []string {
 // touchedBefore reports whether the file of act was read or changed earlier in the span.
 func (a *analysis) touchedBefore(act *action) bool {
 	for _, b := range a.actions[:act.seq] {
+		if a.stop() {
+			return false
+		}
 		if b.path == act.path {
 			return true
 		}
@@ -553,6 +596,9 @@ func (a *analysis) touchedBefore(act *action) bool {
 func (a *analysis) fixedBefore(act *action) string {
 	fam := family(act.command)
 	for _, b := range a.actions[:act.seq] {
+		if a.stop() {
+			return ""
+		}
 		if b.command != "" && !b.ok && b.hasResult && family(b.command) == fam {
 			return clip(errorLine(b.output), 140)
 		}
@@ -609,6 +655,9 @@ func reportStatements(text string) []string {
 func (a *analysis) blocked(from int) []string {
 	var out []string
 	for _, f := range a.live() {
+		if a.stop() {
+			break
+		}
 		if f.turn < from || isEnvError(f) {
 			continue // an environment error is context, said once (see environment)
 		}
@@ -682,6 +731,9 @@ func (a *analysis) plan() []string {
 	planTurn, planAt := -1, -1
 	var steps []string
 	for ti, t := range a.turns {
+		if a.stop() {
+			return nil
+		}
 		for xi, text := range t.texts {
 			m := planListRe.FindAllStringSubmatch(text, -1)
 			if len(m) < 2 {
@@ -700,7 +752,7 @@ func (a *analysis) plan() []string {
 	doneUpTo := -1
 	// The assistant's own account: "Steps 1 and 2 are in", "Remaining: step 3 ...".
 	remaining := map[int]bool{}
-	for ti := planTurn; ti < len(a.turns); ti++ {
+	for ti := planTurn; ti < len(a.turns) && !a.stop(); ti++ {
 		for xi, text := range a.turns[ti].texts {
 			if ti == planTurn && xi <= planAt {
 				continue
@@ -728,6 +780,9 @@ func (a *analysis) plan() []string {
 	for i, st := range steps {
 		for _, e := range entitiesOf(st) {
 			for _, act := range a.actions {
+				if a.stop() {
+					return nil
+				}
 				if act.turn >= planTurn && act.kind == actModify && (!act.hasResult || act.ok) && strings.Contains(act.path, e) && i > doneUpTo {
 					doneUpTo = i
 				}
@@ -781,6 +836,9 @@ func (a *analysis) next(unfinished bool, blocked []string) []string {
 		}
 	}
 	for _, f := range a.live() {
+		if a.stop() {
+			break
+		}
 		if f.command != "" && !f.exploratory() && !isEnvError(f) {
 			step := "Fix the failure of " + cmdSpan(f.command) + ", then run it again"
 			if h := hintOf(f.output); h != "" {
@@ -912,7 +970,7 @@ func (a *analysis) recheck() string {
 // first sentence of a request counts when it states a strong constraint itself.
 func (a *analysis) constraints(from int) []string {
 	var out []string
-	for ti := from; ti < len(a.turns); ti++ {
+	for ti := from; ti < len(a.turns) && !a.stop(); ti++ {
 		t := a.turns[ti]
 		if t.request == "" {
 			continue
@@ -944,7 +1002,7 @@ var strongConstraintRe = regexp.MustCompile(`(?i)\b(must|never|always|don'?t|do 
 // reason, the cause found, the fix chosen.
 func (a *analysis) decisions(from int) []string {
 	var out []string
-	for ti := from; ti < len(a.turns); ti++ {
+	for ti := from; ti < len(a.turns) && !a.stop(); ti++ {
 		for _, text := range a.turns[ti].texts {
 			for _, s := range sentences(text) {
 				if decisionRe.MatchString(s) && !strings.HasSuffix(s, "?") && !offerRe.MatchString(s) {
@@ -971,7 +1029,7 @@ func decisionLine(s string) string {
 // calls what): they name an entity and are neither the request nor a constraint.
 func (a *analysis) userFacts(from int) []string {
 	var out []string
-	for ti := from; ti < len(a.turns); ti++ {
+	for ti := from; ti < len(a.turns) && !a.stop(); ti++ {
 		t := a.turns[ti]
 		for i, s := range sentences(strings.ReplaceAll(t.request, "\n", " ")) {
 			if i == 0 || isConstraint(s) || strings.HasSuffix(s, "?") || len(entitiesOf(s)) == 0 {
@@ -989,6 +1047,9 @@ func (a *analysis) statusLines(from int) []string {
 	last := map[string]*action{}
 	var order []string
 	for _, act := range a.actions {
+		if a.stop() {
+			break
+		}
 		if act.turn < from || act.kind != actInspect || !act.hasResult || !act.ok {
 			continue
 		}
@@ -1000,6 +1061,9 @@ func (a *analysis) statusLines(from int) []string {
 	}
 	var out []string
 	for _, f := range order {
+		if a.stop() {
+			break
+		}
 		act := last[f]
 		if s := successLine(act.output); s != "" && statusWordRe.MatchString(s) {
 			out = append(out, cmdSpan(act.command)+": "+s)
@@ -1064,8 +1128,8 @@ func (a *analysis) earlierSections(previous string) map[string][]string {
 	return out
 }
 
-func bullets(list []string, prefix string, limit int) string {
-	list = tidyList(list)
+func (a *analysis) bullets(list []string, prefix string, limit int) string {
+	list = a.tidyList(list)
 	if len(list) == 0 {
 		return "(none)"
 	}
@@ -1116,7 +1180,7 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	if len(goals) > 5 {
 		goals = append(goals[:2], goals[len(goals)-3:]...)
 	}
-	goals = tidyList(goals)
+	goals = a.tidyList(goals)
 	var goal string
 	switch len(goals) {
 	case 0:
@@ -1250,8 +1314,8 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	}
 	// A sentence both reported and planned is a plan when it speaks of the future ("will
 	// need", "still"): it leaves Done; otherwise it is done and leaves the Next Steps.
-	next = tidyList(next)
-	done = tidyList(done)
+	next = a.tidyList(next)
+	done = a.tidyList(done)
 	for _, n := range next {
 		for _, d := range done {
 			if sameItem(d, n) && (futureRe.MatchString(n) || willRe.MatchString(n) || planRe.MatchString(n)) {
@@ -1272,11 +1336,11 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 
 	var b strings.Builder
 	b.WriteString("## Goal\n" + goal + "\n\n")
-	b.WriteString("## Constraints & Preferences\n" + bullets(constraints, "- ", maxListItems) + "\n\n")
-	b.WriteString("## Progress\n### Done\n" + bullets(done, "- [x] ", maxDone) + "\n\n")
-	b.WriteString("### In Progress\n" + bullets(inProgress, "- [ ] ", maxListItems) + "\n\n")
-	b.WriteString("### Blocked\n" + bullets(blocked, "- ", maxListItems) + "\n\n")
-	b.WriteString("## Key Decisions\n" + bullets(decisions, "- ", 6) + "\n\n")
+	b.WriteString("## Constraints & Preferences\n" + a.bullets(constraints, "- ", maxListItems) + "\n\n")
+	b.WriteString("## Progress\n### Done\n" + a.bullets(done, "- [x] ", maxDone) + "\n\n")
+	b.WriteString("### In Progress\n" + a.bullets(inProgress, "- [ ] ", maxListItems) + "\n\n")
+	b.WriteString("### Blocked\n" + a.bullets(blocked, "- ", maxListItems) + "\n\n")
+	b.WriteString("## Key Decisions\n" + a.bullets(decisions, "- ", 6) + "\n\n")
 	b.WriteString("## Next Steps\n")
 	for i, n := range next {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, n)
@@ -1338,7 +1402,7 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 		if req.CustomInstructions != "" {
 			crit = addUnique(crit, "Requested focus: "+clip(req.CustomInstructions, 240))
 		}
-		b.WriteString("\n## Critical Context\n" + bullets(crit, "- ", maxListItems+2))
+		b.WriteString("\n## Critical Context\n" + a.bullets(crit, "- ", maxListItems+2))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -1461,6 +1525,9 @@ func limitList(l []string, n int) []string {
 // of its first reply that says what a change does.
 func (a *analysis) approach() string {
 	for _, t := range a.turns {
+		if a.stop() {
+			return ""
+		}
 		for _, text := range t.texts {
 			for _, s := range sentences(text) {
 				if listItemRe.MatchString(s) || fillerRe.MatchString(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || len(s) < 20 {
@@ -1556,7 +1623,7 @@ func (a *analysis) turnPrefix(req Request) string {
 		request = t
 	}
 	b.WriteString("## Original Request\n" + request + "\n\n")
-	b.WriteString("## Progress So Far\n" + bullets(progress, "- ", maxDone) + "\n\n")
-	b.WriteString("## Context Needed to Continue\n" + bullets(ctxItems, "- ", maxListItems+2))
+	b.WriteString("## Progress So Far\n" + a.bullets(progress, "- ", maxDone) + "\n\n")
+	b.WriteString("## Context Needed to Continue\n" + a.bullets(ctxItems, "- ", maxListItems+2))
 	return b.String()
 }

@@ -34,6 +34,9 @@ func (a *analysis) environment() []string {
 	var out []string
 	seen := map[string]bool{}
 	for i, act := range a.actions {
+		if a.stop() {
+			break
+		}
 		e, kind := envError(act)
 		if e == "" || seen[kind] || a.retriedOK(i) {
 			continue
@@ -60,6 +63,9 @@ func (a *analysis) environment() []string {
 func (a *analysis) retriedOK(i int) bool {
 	f := a.actions[i]
 	for _, g := range a.actions[i+1:] {
+		if a.stop() {
+			return false
+		}
 		if !g.hasResult || !g.ok {
 			continue
 		}

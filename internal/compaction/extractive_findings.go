@@ -23,6 +23,9 @@ func (a *analysis) findings() []string {
 	}
 	var out []string
 	for _, t := range a.turns {
+		if a.stop() {
+			break
+		}
 		for _, text := range t.texts {
 			if text == last {
 				continue

@@ -109,6 +109,9 @@ func (a *analysis) typedIDs() []typedID {
 	var out []typedID
 	seen := map[string]bool{}
 	for _, act := range a.actions {
+		if a.stop() {
+			break
+		}
 		ids := act.ids
 		if act.command != "" {
 			ids = commandIDs(act)

@@ -95,9 +95,12 @@ func truncRunes(s string, n int) string {
 }
 
 // tidyList tidies every item of a list, dropping what is no item and what repeats.
-func tidyList(list []string) []string {
+func (a *analysis) tidyList(list []string) []string {
 	var out []string
 	for _, it := range list {
+		if a.stop() {
+			break
+		}
 		out = addUnique(out, tidyItem(it))
 	}
 	return out
