@@ -254,13 +254,13 @@ func analyze(ctx context.Context, messages []*session.Message, branch bool) *ana
 }
 
 var (
-	fillerRe   = regexp.MustCompile(`(?i)^(?:reading|let me|let's|i'll (?:look|read|check|find|start|first)|looking|checking|ok|okay|starting|running|searching|listing)\b`)
-	nowRe      = regexp.MustCompile(`(?i)^(?:now|then|first|next),?\s+`)
+	fillerRe   = keyed(`(?i)^(?:reading|let me|let's|i'll (?:look|read|check|find|start|first)|looking|checking|ok|okay|starting|running|searching|listing)\b`)
+	nowRe      = keyed(`(?i)^(?:now|then|first|next),?\s+`)
 	listItemRe = regexp.MustCompile(`^\s*(?:\d+[.)]|[-*])\s+`)
-	fixRe      = regexp.MustCompile(`(?i)^the (?:fix|change|solution) (?:is|was)\b`)
+	fixRe      = keyed(`(?i)^the (?:fix|change|solution) (?:is|was)\b`)
 	// changeWordRe marks a sentence that says what a change does.
-	changeWordRe = regexp.MustCompile(`(?i)\b(the fix|fix(?:es|ing)?|add(?:s|ing)?|chang(?:e|es|ing)|mov(?:e|es|ing)|replac(?:e|es|ing)|renam(?:e|es|ing)|remov(?:e|es|ing)|drop(?:s|ping)?|switch(?:es|ing)?|so that|instead|rewrit(?:e|es|ing)|updat(?:e|es|ing)|wir(?:e|es|ing)|set(?:s|ting)?|appl(?:y|ies|ying)|us(?:e|es|ing)|keep(?:s|ing)?|introduc(?:e|es|ing)|implement(?:s|ing)?|extend(?:s|ing)?|wrap(?:s|ping)?|goes into|becomes?)\b`)
-	problemRe    = regexp.MustCompile(`(?i)\b(fails?|failed|failing|error|errors|cannot|can't|could not|unable|missing|broken|blocked|conflict|mismatch|does not (?:work|match|have)|doesn't (?:work|match)|not found|is gone|removed|wrong|crash(?:es|ed)?|panics?)\b`)
+	changeWordRe = keyed(`(?i)\b(the fix|fix(?:es|ing)?|add(?:s|ing)?|chang(?:e|es|ing)|mov(?:e|es|ing)|replac(?:e|es|ing)|renam(?:e|es|ing)|remov(?:e|es|ing)|drop(?:s|ping)?|switch(?:es|ing)?|so that|instead|rewrit(?:e|es|ing)|updat(?:e|es|ing)|wir(?:e|es|ing)|set(?:s|ting)?|appl(?:y|ies|ying)|us(?:e|es|ing)|keep(?:s|ing)?|introduc(?:e|es|ing)|implement(?:s|ing)?|extend(?:s|ing)?|wrap(?:s|ping)?|goes into|becomes?)\b`)
+	problemRe    = keyed(`(?i)\b(fails?|failed|failing|error|errors|cannot|can't|could not|unable|missing|broken|blocked|conflict|mismatch|does not (?:work|match|have)|doesn't (?:work|match)|not found|is gone|removed|wrong|crash(?:es|ed)?|panics?)\b`)
 )
 
 // purposeOf is what an assistant message says about the change of path it makes: the
@@ -606,7 +606,7 @@ func (a *analysis) fixedBefore(act *action) string {
 	return ""
 }
 
-var doneSaidRe = regexp.MustCompile(`(?i)\b(?:is done|are done|is in|are in|passes|fixed|is finished|are finished)\b`)
+var doneSaidRe = keyed(`(?i)\b(?:is done|are done|is in|are in|passes|fixed|is finished|are finished)\b`)
 
 // problems are the sentences of the span's last reply that report a problem found
 // (something missing, failing or wrong) and not fixed.
@@ -691,8 +691,8 @@ func (a *analysis) blocked(from int) []string {
 }
 
 var (
-	stillFailingRe  = regexp.MustCompile(`(?i)\b(blocked|still fails?|still failing|still broken|broken build|is broken|cannot|can't|unable to|fails? (?:with|on|because)|stops? on|conflict|not reachable|permission denied|waiting (?:for|on))\b`)
-	resolvedWordsRe = regexp.MustCompile(`(?i)\b(no longer|fixed|resolved|now|works|was|were|earlier|previously)\b`)
+	stillFailingRe  = keyed(`(?i)\b(blocked|still fails?|still failing|still broken|broken build|is broken|cannot|can't|unable to|fails? (?:with|on|because)|stops? on|conflict|not reachable|permission denied|waiting (?:for|on))\b`)
+	resolvedWordsRe = keyed(`(?i)\b(no longer|fixed|resolved|now|works|was|were|earlier|previously)\b`)
 )
 
 // openQuestion is the question a reply ends with when it asks the user to decide or to
@@ -719,9 +719,9 @@ func firstLine(s string) string {
 
 var (
 	planListRe = regexp.MustCompile(`(?m)^\s*(\d+)[.)]\s+(.+)$`)
-	stepRefRe  = regexp.MustCompile(`(?i)\bsteps? (\d+)((?:(?:,\s*| and | to |-|–)\d+)*)`)
+	stepRefRe  = keyed(`(?i)\bsteps? (\d+)((?:(?:,\s*| and | to |-|–)\d+)*)`)
 	digitsRe   = regexp.MustCompile(`\d+`)
-	doneRefRe  = regexp.MustCompile(`(?i)\b(?:done|in|complete|completed|finished|implemented|passes|pass)\b`)
+	doneRefRe  = keyed(`(?i)\b(?:done|in|complete|completed|finished|implemented|passes|pass)\b`)
 )
 
 // plan is the latest numbered plan the assistant wrote in the span, and the steps of it
@@ -902,8 +902,8 @@ func clauses(text string) []string {
 }
 
 var (
-	hintRe  = regexp.MustCompile(`(?im)^\s*(?:hint|help|note|suggestion|try):\s*(.+)$`)
-	maybeRe = regexp.MustCompile(`(?i)\b(would|could|should|might|will|can|recommend|suggest|option)\b`)
+	hintRe  = keyed(`(?im)^\s*(?:hint|help|note|suggestion|try):\s*(.+)$`)
+	maybeRe = keyed(`(?i)\b(would|could|should|might|will|can|recommend|suggest|option)\b`)
 )
 
 // hintOf is what a failed command suggests doing (git's "hint:", cargo's "help:").
@@ -996,7 +996,7 @@ func (a *analysis) constraints(from int) []string {
 	return out
 }
 
-var strongConstraintRe = regexp.MustCompile(`(?i)\b(must|never|always|don'?t|do not|avoid|stop \w+ing|no (?:new |more )?\w+|without|only|not allowed|instead of|rather than|keep .{0,40}unchanged|leave .{1,60} alone)\b`)
+var strongConstraintRe = keyed(`(?i)\b(must|never|always|don'?t|do not|avoid|stop \w+ing|no (?:new |more )?\w+|without|only|not allowed|instead of|rather than|keep .{0,40}unchanged|leave .{1,60} alone)\b`)
 
 // decisions are the assistant's sentences that decide or explain: a choice and its
 // reason, the cause found, the fix chosen.
@@ -1014,7 +1014,7 @@ func (a *analysis) decisions(from int) []string {
 	return out
 }
 
-var becauseRe = regexp.MustCompile(`(?i)^(.{12,160}?)(?:,? because |,? since |: )(.{12,})$`)
+var becauseRe = keyed(`(?i)^(.{12,160}?)(?:,? because |,? since |: )(.{12,})$`)
 
 // decisionLine writes a decision as Pi's format has it, **decision**: rationale, when
 // the sentence has a reason to split off.
@@ -1072,7 +1072,7 @@ func (a *analysis) statusLines(from int) []string {
 	return out
 }
 
-var statusWordRe = regexp.MustCompile(`(?i)\b(running|ready|healthy|passed|merged|succeeded|deployed|active|listening|up)\b`)
+var statusWordRe = keyed(`(?i)\b(running|ready|healthy|passed|merged|succeeded|deployed|active|listening|up)\b`)
 
 // previousSections splits an earlier checkpoint into its "## " and "### " sections.
 func previousSections(summary string) map[string][]string {
@@ -1098,7 +1098,7 @@ func previousSections(summary string) map[string][]string {
 	return out
 }
 
-var placeholderLineRe = regexp.MustCompile(`(?i)^\s*(?:[-*]\s*)?(?:\[[ x]\]\s*)?(?:\(none[^)]*\)|none\.?|\(no [^)]*\))\s*$`)
+var placeholderLineRe = keyed(`(?i)^\s*(?:[-*]\s*)?(?:\[[ x]\]\s*)?(?:\(none[^)]*\)|none\.?|\(no [^)]*\))\s*$`)
 
 func placeholderLine(l string) bool { return placeholderLineRe.MatchString(l) }
 
@@ -1543,10 +1543,10 @@ func (a *analysis) approach() string {
 }
 
 var (
-	intentRe = regexp.MustCompile(`(?i)(?:^|: )(?:i'll|i will|we'll|the plan is|the idea is)\b`)
+	intentRe = keyed(`(?i)(?:^|: )(?:i'll|i will|we'll|the plan is|the idea is)\b`)
 	// futureRe marks a step for later in a message that also makes calls ("next I'll",
 	// "then"), as opposed to what the message's own calls do ("Now the middleware").
-	futureRe = regexp.MustCompile(`(?i)\b(next|then|after that|afterwards|remaining|still|later|once)\b`)
+	futureRe = keyed(`(?i)\b(next|then|after that|afterwards|remaining|still|later|once)\b`)
 )
 
 // turnPrefix is the summary of the start of a turn too large to keep whole: the request,

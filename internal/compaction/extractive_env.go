@@ -1,7 +1,6 @@
 package compaction
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -10,7 +9,7 @@ import (
 // what the work is stuck on: the next agent needs them once, as context (so it does not
 // try the same thing again), and a list of blockers that repeats them hides the real ones.
 
-var envErrorRe = regexp.MustCompile(`(?i)(command not found|: not found$|is not recognized as an internal or external command|executable file not found|no such file or directory: '?[\w./-]*(?:python|node|npm|go|cargo|docker)|permission denied|operation not permitted|eacces\b|eperm\b|network is unreachable|could not resolve host|temporary failure in name resolution|name or service not known|getaddrinfo enotfound|enotfound\b|connection refused|econnrefused\b|no route to host|modulenotfounderror|no module named|cannot find module|importerror: cannot import|is not installed|not installed\b|unknown command|no such command)`)
+var envErrorRe = keyed(`(?i)(command not found|: not found$|is not recognized as an internal or external command|executable file not found|no such file or directory: '?[\w./-]*(?:python|node|npm|go|cargo|docker)|permission denied|operation not permitted|eacces\b|eperm\b|network is unreachable|could not resolve host|temporary failure in name resolution|name or service not known|getaddrinfo enotfound|enotfound\b|connection refused|econnrefused\b|no route to host|modulenotfounderror|no module named|cannot find module|importerror: cannot import|is not installed|not installed\b|unknown command|no such command)`)
 
 // envError is the line of a failed action's output that reports an environment error
 // (the shortest such line: the error itself rather than a retry warning quoting it) and

@@ -1,7 +1,6 @@
 package compaction
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -10,9 +9,9 @@ import (
 // the fix or on a short "Done."; reading the last message only, the checkpoint keeps the
 // fix and loses why, and the next agent reopens the question.
 
-var findingRe = regexp.MustCompile(`(?i)(\b(?:the |a )?root cause\b|\bthe (?:cause|culprit|reason) (?:is|was|of)\b|\b(?:is|was|are|were) caused by\b|\bturns out\b|\bturned out\b|\bthe (?:problem|issue|bug|leak|regression) (?:is|was|comes from|came from)\b|\bi found (?:that|the)\b|\bfound it\b|\bconfirmed (?:that|it)\b|\bthis (?:explains|means) (?:why|that)\b)`)
+var findingRe = keyed(`(?i)(\b(?:the |a )?root cause\b|\bthe (?:cause|culprit|reason) (?:is|was|of)\b|\b(?:is|was|are|were) caused by\b|\bturns out\b|\bturned out\b|\bthe (?:problem|issue|bug|leak|regression) (?:is|was|comes from|came from)\b|\bi found (?:that|the)\b|\bfound it\b|\bconfirmed (?:that|it)\b|\bthis (?:explains|means) (?:why|that)\b)`)
 
-var foundItRe = regexp.MustCompile(`(?i)^(?:i )?found it[\s,:;.!—–-]*`)
+var foundItRe = keyed(`(?i)^(?:i )?found it[\s,:;.!—–-]*`)
 
 // findings are the finding sentences of the assistant's messages before the span's last
 // reply (that one is read by problems and the report), the newest four, each once.

@@ -152,7 +152,7 @@ func byteIndexOfRune(s string, n int) int {
 
 // abbrevRe is a period that ends no sentence: an abbreviation, or the number of a list
 // item at the start.
-var abbrevRe = regexp.MustCompile(`(?i)(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no)\.|^\s*\d{1,2}\.)$`)
+var abbrevRe = keyed(`(?i)(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no)\.|^\s*\d{1,2}\.)$`)
 
 // sentences splits text into sentences: at . ! or ? followed by white space, at a line
 // end, and before a list item; never inside a backtick span or after an abbreviation,
@@ -195,17 +195,17 @@ func sentences(text string) []string {
 var (
 	// constraintRe marks what the user requires or forbids: negated imperatives, modal
 	// obligations, exclusivity, preservation, and preferences.
-	constraintRe = regexp.MustCompile(`(?i)\b(must(?:n't| not)?|never|always|don'?t|do not|doesn'?t|should(?:n'?t| not)?|avoid|stop \w+ing|no (?:new |more |other )?\w+s?\b|not (?:allowed|permitted)|without|only|not (?:as|in|into|on|part of|a|an|the|more|over|above|below|before|after|today)|instead of|rather than|keep (?:the |it |them |\w+ )?(?:unchanged|as (?:it|they) (?:is|are)|stable|under|below|within|at)|leave .{1,60} (?:alone|as (?:it|they) (?:is|are)|untouched)|make sure|ensure|prefer|preferably|at (?:most|least)|no more than|under \d|max(?:imum)?|limit|require[sd]?|required|use .{1,60} (?:only|instead)|(?:the )?same (?:output|result|format|behaviou?r)|^keep\b|keep (?:the|it|them|using|to))\b`)
+	constraintRe = keyed(`(?i)\b(must(?:n't| not)?|never|always|don'?t|do not|doesn'?t|should(?:n'?t| not)?|avoid|stop \w+ing|no (?:new |more |other )?\w+s?\b|not (?:allowed|permitted)|without|only|not (?:as|in|into|on|part of|a|an|the|more|over|above|below|before|after|today)|instead of|rather than|keep (?:the |it |them |\w+ )?(?:unchanged|as (?:it|they) (?:is|are)|stable|under|below|within|at)|leave .{1,60} (?:alone|as (?:it|they) (?:is|are)|untouched)|make sure|ensure|prefer|preferably|at (?:most|least)|no more than|under \d|max(?:imum)?|limit|require[sd]?|required|use .{1,60} (?:only|instead)|(?:the )?same (?:output|result|format|behaviou?r)|^keep\b|keep (?:the|it|them|using|to))\b`)
 	// questionStartRe is a sentence that asks rather than requires.
-	questionStartRe = regexp.MustCompile(`(?i)^(what|why|how|where|when|which|who|is|are|can|could|would|do|does|did|should i|shall)\b`)
-	decisionRe      = regexp.MustCompile(`(?i)\b(decided|decide to|chose|choose|chosen|instead of|rather than|because|since the|so that|going with|will use|i'll use|we'll use|switch(?:ed)? to|the fix is|the cause is|root cause|caused by|the problem is|the bug is|turns out|found it|there it is|trade-?off)\b`)
-	planRe          = regexp.MustCompile(`(?i)(\bnext,? (?:i'll|i will|i'd|we'll|step|up)\b|^next:|\bnext:|^then\b|\bremaining\b|\bstill (?:need|to do|have to|uses?|fails?|missing)\b|\bleft to do\b|\btodo\b|^now (?:i'll|the)\b|\bi'll (?:now |then |next )?(?:add|update|change|wire|write|run|fix|move|check|switch|finish|continue|do|look|handle|implement|rerun|re-run|try|test|remove|replace|rename)\b|\bafter that\b|\bthe next step\b|\bnot (?:yet|done yet)\b|\bcontinuing with\b|\bstill needs?\b|\b(?:have not|haven't|has not|hasn't|did not|didn't) (?:yet )?(?:run|applied|apply|deployed|pushed|merged|tested|re-run|rerun|committed|finished)\b)`)
+	questionStartRe = keyed(`(?i)^(what|why|how|where|when|which|who|is|are|can|could|would|do|does|did|should i|shall)\b`)
+	decisionRe      = keyed(`(?i)\b(decided|decide to|chose|choose|chosen|instead of|rather than|because|since the|so that|going with|will use|i'll use|we'll use|switch(?:ed)? to|the fix is|the cause is|root cause|caused by|the problem is|the bug is|turns out|found it|there it is|trade-?off)\b`)
+	planRe          = keyed(`(?i)(\bnext,? (?:i'll|i will|i'd|we'll|step|up)\b|^next:|\bnext:|^then\b|\bremaining\b|\bstill (?:need|to do|have to|uses?|fails?|missing)\b|\bleft to do\b|\btodo\b|^now (?:i'll|the)\b|\bi'll (?:now |then |next )?(?:add|update|change|wire|write|run|fix|move|check|switch|finish|continue|do|look|handle|implement|rerun|re-run|try|test|remove|replace|rename)\b|\bafter that\b|\bthe next step\b|\bnot (?:yet|done yet)\b|\bcontinuing with\b|\bstill needs?\b|\b(?:have not|haven't|has not|hasn't|did not|didn't) (?:yet )?(?:run|applied|apply|deployed|pushed|merged|tested|re-run|rerun|committed|finished)\b)`)
 	// followUpRe marks work for later that does not leave the current request open ("its
 	// manifest will need the same change").
-	followUpRe = regexp.MustCompile(`(?i)\b(will need|needs? to be|should (?:also |then )?(?:be|get)|would (?:also )?need)\b`)
-	offerRe    = regexp.MustCompile(`(?i)\b(i can (?:also )?|i could |if you (?:want|like|prefer)|let me know|shall i|should i|do you want|would you like|want me to|which do you want|say when)`)
-	ackRe      = regexp.MustCompile(`(?i)^(?:ok(?:ay)?|yes|yep|sure|go(?: ahead| on)?|continue|proceed|do it|please do|sounds good|great|good|nice|thanks?(?: you)?|thx|lgtm|perfect|try again|retry|again|carry on|keep going)[ .!,]*(?:(?:ok|go ahead|continue|thanks|please|do it)[ .!]*)*$`)
-	politeRe   = regexp.MustCompile(`(?i)^(?:you'?re welcome|ok|okay|understood|got it|sure|done|noted|working on it|on it|starting|great)\b[.!]*$`)
+	followUpRe = keyed(`(?i)\b(will need|needs? to be|should (?:also |then )?(?:be|get)|would (?:also )?need)\b`)
+	offerRe    = keyed(`(?i)\b(i can (?:also )?|i could |if you (?:want|like|prefer)|let me know|shall i|should i|do you want|would you like|want me to|which do you want|say when)`)
+	ackRe      = keyed(`(?i)^(?:ok(?:ay)?|yes|yep|sure|go(?: ahead| on)?|continue|proceed|do it|please do|sounds good|great|good|nice|thanks?(?: you)?|thx|lgtm|perfect|try again|retry|again|carry on|keep going)[ .!,]*(?:(?:ok|go ahead|continue|thanks|please|do it)[ .!]*)*$`)
+	politeRe   = keyed(`(?i)^(?:you'?re welcome|ok|okay|understood|got it|sure|done|noted|working on it|on it|starting|great)\b[.!]*$`)
 )
 
 // isConstraint reports whether a sentence of the user's states a constraint or a

@@ -26,7 +26,7 @@ var (
 	notItemRe = regexp.MustCompile(`^(?:#{1,6}\s|\||-{3,}\s*$|={3,}\s*$|` + "```" + `|\*\*[^*]{1,80}:\*\*\s*$|\*\*[^*]{1,80}\*\*:\s*$)`)
 	// harnessTextRe is text a harness adds around the work, wherever it appears: in a user
 	// message, an assistant's text or a tool's result.
-	harnessTextRe = regexp.MustCompile(`(?i)</?system-reminder>|shell cwd was reset to|\[system notification|command running in background with id|<bash-(?:stdout|stderr|input)>|</?(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr|task-notification)>|^caveat: the messages below were generated|\[request interrupted by user|no response requested\.?$|todos have been modified successfully|ensure that you continue to use the todo list`)
+	harnessTextRe = keyed(`(?i)</?system-reminder>|shell cwd was reset to|\[system notification|command running in background with id|<bash-(?:stdout|stderr|input)>|</?(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr|task-notification)>|^caveat: the messages below were generated|\[request interrupted by user|no response requested\.?$|todos have been modified successfully|ensure that you continue to use the todo list`)
 )
 
 // isHarnessText reports whether s holds text a harness added.
@@ -134,7 +134,7 @@ func hasPrefixIn(list []string, prefix string) bool {
 }
 
 // statedRe marks a sentence in which the assistant says what it does next.
-var statedRe = regexp.MustCompile(`(?i)^(?:now,? |next,? |first,? |then,? )?(?:let me|let's|i'll|i will|i'm going to|i am going to|i need to|we need to|going to)\b`)
+var statedRe = keyed(`(?i)^(?:now,? |next,? |first,? |then,? )?(?:let me|let's|i'll|i will|i'm going to|i am going to|i need to|we need to|going to)\b`)
 
 // statedIntent is the assistant's last stated intent in its last text ("Let me check the
 // connection settings"), without its lead-in and trailing colon.
@@ -180,7 +180,7 @@ func (a *analysis) inferredGoal() string {
 }
 
 // willRe marks a sentence about what is still to happen.
-var willRe = regexp.MustCompile(`(?i)\b(will|needs? to|has to|have to|must|should|is to be|are to be)\b`)
+var willRe = keyed(`(?i)\b(will|needs? to|has to|have to|must|should|is to be|are to be)\b`)
 
 func remove(list []string, s string) []string {
 	var out []string

@@ -53,13 +53,13 @@ func argString(b session.Block, key string) string {
 }
 
 var (
-	checkRe = regexp.MustCompile(`(?i)(\b(?:test|tests|pytest|vitest|jest|playwright|mocha|rspec|phpunit|clippy|lint|eslint|golangci-lint|ruff|flake8|mypy|pyright|tsc|typecheck|type-check|check|vet|build|compile|e2e|integration|bench|benchmark|verify|validate)\b|\bgh (?:pr checks|run watch)\b|\bgo (?:test|build|vet)\b|\bcargo (?:test|build|check|clippy|bench)\b|\bmake\b)`)
+	checkRe = keyed(`(?i)(\b(?:test|tests|pytest|vitest|jest|playwright|mocha|rspec|phpunit|clippy|lint|eslint|golangci-lint|ruff|flake8|mypy|pyright|tsc|typecheck|type-check|check|vet|build|compile|e2e|integration|bench|benchmark|verify|validate)\b|\bgh (?:pr checks|run watch)\b|\bgo (?:test|build|vet)\b|\bcargo (?:test|build|check|clippy|bench)\b|\bmake\b)`)
 	// inspectRe is a command that only reads: the first word of each step of a chain.
 	inspectRe  = regexp.MustCompile(`^(?:sudo )?(?:ls|cat|head|tail|less|more|rg|grep|egrep|zgrep|find|fd|wc|jq|yq|stat|file|du|df|lsof|ps|env|printenv|echo|pwd|which|type|tree|diff|cmp|sort|uniq|awk|sed -n|cut|tr|xargs|date|uname|whoami|id|nproc|free|top|curl -s|curl -I|dig|nslookup|host|ping|time|go (?:list|env|version|doc|tool (?:nm|pprof|objdump))|git (?:log|status|diff|show|branch|remote|fetch|blame|rev-parse|describe|ls-files|grep|tag -l|stash list)|kubectl (?:-n \S+ )?(?:get|describe|logs|top|explain|version|config view)|gh (?:run view|run list|pr view|pr list|pr diff|issue view|issue list|api|repo view)|docker (?:ps|logs|images|inspect|version|info)|npm (?:ls|view|outdated)|pnpm (?:ls|why)|pip (?:show|list|freeze)|psql\b.*\bselect\b|sqlite3\b.*\bselect\b|terraform (?:show|output|state list)|airflow (?:dags list|tasks list))\b`)
 	exitLineRe = regexp.MustCompile(`(?m)^\s*Command exited with code \d+\s*$`)
 )
 
-var changeRe = regexp.MustCompile(`(?i)\b(?:git (?:push|commit|merge|cherry-pick|rebase)|gh pr (?:create|merge)|kubectl (?:-n \S+ )?apply|terraform apply|docker compose up|install|upgrade|migrate)\b`)
+var changeRe = keyed(`(?i)\b(?:git (?:push|commit|merge|cherry-pick|rebase)|gh pr (?:create|merge)|kubectl (?:-n \S+ )?apply|terraform apply|docker compose up|install|upgrade|migrate)\b`)
 
 // classifyCommand tells what a bash command does.
 func classifyCommand(command string) actionKind {
@@ -132,13 +132,13 @@ func resultText(m *session.Message) string {
 }
 
 var (
-	errWordRe       = regexp.MustCompile(`(?i)\b(error|err!|exception|traceback|fatal|panic|panicked|conflict|denied|refused|not found|undefined|cannot|can't|could not|couldn't|unable|no such|timed out|timeout|exceeded|killed|no matching|failed|failure|fail|missing|invalid|unresolved|eresolve|enoent|✘|✗)\b|✘|✗`)
-	noiseLnRe       = regexp.MustCompile(`(?i)^(?:hint:|note:|warning:|npm err!\s*$|#\d+ \d+\.\d+ warning|\s*at |\s*\|\s*$|\s*\d+ \|)`)
-	bareFailRe      = regexp.MustCompile(`(?i)^(?:fail|failed|error|FAIL\s+\S+\s+[\d.]+s|FAIL\s+\S+|make: \*\*\*.*|error: could not compile.*|npm err! (?:code|errno|syscall) .*|#\d+ ERROR: process .*)$`)
+	errWordRe       = keyed(`(?i)\b(error|err!|exception|traceback|fatal|panic|panicked|conflict|denied|refused|not found|undefined|cannot|can't|could not|couldn't|unable|no such|timed out|timeout|exceeded|killed|no matching|failed|failure|fail|missing|invalid|unresolved|eresolve|enoent|✘|✗)\b|✘|✗`)
+	noiseLnRe       = keyed(`(?i)^(?:hint:|note:|warning:|npm err!\s*$|#\d+ \d+\.\d+ warning|\s*at |\s*\|\s*$|\s*\d+ \|)`)
+	bareFailRe      = keyed(`(?i)^(?:fail|failed|error|FAIL\s+\S+\s+[\d.]+s|FAIL\s+\S+|make: \*\*\*.*|error: could not compile.*|npm err! (?:code|errno|syscall) .*|#\d+ ERROR: process .*)$`)
 	goFailRe        = regexp.MustCompile(`^--- FAIL: `)
 	pyExcRe         = regexp.MustCompile(`^[\w.]+(?:Error|Exception|Exit|Interrupt)\b.*`)
-	strongSuccessRe = regexp.MustCompile(`(?i)(\b\d+ passed\b|\bpassed\b|\bsucceeded\b|\bsuccessfully\b|\bcreated\b|\bmerged\b|\brolled out\b|\bapplied\b|\bRunning upgrade\b|\btest result: ok\b|\bPlan: \d+ to add\b|https?://\S+|\bpushed\b|\bdeployed\b|\bBackfill done\b|\bimported\b)`)
-	successRe       = regexp.MustCompile(`(?i)(\b\d+ passed\b|\bpassed\b|^ok\b|\bPASS\b|\bsucceeded\b|\bsuccessfully\b|✓|✔|\bcreated\b|\bmerged\b|\bRunning\b|\brolled out\b|\bapplied\b|\bRunning upgrade\b|\bFinished\b|\b0 failed\b|\btest result: ok\b|\bPlan: \d+ to add\b|\bdone\b|\bconfigured\b|\bStarted\b|\bpushed\b|https?://\S+|\bimported\b|\bset up to track\b|\bBackfill done\b)`)
+	strongSuccessRe = keyed(`(?i)(\b\d+ passed\b|\bpassed\b|\bsucceeded\b|\bsuccessfully\b|\bcreated\b|\bmerged\b|\brolled out\b|\bapplied\b|\bRunning upgrade\b|\btest result: ok\b|\bPlan: \d+ to add\b|https?://\S+|\bpushed\b|\bdeployed\b|\bBackfill done\b|\bimported\b)`)
+	successRe       = keyed(`(?i)(\b\d+ passed\b|\bpassed\b|^ok\b|\bPASS\b|\bsucceeded\b|\bsuccessfully\b|✓|✔|\bcreated\b|\bmerged\b|\bRunning\b|\brolled out\b|\bapplied\b|\bRunning upgrade\b|\bFinished\b|\b0 failed\b|\btest result: ok\b|\bPlan: \d+ to add\b|\bdone\b|\bconfigured\b|\bStarted\b|\bpushed\b|https?://\S+|\bimported\b|\bset up to track\b|\bBackfill done\b)`)
 )
 
 // errorLine is the line of a failed result that says what failed: a test's failure with
