@@ -1316,13 +1316,16 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	// need", "still"): it leaves Done; otherwise it is done and leaves the Next Steps.
 	next = a.tidyList(next)
 	done = a.tidyList(done)
+	planned := map[string]bool{}
 	for _, n := range next {
-		for _, d := range done {
-			if sameItem(d, n) && (futureRe.MatchString(n) || willRe.MatchString(n) || planRe.MatchString(n)) {
-				done = remove(done, d)
-			}
+		if a.stop() {
+			break
+		}
+		if futureRe.MatchString(n) || willRe.MatchString(n) || planRe.MatchString(n) {
+			planned[itemKey(n)] = true
 		}
 	}
+	done = withoutKeys(done, planned)
 	next = withoutDone(next, done)
 	if len(next) == 0 {
 		next = []string{"Continue from the kept messages"}

@@ -18,7 +18,8 @@ import (
 // case; nil keys when the pattern has no such set (it then always runs).
 type keyedRe struct {
 	*regexp.Regexp
-	keys []string
+	keys    []string
+	byFirst [256][]string // the keys by their first byte
 }
 
 func keyed(expr string) *keyedRe {
@@ -32,6 +33,9 @@ func keyed(expr string) *keyedRe {
 		keys = nil
 	}
 	k := &keyedRe{Regexp: re, keys: keys}
+	for _, key := range keys {
+		k.byFirst[key[0]] = append(k.byFirst[key[0]], key)
+	}
 	keyedPatterns = append(keyedPatterns, k)
 	return k
 }
@@ -194,18 +198,53 @@ func shortest(keys []string) int {
 }
 
 // mayMatch reports whether s holds one of the keys, as the regexp compares letters
-// (case folded): when it does not, the regexp cannot match s.
+// (case folded): when it does not, the regexp cannot match s. One pass over s, trying at
+// each byte the keys that start with it.
 func (k *keyedRe) mayMatch(s string) bool {
 	if k.keys == nil {
 		return true
 	}
-	f := foldASCII(s)
-	for _, key := range k.keys {
-		if strings.Contains(f, key) {
-			return true
+	if !isASCII(s) {
+		s = foldASCII(s)
+	}
+	for i := 0; i < len(s); i++ {
+		for _, key := range k.byFirst[lowerASCII(s[i])] {
+			if hasPrefixFold(s[i:], key) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// hasPrefixFold reports whether s starts with key (lower case), ASCII letters of s in
+// either case.
+func hasPrefixFold(s, key string) bool {
+	if len(s) < len(key) {
+		return false
+	}
+	for j := 0; j < len(key); j++ {
+		if lowerASCII(s[j]) != key[j] {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // foldASCII is s with every letter that case-folds to an ASCII letter written as that
@@ -213,14 +252,7 @@ func (k *keyedRe) mayMatch(s string) bool {
 // the Kelvin sign (k) and the long s (s). An ASCII literal matches s case-insensitively
 // exactly where its lower case is in foldASCII(s).
 func foldASCII(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if isASCII(s) {
 		return strings.ToLower(s)
 	}
 	var b strings.Builder

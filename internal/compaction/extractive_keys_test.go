@@ -117,3 +117,29 @@ func TestKeyedPatternsAnswerAsTheirRegexp(t *testing.T) {
 	}
 	t.Logf("%d patterns (%d with keys), %d texts, %d of %d runs spared", len(keyedPatterns), withKeys, len(texts), skipped, len(texts)*len(keyedPatterns))
 }
+
+// endsInAbbrev answers as abbrevRe at every period of the corpus texts and on the
+// abbreviations in other cases, after a word and in other runes.
+func TestEndsInAbbrevAnswersAsTheRegexp(t *testing.T) {
+	texts := keyTexts(t)
+	for _, a := range []string{"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "incl.", "no.", "go.", "it.", "ex."} {
+		for _, v := range []string{a, strings.ToUpper(a), strings.ReplaceAll(a, "s", "\u017F")} {
+			texts = append(texts, v, "see "+v, "x"+v, "(\u00e9"+v, "\u00e9"+v, "  "+v)
+		}
+	}
+	texts = append(texts, "1.", " 12.", "\t7.", "123.", "a1.", "\n\n3.", "\v4.")
+	n := 0
+	for _, text := range texts {
+		for i := 0; i < len(text); i++ {
+			if text[i] != '.' {
+				continue
+			}
+			s := text[:i+1]
+			n++
+			if got, want := endsInAbbrev(s), abbrevRe.MatchString(s); got != want {
+				t.Fatalf("endsInAbbrev(%q) = %v, abbrevRe says %v", s, got, want)
+			}
+		}
+	}
+	t.Logf("%d ends", n)
+}

@@ -152,7 +152,25 @@ func byteIndexOfRune(s string, n int) int {
 
 // abbrevRe is a period that ends no sentence: an abbreviation, or the number of a list
 // item at the start.
-var abbrevRe = keyed(`(?i)(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no)\.|^\s*\d{1,2}\.)$`)
+var abbrevRe = regexp.MustCompile(`(?i)(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no)\.|^\s*\d{1,2}\.)$`)
+
+// abbrevEnds are the ends abbrevRe's first part matches, folded (see foldASCII).
+var abbrevEnds = []string{"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "incl.", "no."}
+
+// endsInAbbrev is abbrevRe.MatchString(s), run only when s ends in an abbreviation or is
+// short enough to be a list number: sentences asks it at every period of a text.
+func endsInAbbrev(s string) bool {
+	if len(strings.TrimLeft(s, " \t\n\f\r\v")) <= 3 {
+		return abbrevRe.MatchString(s)
+	}
+	tail := foldASCII(s[max(0, len(s)-16):]) // the longest end, "approx.", with room
+	for _, a := range abbrevEnds {
+		if strings.HasSuffix(tail, a) {
+			return abbrevRe.MatchString(s)
+		}
+	}
+	return false
+}
 
 // sentences splits text into sentences: at . ! or ? followed by white space, at a line
 // end, and before a list item; never inside a backtick span or after an abbreviation,
@@ -181,7 +199,7 @@ func sentences(text string) []string {
 			if j < len(text) && text[j] != ' ' && text[j] != '\n' && text[j] != '\t' {
 				continue
 			}
-			if c == '.' && abbrevRe.MatchString(text[start:i+1]) {
+			if c == '.' && endsInAbbrev(text[start:i+1]) {
 				continue
 			}
 			emit(j)

@@ -108,17 +108,19 @@ func (a *analysis) tidyList(list []string) []string {
 
 // withoutDone is next without the steps that repeat a Done item.
 func withoutDone(next, done []string) []string {
+	doneKeys := map[string]bool{}
+	for _, d := range done {
+		doneKeys[itemKey(d)] = true
+	}
+	return withoutKeys(next, doneKeys)
+}
+
+// withoutKeys is list without the items whose itemKey is one of keys.
+func withoutKeys(list []string, keys map[string]bool) []string {
 	var out []string
-	for _, n := range next {
-		repeat := false
-		for _, d := range done {
-			if sameItem(d, n) {
-				repeat = true
-				break
-			}
-		}
-		if !repeat {
-			out = append(out, n)
+	for _, e := range list {
+		if !keys[itemKey(e)] {
+			out = append(out, e)
 		}
 	}
 	return out
@@ -181,16 +183,6 @@ func (a *analysis) inferredGoal() string {
 
 // willRe marks a sentence about what is still to happen.
 var willRe = keyed(`(?i)\b(will|needs? to|has to|have to|must|should|is to be|are to be)\b`)
-
-func remove(list []string, s string) []string {
-	var out []string
-	for _, e := range list {
-		if e != s {
-			out = append(out, e)
-		}
-	}
-	return out
-}
 
 // mentioned reports whether a step (its first backtick span, else its text) is already
 // in one of the items.
@@ -262,10 +254,12 @@ func reportText(text string) string {
 
 var itemNoiseRe = regexp.MustCompile("[`*_]|[.:;!]+$")
 
-// sameItem reports whether two items say the same, emphasis and end punctuation aside.
-func sameItem(a, b string) bool {
-	n := func(s string) string {
-		return strings.TrimSpace(itemNoiseRe.ReplaceAllString(strings.ToLower(oneLine(s)), ""))
+// itemKey is what makes two items say the same: the item in lower case, on one line,
+// without emphasis and end punctuation.
+func itemKey(s string) string {
+	l := strings.ToLower(oneLine(s))
+	if strings.ContainsAny(l, "`*_") || (l != "" && strings.IndexByte(".:;!", l[len(l)-1]) >= 0) {
+		l = itemNoiseRe.ReplaceAllString(l, "") // only then can it match
 	}
-	return n(a) == n(b)
+	return strings.TrimSpace(l)
 }
