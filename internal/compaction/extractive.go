@@ -94,6 +94,10 @@ type analysis struct {
 	// the open state any more.
 	answeredLater bool
 
+	// firstTouch is, for each path, the index of the first action on it (see
+	// touchedBefore).
+	firstTouch map[string]int
+
 	// ctx is the summary's context, polled by stop; stopped says it was found done.
 	ctx     context.Context
 	polls   int
@@ -473,7 +477,7 @@ func (a *analysis) lastText() string {
 // changed something with what they printed, checks with their final status, and the
 // statements of the assistant's report.
 func (a *analysis) done(from int) []string {
-	var out []string
+	var out uniqueList
 	lastOfFamily := map[string]*action{}
 	for _, act := range a.actions {
 		if act.command != "" && act.hasResult {
@@ -523,7 +527,7 @@ func (a *analysis) done(from int) []string {
 			if p := purpose[f]; p != "" {
 				item += ": " + p
 			}
-			out = addUnique(out, item)
+			out.add(item)
 		}
 		// Commands: the last run of each check, and commands that changed something.
 		for _, act := range t.actions {
@@ -533,7 +537,7 @@ func (a *analysis) done(from int) []string {
 			if a.branch && act.kind == actChange && !act.hasResult {
 				// A branch summary shows no results: the command was run, its outcome is
 				// in the assistant's words.
-				out = addUnique(out, "Ran "+cmdSpan(act.command))
+				out.add("Ran " + cmdSpan(act.command))
 				continue
 			}
 			if act.command == "" || !act.hasResult || !act.ok {
@@ -544,7 +548,7 @@ func (a *analysis) done(from int) []string {
 				// An inspection that turned up an error (a log's exception, a failed CI
 				// job): what was found.
 				if l, score := errorLineScore(act.output); score >= 4 {
-					out = addUnique(out, "Found with "+cmdSpan(act.command)+": "+l)
+					out.add("Found with " + cmdSpan(act.command) + ": " + l)
 				}
 			case actCheck:
 				if lastOfFamily[family(act.command)] != act {
@@ -557,7 +561,7 @@ func (a *analysis) done(from int) []string {
 				if e := a.fixedBefore(act); e != "" {
 					item += "; it had failed with: " + e
 				}
-				out = addUnique(out, item)
+				out.add(item)
 			case actChange:
 				if !act.hasResult {
 					continue
@@ -568,28 +572,29 @@ func (a *analysis) done(from int) []string {
 				} else {
 					item += " done"
 				}
-				out = addUnique(out, item)
+				out.add(item)
 			}
 		}
 		// The report: what the assistant says it did.
 		for _, s := range reportStatements(report) {
-			out = addUnique(out, s)
+			out.add(s)
 		}
 	}
-	return out
+	return out.items
 }
 
 // touchedBefore reports whether the file of act was read or changed earlier in the span.
 func (a *analysis) touchedBefore(act *action) bool {
-	for _, b := range a.actions[:act.seq] {
-		if a.stop() {
-			return false
-		}
-		if b.path == act.path {
-			return true
+	if a.firstTouch == nil {
+		a.firstTouch = map[string]int{}
+		for i, b := range a.actions {
+			if _, ok := a.firstTouch[b.path]; !ok {
+				a.firstTouch[b.path] = i
+			}
 		}
 	}
-	return false
+	first, ok := a.firstTouch[act.path]
+	return ok && first < act.seq
 }
 
 // fixedBefore is the error of an earlier failure of act's check that act resolved.
@@ -1166,17 +1171,21 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	}
 
 	// Goal: the earlier goal, the first request, the requests since, the latest marked.
-	var goals []string
+	var goalList uniqueList
 	for _, g := range items(prev["Goal"]) {
-		goals = addUnique(goals, strings.TrimPrefix(g, "Latest request: "))
+		goalList.add(strings.TrimPrefix(g, "Latest request: "))
 	}
 	for i, r := range reqs {
+		if a.stop() {
+			break
+		}
 		max := 220
 		if i == 0 || i == len(reqs)-1 {
 			max = 320
 		}
-		goals = addUnique(goals, requestLine(r, max))
+		goalList.add(requestLine(r, max))
 	}
+	goals := goalList.items
 	if len(goals) > 5 {
 		goals = append(goals[:2], goals[len(goals)-3:]...)
 	}
@@ -1206,19 +1215,19 @@ func (a *analysis) checkpoint(req Request, critical bool) string {
 	}
 
 	newDone := a.done(0)
-	done := items(prev["Done"])
+	doneList := newUniqueList(items(prev["Done"]))
 	for _, d := range newDone {
-		done = addUnique(done, d)
+		doneList.add(d)
 	}
 	for _, d := range a.todosWith("completed") {
-		done = addUnique(done, d)
+		doneList.add(d)
 	}
 	for _, act := range a.actions {
 		if act.delegate != "" && act.hasResult && act.ok {
-			done = addUnique(done, "Delegated: "+act.delegate)
+			doneList.add("Delegated: " + act.delegate)
 		}
 	}
-	done = focusFirst(done, req.CustomInstructions)
+	done := focusFirst(doneList.items, req.CustomInstructions)
 
 	unfinished := a.unfinished()
 	blockedNew := a.blocked(0)

@@ -311,6 +311,35 @@ func sameWord(a, b string) bool {
 	return len(a) >= 5 && strings.HasPrefix(b, a)
 }
 
+// uniqueList is a list that holds each item once, in the order first added: addUnique
+// in constant time, for the lists that grow with the session (every request, every
+// outcome of every turn).
+type uniqueList struct {
+	items []string
+	seen  map[string]bool
+}
+
+// newUniqueList is a uniqueList that starts with items.
+func newUniqueList(items []string) uniqueList {
+	u := uniqueList{items: items, seen: make(map[string]bool, len(items))}
+	for _, it := range items {
+		u.seen[it] = true
+	}
+	return u
+}
+
+// add appends item unless it is empty or already in the list.
+func (u *uniqueList) add(item string) {
+	if item == "" || u.seen[item] {
+		return
+	}
+	if u.seen == nil {
+		u.seen = map[string]bool{}
+	}
+	u.seen[item] = true
+	u.items = append(u.items, item)
+}
+
 func addUnique(list []string, item string) []string {
 	if item == "" {
 		return list

@@ -96,14 +96,14 @@ func truncRunes(s string, n int) string {
 
 // tidyList tidies every item of a list, dropping what is no item and what repeats.
 func (a *analysis) tidyList(list []string) []string {
-	var out []string
+	var out uniqueList
 	for _, it := range list {
 		if a.stop() {
 			break
 		}
-		out = addUnique(out, tidyItem(it))
+		out.add(tidyItem(it))
 	}
-	return out
+	return out.items
 }
 
 // withoutDone is next without the steps that repeat a Done item.
