@@ -104,14 +104,32 @@ func contentChars(m *Message) int {
 	}
 	chars := 0
 	for _, b := range m.Blocks() {
-		switch b.Type {
-		case "text":
-			chars += jsjson.Len16(b.Text)
-		case "image":
-			chars += imageChars
-		}
+		chars += blockChars(false, b)
 	}
 	return chars
+}
+
+// blockChars is what estimateTokens counts of one content block: of a message that
+// counts its content (text, and imageChars per image), or of an assistant's (text,
+// thinking, a tool call's name and stringified arguments).
+func blockChars(assistant bool, b Block) int {
+	switch b.Type {
+	case "text":
+		return jsjson.Len16(b.Text)
+	case "image":
+		if !assistant {
+			return imageChars
+		}
+	case "thinking":
+		if assistant {
+			return jsjson.Len16(b.Thinking)
+		}
+	case "toolCall":
+		if assistant {
+			return jsjson.Len16(b.Name) + b.ArgumentsLen16()
+		}
+	}
+	return 0
 }
 
 // systemChars adds what a system message declares beyond its content: every non-empty
@@ -141,6 +159,11 @@ func EstimateTokens(m *Message) int {
 	if m == nil {
 		return 0
 	}
+	if m.lazy() {
+		if chars, ok := lazyContentChars(m); ok {
+			return (chars + 3) / 4
+		}
+	}
 	m = m.loaded() // one read of the body, not one per accessor
 	chars := 0
 	switch m.Role {
@@ -150,14 +173,7 @@ func EstimateTokens(m *Message) int {
 		chars = contentChars(m)
 	case RoleAssistant:
 		for _, b := range m.Blocks() {
-			switch b.Type {
-			case "text":
-				chars += jsjson.Len16(b.Text)
-			case "thinking":
-				chars += jsjson.Len16(b.Thinking)
-			case "toolCall":
-				chars += jsjson.Len16(b.Name) + b.ArgumentsLen16()
-			}
+			chars += blockChars(true, b)
 		}
 	case RoleBashExecution:
 		chars = jsjson.Len16(m.Bash().Command) + jsjson.Len16(m.b().output)
@@ -167,6 +183,73 @@ func EstimateTokens(m *Message) int {
 		return 0
 	}
 	return (chars + 3) / 4
+}
+
+// lazyContentChars is what EstimateTokens counts of a message of a loaded file whose
+// estimate is its content (a user, custom or tool result message) or its blocks (an
+// assistant's), measured in one scan of its line where the blocks lie: the cut point
+// of a compaction estimates every message it walks past, and decoding each into a
+// Message with its blocks cost more than reading its line. ok is false for the other
+// roles and for a line that no longer reads as a message, which EstimateTokens then
+// decodes as before.
+func lazyContentChars(m *Message) (chars int, ok bool) {
+	switch m.Role {
+	case RoleUser, RoleCustom, RoleToolResult, RoleAssistant:
+	default:
+		return 0, false
+	}
+	line := m.ent.Raw()
+	if line == nil {
+		return 0, false
+	}
+	es := lineScans.Get().(*jsjson.EntryScan)
+	defer func() { es.Block = nil; lineScans.Put(es) }()
+	// The blocks of every content array scanned (views of the line): only those of the
+	// last content member of the last message member are the message's, and what they
+	// count depends on the role, known once the message is scanned.
+	type seen struct {
+		at    int
+		block Block
+	}
+	blocks := make([]seen, 0, 8)
+	es.Block = func(at int, block, _ []jsjson.Field) { blocks = append(blocks, seen{at, blockOf(block)}) }
+	if err := jsjson.ScanEntry(line, es); err != nil || !es.MessageFound {
+		return 0, false
+	}
+	var role string
+	var content []byte
+	for _, f := range es.Message { // the last ones, as JSON.parse keeps
+		switch f.Key {
+		case "role":
+			role, _ = rawString(f.Value)
+		case "content":
+			content = f.Value
+		}
+	}
+	assistant := false
+	switch role {
+	case RoleUser, RoleCustom, RoleToolResult:
+	case RoleAssistant:
+		assistant = true
+	default:
+		return 0, false
+	}
+	if len(content) == 0 {
+		return 0, true
+	}
+	if content[0] != '[' {
+		if str, isStr := rawString(content); isStr && !assistant {
+			return jsjson.Len16(str), true
+		}
+		return 0, true
+	}
+	at := offsetIn(line, content)
+	for _, s := range blocks {
+		if s.at == at {
+			chars += blockChars(assistant, s.block)
+		}
+	}
+	return chars, true
 }
 
 // ArgumentsLen16 is JSON.stringify(arguments).length of a tool call, as estimateTokens
