@@ -193,15 +193,27 @@ func EstimateTokens(m *Message) int {
 // roles and for a line that no longer reads as a message, which EstimateTokens then
 // decodes as before.
 func lazyContentChars(m *Message) (chars int, ok bool) {
-	switch m.Role {
-	case RoleUser, RoleCustom, RoleToolResult, RoleAssistant:
-	default:
+	if !countsContent(m.Role) {
 		return 0, false
 	}
 	line := m.ent.Raw()
 	if line == nil {
 		return 0, false
 	}
+	return lineContentChars(line)
+}
+
+// countsContent reports the roles whose estimate lazyContentChars measures.
+func countsContent(role string) bool {
+	switch role {
+	case RoleUser, RoleCustom, RoleToolResult, RoleAssistant:
+		return true
+	}
+	return false
+}
+
+// lineContentChars is lazyContentChars of the message of an entry's line.
+func lineContentChars(line []byte) (chars int, ok bool) {
 	es := lineScans.Get().(*jsjson.EntryScan)
 	defer func() { es.Block = nil; lineScans.Put(es) }()
 	// The blocks of every content array scanned (views of the line): only those of the
@@ -226,14 +238,10 @@ func lazyContentChars(m *Message) (chars int, ok bool) {
 			content = f.Value
 		}
 	}
-	assistant := false
-	switch role {
-	case RoleUser, RoleCustom, RoleToolResult:
-	case RoleAssistant:
-		assistant = true
-	default:
+	if !countsContent(role) {
 		return 0, false
 	}
+	assistant := role == RoleAssistant
 	if len(content) == 0 {
 		return 0, true
 	}
@@ -250,6 +258,67 @@ func lazyContentChars(m *Message) (chars int, ok bool) {
 		}
 	}
 	return chars, true
+}
+
+// batchSpan is the most EstimateTokensEach reads at once.
+const batchSpan = 256 << 10
+
+// EstimateTokensEach sets out[i] to EstimateTokens(ms[i]) (out as long as ms). The
+// lines of the messages of a loaded file that lie within batchSpan of each other are
+// read in one read rather than one each (what a walk over the newest messages of a
+// session, as the cut point's, spends most of its time on), and checked as a read of
+// one line is; a line that does not check out is read on its own, which reports it.
+func EstimateTokensEach(ms []*Message, out []int) {
+	var src *source
+	lo, hi, n := int64(math.MaxInt64), int64(0), 0
+	for _, m := range ms {
+		if e := batchable(m, src); e != nil {
+			src = e.src
+			lo, hi, n = min(lo, e.off), max(hi, e.off+int64(e.n)), n+1
+		}
+	}
+	var window []byte
+	if n > 1 && hi-lo <= batchSpan {
+		window = src.span(lo, hi)
+	}
+	for i, m := range ms {
+		if e := batchable(m, src); e != nil && window != nil {
+			if line := windowLine(window, lo, e); line != nil {
+				if chars, ok := lineContentChars(line); ok {
+					out[i] = (chars + 3) / 4
+					continue
+				}
+			}
+		}
+		out[i] = EstimateTokens(m)
+	}
+}
+
+// batchable is the entry of a message whose line EstimateTokensEach may read with
+// others of src (any loaded file's when src is nil), or nil.
+func batchable(m *Message, src *source) *Entry {
+	if m == nil || !m.lazy() || !countsContent(m.Role) {
+		return nil
+	}
+	e := m.ent
+	if e.mem != nil || e.src == nil || src != nil && e.src != src {
+		return nil
+	}
+	return e
+}
+
+// windowLine is e's line in w, the bytes of a file from lo, when it is still the line
+// that was loaded there (as source.line checks it), or nil.
+func windowLine(w []byte, lo int64, e *Entry) []byte {
+	at, n := e.off-lo, int64(e.n)
+	if at < 0 || n < 2 || at+n > int64(len(w)) {
+		return nil
+	}
+	b := w[at : at+n : at+n]
+	if b[0] != '{' || b[n-1] != '}' || at+n < int64(len(w)) && !isJSONSpace(w[at+n]) || !holdsID(b, e.ID) {
+		return nil
+	}
+	return b
 }
 
 // ArgumentsLen16 is JSON.stringify(arguments).length of a tool call, as estimateTokens

@@ -1,6 +1,8 @@
 package session_test
 
 import (
+	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -77,6 +79,56 @@ func TestLazyEstimateMatchesDecoded(t *testing.T) {
 		}
 		if checked < 300 {
 			t.Fatalf("%s: only %d messages checked", load, checked)
+		}
+	}
+}
+
+// Estimating many messages of a loaded file at once reads their lines together and gives
+// each message's own estimate; a line rewritten behind the load's back is not measured
+// from the batch's read but read on its own, which reports the rewrite.
+func TestEstimateTokensEach(t *testing.T) {
+	var b strings.Builder
+	if err := benchgen.Write(&b, benchgen.Options{Entries: 300, Seed: 5, ImageEvery: 9}); err != nil {
+		t.Fatal(err)
+	}
+	p := writeFile(t, b.String())
+	f := sessiontest.Load(t, p)
+	var ms []*session.Message
+	var want []int
+	for _, e := range f.Entries {
+		if m, err := e.Message(); err == nil && e.Type == session.TypeMessage {
+			ms = append(ms, m)
+			want = append(want, session.EstimateTokens(m))
+		}
+	}
+	for _, n := range []int{1, 2, 16, len(ms)} {
+		got := make([]int, n)
+		session.EstimateTokensEach(ms[len(ms)-n:], got)
+		for i, g := range got {
+			if w := want[len(ms)-n+i]; g != w {
+				t.Fatalf("batch of %d, message %d: %d tokens, want %d", n, i, g, w)
+			}
+		}
+	}
+	if f.ReadErr() != nil {
+		t.Fatal(f.ReadErr())
+	}
+	// The last message's line rewritten in place (same length, another id).
+	last := f.Entries[len(f.Entries)-1]
+	data := []byte(b.String())
+	at := strings.LastIndex(b.String(), `"id":"`+last.ID+`"`)
+	copy(data[at+6:], strings.Repeat("z", len(last.ID)))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]int, 16)
+	session.EstimateTokensEach(ms[len(ms)-16:], got)
+	if !errors.Is(f.ReadErr(), session.ErrRewritten) {
+		t.Fatalf("a rewritten line went unreported: %v", f.ReadErr())
+	}
+	for i, g := range got[:15] {
+		if w := want[len(ms)-16+i]; g != w {
+			t.Fatalf("message %d beside the rewritten line: %d tokens, want %d", i, g, w)
 		}
 	}
 }
