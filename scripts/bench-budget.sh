@@ -19,14 +19,11 @@
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
-QUICK=0 WRITE=0
-for a in "$@"; do
-  case "$a" in --quick) QUICK=1 ;; --write-docs) WRITE=1 ;; *) echo "unknown flag $a" >&2; exit 2 ;; esac
-done
-RUNS="${PI_LSP_BENCH_RUNS:-5}"
+source "$REPO/scripts/bench-flags.sh"
+bench_flags 5 "$@"
 if [ "$QUICK" = 1 ]; then
   LAT_ARGS=(-sessions 60 -big-mb 10 -runs 2 -appends 20 -followed 5 -follow-entries 500)
-  SIZES_MB="${PI_LSP_BUDGET_SIZES:-1 16}"; RUNS=1
+  SIZES_MB="${PI_LSP_BUDGET_SIZES:-1 16}"
 else
   LAT_ARGS=(-sessions 500 -big-mb 100 -runs 5 -appends 100 -followed 20 -follow-entries 10000)
   SIZES_MB="${PI_LSP_BUDGET_SIZES:-1 16 100 1000}"

@@ -11,13 +11,10 @@
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
-QUICK=0 WRITE=0
-for a in "$@"; do
-  case "$a" in --quick) QUICK=1 ;; --write-docs) WRITE=1 ;; *) echo "unknown flag $a" >&2; exit 2 ;; esac
-done
-RUNS="${PI_LSP_BENCH_RUNS:-11}"
+source "$REPO/scripts/bench-flags.sh"
+bench_flags 11 "$@"
 PI_TIMEOUT="${PI_LSP_BENCH_PI_TIMEOUT:-180}"
-if [ "$QUICK" = 1 ]; then SIZES="${PI_LSP_BENCH_SIZES:-4000 16000}"; RUNS=1; else SIZES="${PI_LSP_BENCH_SIZES:-16000 40000 80000 160000 640000}"; fi
+if [ "$QUICK" = 1 ]; then SIZES="${PI_LSP_BENCH_SIZES:-4000 16000}"; else SIZES="${PI_LSP_BENCH_SIZES:-16000 40000 80000 160000 640000}"; fi
 PI_MAX_ENTRIES="${PI_LSP_BENCH_PI_MAX:-160000}"
 
 bash scripts/install-pi.sh >/dev/null

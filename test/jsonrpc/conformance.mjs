@@ -23,6 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as rpc from "vscode-jsonrpc/node";
+import { runMain, tally } from "../lib/layer.mjs";
 import { cliOptions, clip, readEntries as sessionEntries, sessionsDir, waitFor } from "./harness.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -44,20 +45,9 @@ const EXPECTED_COMMANDS = [
 ];
 
 // ---------------------------------------------------------------------------------------------
-let passed = 0;
-let failed = 0;
-const failures = [];
-function check(name, ok, detail = "") {
-  if (ok) {
-    passed++;
-    console.log(`ok   ${name}${VERBOSE && detail ? ` — ${detail}` : ""}`);
-  } else {
-    failed++;
-    failures.push(name);
-    console.log(`FAIL ${name}${detail ? ` — ${detail}` : ""}`);
-  }
-  return ok;
-}
+const tests = tally();
+// A passed check's detail is printed with --verbose only.
+const check = (name, ok, detail = "") => tests.check(name, ok, ok && !VERBOSE ? "" : detail);
 const j = (v) => clip(v, 600);
 // The server's session files, read while it may be writing: a cut last line is left out.
 const readEntries = (file) => sessionEntries(file, { lenient: true });
@@ -542,29 +532,21 @@ async function main() {
   }
 }
 
-function cleanup() {
+function cleanup(keep) {
   for (const c of children) {
     try {
       c.kill("SIGKILL");
     } catch {}
   }
-  if (failed === 0 && process.env.PI_LSP_KEEP_TMP !== "1") fs.rmSync(T, { recursive: true, force: true });
+  if (!keep && tests.failed === 0 && process.env.PI_LSP_KEEP_TMP !== "1") fs.rmSync(T, { recursive: true, force: true });
   else console.log(`# temp dir kept: ${T} (server stderr in *.stderr.log)`);
 }
 
-const hardTimeout = setTimeout(() => {
-  check("the whole conformance run finishes within 120 s", false, "hard timeout");
-  cleanup();
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(1);
-}, 120_000);
-
-main()
-  .catch((e) => check("no unexpected exception", false, e?.stack ?? String(e)))
-  .finally(() => {
-    clearTimeout(hardTimeout);
-    cleanup();
-    if (failures.length) console.log(`# failed: ${failures.join("; ")}`);
-    console.log(`${passed} passed, ${failed} failed`);
-    process.exit(failed === 0 ? 0 : 1);
-  });
+runMain(tests, main, {
+  ms: 120_000,
+  what: "the whole conformance run",
+  after({ timedOut }) {
+    cleanup(timedOut);
+    if (tests.failures.length) console.log(`# failed: ${tests.failures.join("; ")}`);
+  },
+});

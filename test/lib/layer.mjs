@@ -42,19 +42,29 @@ export function tally({ timed = false, clip = 0 } = {}) {
 
 /**
  * Runs main with the tally t: an exception is the failed check "no exception"; a main
- * still running after ms fails as "<what> did not finish in N s". Prints the last line
- * and exits.
+ * still running after ms fails as "<what> did not finish in N s". Then after({ timedOut }),
+ * when given, cleans up or says more (it runs whatever main left running), and the last
+ * line is printed and the process exits.
  */
-export function runMain(t, main, { ms, what }) {
+export function runMain(t, main, { ms, what, after }) {
+  const end = (timedOut) => {
+    try {
+      after?.({ timedOut });
+    } catch (e) {
+      console.log(`# after: ${e?.stack ?? e}`);
+    }
+  };
   const watchdog = setTimeout(() => {
     console.log(`FAIL${t.stamp()} ${what} did not finish in ${ms / 1000} s`);
+    end(true);
     console.log(t.summary(1));
     process.exit(1);
   }, ms);
   main()
-    .catch((e) => t.check("no exception", false, e.stack))
+    .catch((e) => t.check("no exception", false, e?.stack ?? String(e)))
     .finally(() => {
       clearTimeout(watchdog);
+      end(false);
       console.log(t.summary());
       process.exit(t.failed ? 1 : 0);
     });

@@ -10,14 +10,10 @@
 -- message of the range, and `restore` brings them back.
 local T = dofile(vim.env.PI_NVIM_TESTS .. '/harness.lua')
 
+-- The bytes of the file at path, or nil when there is none.
 local function read(path)
-  local f = io.open(path, 'rb')
-  if not f then
-    return nil
-  end
-  local s = f:read('*a')
-  f:close()
-  return s
+  local ok, bytes = pcall(vim.fn.readblob, path)
+  return ok and bytes or nil
 end
 
 local function write(path, s)

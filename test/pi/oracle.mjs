@@ -195,6 +195,12 @@ async function workerMain() {
     return fallback;
   };
 
+  // A copy of the session, and the leaf the request names (leafIndex or leaf), else the copy's own.
+  const openAtLeaf = (req, copyPath, ids) => {
+    const sm = openCopy(copyPath);
+    return { sm, leafId: leafOf(req, ids, sm.getLeafId() ?? null) };
+  };
+
   const branchOf = (sm, entries, leafId) => {
     assertAcyclic(entries, leafId, "leaf");
     return leafId ? sm.getBranch(leafId) : [];
@@ -406,8 +412,7 @@ async function workerMain() {
         };
       }
       case "tree": {
-        const sm = openCopy(copyPath);
-        const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+        const { sm, leafId } = openAtLeaf(req, copyPath, ids);
         const roots = sm.getTree();
         const convert = (node) => {
           const out = { id: node.entry.id, type: node.entry.type };
@@ -457,8 +462,7 @@ async function workerMain() {
         };
       }
       case "files": {
-        const sm = openCopy(copyPath);
-        const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+        const { sm, leafId } = openAtLeaf(req, copyPath, ids);
         const ops = comp.createFileOps();
         for (const e of branchOf(sm, entries, leafId)) {
           if ((e.type === "compaction" || e.type === "branch_summary") && e.details && !e.fromHook) {
@@ -472,8 +476,7 @@ async function workerMain() {
       }
       case "cut": {
         if (!Number.isFinite(req.keep)) throw new Error("cut needs keep: N");
-        const sm = openCopy(copyPath);
-        const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+        const { sm, leafId } = openAtLeaf(req, copyPath, ids);
         const p = branchOf(sm, entries, leafId);
         const start = req.start ?? 0;
         const end = req.end ?? p.length;
@@ -488,8 +491,7 @@ async function workerMain() {
       }
       case "prepare": {
         if (!Number.isFinite(req.keep)) throw new Error("prepare needs keep: N");
-        const sm = openCopy(copyPath);
-        const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+        const { sm, leafId } = openAtLeaf(req, copyPath, ids);
         const p = branchOf(sm, entries, leafId);
         const settings = { enabled: true, reserveTokens: req.reserve || 16384, keepRecentTokens: req.keep };
         const prep = comp.prepareCompaction(p, settings);
@@ -511,8 +513,7 @@ async function workerMain() {
         };
       }
       case "collect": {
-        const sm = openCopy(copyPath);
-        const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+        const { sm, leafId } = openAtLeaf(req, copyPath, ids);
         let targetId;
         if (req.targetIndex !== undefined && req.targetIndex !== null) {
           if (!Number.isInteger(req.targetIndex) || req.targetIndex < 0 || req.targetIndex >= ids.length) {
@@ -591,8 +592,7 @@ async function workerMain() {
     const signal = new AbortController().signal;
     let result, error;
     try {
-      const sm = openCopy(copyPath);
-      const leafId = leafOf(req, ids, sm.getLeafId() ?? null);
+      const { sm, leafId } = openAtLeaf(req, copyPath, ids);
       if (req.op === "summarize") {
         const p = branchOf(sm, entries, leafId);
         const prep = comp.prepareCompaction(p, { enabled: true, reserveTokens: req.reserve || 16384, keepRecentTokens: req.keep });

@@ -23,7 +23,7 @@ import http from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { cliOptions, clip, readEntries, sessionsDir, sleep, waitFor } from "../jsonrpc/harness.mjs";
-import { REPO, tally } from "../lib/layer.mjs";
+import { REPO, runMain, tally } from "../lib/layer.mjs";
 import { chromiumOf, freePort, installVsix, launchChromium, placeSession, QUIET_SETTINGS, readEvents, runPalette as runPaletteOnce, startCodeServer, visible, world } from "./workbench.mjs";
 
 const opt = cliOptions(process.argv.slice(2));
@@ -197,6 +197,17 @@ async function treeRows(page, title) {
     .evaluateAll((rows) => rows.map((r) => (r.getAttribute("aria-label") || r.textContent || "").trim()));
 }
 
+// The decorations of the explorer's row of file name once they include mark, within 10 s.
+// Decoration badges are drawn by CSS (::after content), not text nodes.
+function explorerBadge(page, name, mark) {
+  return waitFor(async () => {
+    const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first();
+    if ((await row.count()) === 0) return undefined;
+    const t = await row.evaluate((r) => [r, ...r.querySelectorAll("*")].map((e) => getComputedStyle(e, "::after").content).join(" "));
+    return t.includes(mark) ? t : undefined;
+  }, 10_000, 250);
+}
+
 // The Pi Session tree's current-leaf row once its text starts with kind (a RegExp), within 15 s.
 function leafRowOf(page, kind) {
   return waitFor(async () => (await treeRows(page, "Pi Session")).find((x) => kind.test(x) && /current leaf/.test(x)), 15_000, 250);
@@ -307,6 +318,21 @@ async function main() {
     await runPalette(page, "Pi: Show Session Tree");
     await widenSidebar(page, 260);
     const treePane = pane(page, "Pi Session");
+    // The first row of the tree holding text, and its text ("" while there is none).
+    const treeRow = (text) => treePane.locator(".monaco-list-row", { hasText: text }).first();
+    const treeRowText = async (text) => (await treeRow(text).textContent().catch(() => "")) || "";
+    // Closes what is open, then clicks item in the context menu of the row holding text.
+    const treeRowMenu = async (text, item) => {
+      await page.keyboard.press("Escape");
+      return contextMenu(page, treeRow(text), item);
+    };
+    // The user message the label, pin and unpin steps act on.
+    const thirdPath = "SCRIPT:think take a third path";
+    // Checks that the tree's current leaf is a row of kind (a RegExp), naming it what.
+    const checkLeafRow = async (kind, what) => {
+      const leafRow = await leafRowOf(page, kind);
+      check(`the tree shows ${what} as the current leaf`, !!leafRow, j(leafRow));
+    };
     const rowsOk = await waitFor(async () => (await treeRows(page, "Pi Session")).length >= 5, 20_000, 250);
     const leafRows = await treeRows(page, "Pi Session");
     // The list is virtual and the extension reveals the leaf: go to the top to see the start.
@@ -334,14 +360,7 @@ async function main() {
     await runPalette(page, "View: Show Explorer");
     const modifiedNames = (lastEvent("filesRefreshed")?.modified ?? []).filter((p) => p.startsWith(WS + path.sep)).map((p) => path.basename(p));
     note(`modified files in the workspace: ${j(modifiedNames)}`);
-    const badge = await waitFor(async () => {
-      if (modifiedNames.length === 0) return undefined;
-      const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: modifiedNames[0] }).first();
-      if ((await row.count()) === 0) return undefined;
-      // Decoration badges are drawn by CSS (::after content), not text nodes.
-      const t = await row.evaluate((r) => [r, ...r.querySelectorAll("*")].map((e) => getComputedStyle(e, "::after").content).join(" "));
-      return t.includes("π") ? t : undefined;
-    }, 10_000, 250);
+    const badge = modifiedNames.length > 0 ? await explorerBadge(page, modifiedNames[0], "π") : undefined;
     check("the explorer shows the π badge on a file the agent modified", !!badge, j(badge));
     await shot(page, "explorer-badge");
     await runPalette(page, "Pi: Show Session Tree");
@@ -505,7 +524,7 @@ async function main() {
       const target = entriesBefore.find((e) => e.type === "message" && JSON.stringify(e.message?.content ?? "").includes(targetText));
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
-      const row = treePane.locator(".monaco-list-row", { hasText: targetText }).first();
+      const row = treeRow(targetText);
       const rowUp = await visible(row);
       let menuOk = false;
       if (rowUp && target) {
@@ -532,18 +551,14 @@ async function main() {
         check("the session file gained a branch_summary entry under the target", last?.type === "branch_summary" && last.parentId === target?.id && last.fromId === leafBeforeNav, j(last && { type: last.type, parentId: last.parentId, fromId: last.fromId }));
         const pi2 = piload(SESSION);
         check("real Pi loads it with the branch summary as the leaf", pi2?.ok === true && pi2.result.leafId === last?.id && pi2.result.rewritten === false && pi2.result.messages?.some((m) => m.role === "branchSummary"), j(pi2?.ok ? { leafId: pi2.result.leafId, roles: pi2.result.messages?.map((m) => m.role).slice(-3) } : pi2));
-        const leafRow = await leafRowOf(page, /^Branch summary/);
-        check("the tree shows the branch summary as the current leaf", !!leafRow, j(leafRow));
+        await checkLeafRow(/^Branch summary/, "the branch summary");
         await sleep(500);
         await shot(page, "navigated");
       }
     }
     // ---- Label… from the context menu ----
     {
-      const text = "SCRIPT:think take a third path";
-      await page.keyboard.press("Escape");
-      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
-      const menu = await contextMenu(page, row, "Label");
+      const menu = await treeRowMenu(thirdPath, "Label");
       check("the context menu offers Label…", menu);
       const box = await visible(page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Label" }).first());
       if (box) {
@@ -551,7 +566,7 @@ async function main() {
         await page.keyboard.press("Enter");
       }
       const labelled = await waitFor(async () => {
-        const t = (await treePane.locator(".monaco-list-row", { hasText: text }).first().textContent().catch(() => "")) || "";
+        const t = await treeRowText(thirdPath);
         return t.includes("[e2e-label]") ? t : undefined;
       }, 10_000, 250);
       check("the label shows on the entry in the tree", !!labelled, j(labelled));
@@ -563,13 +578,10 @@ async function main() {
 
     // ---- Pin from the context menu ----
     {
-      const text = "SCRIPT:think take a third path";
-      await page.keyboard.press("Escape");
-      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
-      const menu = await contextMenu(page, row, "Pin");
+      const menu = await treeRowMenu(thirdPath, "Pin");
       check("the context menu offers Pin", menu);
       const pinned = await waitFor(async () => {
-        const t = (await treePane.locator(".monaco-list-row", { hasText: text }).first().textContent().catch(() => "")) || "";
+        const t = await treeRowText(thirdPath);
         return /pinned/.test(t) ? t : undefined;
       }, 10_000, 250);
       check("the entry shows as pinned in the tree", !!pinned, j(pinned));
@@ -580,8 +592,7 @@ async function main() {
 
     // ---- the pin marker ----
     {
-      const text = "SCRIPT:think take a third path";
-      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
+      const row = treeRow(thirdPath);
       const icon = await waitFor(async () => ((await row.locator(".codicon-pinned").count()) > 0 ? true : undefined), 10_000, 250);
       const aria = (await row.getAttribute("aria-label").catch(() => "")) || "";
       check("the pinned entry shows the pin icon (and says pinned to screen readers)", !!icon && /pinned/.test(aria), j(aria));
@@ -607,7 +618,7 @@ async function main() {
         return p.ok ? { ok: true, texts: p.result.messages.map((m) => textOf(m.content)), rewritten: p.result.rewritten } : { ok: false, error: p.error };
       };
       const lastEntry = () => readEntries(SESSION).pop();
-      const row = () => treePane.locator(".monaco-list-row", { hasText: rowText }).first();
+      const row = () => treeRow(rowText);
       const rowShows = (re, want) =>
         waitFor(async () => {
           const t = (await row().textContent().catch(() => "")) || "";
@@ -700,12 +711,7 @@ async function main() {
       check("the Files view's group counts the stale file", !!group, j(group));
       await shot(page, "files-stale");
       await runPalette(page, "View: Show Explorer");
-      const badge = await waitFor(async () => {
-        const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: "notes.txt" }).first();
-        if ((await row.count()) === 0) return undefined;
-        const t = await row.evaluate((r) => [r, ...r.querySelectorAll("*")].map((e) => getComputedStyle(e, "::after").content).join(" "));
-        return t.includes("π!") ? t : undefined;
-      }, 10_000, 250);
+      const badge = await explorerBadge(page, "notes.txt", "π!");
       check("the explorer shows the distinct stale badge π! on it", !!badge, j(badge));
       await shot(page, "explorer-stale-badge");
       await runPalette(page, "Pi: Show Session Tree");
@@ -800,8 +806,7 @@ async function main() {
         check("real Pi loads it: the leaf is the edited compaction and the context starts with its summary", pl.ok && pl.result.leafId === last?.id && pl.result.messages?.[0]?.role === "compactionSummary" && pl.result.messages[0].summary === text && pl.result.rewritten === false, j(pl.ok ? { leafId: pl.result.leafId, first: pl.result.messages?.[0]?.role } : pl));
         const closed = await waitFor(async () => ((await page.locator(".tabs-container .tab", { hasText: `${sid}.md` }).count()) === 0 ? true : undefined), 10_000, 200);
         check("the committed preview's editor closes (no 'save changes?' prompt)", !!closed && (await page.locator(".monaco-dialog-box").count()) === 0);
-        const leafRow = await leafRowOf(page, /^Compaction/);
-        check("the tree shows the edited compaction as the current leaf", !!leafRow, j(leafRow));
+        await checkLeafRow(/^Compaction/, "the edited compaction");
         await sleep(300);
         await shot(page, "preview-committed");
       }
@@ -809,13 +814,10 @@ async function main() {
 
     // ---- Unpin: the Pin action toggles ----
     {
-      const text = "SCRIPT:think take a third path";
-      await page.keyboard.press("Escape");
-      const row = treePane.locator(".monaco-list-row", { hasText: text }).first();
-      const menu = await contextMenu(page, row, "Unpin");
+      const menu = await treeRowMenu(thirdPath, "Unpin");
       check("a pinned entry's context menu offers Unpin", menu);
       const unpinned = await waitFor(async () => {
-        const r = treePane.locator(".monaco-list-row", { hasText: text }).first();
+        const r = treeRow(thirdPath);
         const t = (await r.textContent().catch(() => "")) || "";
         return !/pinned/.test(t) && (await r.locator(".codicon-pinned").count()) === 0 ? t : undefined;
       }, 10_000, 250);
@@ -834,7 +836,7 @@ async function main() {
       const leafBefore = readEntries(SESSION).pop()?.id;
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
-      const row = treePane.locator(".monaco-list-row", { hasText: targetText }).first();
+      const row = treeRow(targetText);
       const menu = await contextMenu(page, row, "Navigate Here");
       const editItem = page.locator(".quick-input-widget .monaco-list-row", { hasText: "Summarize and edit" }).first();
       const offered = menu && (await visible(editItem));
@@ -904,7 +906,7 @@ async function main() {
       check("a workspace setting (piLsp.compaction.reserveTokens) reaches the status colours", !!red, j(lastEvent("status")));
       await page.keyboard.press("Escape");
       await runPalette(page, "Pi: Show Session Tree");
-      const row = treePane.locator(".monaco-list-row", { hasText: "current" }).first();
+      const row = treeRow("current");
       const menu = await contextMenu(page, row, "Label");
       if (menu && (await visible(page.locator(".quick-input-widget .quick-input-title", { hasText: "Pi: Label" }).first()))) {
         await page.locator(".quick-input-widget input").fill("before-draft");
@@ -1341,21 +1343,12 @@ async function livePiSection(page, session) {
   }
 }
 
-const hard = setTimeout(() => {
-  check("the e2e test finishes within 400 s", false, "hard timeout");
-  try {
+runMain(tests, main, {
+  ms: 400_000,
+  what: "the e2e test",
+  after() {
     if (fs.existsSync(EVENTS)) fs.copyFileSync(EVENTS, path.join(ART, "extension-events.jsonl"));
-  } catch {}
-  console.log(tests.summary());
-  process.exit(1);
-}, 400_000);
-
-main()
-  .catch((e) => check("no unexpected exception", false, e?.stack ?? String(e)))
-  .finally(() => {
-    clearTimeout(hard);
     if (tests.failures.length) console.log(`# failed: ${tests.failures.join("; ")}`);
     console.log(`# artifacts: ${path.relative(REPO, ART)}/`);
-    console.log(tests.summary());
-    process.exit(tests.failed === 0 ? 0 : 1);
-  });
+  },
+});

@@ -274,13 +274,27 @@ export interface NavigatedViaPi {
 
 export interface UndoCompactionParams {
   session?: string;
+  /** leafId: undo the newest compaction on the path of this entry (default: Pi's leaf, the last entry), as the CLI's --leaf. */
+  leafId?: string;
   force?: boolean;
 }
 
-/** UndoCompactionResult names the compaction made inactive and the new leaf. */
+/** UndoCompactionResult names the compaction made inactive, the new leaf, and what the undo leaves on a side branch. */
 export interface UndoCompactionResult {
   leafId: string | null;
   compactionId: string;
+  /** position is the entry the new leaf continues from (null: the session's start). */
+  position: string | null;
+  /** sideBranch are the entries written after the compaction on the path it undid from, oldest first: navigating to the last returns to them. */
+  sideBranch: SideEntry[];
+}
+
+/** SideEntry is an entry an undone compaction leaves on a side branch. */
+export interface SideEntry {
+  id: string;
+  type: EntryType;
+  role?: MessageRole;
+  description: string;
 }
 
 export interface LabelParams {
@@ -629,20 +643,7 @@ export interface FlatTreeResult {
 }
 
 /** FlatTreeNode is one node of pi/tree's flat answer: the same fields as TreeNode with the parent instead of the children, in depth-first order (children sorted as in the tree). Long linear sessions nest thousands of levels deep in the nested form, past what some JSON decoders accept; the flat form has no depth. */
-export interface FlatTreeNode {
-  id: string;
-  type: EntryType;
-  role?: MessageRole;
-  label?: string;
-  preview?: string;
-  timestamp: string;
-  onPath: boolean;
-  pinned?: boolean;
-  /** contextEdit is "omitted" or "replaced" for an entry of the active branch whose context content the latest context_edit changes. */
-  contextEdit?: ContextEditState;
-  /** editable: pi/editContext may name the entry (a user, assistant, toolResult or custom message of the current context: Pi's rule, decided here for every editor). */
-  editable?: boolean;
-  isLeaf: boolean;
+export interface FlatTreeNode extends Omit<TreeNode, "children"> {
   parentId?: string;
   depth: number;
   childCount: number;
@@ -661,11 +662,15 @@ export interface SessionsResult {
   sessions: SessionInfo[];
 }
 
-/** SessionInfo is one session file of a listing. */
+/** SessionInfo is one session file of a listing (Pi's SessionInfo, as its session picker lists them). */
 export interface SessionInfo {
   path: string;
   id: string;
+  /** cwd is the working directory the header records. */
+  cwd: string;
   name?: string;
+  /** parentSession is the session this one was forked from, when the header says. */
+  parentSession?: string;
   created: string;
   modified: string;
   messageCount: number;
@@ -908,18 +913,7 @@ export interface ContextUsage {
 }
 
 /** ToolOutputCleared is sent when the first tier of automatic compaction (the clearToolOutput setting) cleared old tool output of a hosted session. */
-export interface ToolOutputCleared {
-  session: string;
-  leafId: string | null;
-  /** cleared are the tool results, oldest first: tokens is each one's estimate before, tokensAfter its placeholder's (restored: the other way round). */
-  cleared: Cleared[];
-  /** saved is the tokens the clear takes out of the context (restore: puts back, as a negative number). */
-  saved: number;
-  /** tokensBefore and TokensAfter are the projected context figure (after: estimated for a dry run). */
-  tokensBefore: number;
-  tokensAfter: number;
-  dryRun: boolean;
-  restored: boolean;
+export interface ToolOutputCleared extends ClearToolOutputResult {
   /** reason is what asked for a compaction: "threshold". */
   reason: "threshold";
   /** compacting: the context is still above the threshold, and a compaction follows. */

@@ -76,40 +76,42 @@ local function short(id)
   return type(id) == 'string' and id or '?'
 end
 
---- Builds the function behind one server command. Every command has the same
---- shape: run it on the buffer's client, report an error as "<what>: <message>",
---- show a table result, then hand the caller what the server answered. A spec
---- holds only what differs:
+--- Runs server command spec.id with `args` on the buffer's client (or client_id's),
+--- reports an error as "<spec.what>: <message>", shows a table result, then hands the
+--- caller what the server answered. A spec holds only what differs:
 ---   id       the server command
 ---   what     the prefix of its error message
----   params   maps the function's first argument to the command's arguments;
----            without it the function takes only (cb)
 ---   done     shows a table result: done(result, client, args)
 ---   owns_cb  done(result, client, args, cb) is called for every answer without
 ---            an error and calls cb itself (a picker answers later)
+---@param spec {id: string, what: string, done: function, owns_cb?: boolean}
+function M.send(spec, args, cb, client_id)
+  M.run(spec.id, args, function(err, result, client)
+    if err then
+      report_error(spec.what, err)
+    elseif spec.owns_cb then
+      return spec.done(result, client, args, cb)
+    elseif type(result) == 'table' then
+      spec.done(result, client, args)
+    end
+    if cb then
+      cb(err, result, client)
+    end
+  end, client_id)
+end
+
+--- Builds the function behind one server command (M.send's spec, and params: maps
+--- the function's first argument to the command's arguments; without it the
+--- function takes only (cb)).
 ---@param spec {id: string, what: string, params?: fun(x: any): table?, done: function, owns_cb?: boolean}
 local function command(spec)
-  local function send(args, cb, client_id)
-    M.run(spec.id, args, function(err, result, client)
-      if err then
-        report_error(spec.what, err)
-      elseif spec.owns_cb then
-        return spec.done(result, client, args, cb)
-      elseif type(result) == 'table' then
-        spec.done(result, client, args)
-      end
-      if cb then
-        cb(err, result, client)
-      end
-    end, client_id)
-  end
   if spec.params then
     return function(x, cb, client_id)
-      send(spec.params(x), cb, client_id)
+      M.send(spec, spec.params(x), cb, client_id)
     end
   end
   return function(cb)
-    send(nil, cb)
+    M.send(spec, nil, cb)
   end
 end
 

@@ -434,6 +434,19 @@ local function committed(buf, what, id)
   })
 end
 
+--- Asks whether to commit buffer `buf` again, past what the server refused, with
+--- q.opts (q.choice) or to keep editing (q.refused is said then).
+---@param q {choice: string, prompt: string, kind: string, opts: table, refused: string}
+local function commit_anyway(buf, q)
+  vim.ui.select({ q.choice, 'Keep editing' }, { prompt = q.prompt, kind = q.kind }, function(_, idx)
+    if idx == 1 and vim.api.nvim_buf_is_valid(buf) then
+      M.commit(buf, q.opts)
+    else
+      ui.notify(q.refused, vim.log.levels.WARN)
+    end
+  end)
+end
+
 --- Commits the text of edit buffer `buf`.
 ---@param buf integer
 ---@param opts? {acceptDroppedPins?: boolean, leafMoved?: boolean}
@@ -506,17 +519,14 @@ function M.commit(buf, opts, done)
       -- The leaf moved since the preview: the text may describe another branch.
       b.busy = false
       finish(false)
-      vim.ui.select({ 'Navigate and write it anyway', 'Keep editing' }, {
+      commit_anyway(buf, {
+        choice = 'Navigate and write it anyway',
         prompt = ('The session moved from %s to %s since this preview; the summary may describe another branch:')
           :format(b.leafId, leaf),
         kind = 'pi_lsp.leaf_moved',
-      }, function(_, idx)
-        if idx == 1 and vim.api.nvim_buf_is_valid(buf) then
-          M.commit(buf, { leafMoved = true })
-        else
-          ui.notify('not written: preview the branch summary again for the current leaf', vim.log.levels.WARN)
-        end
-      end)
+        opts = { leafMoved = true },
+        refused = 'not written: preview the branch summary again for the current leaf',
+      })
     end)
     return
   end
@@ -543,16 +553,13 @@ function M.commit(buf, opts, done)
     local kind = c.error_kind(err)
     finish(false)
     if kind == 'pinnedDropped' then
-      vim.ui.select({ 'Commit anyway (drop the pinned messages)', 'Keep editing' }, {
+      commit_anyway(buf, {
+        choice = 'Commit anyway (drop the pinned messages)',
         prompt = 'The summary does not quote every pinned message: ' .. tostring(err.message or ''),
         kind = 'pi_lsp.pinned_dropped',
-      }, function(_, idx)
-        if idx == 1 and vim.api.nvim_buf_is_valid(buf) then
-          M.commit(buf, { acceptDroppedPins = true })
-        else
-          ui.notify('not committed: quote the pinned messages in the summary, then :w', vim.log.levels.WARN)
-        end
-      end)
+        opts = { acceptDroppedPins = true },
+        refused = 'not committed: quote the pinned messages in the summary, then :w',
+      })
     elseif kind == 'sessionChanged' then
       ui.notify('the session changed since this preview; nothing was written. Run :PiPreview again', vim.log.levels.ERROR)
       if vim.api.nvim_buf_is_valid(buf) then

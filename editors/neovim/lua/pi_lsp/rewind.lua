@@ -81,6 +81,30 @@ local function report(result)
   ui.notify(msg)
 end
 
+--- Runs server command `id` with `args` as a dry run and hands a table answer to
+--- ask(result, client, finish); an error (reported as "<what>: <message>") or an
+--- answer that is no table ends there. finish(err, result, client) hands the caller
+--- the answer of the write, or (nil, nil) when nothing was written.
+local function preview_then(id, what, args, cb, client_id, ask)
+  local function finish(err, result, client)
+    if cb then
+      cb(err, result, client)
+    end
+  end
+  cmds().run(id, vim.tbl_extend('force', args, { dryRun = true }), function(err, result, client)
+    if err then
+      cmds().report_error(what, err)
+      return finish(err, nil, client)
+    end
+    if type(result) ~= 'table' then
+      return finish(nil, nil, client)
+    end
+    ask(result, client, finish)
+  end, client_id)
+end
+
+local REWIND = { id = 'pi.rewind', what = 'rewind', done = report }
+
 --- :PiRewind {id}: previews (dryRun), shows a diff buffer per file and the conflicts
 --- in the quickfix list, asks (vim.ui.select, kind "pi_lsp.rewind"), then rewinds the
 --- files (or the files and the conversation). opts.mode skips the question's choice.
@@ -88,20 +112,7 @@ end
 --- was written.
 ---@param opts {entryId: string, session?: string, mode?: string, files?: string[], force?: boolean}
 function M.rewind(opts, cb, client_id)
-  local function finish(err, result, client)
-    if cb then
-      cb(err, result, client)
-    end
-  end
-  local preview = { entryId = opts.entryId, session = opts.session, dryRun = true }
-  cmds().run('pi.rewind', preview, function(err, result, client)
-    if err then
-      cmds().report_error('rewind', err)
-      return finish(err, nil, client)
-    end
-    if type(result) ~= 'table' then
-      return finish(nil, nil, client)
-    end
+  preview_then('pi.rewind', 'rewind', { entryId = opts.entryId, session = opts.session }, cb, client_id, function(result, client, finish)
     M.conflict_qflist(result)
     if #(result.files or {}) == 0 then
       ui.notify('no file to bring back to ' .. opts.entryId)
@@ -116,14 +127,7 @@ function M.rewind(opts, cb, client_id)
     end
     local function go(mode)
       local args = { entryId = opts.entryId, session = opts.session or result.session, mode = mode, files = opts.files, force = opts.force }
-      cmds().run('pi.rewind', args, function(err2, res2, client2)
-        if err2 then
-          cmds().report_error('rewind', err2)
-        elseif type(res2) == 'table' then
-          report(res2)
-        end
-        finish(err2, res2, client2)
-      end, client and client.id)
+      cmds().send(REWIND, args, finish, client and client.id)
     end
     if opts.mode then
       return go(opts.mode)
@@ -138,52 +142,40 @@ function M.rewind(opts, cb, client_id)
         finish(nil, nil, client)
       end
     end)
-  end, client_id)
+  end)
 end
+
+local UNDO = {
+  id = 'pi.rewind',
+  what = 'undo rewind',
+  done = function(result)
+    local n = #(result.restored or {}) + #(result.removed or {})
+    ui.notify(('rewind undone: %d file%s put back'):format(n, n == 1 and '' or 's'))
+  end,
+}
 
 --- :PiRewind undo: puts back the bytes the session's last rewind replaced.
 function M.undo(opts, cb, client_id)
-  cmds().run('pi.rewind', { undo = true, session = opts and opts.session }, function(err, result, client)
-    if err then
-      cmds().report_error('undo rewind', err)
-    elseif type(result) == 'table' then
-      ui.notify(('rewind undone: %d file%s put back'):format(#(result.restored or {}) + #(result.removed or {}),
-        #(result.restored or {}) + #(result.removed or {}) == 1 and '' or 's'))
-    end
-    if cb then
-      cb(err, result, client)
-    end
-  end, client_id)
+  cmds().send(UNDO, { undo = true, session = opts and opts.session }, cb, client_id)
 end
+
+local RESTORE = {
+  id = 'pi.condense',
+  what = 'restore condensed range',
+  done = function(result)
+    ui.notify(('restored %d messages: context ~%s → ~%s tokens'):format(#(result.entries or {}), ui.human(result.tokensBefore), ui.human(result.tokensAfter)))
+  end,
+}
 
 --- :PiCondense {from} {to}: previews the summary (dryRun), asks (kind
 --- "pi_lsp.condense"), then condenses; :PiCondense {from} restore brings the range back.
 ---@param opts {fromId: string, toId?: string, restore?: boolean, session?: string, instructions?: string}
 function M.condense(opts, cb, client_id)
-  local function finish(err, result, client)
-    if cb then
-      cb(err, result, client)
-    end
-  end
   if opts.restore then
-    return cmds().run('pi.condense', { fromId = opts.fromId, restore = true, session = opts.session }, function(err, result, client)
-      if err then
-        cmds().report_error('restore condensed range', err)
-      elseif type(result) == 'table' then
-        ui.notify(('restored %d messages: context ~%s → ~%s tokens'):format(#(result.entries or {}), ui.human(result.tokensBefore), ui.human(result.tokensAfter)))
-      end
-      finish(err, result, client)
-    end, client_id)
+    return cmds().send(RESTORE, { fromId = opts.fromId, restore = true, session = opts.session }, cb, client_id)
   end
   local args = { fromId = opts.fromId, toId = opts.toId, session = opts.session, instructions = opts.instructions }
-  cmds().run('pi.condense', vim.tbl_extend('force', args, { dryRun = true }), function(err, result, client)
-    if err then
-      cmds().report_error('condense', err)
-      return finish(err, nil, client)
-    end
-    if type(result) ~= 'table' then
-      return finish(nil, nil, client)
-    end
+  preview_then('pi.condense', 'condense', args, cb, client_id, function(result, client, finish)
     local cov = type(result.coverage) == 'table' and result.coverage or {}
     local n_ent, n_miss = #(cov.entities or {}), #(cov.missing or {})
     local prompt = ('Condense %d messages into this summary? context ~%s → ~%s tokens; it carries %d of %d critical entities\n%s'):format(
@@ -194,31 +186,31 @@ function M.condense(opts, cb, client_id)
         return finish(nil, nil, client)
       end
       args.session = args.session or result.session
-      cmds().run('pi.condense', args, function(err2, res2, client2)
-        if err2 then
-          cmds().report_error('condense', err2)
-        elseif type(res2) == 'table' then
+      cmds().send({
+        id = 'pi.condense',
+        what = 'condense',
+        done = function(res)
           ui.notify(('condensed %d messages: context ~%s → ~%s tokens (:PiCondense %s restore brings them back)'):format(
-            #(res2.targets or {}), ui.human(res2.tokensBefore), ui.human(res2.tokensAfter), opts.fromId))
-        end
-        finish(err2, res2, client2)
-      end, client and client.id)
+            #(res.targets or {}), ui.human(res.tokensBefore), ui.human(res.tokensAfter), opts.fromId))
+        end,
+      }, args, finish, client and client.id)
     end)
-  end, client_id)
+  end)
 end
+
+local SUMMARIZE_UP_TO = {
+  id = 'pi.compact',
+  what = 'summarize up to here',
+  done = function(result, _, args)
+    if type(result.entry) == 'table' then
+      ui.notify(('summarized up to %s: %s → %s tokens'):format(args.keepFrom, ui.human(result.tokensBefore), ui.human(result.tokensAfter)))
+    end
+  end,
+}
 
 --- "Summarize up to here": a compaction whose kept part starts at the entry.
 function M.summarize_up_to(opts, cb, client_id)
-  cmds().run('pi.compact', { keepFrom = opts.entryId, session = opts.session }, function(err, result, client)
-    if err then
-      cmds().report_error('summarize up to here', err)
-    elseif type(result) == 'table' and type(result.entry) == 'table' then
-      ui.notify(('summarized up to %s: %s → %s tokens'):format(opts.entryId, ui.human(result.tokensBefore), ui.human(result.tokensAfter)))
-    end
-    if cb then
-      cb(err, result, client)
-    end
-  end, client_id)
+  cmds().send(SUMMARIZE_UP_TO, { keepFrom = opts.entryId, session = opts.session }, cb, client_id)
 end
 
 --- "Summarize from here": the leaf moves to the entry's parent with a branch summary

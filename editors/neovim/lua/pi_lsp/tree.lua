@@ -350,23 +350,23 @@ M.edit_at_cursor = edit_at_cursor
 
 --- R, S, F, C in the tree: rewind the files to the entry, summarize up to it, summarize
 --- from it, condense a range (the first C marks its start, the second condenses).
-local function rewind_at_cursor(buf)
-  with_node_at_cursor(buf, function(node, b)
-    require('pi_lsp.rewind').rewind({ entryId = node.id, session = b.session }, refresh_on_success(buf), b.client_id)
-  end)
+local function rewind_key(fn, args_of)
+  return function(buf)
+    with_node_at_cursor(buf, function(node, b)
+      require('pi_lsp.rewind')[fn](args_of(node, b), refresh_on_success(buf), b.client_id)
+    end)
+  end
 end
 
-local function summarize_up_to_cursor(buf)
-  with_node_at_cursor(buf, function(node, b)
-    require('pi_lsp.rewind').summarize_up_to({ entryId = node.id, session = b.session }, refresh_on_success(buf), b.client_id)
-  end)
+local function entry_args(node, b)
+  return { entryId = node.id, session = b.session }
 end
 
-local function summarize_from_cursor(buf)
-  with_node_at_cursor(buf, function(node, b)
-    require('pi_lsp.rewind').summarize_from({ parentId = node.parentId, session = b.session }, refresh_on_success(buf), b.client_id)
-  end)
-end
+local rewind_at_cursor = rewind_key('rewind', entry_args)
+local summarize_up_to_cursor = rewind_key('summarize_up_to', entry_args)
+local summarize_from_cursor = rewind_key('summarize_from', function(node, b)
+  return { parentId = node.parentId, session = b.session }
+end)
 
 local function condense_at_cursor(buf)
   with_node_at_cursor(buf, function(node, b)

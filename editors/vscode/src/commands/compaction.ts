@@ -14,20 +14,27 @@ import { testLog } from "../testLog";
 import { openPreview } from "./preview";
 import { openSummary } from "./summary";
 
+/** Asks for the optional instructions of a summary (`more` ends the prompt): trimmed, "" for
+ * none, undefined when the user cancels. */
+async function askInstructions(title: string, more: string): Promise<string | undefined> {
+  const input = await vscode.window.showInputBox({
+    title,
+    prompt: `Optional instructions for the summary (press Enter for none, Escape to cancel)${more}`,
+    placeHolder: "e.g. Keep the decisions about the parser; drop the test output",
+    ignoreFocusOut: true,
+  });
+  return input?.trim();
+}
+
 /** pi.compact's arguments as the server takes them (instructions optional). */
 type CompactParams = { instructions?: string } & Record<string, unknown>;
 
 export async function compact(pi: PiContext, params: CompactParams | undefined): Promise<CompactResult | undefined> {
   if (!pi.server.requireClient()) return undefined;
   if (params === undefined) {
-    const instructions = await vscode.window.showInputBox({
-      title: "Pi: Compact Session",
-      prompt: "Optional instructions for the summary (press Enter for none, Escape to cancel)",
-      placeHolder: "e.g. Keep the decisions about the parser; drop the test output",
-      ignoreFocusOut: true,
-    });
+    const instructions = await askInstructions("Pi: Compact Session", "");
     if (instructions === undefined) return undefined;
-    params = instructions.trim() ? { instructions: instructions.trim() } : {};
+    params = instructions ? { instructions } : {};
   }
   const result = await runJob<CompactResult>(pi, "Compacting session", "Compaction", "pi.compact", params);
   if (!result) return undefined;
@@ -52,14 +59,9 @@ export async function previewCompaction(pi: PiContext, given?: { instructions?: 
   if (!pi.server.requireClient()) return undefined;
   let instructions = given?.instructions?.trim() || undefined;
   if (!given) {
-    const input = await vscode.window.showInputBox({
-      title: "Pi: Preview Compaction",
-      prompt: "Optional instructions for the summary (press Enter for none, Escape to cancel). The summary opens in an editor; saving it compacts.",
-      placeHolder: "e.g. Keep the decisions about the parser; drop the test output",
-      ignoreFocusOut: true,
-    });
+    const input = await askInstructions("Pi: Preview Compaction", ". The summary opens in an editor; saving it compacts.");
     if (input === undefined) return undefined;
-    instructions = input.trim() || undefined;
+    instructions = input || undefined;
   }
   const params: PreviewCompactionParams = instructions ? { instructions } : {};
   const result = await runJob<PreviewCompactionResult>(pi, "Previewing compaction", "Compaction preview", Methods.previewCompaction, params, true);

@@ -9,9 +9,10 @@ import { describeError } from "../models/errors";
 import { FileItem } from "../models/files";
 import { BranchDraft } from "../models/preview";
 import { flattenEntries, kindName, oneLine, ViewNode } from "../models/tree";
-import { info, showMessage } from "../notifications";
+import { showMessage } from "../notifications";
 import { runJob } from "../progress";
 import { BranchSummaryPreview, Methods, NavigateParams, NavigateResult, PreviewBranchSummaryParams, TreeResult } from "../protocol";
+import { infoMoved } from "./navigated";
 import { openPreview } from "./preview";
 
 /** pi.navigate's result: a navigation done by the live pi says so (the server's `via`). */
@@ -82,14 +83,7 @@ export async function navigate(pi: PiContext, params: NavigateParams | undefined
   if (!result) return undefined;
   const parts = [`Moved the session to ${params.targetId}${result.via === "pi" ? " (by the live pi)" : ""}.`];
   if (result.summaryEntry) parts.push("A summary of the branch you left was added.");
-  const buttons: string[] = [];
-  if (result.editorText) {
-    parts.push("That entry was a user message: its text is ready to send again.");
-    buttons.push("Copy Message");
-  }
-  void info(parts.join(" "), ...buttons).then((pick) => {
-    if (pick === "Copy Message" && result.editorText) void vscode.env.clipboard.writeText(result.editorText);
-  });
+  infoMoved(parts, result.editorText);
   await pi.views.refresh();
   return result;
 }

@@ -31,6 +31,7 @@ import { forceAfterOwnedByPi, info } from "../notifications";
 import { CommitCompactionParams, CommitCompactionResult, Methods, NavigateParams, NavigateResult } from "../protocol";
 import { testLog } from "../testLog";
 import { PreviewFileSystem } from "../views/previewFileSystem";
+import { infoMoved } from "./navigated";
 import { openSummary } from "./summary";
 
 export class PreviewState {
@@ -254,14 +255,7 @@ async function commitBranchDraft(pi: PiContext, uri: vscode.Uri, draft: BranchDr
   pi.previews.closeAfterSave.add(uri.toString());
   testLog("previewCommitted", { kind: draft.kind, uri: uri.toString(), leafId: r.leafId, summaryEntryId: r.summaryEntry?.id, edited: text !== draft.preview.summary });
   const parts = [`Moved the session to ${draft.preview.targetId} with ${text !== draft.preview.summary ? "your edited" : "the previewed"} branch summary.`];
-  const buttons: string[] = [];
-  if (r.editorText) {
-    parts.push("That entry was a user message: its text is ready to send again.");
-    buttons.push("Copy Message");
-  }
-  void info(parts.join(" "), ...buttons).then((pick) => {
-    if (pick === "Copy Message" && r.editorText) void vscode.env.clipboard.writeText(r.editorText);
-  });
+  infoMoved(parts, r.editorText);
   pi.views.scheduleRefresh();
 }
 

@@ -427,8 +427,14 @@ func declare(s *shaper, docs map[string]string, t reflect.Type, r role) string {
 	if d := docs[docKey(t, "")]; d != "" {
 		fmt.Fprintf(&b, "/** %s */\n", renamed(d, t.Name(), tsName(t)))
 	}
-	fmt.Fprintf(&b, "export interface %s {\n", tsName(t))
-	for _, f := range fieldsOf(t) {
+	fields := fieldsOf(t)
+	if base, ok := embeddedBase(s, t, r); ok {
+		fmt.Fprintf(&b, "export interface %s extends %s {\n", tsName(t), extension(base, fields))
+		fields = ownFields(base, fields)
+	} else {
+		fmt.Fprintf(&b, "export interface %s {\n", tsName(t))
+	}
+	for _, f := range fields {
 		if d := docs[docKey(f.owner, f.goName)]; d != "" {
 			fmt.Fprintf(&b, "  /** %s */\n", renamed(d, f.goName, f.name))
 		}
@@ -436,6 +442,58 @@ func declare(s *shaper, docs map[string]string, t reflect.Type, r role) string {
 	}
 	b.WriteString("}\n")
 	return b.String()
+}
+
+// embeddedBase is the one struct t embeds when s declares it too, for the same way
+// (role r): t's interface then extends it, so that the members they share are written
+// once.
+func embeddedBase(s *shaper, t reflect.Type, r role) (reflect.Type, bool) {
+	var base reflect.Type
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.Anonymous || f.Type.Kind() != reflect.Struct || strings.Split(f.Tag.Get("json"), ",")[0] != "" {
+			continue
+		}
+		if base != nil || !s.seen[f.Type] || s.roles[f.Type] != r {
+			return nil, false
+		}
+		base = f.Type
+	}
+	return base, base != nil
+}
+
+// extension is what an interface with members fields extends: base, less the members
+// of base that fields hide or declare again (Omit<Base, "a" | "b">).
+func extension(base reflect.Type, fields []tsField) string {
+	kept := map[string]tsField{}
+	for _, f := range fields {
+		kept[f.name] = f
+	}
+	var dropped []string
+	for _, f := range fieldsOf(base) {
+		if k, ok := kept[f.name]; !ok || k.owner != f.owner || k.goName != f.goName {
+			dropped = append(dropped, strconv.Quote(f.name))
+		}
+	}
+	if len(dropped) == 0 {
+		return tsName(base)
+	}
+	return fmt.Sprintf("Omit<%s, %s>", tsName(base), strings.Join(dropped, " | "))
+}
+
+// ownFields are the members of fields that base does not give as they are.
+func ownFields(base reflect.Type, fields []tsField) []tsField {
+	inherited := map[string]tsField{}
+	for _, f := range fieldsOf(base) {
+		inherited[f.name] = f
+	}
+	var out []tsField
+	for _, f := range fields {
+		if b, ok := inherited[f.name]; !ok || b.owner != f.owner || b.goName != f.goName {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // renamed gives a Go comment, which starts with the Go name, the wire name instead.
