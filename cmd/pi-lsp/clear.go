@@ -51,7 +51,7 @@ func runClearToolOutput(ctx context.Context, fs *flag.FlagSet, args []string, st
 		verb = "restored"
 	}
 	for _, c := range res.Cleared {
-		fmt.Fprintf(stdout, "%s %s  %-6s ~%d -> ~%d tokens  %s\n", verb, c.EntryID, c.ToolName, c.Tokens, c.TokensAfter, oneLinePreview(c.Arguments, 60))
+		fmt.Fprintf(stdout, "%s %s  %-6s ~%d -> ~%d tokens  %s\n", verb, c.EntryID, c.ToolName, c.Tokens, c.TokensAfter, service.OneLine(c.Arguments, 60))
 	}
 	after := fmt.Sprintf("~%d", int(res.TokensAfter))
 	if *dryRun {

@@ -171,7 +171,7 @@ func printCoverage(stdout io.Writer, out service.CompactOutcome, asJSON bool) er
 	if len(cov.Missing) > 0 {
 		fmt.Fprintln(stdout, "not carried:")
 		for _, e := range cov.Missing {
-			fmt.Fprintf(stdout, "  [%s] %s\n", e.Kind, oneLinePreview(e.Text, 100))
+			fmt.Fprintf(stdout, "  [%s] %s\n", e.Kind, service.OneLine(e.Text, 100))
 		}
 		fmt.Fprintln(stdout, "to keep one: pi-lsp compact FILE --instructions \"keep <it>\" regenerates with it as the focus; pinning its message (the editors' Pin Entry) quotes it verbatim")
 	}

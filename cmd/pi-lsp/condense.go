@@ -74,7 +74,7 @@ func runCondense(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 				fmt.Fprintf(stdout, "; +%d more", len(c.Missing)-5)
 				break
 			}
-			fmt.Fprintf(stdout, "; missing %s %q", m.Kind, oneLinePreview(m.Text, 60))
+			fmt.Fprintf(stdout, "; missing %s %q", m.Kind, service.OneLine(m.Text, 60))
 		}
 		fmt.Fprintln(stdout)
 	}

@@ -112,7 +112,7 @@ func runContextSize(ctx context.Context, fs *flag.FlagSet, args []string, stdout
 		if !it.Editable {
 			mark += " (not editable)"
 		}
-		fmt.Fprintf(stdout, "%7d  %-8s  %-22s %s%s\n", it.Tokens, it.EntryID, oneLinePreview(kind, 22), oneLinePreview(it.Preview, 60), mark)
+		fmt.Fprintf(stdout, "%7d  %-8s  %-22s %s%s\n", it.Tokens, it.EntryID, service.OneLine(kind, 22), service.OneLine(it.Preview, 60), mark)
 	}
 	return nil
 }

@@ -92,7 +92,7 @@ func printNavigateDryRun(stdout io.Writer, target string, res *branch.NavigateRe
 	}
 	fmt.Fprintf(stdout, "would continue from %s\n", where)
 	if res.HasEditorText {
-		fmt.Fprintf(stdout, "editor text: %s\n", oneLinePreview(res.EditorText, 70))
+		fmt.Fprintf(stdout, "editor text: %s\n", service.OneLine(res.EditorText, 70))
 	}
 	return nil
 }
@@ -173,9 +173,8 @@ func runUndoCompaction(ctx context.Context, fs *flag.FlagSet, args []string, std
 		return forceHint(err)
 	}
 	res := out.Result
-	// The compaction and what was written after it stay in the file, on a side branch:
-	// entries of the snapshot the undo read, which it did not change.
-	side := sideBranch(out.Before, res)
+	// The compaction and what was written after it stay in the file, on a side branch.
+	side := rpc.SideBranchOf(out.SideBranch)
 	if *asJSON {
 		ans := rpc.UndoneCompaction{LeafID: orNull(res.LeafID), CompactionID: res.UndoneCompactionID, Position: orNull(res.Position), SideBranch: side}
 		if res.MarkerEntry != nil {

@@ -266,8 +266,28 @@ func TestFrontEndsDecideEachJobAlike(t *testing.T) {
 	p.mustCall("pi/editContext", map[string]any{"entryId": "cf45f48f", "action": "replace", "text": "shorter"})
 	p.sameWritten("edit-context", 1)
 
-	p.mustCLI("undo-compaction", "FILE")
-	p.mustCall("pi/undoCompaction", map[string]any{})
+	// The same undo answers the same compaction, position and side branch (entries
+	// described alike) in both.
+	var cliUndo, srvUndo struct {
+		CompactionID string          `json:"compactionId"`
+		Position     *string         `json:"position"`
+		SideBranch   json.RawMessage `json:"sideBranch"`
+	}
+	if err := json.Unmarshal([]byte(p.mustCLI("undo-compaction", "FILE")), &cliUndo); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(p.mustCall("pi/undoCompaction", map[string]any{}), &srvUndo); err != nil {
+		t.Fatal(err)
+	}
+	side := string(cliUndo.SideBranch) // the entries each front end wrote have ids of their own
+	for from, to := range p.ids {
+		side = strings.ReplaceAll(side, from, to)
+	}
+	cliUndo.SideBranch = json.RawMessage(side)
+	if cliUndo.CompactionID == "" || side == "[]" || !reflect.DeepEqual(cliUndo, srvUndo) {
+		t.Errorf("undo-compaction answered %+v (side branch %s), pi/undoCompaction %+v (side branch %s)",
+			cliUndo, cliUndo.SideBranch, srvUndo, srvUndo.SideBranch)
+	}
 	p.sameWritten("undo-compaction", -1)
 
 	p.mustCLI("clear-tool-output", "FILE", "--keep-recent-tokens", "1", "--min-tokens", "1")

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
+	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
@@ -104,11 +104,11 @@ func runSessions(_ context.Context, fs *flag.FlagSet, args []string, stdout, std
 		return err
 	}
 	if *asJSON {
-		out := make([]map[string]any, 0, len(list))
+		out := rpc.SessionList{Dir: dir, Sessions: make([]rpc.SessionInfo, 0, len(list))}
 		for _, s := range list {
-			out = append(out, sessionInfoJSON(s))
+			out.Sessions = append(out.Sessions, rpc.SessionInfoOf(s))
 		}
-		return writeJSON(stdout, map[string]any{"dir": dir, "sessions": out})
+		return writeJSON(stdout, out)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(stdout, "no sessions in %s\n", dir)
@@ -117,33 +117,11 @@ func runSessions(_ context.Context, fs *flag.FlagSet, args []string, stdout, std
 	for _, s := range list {
 		name := s.Name
 		if name == "" {
-			name = oneLinePreview(s.FirstMessage, 60)
+			name = service.OneLine(s.FirstMessage, 60)
 		}
 		fmt.Fprintf(stdout, "%s  %3d msgs  %s\n    %s\n", s.Modified.Local().Format("2006-01-02 15:04"), s.MessageCount, name, s.Path)
 	}
 	return nil
-}
-
-func sessionInfoJSON(s session.Info) map[string]any {
-	m := map[string]any{
-		"path": s.Path, "id": s.ID, "cwd": s.Cwd, "created": s.Created, "modified": s.Modified,
-		"messageCount": s.MessageCount, "firstMessage": s.FirstMessage,
-	}
-	if s.Name != "" {
-		m["name"] = s.Name
-	}
-	if s.ParentSession != "" {
-		m["parentSession"] = s.ParentSession
-	}
-	return m
-}
-
-func oneLinePreview(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 func runTree(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
@@ -166,59 +144,6 @@ func runTree(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stder
 	}
 	printTree(stdout, roots, service.MarksOf(ix))
 	return nil
-}
-
-// Describe gives a short human description of an entry.
-func describe(e *session.Entry) string {
-	switch e.Type {
-	case session.TypeMessage:
-		m, err := e.Message()
-		if err != nil {
-			return "message (unreadable)"
-		}
-		switch m.Role {
-		case session.RoleAssistant:
-			var calls []string
-			for _, b := range m.Blocks() {
-				if b.Type == "toolCall" {
-					calls = append(calls, b.Name)
-				}
-			}
-			t := m.Text(" ")
-			if len(calls) > 0 {
-				t = strings.TrimSpace(t + " [" + strings.Join(calls, ", ") + "]")
-			}
-			if m.StopReason == "error" {
-				t = "error: " + m.ErrorMessage()
-			}
-			return "assistant: " + t
-		case session.RoleToolResult:
-			return "tool " + m.ToolName + ": " + m.Text(" ")
-		case session.RoleBashExecution:
-			return "bash: " + m.Bash().Command
-		}
-		return m.Role + ": " + m.Text(" ")
-	case session.TypeCompaction:
-		c := e.Compaction()
-		return fmt.Sprintf("compaction (kept from %s, %d tokens before)", c.FirstKeptEntryID, int(c.TokensBefore))
-	case session.TypeBranchSummary:
-		return "branch summary: " + e.BranchSummary().Summary
-	case session.TypeLabel:
-		l := e.Label()
-		if l.Label == "" {
-			return "label cleared on " + l.TargetID
-		}
-		return fmt.Sprintf("label %q on %s", l.Label, l.TargetID)
-	case session.TypeModelChange:
-		return "model: " + e.StringField("provider") + "/" + e.StringField("modelId")
-	case session.TypeThinkingLevelChange:
-		return "thinking: " + e.StringField("thinkingLevel")
-	case session.TypeSessionInfo:
-		return "name: " + e.StringField("name")
-	case session.TypeCustom, session.TypeCustomMessage:
-		return e.Type + ": " + e.StringField("customType")
-	}
-	return e.Type
 }
 
 func printTree(w io.Writer, roots []*session.Node, marks service.TreeMarks) {
@@ -245,7 +170,7 @@ func printTree(w io.Writer, roots []*session.Node, marks service.TreeMarks) {
 		if it.n.Label != "" {
 			label = " [" + it.n.Label + "]"
 		}
-		fmt.Fprintf(w, "%s%s%s%s %s%s\n", mark, it.prefix, it.glyph, it.n.Entry.ID, oneLinePreview(describe(it.n.Entry), 80), label)
+		fmt.Fprintf(w, "%s%s%s%s %s%s\n", mark, it.prefix, it.glyph, it.n.Entry.ID, service.Describe(it.n.Entry), label)
 		childPrefix := it.prefix
 		switch it.glyph {
 		case "├─ ":
@@ -320,7 +245,7 @@ func runContext(_ context.Context, fs *flag.FlagSet, args []string, stdout, stde
 		case session.RoleBashExecution:
 			text = m.Bash().Command
 		}
-		fmt.Fprintf(stdout, "%3d %-17s %6d  %s\n", i, m.Role, session.EstimateTokens(m), oneLinePreview(text, 70))
+		fmt.Fprintf(stdout, "%3d %-17s %6d  %s\n", i, m.Role, session.EstimateTokens(m), service.OneLine(text, 70))
 	}
 	return nil
 }

@@ -7,25 +7,8 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/branch"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
-	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 )
-
-// sideBranch is what undo-compaction left behind: the entries written after the undone
-// compaction on the path it undid from, oldest first (the last is where
-// `pi-lsp navigate FILE ID` returns to them).
-// ix is the session as it was before the undo (whose path from the old leaf holds them).
-func sideBranch(ix *session.Index, res *branch.NavigateResult) []rpc.SideEntry {
-	p := ix.Path(res.OldLeafID)
-	out := []rpc.SideEntry{}
-	after := false
-	for _, e := range p {
-		if after {
-			out = append(out, rpc.SideEntry{EntryHead: rpc.HeadOf(e), Description: oneLinePreview(describe(e), 80)})
-		}
-		after = after || e.ID == res.UndoneCompactionID
-	}
-	return out
-}
 
 // maxSideListed is how many side-branch entries the text output of undo-compaction names.
 const maxSideListed = 3
@@ -43,7 +26,7 @@ func printSideBranch(w io.Writer, path string, res *branch.NavigateResult, side 
 			names = append(names, "…")
 			break
 		}
-		names = append(names, e.ID+" "+oneLinePreview(e.Description, 40))
+		names = append(names, e.ID+" "+service.OneLine(e.Description, 40))
 	}
 	n := fmt.Sprintf("%d entries", len(side))
 	if len(side) == 1 {

@@ -102,11 +102,9 @@ func findCut(units []session.ProjectedEntry, start, end, keepRecentTokens int, p
 		return CutPoint{FirstKeptIndex: start, TurnStartIndex: -1}
 	}
 	exceeded, acc := false, 0
+	tokensOf := unitTokens(units, start, end)
 	for i := end - 1; i >= start; i-- {
-		tokens := 0
-		for _, m := range units[i].Messages {
-			tokens += session.EstimateTokens(m)
-		}
+		tokens := tokensOf(i)
 		if tokens == 0 {
 			continue
 		}
@@ -147,6 +145,43 @@ func findCut(units []session.ProjectedEntry, start, end, keepRecentTokens int, p
 	}
 	ts := findTurnStart(units, cut, start)
 	return CutPoint{FirstKeptIndex: cut, TurnStartIndex: ts, IsSplitTurn: ts != -1}
+}
+
+// cutChunk is how many entries findCut estimates together.
+const cutChunk = 16
+
+// unitTokens is the estimate of units[i]'s messages, asked for i from end-1 down to
+// start. The units are estimated cutChunk at a time, walking back, so that the lines of
+// a loaded file's messages are read together (session.EstimateTokensEach) rather than
+// one read each; the walk stops once it has kept enough, having estimated at most
+// cutChunk-1 entries more than it looked at.
+func unitTokens(units []session.ProjectedEntry, start, end int) func(i int) int {
+	lo := end
+	var sums, est []int // sums[i-lo]: the tokens of units[i]
+	var msgs []*session.Message
+	return func(i int) int {
+		if i < lo {
+			hi := lo
+			lo = max(start, min(i, hi-cutChunk))
+			msgs = msgs[:0]
+			for _, u := range units[lo:hi] {
+				msgs = append(msgs, u.Messages...)
+			}
+			est = append(est[:0], make([]int, len(msgs))...)
+			session.EstimateTokensEach(msgs, est)
+			sums = sums[:0]
+			k := 0
+			for _, u := range units[lo:hi] {
+				t := 0
+				for range u.Messages {
+					t += est[k]
+					k++
+				}
+				sums = append(sums, t)
+			}
+		}
+		return sums[i-lo]
+	}
 }
 
 // recoveryOmissionSuffix: the entries after a cut are an omitted assistant attempt and

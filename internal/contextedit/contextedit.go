@@ -317,8 +317,12 @@ func sameJSON(a, b []byte) bool {
 // or replaced by the latest edit among the context entries) to their state. Entries
 // restored to their original content are not in it.
 func States(path []*session.Entry) map[string]State {
+	return StatesIn(session.Project(path))
+}
+
+// StatesIn is States of a path already projected (as the index keeps its leaf's).
+func StatesIn(proj []session.ProjectedEntry) map[string]State {
 	out := map[string]State{}
-	proj := session.Project(path)
 	edited := map[string]bool{}
 	for _, pe := range proj {
 		if t, ok := pe.Entry.ContextEditTarget(); ok {
@@ -343,9 +347,16 @@ func States(path []*session.Entry) map[string]State {
 func Editable(proj session.Projection) map[string]bool {
 	out := map[string]bool{}
 	for _, pe := range proj.Entries {
-		if _, ok := editableRole(pe.Entry); ok {
+		if EditableKind(pe.Entry) {
 			out[pe.Entry.ID] = true
 		}
 	}
 	return out
+}
+
+// EditableKind: e is of a kind an edit may name (a user, assistant or toolResult
+// message, or a custom message); Editable adds that it is in the context.
+func EditableKind(e *session.Entry) bool {
+	_, ok := editableRole(e)
+	return ok
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
+	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -37,7 +38,15 @@ func CLIAnswers() []CLIAnswer {
 		{"label FILE ID [TEXT] (a live pi)", reflect.TypeFor[LabelledByPi](), "the label the live pi set"},
 		{"edit-context FILE ID", reflect.TypeFor[ContextEdited](), "the context_edit entry written, and the context figure"},
 		{"clear-tool-output FILE", reflect.TypeFor[contextedit.ClearResult](), "the tool results cleared (or, dry, to clear; restored)"},
+		{"sessions", reflect.TypeFor[SessionList](), "the project's sessions, newest first (pi/sessions' items)"},
 	}
+}
+
+// SessionList is `sessions --json`: the sessions folder of the project and its
+// sessions, newest first, each as pi/sessions lists it.
+type SessionList struct {
+	Dir      string        `json:"dir"`
+	Sessions []SessionInfo `json:"sessions"`
 }
 
 // CompactPlan is `compact --dry-run --json`: the cut a compaction would make.
@@ -116,4 +125,13 @@ type ContextEdited struct {
 type SideEntry struct {
 	EntryHead
 	Description string `json:"description"`
+}
+
+// SideBranchOf is an undo's side branch as both front ends answer it.
+func SideBranchOf(side []service.SideEntry) []SideEntry {
+	out := make([]SideEntry, 0, len(side))
+	for _, s := range side {
+		out = append(out, SideEntry{EntryHead: HeadOf(s.Entry), Description: s.Description})
+	}
+	return out
 }

@@ -47,8 +47,8 @@ const commandsMarkdown = "<!-- BEGIN GENERATED COMMANDS (pi-lsp commands --markd
 	"Make the full pre-compaction context active again (navigates to the parent of the newest compaction; nothing is deleted).\n" +
 	"\n" +
 	"```ts\n" +
-	"params: { session?: string; force?: boolean }\n" +
-	"result: { leafId: string | null; compactionId: string }\n" +
+	"params: { session?: string; leafId?: string; force?: boolean }\n" +
+	"result: { leafId: string | null; compactionId: string; position: string | null; sideBranch: SideEntry[] }\n" +
 	"```\n" +
 	"\n" +
 	"### `pi.label` / `pi/label`\n" +

@@ -101,10 +101,12 @@ func (s *Server) handleUndoCompaction(ctx context.Context, p undoCompactionParam
 	return write(s, ctx, job, func(ctx context.Context, path string, _ *WorkDone) (UndoCompactionResult, error) {
 		// Errors are mapped by wireError: no compaction is notFound, a concurrent write
 		// is ContentModified, a cancel is RequestCancelled.
-		out, err := s.svc().UndoCompaction(ctx, service.UndoRequest{Path: path, Force: p.Force}, jobReporter{s: s, path: path})
+		out, err := s.svc().UndoCompaction(ctx, service.UndoRequest{Path: path, Leaf: p.LeafID, Force: p.Force}, jobReporter{s: s, path: path})
 		if err != nil {
 			return UndoCompactionResult{}, err
 		}
-		return UndoCompactionResult{LeafID: nullable(out.Result.LeafID), CompactionID: out.Result.UndoneCompactionID}, nil
+		res := out.Result
+		return UndoCompactionResult{LeafID: nullable(res.LeafID), CompactionID: res.UndoneCompactionID, Position: nullable(res.Position),
+			SideBranch: SideBranchOf(out.SideBranch)}, nil
 	})
 }

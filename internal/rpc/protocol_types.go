@@ -181,13 +181,22 @@ func (p *previewBranchSummaryParams) validate() error { return required("targetI
 
 type undoCompactionParams struct {
 	Session string `json:"session"`
-	Force   bool   `json:"force"`
+	// LeafID: undo the newest compaction on the path of this entry (default: Pi's leaf,
+	// the last entry), as the CLI's --leaf.
+	LeafID string `json:"leafId"`
+	Force  bool   `json:"force"`
 }
 
-// UndoCompactionResult names the compaction made inactive and the new leaf.
+// UndoCompactionResult names the compaction made inactive, the new leaf, and what the
+// undo leaves on a side branch.
 type UndoCompactionResult struct {
 	LeafID       *string `json:"leafId"`
 	CompactionID string  `json:"compactionId"`
+	// Position is the entry the new leaf continues from (null: the session's start).
+	Position *string `json:"position"`
+	// SideBranch are the entries written after the compaction on the path it undid from,
+	// oldest first: navigating to the last returns to them.
+	SideBranch []SideEntry `json:"sideBranch"`
 }
 
 // --- pi/label, pi/pin --------------------------------------------------------------
@@ -353,15 +362,26 @@ type SessionsResult struct {
 	Sessions []SessionInfo `json:"sessions"`
 }
 
-// SessionInfo is one session file of a listing.
+// SessionInfo is one session file of a listing (Pi's SessionInfo, as its session
+// picker lists them).
 type SessionInfo struct {
-	Path         string    `json:"path"`
-	ID           string    `json:"id"`
-	Name         string    `json:"name,omitempty"`
-	Created      time.Time `json:"created"`
-	Modified     time.Time `json:"modified"`
-	MessageCount int       `json:"messageCount"`
-	FirstMessage string    `json:"firstMessage"`
+	Path string `json:"path"`
+	ID   string `json:"id"`
+	// Cwd is the working directory the header records.
+	Cwd  string `json:"cwd"`
+	Name string `json:"name,omitempty"`
+	// ParentSession is the session this one was forked from, when the header says.
+	ParentSession string    `json:"parentSession,omitempty"`
+	Created       time.Time `json:"created"`
+	Modified      time.Time `json:"modified"`
+	MessageCount  int       `json:"messageCount"`
+	FirstMessage  string    `json:"firstMessage"`
+}
+
+// SessionInfoOf is a listed session as both front ends answer it.
+func SessionInfoOf(in session.Info) SessionInfo {
+	return SessionInfo{Path: in.Path, ID: in.ID, Cwd: in.Cwd, Name: in.Name, ParentSession: in.ParentSession,
+		Created: in.Created, Modified: in.Modified, MessageCount: in.MessageCount, FirstMessage: in.FirstMessage}
 }
 
 type selectSessionParams struct {

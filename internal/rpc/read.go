@@ -207,8 +207,7 @@ func (s *Server) handleSessions(ctx context.Context, p sessionsParams) (Sessions
 	}
 	out := make([]SessionInfo, 0, len(list))
 	for _, in := range list {
-		out = append(out, SessionInfo{Path: in.Path, ID: in.ID, Name: in.Name, Created: in.Created, Modified: in.Modified,
-			MessageCount: in.MessageCount, FirstMessage: in.FirstMessage})
+		out = append(out, SessionInfoOf(in))
 	}
 	return SessionsResult{Current: nullable(current), Dir: dir, Sessions: out}, nil
 }

@@ -76,9 +76,9 @@ type UndoRequest struct {
 // UndoOutcome is the undo written, and what it left on a side branch.
 type UndoOutcome struct {
 	Result *branch.NavigateResult
-	// Before is the session as the undo read it, whose path from Result.OldLeafID holds
-	// what stays on a side branch.
-	Before *session.Index
+	// SideBranch are the entries written after the undone compaction on the path it
+	// undid from, oldest first (the compaction and they stay in the file, off the path).
+	SideBranch []SideEntry
 }
 
 // UndoCompaction undoes the newest compaction on the path (a live pi's bridge cannot:
@@ -97,5 +97,6 @@ func (c Config) UndoCompaction(ctx context.Context, req UndoRequest, _ Reporter)
 	if err != nil {
 		return UndoOutcome{}, err
 	}
-	return UndoOutcome{Result: res, Before: snap.Index()}, nil
+	// Entries of the snapshot the undo read, which it did not change.
+	return UndoOutcome{Result: res, SideBranch: sideBranch(snap.Index(), res.OldLeafID, res.UndoneCompactionID)}, nil
 }

@@ -10,24 +10,30 @@ import (
 // server's nested and flat pi/tree, the CLI's tree), so that the marks are decided once.
 type TreeMarks struct {
 	// Leaf is the session's leaf ("" before the first entry).
-	Leaf     string
-	onPath   []bool // by entry position: tree nodes and path entries are the final entries of their ids
-	pins     map[string]bool
-	edits    map[string]contextedit.State
-	editable map[string]bool
+	Leaf string
+	// onPath and editable are by entry position: tree nodes and path entries are the
+	// final entries of their ids (and a session of many entries is marked without a map
+	// of its ids, which cost most of a tree page on a 100 MB session).
+	onPath, editable []bool
+	pins             map[string]bool
+	edits            map[string]contextedit.State
 }
 
 // MarksOf reads the marks of ix's tree at its leaf: a walk over the leaf's path and one
 // projection of it, not over every entry.
 func MarksOf(ix *session.Index) TreeMarks {
 	leaf := ix.LeafID()
-	path := ix.Path(leaf)
-	m := TreeMarks{Leaf: leaf, onPath: make([]bool, len(ix.Entries())), pins: ix.Pins(), edits: contextedit.States(path)}
+	n := len(ix.Entries())
+	path, proj := ix.ProjectedPath(leaf) // kept by the index for its leaf
+	m := TreeMarks{Leaf: leaf, onPath: make([]bool, n), editable: make([]bool, n), pins: ix.Pins(), edits: contextedit.StatesIn(proj.Entries)}
 	for _, e := range path {
 		m.onPath[e.Pos()] = true
 	}
-	_, proj := ix.ProjectedPath(leaf)
-	m.editable = contextedit.Editable(proj)
+	for _, pe := range proj.Entries {
+		if contextedit.EditableKind(pe.Entry) {
+			m.editable[pe.Entry.Pos()] = true
+		}
+	}
 	return m
 }
 
@@ -45,4 +51,6 @@ func (m TreeMarks) ContextEdit(e *session.Entry) string { return string(m.edits[
 
 // Editable: a context edit may name e (a user, assistant, toolResult or custom message of
 // the current context: Pi's rule).
-func (m TreeMarks) Editable(e *session.Entry) bool { return m.editable[e.ID] }
+func (m TreeMarks) Editable(e *session.Entry) bool {
+	return e.Pos() < len(m.editable) && m.editable[e.Pos()]
+}

@@ -8,9 +8,13 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/pi-lsp/pi-lsp/internal/jsjson"
 )
 
 // ErrNoHeader means the first parsed line of a file is not a session header. Pi treats
@@ -724,28 +728,48 @@ func (lr *lineReader) fill(off int64) error {
 	return nil
 }
 
+// setHeader reads the header's members from its line (already validated as a JSON
+// object) as encoding/json decoded them into named fields: a key matches a member's
+// name whatever its case (strings.EqualFold is encoding/json's folding), and the last of
+// duplicated keys wins. One scan of the line; decoding it with encoding/json cost a
+// load more than the rest of a small session's header phase (reflection over the
+// struct, built on first use).
 func (f *File) setHeader(raw []byte) error {
-	var h struct {
-		ID            json.RawMessage `json:"id"`
-		Version       json.RawMessage `json:"version"`
-		Timestamp     json.RawMessage `json:"timestamp"`
-		Cwd           json.RawMessage `json:"cwd"`
-		ParentSession json.RawMessage `json:"parentSession"`
-	}
-	if err := json.Unmarshal(raw, &h); err != nil {
+	var buf [16]jsjson.Field
+	fields, err := jsjson.ScanObject(raw, buf[:0])
+	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNoHeader, err)
 	}
-	id, ok := rawString(h.ID)
-	if !ok {
+	var id, version, timestamp, cwd, parentSession []byte
+	for _, m := range fields {
+		switch k := m.Key; {
+		case strings.EqualFold(k, "id"):
+			id = m.Value
+		case strings.EqualFold(k, "version"):
+			version = m.Value
+		case strings.EqualFold(k, "timestamp"):
+			timestamp = m.Value
+		case strings.EqualFold(k, "cwd"):
+			cwd = m.Value
+		case strings.EqualFold(k, "parentSession"):
+			parentSession = m.Value
+		}
+	}
+	str := func(v []byte) string { s, _ := rawString(v); return strings.Clone(s) }
+	if _, ok := rawString(id); !ok {
 		return fmt.Errorf("%w: header has no string id", ErrNoHeader)
 	}
-	f.Header.ID = id
+	f.Header.ID = str(id)
 	f.Header.Raw = raw
-	if len(h.Version) > 0 {
-		_ = json.Unmarshal(h.Version, &f.Header.Version)
+	// A number, as encoding/json sets a float64: any other value, or one out of range,
+	// leaves the version 0.
+	if len(version) > 0 && (version[0] == '-' || version[0] >= '0' && version[0] <= '9') {
+		if v, err := strconv.ParseFloat(string(version), 64); err == nil {
+			f.Header.Version = v
+		}
 	}
-	f.Header.Timestamp, _ = rawString(h.Timestamp)
-	f.Header.Cwd, _ = rawString(h.Cwd)
-	f.Header.ParentSession, _ = rawString(h.ParentSession)
+	f.Header.Timestamp = str(timestamp)
+	f.Header.Cwd = str(cwd)
+	f.Header.ParentSession = str(parentSession)
 	return nil
 }

@@ -127,6 +127,24 @@ func (s *source) line(off int64, n int, id string) ([]byte, error) {
 	return buf[:n:n], nil
 }
 
+// span reads the bytes of [lo, hi] (hi: the byte after a line, when the file has one),
+// or returns nil when they cannot be read: the caller then reads its lines one by one,
+// which reports why.
+func (s *source) span(lo, hi int64) []byte {
+	s.mu.Lock()
+	fd, err := s.fileLocked()
+	s.mu.Unlock()
+	if err != nil {
+		return nil
+	}
+	buf := make([]byte, hi-lo+1)
+	got, err := fd.ReadAt(buf, lo)
+	if err != nil && !(err == io.EOF && int64(got) >= hi-lo) {
+		return nil
+	}
+	return buf[:got]
+}
+
 func (s *source) fail(err error) error {
 	s.mu.Lock()
 	if s.err == nil {

@@ -104,14 +104,32 @@ func contentChars(m *Message) int {
 	}
 	chars := 0
 	for _, b := range m.Blocks() {
-		switch b.Type {
-		case "text":
-			chars += jsjson.Len16(b.Text)
-		case "image":
-			chars += imageChars
-		}
+		chars += blockChars(false, b)
 	}
 	return chars
+}
+
+// blockChars is what estimateTokens counts of one content block: of a message that
+// counts its content (text, and imageChars per image), or of an assistant's (text,
+// thinking, a tool call's name and stringified arguments).
+func blockChars(assistant bool, b Block) int {
+	switch b.Type {
+	case "text":
+		return jsjson.Len16(b.Text)
+	case "image":
+		if !assistant {
+			return imageChars
+		}
+	case "thinking":
+		if assistant {
+			return jsjson.Len16(b.Thinking)
+		}
+	case "toolCall":
+		if assistant {
+			return jsjson.Len16(b.Name) + b.ArgumentsLen16()
+		}
+	}
+	return 0
 }
 
 // systemChars adds what a system message declares beyond its content: every non-empty
@@ -141,6 +159,11 @@ func EstimateTokens(m *Message) int {
 	if m == nil {
 		return 0
 	}
+	if m.lazy() {
+		if chars, ok := lazyContentChars(m); ok {
+			return (chars + 3) / 4
+		}
+	}
 	m = m.loaded() // one read of the body, not one per accessor
 	chars := 0
 	switch m.Role {
@@ -150,14 +173,7 @@ func EstimateTokens(m *Message) int {
 		chars = contentChars(m)
 	case RoleAssistant:
 		for _, b := range m.Blocks() {
-			switch b.Type {
-			case "text":
-				chars += jsjson.Len16(b.Text)
-			case "thinking":
-				chars += jsjson.Len16(b.Thinking)
-			case "toolCall":
-				chars += jsjson.Len16(b.Name) + b.ArgumentsLen16()
-			}
+			chars += blockChars(true, b)
 		}
 	case RoleBashExecution:
 		chars = jsjson.Len16(m.Bash().Command) + jsjson.Len16(m.b().output)
@@ -167,6 +183,142 @@ func EstimateTokens(m *Message) int {
 		return 0
 	}
 	return (chars + 3) / 4
+}
+
+// lazyContentChars is what EstimateTokens counts of a message of a loaded file whose
+// estimate is its content (a user, custom or tool result message) or its blocks (an
+// assistant's), measured in one scan of its line where the blocks lie: the cut point
+// of a compaction estimates every message it walks past, and decoding each into a
+// Message with its blocks cost more than reading its line. ok is false for the other
+// roles and for a line that no longer reads as a message, which EstimateTokens then
+// decodes as before.
+func lazyContentChars(m *Message) (chars int, ok bool) {
+	if !countsContent(m.Role) {
+		return 0, false
+	}
+	line := m.ent.Raw()
+	if line == nil {
+		return 0, false
+	}
+	return lineContentChars(line)
+}
+
+// countsContent reports the roles whose estimate lazyContentChars measures.
+func countsContent(role string) bool {
+	switch role {
+	case RoleUser, RoleCustom, RoleToolResult, RoleAssistant:
+		return true
+	}
+	return false
+}
+
+// lineContentChars is lazyContentChars of the message of an entry's line.
+func lineContentChars(line []byte) (chars int, ok bool) {
+	es := lineScans.Get().(*jsjson.EntryScan)
+	defer func() { es.Block = nil; lineScans.Put(es) }()
+	// The blocks of every content array scanned (views of the line): only those of the
+	// last content member of the last message member are the message's, and what they
+	// count depends on the role, known once the message is scanned.
+	type seen struct {
+		at    int
+		block Block
+	}
+	blocks := make([]seen, 0, 8)
+	es.Block = func(at int, block, _ []jsjson.Field) { blocks = append(blocks, seen{at, blockOf(block)}) }
+	if err := jsjson.ScanEntry(line, es); err != nil || !es.MessageFound {
+		return 0, false
+	}
+	var role string
+	var content []byte
+	for _, f := range es.Message { // the last ones, as JSON.parse keeps
+		switch f.Key {
+		case "role":
+			role, _ = rawString(f.Value)
+		case "content":
+			content = f.Value
+		}
+	}
+	if !countsContent(role) {
+		return 0, false
+	}
+	assistant := role == RoleAssistant
+	if len(content) == 0 {
+		return 0, true
+	}
+	if content[0] != '[' {
+		if str, isStr := rawString(content); isStr && !assistant {
+			return jsjson.Len16(str), true
+		}
+		return 0, true
+	}
+	at := offsetIn(line, content)
+	for _, s := range blocks {
+		if s.at == at {
+			chars += blockChars(assistant, s.block)
+		}
+	}
+	return chars, true
+}
+
+// batchSpan is the most EstimateTokensEach reads at once.
+const batchSpan = 256 << 10
+
+// EstimateTokensEach sets out[i] to EstimateTokens(ms[i]) (out as long as ms). The
+// lines of the messages of a loaded file that lie within batchSpan of each other are
+// read in one read rather than one each (what a walk over the newest messages of a
+// session, as the cut point's, spends most of its time on), and checked as a read of
+// one line is; a line that does not check out is read on its own, which reports it.
+func EstimateTokensEach(ms []*Message, out []int) {
+	var src *source
+	lo, hi, n := int64(math.MaxInt64), int64(0), 0
+	for _, m := range ms {
+		if e := batchable(m, src); e != nil {
+			src = e.src
+			lo, hi, n = min(lo, e.off), max(hi, e.off+int64(e.n)), n+1
+		}
+	}
+	var window []byte
+	if n > 1 && hi-lo <= batchSpan {
+		window = src.span(lo, hi)
+	}
+	for i, m := range ms {
+		if e := batchable(m, src); e != nil && window != nil {
+			if line := windowLine(window, lo, e); line != nil {
+				if chars, ok := lineContentChars(line); ok {
+					out[i] = (chars + 3) / 4
+					continue
+				}
+			}
+		}
+		out[i] = EstimateTokens(m)
+	}
+}
+
+// batchable is the entry of a message whose line EstimateTokensEach may read with
+// others of src (any loaded file's when src is nil), or nil.
+func batchable(m *Message, src *source) *Entry {
+	if m == nil || !m.lazy() || !countsContent(m.Role) {
+		return nil
+	}
+	e := m.ent
+	if e.mem != nil || e.src == nil || src != nil && e.src != src {
+		return nil
+	}
+	return e
+}
+
+// windowLine is e's line in w, the bytes of a file from lo, when it is still the line
+// that was loaded there (as source.line checks it), or nil.
+func windowLine(w []byte, lo int64, e *Entry) []byte {
+	at, n := e.off-lo, int64(e.n)
+	if at < 0 || n < 2 || at+n > int64(len(w)) {
+		return nil
+	}
+	b := w[at : at+n : at+n]
+	if b[0] != '{' || b[n-1] != '}' || at+n < int64(len(w)) && !isJSONSpace(w[at+n]) || !holdsID(b, e.ID) {
+		return nil
+	}
+	return b
 }
 
 // ArgumentsLen16 is JSON.stringify(arguments).length of a tool call, as estimateTokens

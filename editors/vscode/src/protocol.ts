@@ -274,13 +274,27 @@ export interface NavigatedViaPi {
 
 export interface UndoCompactionParams {
   session?: string;
+  /** leafId: undo the newest compaction on the path of this entry (default: Pi's leaf, the last entry), as the CLI's --leaf. */
+  leafId?: string;
   force?: boolean;
 }
 
-/** UndoCompactionResult names the compaction made inactive and the new leaf. */
+/** UndoCompactionResult names the compaction made inactive, the new leaf, and what the undo leaves on a side branch. */
 export interface UndoCompactionResult {
   leafId: string | null;
   compactionId: string;
+  /** position is the entry the new leaf continues from (null: the session's start). */
+  position: string | null;
+  /** sideBranch are the entries written after the compaction on the path it undid from, oldest first: navigating to the last returns to them. */
+  sideBranch: SideEntry[];
+}
+
+/** SideEntry is an entry an undone compaction leaves on a side branch. */
+export interface SideEntry {
+  id: string;
+  type: EntryType;
+  role?: MessageRole;
+  description: string;
 }
 
 export interface LabelParams {
@@ -648,11 +662,15 @@ export interface SessionsResult {
   sessions: SessionInfo[];
 }
 
-/** SessionInfo is one session file of a listing. */
+/** SessionInfo is one session file of a listing (Pi's SessionInfo, as its session picker lists them). */
 export interface SessionInfo {
   path: string;
   id: string;
+  /** cwd is the working directory the header records. */
+  cwd: string;
   name?: string;
+  /** parentSession is the session this one was forked from, when the header says. */
+  parentSession?: string;
   created: string;
   modified: string;
   messageCount: number;
