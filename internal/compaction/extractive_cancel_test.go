@@ -57,6 +57,7 @@ func TestExtractiveCancelledMidWayStopsPromptly(t *testing.T) {
 		if after > whole/5 {
 			t.Errorf("cancelled at look %d of %d: returned %v after the cancellation; the whole summary takes %v", at, full.polls, after, whole)
 		}
+		t.Logf("cancelled at look %d of %d: returned %v after it (the whole summary: %v)", at, full.polls, after, whole)
 		if ctx.polls > at+1 { // Summarize's own look for the error to return
 			t.Errorf("cancelled at look %d: looked at the context %d times; once cancelled, it should stop at once", at, ctx.polls)
 		}
