@@ -34,6 +34,12 @@ var gcPause struct {
 // gcPauseHeadroom is how much the heap may grow during a load before collecting.
 const gcPauseHeadroom = 1 << 30
 
+// gcPauseMin is the least a load reads to pause the collector for it. A smaller load
+// allocates too little for a collection to start during it, and pausing costs more
+// than it saves: turning the collector off waits for a collection under way (the
+// process's first ones run for a few hundred microseconds, as long as a 1 MB load).
+const gcPauseMin = 4 << 20
+
 // gcPauseFloor is the least the heap may grow after the loads before collecting.
 const gcPauseFloor = 4 << 20
 

@@ -184,7 +184,9 @@ func parse(in lineSource) (*File, error) {
 	// Phase 2: the remaining lines, in ranges parsed concurrently.
 	pos := header.pos
 	if pos < in.size {
-		defer pauseGC()()
+		if in.size-pos >= gcPauseMin {
+			defer pauseGC()()
+		}
 		ranges := splitRanges(pos, in.size)
 		results := make([]chunkResult, len(ranges))
 		budget := &entryBudget{max: maxEntries(in.size)}
