@@ -78,7 +78,8 @@ func writeTable(w io.Writer, dir string) error {
 	row("appended line → `pi/sessionChanged`, ms p99", "< 20", q.ChangedMs, h.ChangedMs, p99, "p50 "+num(q.ChangedMs.P50))
 	row("appended line → refreshed last tree page, ms p99", "< 20", q.RefreshedMs, h.RefreshedMs, p99, "p50 "+num(q.RefreshedMs.P50))
 	if pq, ph := pages["quiet"], pages["hog"]; pq != nil && ph != nil {
-		fmt.Fprintf(w, "| 100 concurrent 500-node `pi/tree` pages (%.0f MB), ms p99 | < 20 | %s | %s | p50 %s |\n", pq["mb"], num(pq["tree-p99-ms"]), num(ph["tree-p99-ms"]), num(pq["tree-p50-ms"]))
+		fmt.Fprintf(w, "| 100 concurrent 500-node `pi/tree` pages (%.0f MB), ms p99: the first after the load / later | < 20 | %s / %s | %s / %s | p50 %s / %s |\n", pq["mb"],
+			num(pq["tree-first-p99-ms"]), num(pq["tree-p99-ms"]), num(ph["tree-first-p99-ms"]), num(ph["tree-p99-ms"]), num(pq["tree-first-p50-ms"]), num(pq["tree-p50-ms"]))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "| following %d sessions, entries appended | RSS MB (quiet) | threads | open fds | RSS MB (hog) |\n|---|---|---|---|---|\n", q.Followed)
