@@ -470,6 +470,7 @@ func follow(bin string, w workspace, big string, appends int) (changed, refreshe
 		return nil, nil, err
 	}
 	drain(s, 300*time.Millisecond)
+	prev := -1 // entries of the last notification counted
 	for i := range appends {
 		t0 := time.Now()
 		if parent, err = appendUser(big, parent, i); err != nil {
@@ -488,9 +489,11 @@ func follow(bin string, w workspace, big string, appends int) (changed, refreshe
 					Session string `json:"session"`
 					Entries int    `json:"entries"`
 				}
-				if json.Unmarshal(n.params, &p) == nil && p.Session == big {
+				// A late notification of the previous append (a loaded machine delays
+				// it past the drain) counts no more entries than that one did.
+				if json.Unmarshal(n.params, &p) == nil && p.Session == big && p.Entries > prev {
 					changed = append(changed, ms(n.at.Sub(t0)))
-					total = p.Entries
+					total, prev = p.Entries, p.Entries
 					break wait
 				}
 			case <-deadline:
