@@ -46,6 +46,26 @@ go build -o "$T/latency" ./tools/latency
 OUT="$REPO/test-artifacts/budget"
 mkdir -p "$OUT"
 
+# peak_split LIMIT CMD...: runs CMD (its stdout dropped; killed after LIMIT seconds) and
+# prints the peak of its anonymous and of its file-backed resident memory, sampled from
+# /proc every 5 ms. pi-lsp maps the session file, whose pages count in its RSS but are the
+# page cache's, shared and reclaimable; its own memory is the anonymous part (Node's heap
+# is anonymous too). CMD must exec the measured program (taskset, env), not fork it.
+peak_split() {
+  local limit="$1" a f pa=0 pf=0
+  shift
+  "$@" >/dev/null & local pid=$! end=$((SECONDS + limit))
+  while kill -0 "$pid" 2>/dev/null; do
+    [ "$SECONDS" -lt "$end" ] || kill "$pid" 2>/dev/null || true
+    read -r a f < <(awk '/^RssAnon/ {a=$2} /^RssFile/ {f=$2} END {print a+0, f+0}' "/proc/$pid/status" 2>/dev/null || echo "0 0")
+    [ "${a:-0}" -gt "$pa" ] && pa=$a
+    [ "${f:-0}" -gt "$pf" ] && pf=$f
+    sleep 0.005
+  done
+  wait "$pid" || true
+  echo "\"anonKB\":$pa,\"fileKB\":$pf"
+}
+
 hog_on() { for _ in $(seq "$(nproc)"); do (while :; do :; done) & HOG_PIDS+=($!); done; }
 hog_off() { for p in "${HOG_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; HOG_PIDS=(); }
 
@@ -71,6 +91,13 @@ for load in quiet hog; do
         echo "$line" | sed "s/^{/{\"mb\":$mb,\"load\":\"$load\",/" >>"$OUT/parser-$load.jsonl"
       fi
     done
+    # Memory apart from the timed runs (sampling would disturb them): pi-lsp's and Pi's
+    # peak anonymous and file-backed resident memory, once each.
+    if [ "$load" = quiet ]; then
+      echo "{\"mb\":$mb,\"load\":\"$load\",\"tool\":\"pi-lsp-memory\",$(peak_split 600 taskset -c 0 env GOMAXPROCS=1 bin/pi-lsp bench-file "$f")}" >>"$OUT/parser-$load.jsonl"
+      pi_max=$([ "$mb" -le "$PI_MAX_MB" ] && echo 600 || echo "$PI_BIG_TIMEOUT")
+      echo "{\"mb\":$mb,\"load\":\"$load\",\"tool\":\"pi-memory\",$(peak_split "$pi_max" taskset -c 0 "$PI_NODE" --max-old-space-size=12288 test/bench/pi-bench.mjs "$f")}" >>"$OUT/parser-$load.jsonl"
+    fi
   done
   # 100 concurrent 500-node pages of the tree on a 100 MB session (internal/rpc's benchmark):
   # the first pages after the session's load, and the same a round later (-benchtime 2x).

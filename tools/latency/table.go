@@ -28,6 +28,10 @@ type parserRun struct {
 	// TimedOutMs is set when the run was stopped at this limit (Pi past the sizes it is
 	// run on in full): its time is at least that.
 	TimedOutMs float64 `json:"timedOutMs"`
+	// AnonKB and FileKB are the peaks of a memory run (tool "pi-lsp-memory" or
+	// "pi-memory"): anonymous and file-backed resident memory.
+	AnonKB float64 `json:"anonKB"`
+	FileKB float64 `json:"fileKB"`
 }
 
 func (r parserRun) total() float64 {
@@ -100,10 +104,16 @@ func writeTable(w io.Writer, dir string) error {
 		perByte = fmt.Sprintf("; pi-lsp's parse executes %.1f instructions per byte (cachegrind, 16 MB)", instr.Instructions/instr.Bytes)
 	}
 	fmt.Fprintf(w, "One core (`taskset -c 0`, pi-lsp with `GOMAXPROCS=1`), open + context + prepare, best run%s.\n\n", perByte)
-	fmt.Fprintln(w, "| file | load | pi-lsp ms | pi-lsp MB/s per core | Pi ms | Pi MB/s per core | speed-up (goal ≥ 10x) | peak RSS MB (pi-lsp / Pi) |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| file | load | pi-lsp ms | pi-lsp MB/s per core | Pi ms | Pi MB/s per core | speed-up (goal ≥ 10x) | peak RSS MB (pi-lsp / Pi) | peak anonymous MB (pi-lsp / Pi, goal ≤ 1/3) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, load := range []string{"quiet", "hog"} {
 		best := map[string]map[int]parserRun{"pi-lsp": {}, "pi": {}}
+		memory := map[string]map[int]parserRun{"pi-lsp-memory": {}, "pi-memory": {}}
+		for _, r := range parser[load] {
+			if m := memory[r.Tool]; m != nil {
+				m[r.MB] = r
+			}
+		}
 		var sizes []int
 		for _, r := range parser[load] {
 			m := best[r.Tool]
@@ -128,7 +138,14 @@ func writeTable(w io.Writer, dir string) error {
 					piMs, piRate, ratio, piRSS = "> "+num(p.total()), "< "+rate(p), fmt.Sprintf("> %.0fx", p.total()/g.total()), "-"
 				}
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s / %s |\n", size(g.Bytes), load, num(g.total()), rate(g), piMs, piRate, ratio, num(g.MaxRSSKB/1024), piRSS)
+			anon := "-"
+			if a, ok := memory["pi-lsp-memory"][mb]; ok {
+				anon = num(a.AnonKB / 1024)
+				if p, ok := memory["pi-memory"][mb]; ok && p.AnonKB > 0 {
+					anon = fmt.Sprintf("%s / %s (1/%.1f)", anon, num(p.AnonKB/1024), p.AnonKB/a.AnonKB)
+				}
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s |\n", size(g.Bytes), load, num(g.total()), rate(g), piMs, piRate, ratio, num(g.MaxRSSKB/1024), piRSS, anon)
 		}
 	}
 	return nil
