@@ -66,6 +66,19 @@ peak_split() {
   echo "\"anonKB\":$pa,\"fileKB\":$pf"
 }
 
+# run_timed OUT CMD...: CMD prints one JSON line, appended to OUT with the size, the load
+# and processMs, the wall time of the whole process (start, the work, exit); fails when
+# CMD printed nothing.
+run_timed() {
+  local out="$1" t0 t1 line
+  shift
+  t0=$(date +%s%N)
+  line="$("$@" || true)"
+  t1=$(date +%s%N)
+  [ -n "$line" ] || return 1
+  echo "$line" | sed "s/^{/{\"mb\":$mb,\"load\":\"$load\",\"processMs\":$(((t1 - t0) / 1000000)),/" >>"$out"
+}
+
 hog_on() { for _ in $(seq "$(nproc)"); do (while :; do :; done) & HOG_PIDS+=($!); done; }
 hog_off() { for p in "${HOG_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; HOG_PIDS=(); }
 
@@ -79,16 +92,14 @@ for load in quiet hog; do
     [ -f "$f" ] || { bin/pi-lsp gen --entries $((mb * 1000 * 1000 / 1650)) --seed "$mb" -o "$f"; sync "$f"; }
     cat "$f" >/dev/null
     for run in $(seq "$RUNS"); do
-      taskset -c 0 env GOMAXPROCS=1 timeout 600 bin/pi-lsp bench-file "$f" | sed "s/^{/{\"mb\":$mb,\"load\":\"$load\",/" >>"$OUT/parser-$load.jsonl"
+      run_timed "$OUT/parser-$load.jsonl" taskset -c 0 env GOMAXPROCS=1 timeout 600 bin/pi-lsp bench-file "$f"
       if [ "$mb" -le "$PI_MAX_MB" ]; then
-        taskset -c 0 timeout 600 "$PI_NODE" --max-old-space-size=8192 test/bench/pi-bench.mjs "$f" |
-          sed "s/^{/{\"mb\":$mb,\"load\":\"$load\",/" >>"$OUT/parser-$load.jsonl" || true
+        run_timed "$OUT/parser-$load.jsonl" taskset -c 0 timeout 600 "$PI_NODE" --max-old-space-size=8192 test/bench/pi-bench.mjs "$f" || true
       elif [ "$run" = 1 ]; then
         # Past PI_MAX_MB Pi runs once, with a shorter limit; a timeout is recorded as such
         # and the table gives the speed-up as a lower bound.
-        line="$(taskset -c 0 timeout "$PI_BIG_TIMEOUT" "$PI_NODE" --max-old-space-size=12288 test/bench/pi-bench.mjs "$f" || true)"
-        [ -n "$line" ] || line="{\"tool\":\"pi\",\"bytes\":$(stat -c %s "$f"),\"timedOutMs\":$((PI_BIG_TIMEOUT * 1000))}"
-        echo "$line" | sed "s/^{/{\"mb\":$mb,\"load\":\"$load\",/" >>"$OUT/parser-$load.jsonl"
+        run_timed "$OUT/parser-$load.jsonl" taskset -c 0 timeout "$PI_BIG_TIMEOUT" "$PI_NODE" --max-old-space-size=12288 test/bench/pi-bench.mjs "$f" ||
+          echo "{\"mb\":$mb,\"load\":\"$load\",\"tool\":\"pi\",\"bytes\":$(stat -c %s "$f"),\"timedOutMs\":$((PI_BIG_TIMEOUT * 1000))}" >>"$OUT/parser-$load.jsonl"
       fi
     done
     # Memory apart from the timed runs (sampling would disturb them): pi-lsp's and Pi's
