@@ -174,14 +174,19 @@ async function contextMenu(page, row, itemText) {
   const ok = await visible(item, 5000);
   await shot(page, `context-menu-${itemText.replace(/[^A-Za-z]+/g, "-").toLowerCase()}`);
   if (!ok) return false;
-  // The menu item's <a> may count as covering its label: fall back to a forced click, then to
-  // the keyboard (hover focuses the item, Enter runs it).
+  // The menu item's <a> may count as covering its label, and a click the menu does not take
+  // leaves it open with the item highlighted: a forced click follows, then the keyboard
+  // (hover focuses the item, Enter runs it), as a user would press Enter.
+  const menu = page.locator(".monaco-menu").first();
+  const taken = async () => (await waitFor(async () => ((await menu.isVisible().catch(() => false)) ? undefined : true), 2000, 100)) || false;
   const errors = [];
-  if (await item.click({ timeout: 3000 }).then(() => true, (e) => (errors.push(e.message.split("\n")[0]), false))) return true;
-  if (await item.click({ force: true, timeout: 3000 }).then(() => true, (e) => (errors.push(e.message.split("\n")[0]), false))) return true;
+  for (const force of [false, true]) {
+    if (!(await item.click({ force, timeout: 3000 }).then(() => true, (e) => (errors.push(e.message.split("\n")[0]), false)))) continue;
+    if (await taken()) return true;
+    errors.push(`clicked${force ? " (forced)" : ""}, the menu stayed open`);
+  }
   note(`context menu item "${itemText}" not clickable: ${errors.join(" | ")}`);
-  const still = await item.isVisible().catch(() => false);
-  if (!still) return false;
+  if (!(await menu.isVisible().catch(() => false))) return errors.some((e) => e.startsWith("clicked")); // closed late: a click was taken
   await item.hover({ force: true, timeout: 2000 }).catch(() => {});
   await page.keyboard.press("Enter");
   return true;
