@@ -340,23 +340,18 @@ func StatesIn(proj []session.ProjectedEntry) map[string]State {
 	return out
 }
 
-// Editable are the entries of a projected leaf path that an edit may name (Apply's
-// rule, Pi's "can this message be edited"): the user, assistant and toolResult messages
-// and the custom messages of the context, not those a compaction summarized away. The
-// server marks them in its entry tree, so that no editor restates the rule.
-func Editable(proj session.Projection) map[string]bool {
-	out := map[string]bool{}
+// Editable marks, by entry position (Entry.Pos, n the session's entries), the entries of
+// a projected leaf path that an edit may name (Apply's rule, Pi's "can this message be
+// edited"): the user, assistant and toolResult messages and the custom messages of the
+// context, not those a compaction summarized away. The server marks them in its entry
+// tree, so that no editor restates the rule; by position, so that a session of many
+// entries is marked without a map of its ids.
+func Editable(proj session.Projection, n int) []bool {
+	out := make([]bool, n)
 	for _, pe := range proj.Entries {
-		if EditableKind(pe.Entry) {
-			out[pe.Entry.ID] = true
+		if _, ok := editableRole(pe.Entry); ok && pe.Entry.Pos() < n {
+			out[pe.Entry.Pos()] = true
 		}
 	}
 	return out
-}
-
-// EditableKind: e is of a kind an edit may name (a user, assistant or toolResult
-// message, or a custom message); Editable adds that it is in the context.
-func EditableKind(e *session.Entry) bool {
-	_, ok := editableRole(e)
-	return ok
 }

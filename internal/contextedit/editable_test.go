@@ -9,12 +9,12 @@ func TestEditableIsWhatValidateAccepts(t *testing.T) {
 	for _, name := range []string{"compact-twice", "full-main", "tree-nav", "misc-messages", "overflow"} {
 		ix := load(t, corpusCopy(t, "genuine/"+name+".jsonl"))
 		_, proj := ix.ProjectedPath(ix.LeafID())
-		editable := Editable(proj)
+		editable := Editable(proj, len(ix.Entries()))
 		yes, no := 0, 0
 		for _, e := range ix.Entries() {
 			_, err := Validate(ix, Edit{TargetID: e.ID, Action: Omit})
-			if editable[e.ID] != (err == nil) {
-				t.Errorf("%s: entry %s (%s %s): editable %v, Validate: %v", name, e.ID, e.Type, e.Role(), editable[e.ID], err)
+			if editable[e.Pos()] != (err == nil) {
+				t.Errorf("%s: entry %s (%s %s): editable %v, Validate: %v", name, e.ID, e.Type, e.Role(), editable[e.Pos()], err)
 			}
 			if err == nil {
 				yes++

@@ -25,14 +25,9 @@ func MarksOf(ix *session.Index) TreeMarks {
 	leaf := ix.LeafID()
 	n := len(ix.Entries())
 	path, proj := ix.ProjectedPath(leaf) // kept by the index for its leaf
-	m := TreeMarks{Leaf: leaf, onPath: make([]bool, n), editable: make([]bool, n), pins: ix.Pins(), edits: contextedit.StatesIn(proj.Entries)}
+	m := TreeMarks{Leaf: leaf, onPath: make([]bool, n), editable: contextedit.Editable(proj, n), pins: ix.Pins(), edits: contextedit.StatesIn(proj.Entries)}
 	for _, e := range path {
 		m.onPath[e.Pos()] = true
-	}
-	for _, pe := range proj.Entries {
-		if contextedit.EditableKind(pe.Entry) {
-			m.editable[pe.Entry.Pos()] = true
-		}
 	}
 	return m
 }
