@@ -5,7 +5,6 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/contextedit"
-	"github.com/pi-lsp/pi-lsp/internal/service"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
 
@@ -119,19 +118,4 @@ type ContextEdited struct {
 	Entry        session.Raw[session.ContextEditEntry] `json:"entry"`
 	TokensBefore float64                               `json:"tokensBefore"`
 	TokensAfter  float64                               `json:"tokensAfter"`
-}
-
-// SideEntry is an entry an undone compaction leaves on a side branch.
-type SideEntry struct {
-	EntryHead
-	Description string `json:"description"`
-}
-
-// SideBranchOf is an undo's side branch as both front ends answer it.
-func SideBranchOf(side []service.SideEntry) []SideEntry {
-	out := make([]SideEntry, 0, len(side))
-	for _, s := range side {
-		out = append(out, SideEntry{EntryHead: HeadOf(s.Entry), Description: s.Description})
-	}
-	return out
 }

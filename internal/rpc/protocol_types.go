@@ -199,6 +199,21 @@ type UndoCompactionResult struct {
 	SideBranch []SideEntry `json:"sideBranch"`
 }
 
+// SideEntry is an entry an undone compaction leaves on a side branch.
+type SideEntry struct {
+	EntryHead
+	Description string `json:"description"`
+}
+
+// SideBranchOf is an undo's side branch as both front ends answer it.
+func SideBranchOf(side []service.SideEntry) []SideEntry {
+	out := make([]SideEntry, 0, len(side))
+	for _, s := range side {
+		out = append(out, SideEntry{EntryHead: HeadOf(s.Entry), Description: s.Description})
+	}
+	return out
+}
+
 // --- pi/label, pi/pin --------------------------------------------------------------
 
 // entryWrite is what the params of a write to one entry start with: the session, the
