@@ -3,8 +3,9 @@ package compaction
 import (
 	"regexp"
 	"regexp/syntax"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/pi-lsp/pi-lsp/internal/asciifold"
 )
 
 // The summarizer's cue patterns are case-insensitive alternations of words, run on every
@@ -116,11 +117,9 @@ func exactSet(re *syntax.Regexp) (set []string, ok bool) {
 		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 		return []string{""}, true
 	case syntax.OpLiteral:
-		s := foldASCII(string(re.Rune))
-		for i := 0; i < len(s); i++ {
-			if s[i] >= utf8.RuneSelf {
-				return nil, false
-			}
+		s := asciifold.Fold(string(re.Rune))
+		if !asciifold.IsASCII(s) {
+			return nil, false
 		}
 		return []string{s}, true
 	case syntax.OpCharClass:
@@ -131,7 +130,7 @@ func exactSet(re *syntax.Regexp) (set []string, ok bool) {
 				return nil, false
 			}
 			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
-				f := foldASCII(string(r))
+				f := asciifold.Fold(string(r))
 				if f[0] >= utf8.RuneSelf {
 					return nil, false
 				}
@@ -204,73 +203,17 @@ func (k *keyedRe) mayMatch(s string) bool {
 	if k.keys == nil {
 		return true
 	}
-	if !isASCII(s) {
-		s = foldASCII(s)
+	if !asciifold.IsASCII(s) {
+		s = asciifold.Fold(s)
 	}
 	for i := 0; i < len(s); i++ {
-		for _, key := range k.byFirst[lowerASCII(s[i])] {
-			if hasPrefixFold(s[i:], key) {
+		for _, key := range k.byFirst[asciifold.Lower(s[i])] {
+			if asciifold.HasPrefix(s[i:], key) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// hasPrefixFold reports whether s starts with key (lower case), ASCII letters of s in
-// either case.
-func hasPrefixFold(s, key string) bool {
-	if len(s) < len(key) {
-		return false
-	}
-	for j := 0; j < len(key); j++ {
-		if lowerASCII(s[j]) != key[j] {
-			return false
-		}
-	}
-	return true
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// foldASCII is s with every letter that case-folds to an ASCII letter written as that
-// letter in lower case: ASCII letters and the two other runes whose fold orbit holds one,
-// the Kelvin sign (k) and the long s (s). An ASCII literal matches s case-insensitively
-// exactly where its lower case is in foldASCII(s).
-func foldASCII(s string) string {
-	if isASCII(s) {
-		return strings.ToLower(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r < utf8.RuneSelf:
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-		case r == '\u212A': // KELVIN SIGN
-			r = 'k'
-		case r == '\u017F': // LATIN SMALL LETTER LONG S
-			r = 's'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 func (k *keyedRe) MatchString(s string) bool { return k.mayMatch(s) && k.Regexp.MatchString(s) }

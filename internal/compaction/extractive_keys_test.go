@@ -6,29 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
-
-// foldASCII rests on one fact of Unicode's simple case folding, the one (?i) uses: the
-// only runes outside ASCII that fold to an ASCII letter are the Kelvin sign and the long s.
-func TestFoldASCIICoversEveryRuneThatFoldsToASCII(t *testing.T) {
-	for r := rune(utf8RuneSelf); r <= unicode.MaxRune; r++ {
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			if f < utf8RuneSelf && unicode.IsLetter(f) {
-				if got, want := foldASCII(string(r)), strings.ToLower(string(f)); got != want {
-					t.Errorf("%U folds to %q: foldASCII gives %q, want %q", r, f, got, want)
-				}
-			}
-		}
-	}
-	if got := foldASCII("Ab\u212A\u017Fé\xff"); got != "abksé\uFFFD" {
-		t.Errorf("foldASCII = %q", got)
-	}
-}
-
-const utf8RuneSelf = 0x80
 
 // keyTexts are texts to try the patterns on: every sentence of the corpus sessions'
 // messages, and each pattern's keys in sentences, in other cases and with the runes that

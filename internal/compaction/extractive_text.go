@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pi-lsp/pi-lsp/internal/asciifold"
 )
 
 // Text helpers of the extractive summarizer: harness text left out of what the user
@@ -154,7 +156,7 @@ func byteIndexOfRune(s string, n int) int {
 // item at the start.
 var abbrevRe = regexp.MustCompile(`(?i)(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no)\.|^\s*\d{1,2}\.)$`)
 
-// abbrevEnds are the ends abbrevRe's first part matches, folded (see foldASCII).
+// abbrevEnds are the ends abbrevRe's first part matches, folded (see asciifold.Fold).
 var abbrevEnds = []string{"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "incl.", "no."}
 
 // endsInAbbrev is abbrevRe.MatchString(s), run only when s ends in an abbreviation or is
@@ -163,7 +165,7 @@ func endsInAbbrev(s string) bool {
 	if len(strings.TrimLeft(s, " \t\n\f\r\v")) <= 3 {
 		return abbrevRe.MatchString(s)
 	}
-	tail := foldASCII(s[max(0, len(s)-16):]) // the longest end, "approx.", with room
+	tail := asciifold.Fold(s[max(0, len(s)-16):]) // the longest end, "approx.", with room
 	for _, a := range abbrevEnds {
 		if strings.HasSuffix(tail, a) {
 			return abbrevRe.MatchString(s)

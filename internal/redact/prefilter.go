@@ -1,6 +1,10 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/internal/asciifold"
+)
 
 // The prefilter: one pass over a text finds which rules have an anchor in it, ignoring
 // ASCII case (a superset for the rules that match case), so that a rule's regexp runs
@@ -36,14 +40,7 @@ func init() {
 	}
 }
 
-func lowerByte(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func pairKey(a, b byte) uint16 { return uint16(lowerByte(a))<<8 | uint16(lowerByte(b)) }
+func pairKey(a, b byte) uint16 { return uint16(asciifold.Lower(a))<<8 | uint16(asciifold.Lower(b)) }
 
 // present reports, rule by rule, whether one of its anchors occurs in s in some ASCII
 // case.
@@ -56,7 +53,7 @@ func present(s string) []bool {
 			continue
 		}
 		for _, a := range pairAnchors[x-1] {
-			if !has[a.rule] && hasPrefixFold(s[i:], a.lower) {
+			if !has[a.rule] && asciifold.HasPrefix(s[i:], a.lower) {
 				has[a.rule] = true
 				if left--; left == 0 {
 					return has
@@ -65,17 +62,4 @@ func present(s string) []bool {
 		}
 	}
 	return has
-}
-
-// hasPrefixFold reports whether s starts with lower in some ASCII case.
-func hasPrefixFold(s, lower string) bool {
-	if len(s) < len(lower) {
-		return false
-	}
-	for i := 0; i < len(lower); i++ {
-		if lowerByte(s[i]) != lower[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -43,6 +43,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/pi-lsp/pi-lsp/internal/asciifold"
 )
 
 // Kind names what a redacted secret was.
@@ -351,13 +353,7 @@ func index(s, lower string, fold bool) int {
 	if !fold {
 		return strings.Index(s, lower)
 	}
-	c := lower[0]
-	for i := 0; i+len(lower) <= len(s); i++ {
-		if lowerByte(s[i]) == c && hasPrefixFold(s[i:], lower) {
-			return i
-		}
-	}
-	return -1
+	return asciifold.Index(s, lower)
 }
 
 // ci spells word so that a regexp matches it in any ASCII case: "Bearer" → "[Bb][Ee]...".
