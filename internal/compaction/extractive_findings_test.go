@@ -16,12 +16,9 @@ func TestExtractiveEnvironmentErrorsSaidOnce(t *testing.T) {
 		userMsg("find why the invoice totals are off by a cent and fix it"),
 		assistantMsg("Searching for the rounding code.", bashCall("b1", "rg -n 'round' billing/")),
 		toolFailure("b1", "bash", "/bin/bash: line 1: rg: command not found\n\nCommand exited with code 127"),
-		assistantMsg("", bashCall("b2", "rg -n 'Round' billing/invoice.py")),
-		toolFailure("b2", "bash", "/bin/bash: line 1: rg: command not found\n\nCommand exited with code 127"),
-		assistantMsg("", bashCall("b3", "pip install pytest-cov")),
-		toolFailure("b3", "bash", "WARNING: Retrying after connection broken\nERROR: Could not find a version that satisfies the requirement pytest-cov\nsocket.gaierror: [Errno -3] Temporary failure in name resolution\n\nCommand exited with code 1"),
-		assistantMsg("", bashCall("b4", "python -m pytest billing/test_invoice.py -q")),
-		toolFailure("b4", "bash", "FAILED billing/test_invoice.py::test_total_rounds_half_up - assert Decimal('10.01') == Decimal('10.00')\n1 failed, 7 passed in 0.31s\n\nCommand exited with code 1"),
+		ranFailing("b2", "rg -n 'Round' billing/invoice.py", "/bin/bash: line 1: rg: command not found\n\nCommand exited with code 127"),
+		ranFailing("b3", "pip install pytest-cov", "WARNING: Retrying after connection broken\nERROR: Could not find a version that satisfies the requirement pytest-cov\nsocket.gaierror: [Errno -3] Temporary failure in name resolution\n\nCommand exited with code 1"),
+		ranFailing("b4", "python -m pytest billing/test_invoice.py -q", "FAILED billing/test_invoice.py::test_total_rounds_half_up - assert Decimal('10.01') == Decimal('10.00')\n1 failed, 7 passed in 0.31s\n\nCommand exited with code 1"),
 	))
 	crit := s["Critical Context"]
 	if strings.Count(crit, "rg: command not found") != 1 {
@@ -35,9 +32,7 @@ func TestExtractiveEnvironmentErrorsSaidOnce(t *testing.T) {
 			t.Errorf("%s repeats an environment error as work:\n%s", sec, s[sec])
 		}
 	}
-	if !strings.Contains(s["Blocked"], "test_total_rounds_half_up") {
-		t.Errorf("the real failure left Blocked:\n%s", s["Blocked"])
-	}
+	wantIn(t, s, "Blocked", "test_total_rounds_half_up")
 }
 
 // Ids the agent typed, in the shape of a run that looks records up in a catalogue and
@@ -52,10 +47,8 @@ func TestExtractiveKeepsTypedIDsWithTheirRole(t *testing.T) {
 			toolCall("m2", "mcp__library__download", map[string]any{"hash": "c47d19e0a2b35f86e1d07a9c3b24f5e8", "title": "Markup conventions", "format": "pdf", "limit": "20"})),
 		toolResult("m1", "mcp__library__download", "saved to downloads/house-style.epub"),
 		toolResult("m2", "mcp__library__download", "saved to downloads/markup.pdf"),
-		assistantMsg("", bashCall("b1", "gh run view 88123457 --log-failed | tail -40")),
-		toolResult("b1", "bash", "docs-build  link check  All 312 links OK"),
-		assistantMsg("", bashCall("b2", "gh pr create --fill --base main")),
-		toolResult("b2", "bash", "https://github.com/example/handbook/pull/214"),
+		ran("b1", "gh run view 88123457 --log-failed | tail -40", "docs-build  link check  All 312 links OK"),
+		ran("b2", "gh pr create --fill --base main", "https://github.com/example/handbook/pull/214"),
 		assistantMsg("The docs build passes with both guides; the pull request is open."),
 	))
 	all := s["Done"] + "\n" + s["Critical Context"]
@@ -64,9 +57,7 @@ func TestExtractiveKeepsTypedIDsWithTheirRole(t *testing.T) {
 			t.Errorf("the id %s the agent used is lost:\n%s", want, all)
 		}
 	}
-	if !strings.Contains(s["Critical Context"], "hash for `mcp__library__download`: `5e0c2a9d41f7b8e3a6c1d2f09b8a7e61` (House style, 3rd edition)") {
-		t.Errorf("a hash is not kept with its role:\n%s", s["Critical Context"])
-	}
+	wantIn(t, s, "Critical Context", "hash for `mcp__library__download`: `5e0c2a9d41f7b8e3a6c1d2f09b8a7e61` (House style, 3rd edition)")
 	if !strings.Contains(all, "pull request opened") {
 		t.Errorf("the pull request's number is not said to be one it opened:\n%s", all)
 	}
@@ -89,14 +80,9 @@ func TestExtractiveKeepsFindingsOfEveryMessage(t *testing.T) {
 		toolResult("b1", "bash", "exporter/cache.go:12: func key(q Query) string\nexporter/run.go:40: e := c.get(key(q))"),
 		assistantMsg("Only the runner uses it.", editCall("e1", "exporter/cache.go")),
 		toolResult("e1", "edit", "Successfully replaced text in exporter/cache.go."),
-		assistantMsg("", bashCall("b2", "go test ./exporter/")),
-		toolResult("b2", "bash", "ok  example.test/exporter 0.3s"),
+		ran("b2", "go test ./exporter/", "ok  example.test/exporter 0.3s"),
 		assistantMsg("Fixed: the key now starts with the customer, and the exporter tests pass."),
 	))
-	if !strings.Contains(s["Critical Context"], "two customers exporting the same range share one entry") {
-		t.Errorf("the finding of a non-final message is lost:\n%s", s["Critical Context"])
-	}
-	if strings.Contains(s["Critical Context"], "who else calls") {
-		t.Errorf("a plan of the middle became a finding:\n%s", s["Critical Context"])
-	}
+	wantIn(t, s, "Critical Context", "two customers exporting the same range share one entry")
+	wantNotIn(t, s, "Critical Context", "who else calls")
 }

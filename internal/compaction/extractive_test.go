@@ -108,12 +108,8 @@ func TestExtractiveFillsEverySection(t *testing.T) {
 		if s["Next Steps"] != "1. Finish the current request: SCRIPT:fail this request fails upstream" {
 			t.Errorf("Next Steps = %q", s["Next Steps"])
 		}
-		if !strings.Contains(s["In Progress"], "- [ ] SCRIPT:fail this request fails upstream") {
-			t.Errorf("In Progress = %q", s["In Progress"])
-		}
-		if !strings.Contains(s["Blocked"], "- The last reply failed: 500 fake upstream failure") {
-			t.Errorf("Blocked = %q", s["Blocked"])
-		}
+		wantIn(t, s, "In Progress", "- [ ] SCRIPT:fail this request fails upstream")
+		wantIn(t, s, "Blocked", "- The last reply failed: 500 fake upstream failure")
 	})
 	t.Run("constraints, decisions, blocked", func(t *testing.T) {
 		path := corpusCopy(t, normalFile)
@@ -128,19 +124,11 @@ func TestExtractiveFillsEverySection(t *testing.T) {
 			assistantMsg("Running."))
 		res := extractiveRun(t, path, 120, "")
 		s := sections(t, res.Outcome.Summary)
-		if !strings.Contains(s["Constraints & Preferences"], "- Never change the public API of package client.") {
-			t.Errorf("Constraints = %q", s["Constraints & Preferences"])
-		}
+		wantIn(t, s, "Constraints & Preferences", "- Never change the public API of package client.")
 		// Pi's format: **decision**: rationale.
-		if !strings.Contains(s["Key Decisions"], "- **I'll use exponential backoff**: the server rate-limits bursts.") {
-			t.Errorf("Key Decisions = %q", s["Key Decisions"])
-		}
-		if !strings.Contains(s["Blocked"], "- Editing `client/fetch.go` failed: Could not find the exact text in client/fetch.go") {
-			t.Errorf("Blocked = %q", s["Blocked"])
-		}
-		if !strings.Contains(s["Next Steps"], "Next I will rerun go test ./client/...") {
-			t.Errorf("Next Steps = %q", s["Next Steps"])
-		}
+		wantIn(t, s, "Key Decisions", "- **I'll use exponential backoff**: the server rate-limits bursts.")
+		wantIn(t, s, "Blocked", "- Editing `client/fetch.go` failed: Could not find the exact text in client/fetch.go")
+		wantIn(t, s, "Next Steps", "Next I will rerun go test ./client/...")
 	})
 }
 
