@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"fmt"
+	"iter"
 	"regexp"
 	"strings"
 
@@ -121,6 +122,26 @@ func (a *analysis) stop() bool {
 		a.stopped = true
 	}
 	return a.stopped
+}
+
+// eachAction yields the span's actions with their index, in order, until the summary's
+// context is done (stop looked at before each one).
+func (a *analysis) eachAction() iter.Seq2[int, *action] {
+	return func(yield func(int, *action) bool) {
+		for i, act := range a.actions {
+			if a.stop() || !yield(i, act) {
+				return
+			}
+		}
+	}
+}
+
+// newest is the last n items of list (all of it when it has no more).
+func newest[T any](list []T, n int) []T {
+	if len(list) > n {
+		return list[len(list)-n:]
+	}
+	return list
 }
 
 // analyze reads messages as turns; it ends early, a.stopped set, when ctx is done.
@@ -1051,10 +1072,7 @@ func (a *analysis) userFacts(from int) []string {
 func (a *analysis) statusLines(from int) []string {
 	last := map[string]*action{}
 	var order []string
-	for _, act := range a.actions {
-		if a.stop() {
-			break
-		}
+	for _, act := range a.eachAction() {
 		if act.turn < from || act.kind != actInspect || !act.hasResult || !act.ok {
 			continue
 		}
@@ -1138,8 +1156,8 @@ func (a *analysis) bullets(list []string, prefix string, limit int) string {
 	if len(list) == 0 {
 		return "(none)"
 	}
-	if limit > 0 && len(list) > limit {
-		list = list[len(list)-limit:]
+	if limit > 0 {
+		list = newest(list, limit)
 	}
 	var b strings.Builder
 	for i, it := range list {

@@ -32,10 +32,7 @@ func envError(act *action) (line, kind string) {
 func (a *analysis) environment() []string {
 	var out []string
 	seen := map[string]bool{}
-	for i, act := range a.actions {
-		if a.stop() {
-			break
-		}
+	for i, act := range a.eachAction() {
 		e, kind := envError(act)
 		if e == "" || seen[kind] || a.retriedOK(i) {
 			continue
@@ -50,10 +47,7 @@ func (a *analysis) environment() []string {
 		}
 		out = append(out, "Environment: "+what+" fails with \""+strings.Trim(e, "\"")+"\"")
 	}
-	if len(out) > 3 {
-		out = out[len(out)-3:]
-	}
-	return out
+	return newest(out, 3)
 }
 
 // retriedOK reports whether the failed action i was run again later and worked: the

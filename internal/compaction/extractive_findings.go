@@ -44,8 +44,5 @@ func (a *analysis) findings() []string {
 			}
 		}
 	}
-	if len(out) > 4 {
-		out = out[len(out)-4:]
-	}
-	return out
+	return newest(out, 4)
 }

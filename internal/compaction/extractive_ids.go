@@ -108,10 +108,7 @@ func commandIDs(act *action) []typedID {
 func (a *analysis) typedIDs() []typedID {
 	var out []typedID
 	seen := map[string]bool{}
-	for _, act := range a.actions {
-		if a.stop() {
-			break
-		}
+	for _, act := range a.eachAction() {
 		ids := act.ids
 		if act.command != "" {
 			ids = commandIDs(act)
@@ -123,10 +120,7 @@ func (a *analysis) typedIDs() []typedID {
 			}
 		}
 	}
-	if len(out) > 6 {
-		out = out[len(out)-6:]
-	}
-	return out
+	return newest(out, 6)
 }
 
 // idsLines are the Critical Context lines of the ids not already in the summary's text:
@@ -157,8 +151,5 @@ func (a *analysis) idsLines(written string) []string {
 			parts = parts[n:]
 		}
 	}
-	if len(out) > 3 {
-		out = out[len(out)-3:] // the newest: ids are context, not the whole of it
-	}
-	return out
+	return newest(out, 3) // ids are context, not the whole of it
 }
