@@ -531,10 +531,9 @@ func (f *file) expect(at item) error {
 }
 
 // orderedObject decodes a JSON object keeping its members' order (a tool's arguments are
-// written in the order they were given).
+// written in the order they were given); numbers are float64s, as JSON.parse reads them.
 func orderedObject(text string) ([]kv, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
 	v, err := orderedValue(dec)
 	if err != nil {
 		return nil, err
