@@ -12,23 +12,17 @@ import (
 // processId that names no live process at initialize (a client in another PID namespace,
 // or one that reports a made-up id) is not watched: exiting at once would only cut off
 // a client that is there.
-func (s *Server) watchParent(ctx context.Context, pid int, every time.Duration) {
+func (s *Server) watchParent(ctx context.Context, pid int, interval time.Duration) {
 	if pid <= 0 || !processAlive(pid) {
 		s.log.Info("client process not watched", "pid", pid)
 		return
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if !processAlive(pid) {
-				s.log.Warn("client process is gone; exiting", "pid", pid)
-				s.exitOnce.Do(func() { close(s.exited) })
-				return
-			}
+	every(ctx, interval, func() bool {
+		if processAlive(pid) {
+			return true
 		}
-	}
+		s.log.Warn("client process is gone; exiting", "pid", pid)
+		s.exitOnce.Do(func() { close(s.exited) })
+		return false
+	})
 }
