@@ -18,7 +18,7 @@ func TestTruncatedFileMessagesAnswerEmptyAndReportRewritten(t *testing.T) {
 	for _, how := range []string{"truncated", "replaced"} {
 		t.Run(how, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "s.jsonl")
-			head := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
+			head := testfile.SessionHeader("s")
 			lines := []string{
 				`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"a string","timestamp":1}}`,
 				`{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"blocks"}],"timestamp":2}}`,

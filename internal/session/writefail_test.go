@@ -17,7 +17,7 @@ import (
 // A write that fails part-way is taken back: the file is byte-identical afterwards, so
 // a running pi's next line is never glued to a partial one of ours.
 
-const failHeader = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
+var failHeader = testfile.SessionHeader("s1")
 
 func failSession(t *testing.T, tail string) string {
 	t.Helper()

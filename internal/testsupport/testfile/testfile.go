@@ -26,3 +26,10 @@ func Temp(t testing.TB, name, content string) string {
 	t.Helper()
 	return Write(t, filepath.Join(t.TempDir(), name), content)
 }
+
+// SessionHeader is the header line of a Pi v3 session (started 2026-01-01 in /w) whose id
+// is id, a string JSON needs no escape for: the line a test's hand-written session begins
+// with.
+func SessionHeader(id string) string {
+	return `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
+}
