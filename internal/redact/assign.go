@@ -150,18 +150,13 @@ func secretName(name string) bool {
 }
 
 // notSecretWords end names that hold something about a secret, not the secret.
-var notSecretWords = map[string]bool{
-	"id": true, "ids": true, "name": true, "names": true, "length": true, "len": true, "size": true, "file": true, "files": true,
-	"path": true, "dir": true, "url": true, "uri": true, "endpoint": true, "type": true, "types": true, "count": true, "limit": true,
-	"max": true, "min": true, "env": true, "var": true, "field": true, "header": true, "prefix": true, "suffix": true,
-	"format": true, "pattern": true, "regex": true, "policy": true, "ttl": true, "expiry": true, "expires": true, "expiration": true,
-	"timeout": true, "mode": true, "host": true, "port": true, "user": true, "username": true, "hint": true, "prompt": true,
-	"label": true, "placeholder": true, "help": true, "description": true, "message": true, "msg": true, "error": true,
-	"text": true, "title": true, "version": true, "index": true, "usage": true, "budget": true, "ref": true, "store": true,
-	"manager": true, "provider": true, "helper": true, "source": true, "location": true, "scope": true, "scopes": true,
-	"storetype": true, "alias": true, "vault": true, "arn": true, "kind": true, "class": true, "method": true, "enabled": true,
-	"required": true, "rotation": true, "tokens": true, "secrets": true, "keys": true,
-}
+var notSecretWords = wordSet(`
+	id ids name names length len size file files path dir url uri endpoint type types count
+	limit max min env var field header prefix suffix format pattern regex policy ttl expiry
+	expires expiration timeout mode host port user username hint prompt label placeholder help
+	description message msg error text title version index usage budget ref store manager
+	provider helper source location scope scopes storetype alias vault arn kind class method
+	enabled required rotation tokens secrets keys`)
 
 // splitWords splits a name at _, -, . and camelCase boundaries, lowercased.
 func splitWords(name string) []string {
@@ -213,14 +208,20 @@ func excludedBefore(s string, at int) bool {
 	return notSecretBefore[strings.ToLower(w)]
 }
 
-var notSecretBefore = map[string]bool{
-	"csrf": true, "xsrf": true, "public": true, "pub": true, "next": true, "page": true, "continuation": true, "pagination": true,
-	"cancel": true, "cancellation": true, "sync": true, "max": true, "num": true, "total": true, "primary": true, "foreign": true,
-	"sort": true, "partition": true, "cache": true, "idempotency": true, "row": true, "hash": true, "range": true, "dict": true,
-	"map": true, "lookup": true, "unique": true, "composite": true, "natural": true, "bucket": true, "schema": true,
-	"sequence": true, "object": true, "ssh": true, "gpg": true, "input": true, "output": true, "prompt": true, "completion": true,
-	"reasoning": true, "cached": true, "context": true, "design": true, "lexer": true, "parser": true, "cancellationtoken": true,
-	"dummy": true, "fake": true, "example": true, "sample": true, "done": true, "progress": true, "work": true,
+var notSecretBefore = wordSet(`
+	csrf xsrf public pub next page continuation pagination cancel cancellation sync max num
+	total primary foreign sort partition cache idempotency row hash range dict map lookup unique
+	composite natural bucket schema sequence object ssh gpg input output prompt completion
+	reasoning cached context design lexer parser cancellationtoken dummy fake example sample
+	done progress work`)
+
+// wordSet is the set of the space-separated words of list.
+func wordSet(list string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(list) {
+		set[w] = true
+	}
+	return set
 }
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

@@ -198,6 +198,48 @@ func staleFiles(cwd string, recs []fileops.ReadRecord) []fileops.StaleFile {
 // watchStale pushes pi/fileOps when files the agent read change on disk (the session
 // file itself may not change at all meanwhile).
 func (s *Server) watchStale(ctx context.Context, interval time.Duration) {
+	every(ctx, interval, func() bool {
+		s.pushStale()
+		return true
+	})
+}
+
+// pushStale sends pi/fileOps for the current session when the stale files it lists have
+// changed since the last push.
+func (s *Server) pushStale() {
+	path, err := s.host.sessionFor("")
+	if err != nil {
+		return
+	}
+	var ops *FileOps
+	var key string
+	var leafPath []*session.Entry
+	var cwd, state string
+	if s.host.withIndex(path, func(ix *session.Index) error {
+		leafPath, cwd, state = ix.LeafPath(), ix.File.Header.Cwd, stateKey(ix)
+		return nil
+	}) == nil {
+		// Outside the session's lock: stat and hash on disk, the path's records kept.
+		stale := staleFiles(cwd, s.host.readRecords(path, state, leafPath))
+		b, _ := json.Marshal(stale)
+		key = string(b)
+		read, mod := fileops.ForPath(leafPath)
+		ops = &FileOps{Session: path, ReadFiles: read, ModifiedFiles: mod, Stale: stale, Current: true}
+	}
+	if ops == nil {
+		return
+	}
+	s.drafts.mu.Lock()
+	changed := s.drafts.lastStale[path] != key
+	s.drafts.lastStale[path] = key
+	s.drafts.mu.Unlock()
+	if changed {
+		s.notify("pi/fileOps", ops)
+	}
+}
+
+// every calls tick at each interval until ctx ends or tick returns false.
+func every(ctx context.Context, interval time.Duration, tick func() bool) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -205,35 +247,9 @@ func (s *Server) watchStale(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		}
-		path, err := s.host.sessionFor("")
-		if err != nil {
-			continue
-		}
-		var ops *FileOps
-		var key string
-		var leafPath []*session.Entry
-		var cwd, state string
-		if s.host.withIndex(path, func(ix *session.Index) error {
-			leafPath, cwd, state = ix.LeafPath(), ix.File.Header.Cwd, stateKey(ix)
-			return nil
-		}) == nil {
-			// Outside the session's lock: stat and hash on disk, the path's records kept.
-			stale := staleFiles(cwd, s.host.readRecords(path, state, leafPath))
-			b, _ := json.Marshal(stale)
-			key = string(b)
-			read, mod := fileops.ForPath(leafPath)
-			ops = &FileOps{Session: path, ReadFiles: read, ModifiedFiles: mod, Stale: stale, Current: true}
-		}
-		if ops == nil {
-			continue
-		}
-		s.drafts.mu.Lock()
-		changed := s.drafts.lastStale[path] != key
-		s.drafts.lastStale[path] = key
-		s.drafts.mu.Unlock()
-		if changed {
-			s.notify("pi/fileOps", ops)
+			if !tick() {
+				return
+			}
 		}
 	}
 }

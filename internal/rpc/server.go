@@ -39,6 +39,9 @@ type Options struct {
 	// BridgeDir is where pi-lsp's Pi extension registers live pi processes (default
 	// bridge.DefaultDir(): $XDG_RUNTIME_DIR/pi-lsp).
 	BridgeDir string
+	// ParentInterval is how often the client's process (initialize's processId) is
+	// checked; the server exits once it is gone (default 5s).
+	ParentInterval time.Duration
 }
 
 type lifecycle int
@@ -92,6 +95,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opt 
 	opt.WatchInterval = cmp.Or(opt.WatchInterval, 2*time.Second)
 	opt.SoftThreshold = cmp.Or(opt.SoftThreshold, DefaultSoftThreshold)
 	opt.DraftDelay = cmp.Or(opt.DraftDelay, time.Second)
+	opt.ParentInterval = cmp.Or(opt.ParentInterval, 5*time.Second)
 	s := &Server{opt: opt, log: opt.Logger, jobs: map[string]context.CancelFunc{}, exited: make(chan struct{}), exitCode: 1, ready: make(chan struct{})}
 	s.baseCtx, s.cancelAll = context.WithCancel(ctx)
 	s.bgCtx, s.cancelBG = context.WithCancel(s.baseCtx)
@@ -351,6 +355,9 @@ func (s *Server) initialize(req *request) any {
 	s.state = stateInitialized
 	s.mu.Unlock()
 	s.host.initialize(p)
+	if p.ProcessID != nil {
+		go s.watchParent(s.baseCtx, *p.ProcessID, s.opt.ParentInterval)
+	}
 	return initializeResult{
 		Capabilities: serverCapabilities{
 			ExecuteCommandProvider: executeCommandOptions{Commands: CommandIDs(), WorkDoneProgress: true},

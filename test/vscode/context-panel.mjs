@@ -17,7 +17,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { cliOptions, clip, readEntries, sessionsDir, sleep, waitFor } from "../jsonrpc/harness.mjs";
 import { REPO, runMain, tally } from "../lib/layer.mjs";
-import { chromiumOf, freePort, installVsix, launchChromium, placeSession, QUIET_SETTINGS, readEvents, runPalette, startCodeServer, visible, world } from "./workbench.mjs";
+import { chromiumOf, freePort, freshArtifacts, installVsix, launchChromium, placeSession, QUIET_SETTINGS, readEvents, runPalette, screenshots, startCodeServer, visible, world } from "./workbench.mjs";
 
 const opt = cliOptions(process.argv.slice(2));
 const VSIX = path.resolve(opt("--vsix", path.join(REPO, "editors", "vscode", "pi-lsp.vsix")));
@@ -25,8 +25,7 @@ const T = path.resolve(opt("--tmp", fs.mkdtempSync("/tmp/pi-lsp-vscode-context-"
 const ART = path.resolve(opt("--artifacts", path.join(REPO, "test-artifacts", "vscode")), "context-panel");
 const GENUINE = path.join(REPO, "testdata", "corpus", "genuine-1.6", "compact-twice.jsonl");
 const BIN = path.join(REPO, "bin", "pi-lsp");
-fs.mkdirSync(ART, { recursive: true });
-for (const f of fs.readdirSync(ART)) if (f.endsWith(".png") || f.endsWith(".log")) fs.rmSync(path.join(ART, f));
+freshArtifacts(ART);
 
 const tests = tally({ timed: true });
 const { check, note } = tests;
@@ -35,11 +34,7 @@ const { agent: AGENT, ws: WS, userData: UD, extDir: EXTDIR, events: EVENTS } = w
 const events = () => readEvents(EVENTS);
 const eventsOf = (name) => events().filter((e) => e.event === name);
 
-let shotN = 0;
-async function shot(page, name) {
-  const file = path.join(ART, `${String(++shotN).padStart(2, "0")}-${name}.png`);
-  await page.screenshot({ path: file }).then(() => note(`screenshot ${path.relative(REPO, file)}`), (e) => note(`screenshot ${name} failed: ${e.message}`));
-}
+const shot = screenshots(ART, note);
 
 /** The same binary's CLI answer for the file. */
 function cli(session, ...args) {

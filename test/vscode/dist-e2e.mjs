@@ -20,7 +20,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { cliOptions, clip, readEntries, sessionsDir, sleep, waitFor } from "../jsonrpc/harness.mjs";
 import { REPO, VERSION, runMain, tally } from "../lib/layer.mjs";
-import { chromiumOf, freePort, installVsix, launchChromium, placeSession, QUIET_SETTINGS, readEvents, runPalette, startCodeServer, visible, world } from "./workbench.mjs";
+import { chromiumOf, freePort, freshArtifacts, installVsix, launchChromium, placeSession, QUIET_SETTINGS, readEvents, runPalette, screenshots, startCodeServer, visible, world } from "./workbench.mjs";
 
 const opt = cliOptions(process.argv.slice(2));
 const VSIX = path.resolve(opt("--vsix", ""));
@@ -31,8 +31,7 @@ const ART = path.resolve(opt("--artifacts", path.join(REPO, "test-artifacts", "d
 const GENUINE = path.join(REPO, "testdata", "corpus", "genuine", "full-main.jsonl");
 const chromium = chromiumOf();
 
-fs.mkdirSync(ART, { recursive: true });
-for (const f of fs.readdirSync(ART)) if (f.endsWith(".png") || f.endsWith(".log")) fs.rmSync(path.join(ART, f));
+freshArtifacts(ART);
 
 const tests = tally({ timed: true });
 const { check, note } = tests;
@@ -42,10 +41,7 @@ const { agent: AGENT, ws: WS, userData: UD, extDir: EXTDIR, events: EVENTS } = w
 
 const eventsOf = (name) => readEvents(EVENTS).filter((e) => e.event === name);
 
-let shotN = 0;
-async function shot(page, name) {
-  await page.screenshot({ path: path.join(ART, `${String(++shotN).padStart(2, "0")}-${name}.png`) }).catch(() => {});
-}
+const shot = screenshots(ART, note);
 // PATH without any directory that has a pi-lsp: the package's own binary must be used.
 function pathWithoutPiLsp() {
   return (process.env.PATH ?? "").split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, "pi-lsp"))).join(path.delimiter);

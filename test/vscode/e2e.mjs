@@ -24,7 +24,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { cliOptions, clip, readEntries, sessionsDir, sleep, waitFor } from "../jsonrpc/harness.mjs";
 import { REPO, runMain, tally } from "../lib/layer.mjs";
-import { chromiumOf, freePort, installVsix, launchChromium, placeSession, QUIET_SETTINGS, readEvents, runPalette as runPaletteOnce, startCodeServer, visible, world } from "./workbench.mjs";
+import { chromiumOf, freePort, freshArtifacts, installVsix, launchChromium, placeSession, QUIET_SETTINGS, readEvents, runPalette as runPaletteOnce, screenshots, startCodeServer, visible, world } from "./workbench.mjs";
 
 const opt = cliOptions(process.argv.slice(2));
 const VSIX = path.resolve(opt("--vsix", path.join(REPO, "editors", "vscode", "pi-lsp.vsix")));
@@ -35,8 +35,7 @@ const DOCS_SHOT = opt("--docs-screenshot", "");
 const SUMMARIZER = process.env.PI_LSP_E2E_SUMMARIZER || "openai"; // "extractive" skips the fake LLM
 const chromium = chromiumOf();
 
-fs.mkdirSync(ART, { recursive: true });
-for (const f of fs.readdirSync(ART)) if (f.endsWith(".png") || f.endsWith(".log") || f.endsWith(".jsonl")) fs.rmSync(path.join(ART, f));
+freshArtifacts(ART, [".png", ".log", ".jsonl"]);
 
 // ---------------------------------------------------------------------------------------------
 const tests = tally({ timed: true });
@@ -112,17 +111,7 @@ function startFakeLLM() {
 const events = () => readEvents(EVENTS);
 const lastEvent = (name) => events().filter((e) => e.event === name).pop();
 
-let shotN = 0;
-async function shot(page, name) {
-  const file = path.join(ART, `${String(++shotN).padStart(2, "0")}-${name}.png`);
-  try {
-    await page.screenshot({ path: file });
-    note(`screenshot ${path.relative(REPO, file)}`);
-  } catch (e) {
-    note(`screenshot ${name} failed: ${e.message}`);
-  }
-  return file;
-}
+const shot = screenshots(ART, note);
 
 // The palette command title, with a note on each retry and a screenshot before Enter.
 function runPalette(page, title) {
@@ -1171,7 +1160,7 @@ async function rewindSection(page) {
   // Rewind Files to Here…: a diff per file, then the pick.
   const t0 = Date.now();
   const menu = await contextMenu(page, row, "Rewind Files to Here");
-  if (DOCS_SHOT) fs.copyFileSync(path.join(ART, `${String(shotN).padStart(2, "0")}-context-menu-rewind-files-to-here.png`), path.join(path.dirname(DOCS_SHOT), "vscode-rewind-menu.png"));
+  if (DOCS_SHOT) fs.copyFileSync(shot.last, path.join(path.dirname(DOCS_SHOT), "vscode-rewind-menu.png"));
   const preview = menu && (await waitFor(() => events().filter((e) => e.event === "rewindPreview" && e.t >= t0).pop(), 15_000, 200));
   const picker = page.locator(".quick-input-widget", { hasText: "Rewind Files to" }).first();
   const pickerUp = !!preview && (await visible(picker, 15_000));

@@ -30,6 +30,37 @@ export const QUIET_SETTINGS = {
 };
 
 /**
+ * The artifacts folder of a run, emptied of an earlier run's files with these endings
+ * (screenshots and logs by default).
+ */
+export function freshArtifacts(dir, endings = [".png", ".log"]) {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const f of fs.readdirSync(dir)) if (endings.some((e) => f.endsWith(e))) fs.rmSync(path.join(dir, f));
+  return dir;
+}
+
+/**
+ * The screenshots of a run, numbered in the order taken: shot(page, name) saves
+ * dir/NN-name.png, notes it (or why it failed: a screenshot never fails a check) and
+ * returns the file; shot.last is the file of the latest one.
+ */
+export function screenshots(dir, note) {
+  let n = 0;
+  const shot = async (page, name) => {
+    const file = path.join(dir, `${String(++n).padStart(2, "0")}-${name}.png`);
+    shot.last = file;
+    try {
+      await page.screenshot({ path: file });
+      note(`screenshot ${path.relative(REPO, file)}`);
+    } catch (e) {
+      note(`screenshot ${name} failed: ${e.message}`);
+    }
+    return file;
+  };
+  return shot;
+}
+
+/**
  * The temporary world under T: Pi's agent dir (PI_CODING_AGENT_DIR when set), the workspace
  * folder ws/<name>, code-server's user data and extensions, the extension's event log.
  */
