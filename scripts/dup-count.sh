@@ -5,13 +5,9 @@
 #     multi-line `import { a, b } from "…"` included;
 #   - generated code: a file whose first lines say "Code generated" or "do not edit", and
 #     the BEGIN GENERATED … END GENERATED part of a file.
-# Of the rows that remain, those alike by shape only (no run the same to the letter) whose
-# two sides are both in the benchmark's case tables, internal/quality/cases_*.go, are
-# counted apart as data: each line there is a literal of the case DSL (s.User, s.Do(Sh…),
-# Expect fields) of a different session. Every other row counts as real, boilerplate and
-# shape rows included.
+# Every row that remains counts as real, boilerplate and shape rows included.
 #
-#   scripts/dup-count.sh            # the counts, then the real rows, the data rows
+#   scripts/dup-count.sh            # the counts, then the real rows
 #   DUP_SECONDS=120 DUP_MOST=200    # passed to duplicates (defaults shown)
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -81,20 +77,6 @@ for path in sys.stdin.buffer.read().decode().split("\0"):
 blanked="$(duplicates --repo "$TMP/tree" --seconds "$SECONDS_" --most "$MOST")"
 echo "all:      $raw"
 echo "blanked:  $(head -1 <<<"$blanked")"
-tail -n +2 <<<"$blanked" | python3 -c '
-import re, sys
-data = re.compile(r"internal/quality/cases_[a-z]+\.go:")
-real, apart, rest = [], [], []
-for line in sys.stdin.read().splitlines():
-    m = re.match(r"D\d+ (\S+) ~ (\S+)(.*)", line)
-    if not m:
-        rest.append(line)
-    elif m.group(3).strip().startswith("shape") and data.match(m.group(1)) and data.match(m.group(2)):
-        apart.append(line)
-    else:
-        real.append(line)
-print(f"data:     {len(apart)} pairs (shape only, both sides in internal/quality/cases_*.go)")
-print(f"real:     {len(real)} pairs")
-for line in real + ["-- data --"] + apart + rest:
-    print(line)
-'
+real="$(tail -n +2 <<<"$blanked" | grep -c '^D[0-9]' || true)"
+echo "real:     $real pairs"
+tail -n +2 <<<"$blanked"

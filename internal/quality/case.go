@@ -87,21 +87,6 @@ type Produced struct {
 	Kept string
 }
 
-// lastTurn is a History case that keeps only the session's last message (KeepLast).
-func lastTurn(name, title string, script func(s *Script), want Expect) *Case {
-	return &Case{Name: name, Title: title, Kind: History, KeepLast: true, Script: script, Want: want}
-}
-
-// keeping is a History case whose compaction keeps keep recent tokens.
-func keeping(keep int, name, title string, script func(s *Script), want Expect) *Case {
-	return &Case{Name: name, Title: title, Kind: History, Keep: keep, Script: script, Want: want}
-}
-
-// branchTo is a Branch case that navigates to the mark target.
-func branchTo(target, name, title string, script func(s *Script), want Expect) *Case {
-	return &Case{Name: name, Title: title, Kind: Branch, Target: target, Script: script, Want: want}
-}
-
 // Session is the case's session file.
 func (c *Case) Session() []byte {
 	s := NewScript(c.Name, "/home/dev/src/"+c.Name)
@@ -215,14 +200,13 @@ func sourceOf(msgs []*session.Message, previous string, read, modified []string)
 	return b.String()
 }
 
-// Cases are the benchmark's sessions, by name.
+// Cases are the benchmark's sessions (the files under cases/), by name, the held-out
+// ones last.
 func Cases() []*Case {
-	var all []*Case
-	all = append(all, codingCases()...)
-	all = append(all, opsCases()...)
-	all = append(all, repeatCases()...)
-	all = append(all, branchCases()...)
-	all = append(all, heldOutCases()...)
+	all, err := LoadCases(caseFiles, "cases")
+	if err != nil {
+		panic(err) // the files are embedded: a test reads them all
+	}
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].HeldOut != all[j].HeldOut {
 			return !all[i].HeldOut
