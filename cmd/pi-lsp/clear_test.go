@@ -99,8 +99,7 @@ func TestClearToolOutputMatchesPi16(t *testing.T) {
 
 // Small results and the recent window are never cleared; a placeholder is never larger.
 func TestClearToolOutputLeavesSmallAndRecentResults(t *testing.T) {
-	isolate.Setup(t)
-	path := corpus.Copy(t, "genuine-1.6/system-tools.jsonl") // tool results of a few tokens
+	path := isolatedCopy(t, "genuine-1.6/system-tools.jsonl") // tool results of a few tokens
 	code, out, _ := runCLI(t, "clear-tool-output", path, "--keep-recent-tokens", "1", "--min-tokens", "1")
 	if code != 0 || !strings.Contains(out, "nothing to clear") {
 		t.Fatalf("exit %d: %s", code, out)

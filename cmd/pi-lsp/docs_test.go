@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // The documentation a newcomer reads stays true to the tree: docs/ARCHITECTURE.md names
@@ -22,10 +24,7 @@ const repoRoot = "../.."
 // no row of docs/ARCHITECTURE.md's tables names (`internal/x`, or `internal/x/*` for the
 // packages below internal/x) fails, and so does a row without an invariant.
 func TestArchitectureNamesEveryPackage(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "ARCHITECTURE.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := testfile.ReadRepo(t, "docs/ARCHITECTURE.md")
 	named := map[string]bool{} // a package, or "dir/*"
 	cell := regexp.MustCompile("`([a-z0-9_./*-]+)`")
 	for _, line := range strings.Split(string(doc), "\n") {
@@ -188,10 +187,7 @@ func headingAnchors(t *testing.T, path string) map[string]bool {
 // two commands that set everything up on a fresh machine and the feature list others add
 // to; the reference lives in docs/.
 func TestReadmeIsAFirstRead(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := testfile.ReadRepo(t, "README.md")
 	if len(data) >= 15*1024 {
 		t.Errorf("README.md is %d bytes: keep it under 15 KB and move reference material to a page under docs/", len(data))
 	}

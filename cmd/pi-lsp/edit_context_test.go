@@ -2,15 +2,14 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // An omission, a replacement and a restore made with `pi-lsp edit-context` on copies of
@@ -31,14 +30,7 @@ func TestEditContextMatchesPi16(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.file+"/"+tc.role, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "genuine-1.6", tc.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(t.TempDir(), tc.file)
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := corpus.Copy(t, "genuine-1.6/"+tc.file)
 			// The largest unedited message of the role, from the listing.
 			sizes := contextSize(t, path)
 			target := sizes.first(func(m sizedMessage) bool { return m.Role == tc.role && m.Editable && m.ContextEdit == "" })
@@ -143,18 +135,9 @@ func TestEditContextMatchesPi16(t *testing.T) {
 
 // Usage errors exit 2; refusals exit 1 with one clear line and leave the file alone.
 func TestEditContextRefusals(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "genuine-1.6", "system-tools.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := session.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := corpus.Copy(t, "genuine-1.6/system-tools.jsonl")
+	data := sessiontest.Read(t, path)
+	f := sessiontest.Load(t, path)
 	var system, model string
 	for _, e := range f.Entries {
 		if e.Role() == session.RoleSystem && system == "" {
@@ -180,69 +163,15 @@ func TestEditContextRefusals(t *testing.T) {
 		{[]string{"context-size"}, 2, "usage:"},
 	}
 	for _, c := range cases {
-		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), c.args, &stdout, &stderr)
-		if code != c.code || !strings.Contains(stderr.String(), c.msg) {
-			t.Errorf("%v: exit %d, stderr %q; want %d with %q", c.args[2:], code, stderr.String(), c.code, c.msg)
+		code, _, stderr := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d with %q", c.args[2:], code, stderr, c.code, c.msg)
 		}
-		if code != 0 && strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 && c.code == 1 {
-			t.Errorf("%v: more than one line: %q", c.args, stderr.String())
+		if code != 0 && strings.Count(strings.TrimSpace(stderr), "\n") > 0 && c.code == 1 {
+			t.Errorf("%v: more than one line: %q", c.args, stderr)
 		}
 	}
-	if after, _ := os.ReadFile(path); !bytes.Equal(after, data) {
+	if after := sessiontest.Read(t, path); !bytes.Equal(after, data) {
 		t.Fatal("a refused edit changed the file")
 	}
-}
-
-// sameContextAsPi checks that the CLI's context of path (its messages and tokens) is the
-// one Pi's library builds of the file after step, and returns the CLI's messages and
-// Pi's projected tokens.
-func sameContextAsPi(t *testing.T, o *oracle.Oracle, path, step string) ([]json.RawMessage, json.RawMessage) {
-	t.Helper()
-	var want struct {
-		Messages  []json.RawMessage `json:"messages"`
-		Projected json.RawMessage   `json:"projectedTokens"`
-		IDs       []string          `json:"ids"`
-	}
-	o.Query(t, map[string]any{"op": "context", "file": path}, &want)
-	var got struct {
-		Messages []json.RawMessage `json:"messages"`
-		Tokens   json.RawMessage   `json:"tokens"`
-	}
-	cli(t, &got, "context", path, "--json")
-	oracle.SameJSON(t, "context after "+step, got.Messages, want.Messages, want.IDs, want.IDs)
-	oracle.SameJSON(t, "tokens after "+step, got.Tokens, want.Projected, want.IDs, want.IDs)
-	return got.Messages, want.Projected
-}
-
-// contextSizes is the CLI's context-size listing of a session (--json).
-type contextSizes struct {
-	Tokens   float64        `json:"tokens"`
-	Messages []sizedMessage `json:"messages"`
-}
-
-type sizedMessage struct {
-	EntryID     string `json:"entryId"`
-	Role        string `json:"role"`
-	Tokens      int    `json:"tokens"`
-	Editable    bool   `json:"editable"`
-	ContextEdit string `json:"contextEdit"`
-}
-
-// contextSize runs context-size on path, or fails the test.
-func contextSize(t *testing.T, path string) contextSizes {
-	t.Helper()
-	var sizes contextSizes
-	cli(t, &sizes, "context-size", path, "--json")
-	return sizes
-}
-
-// first is the entry id of the first message that match accepts ("" for none).
-func (c contextSizes) first(match func(sizedMessage) bool) string {
-	for _, m := range c.Messages {
-		if match(m) {
-			return m.EntryID
-		}
-	}
-	return ""
 }

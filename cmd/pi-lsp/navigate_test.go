@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,20 +11,8 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
-	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
-	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
-
-// corpusCopy copies a genuine corpus session into a temp dir.
-func corpusCopy(t *testing.T, name string) string { return corpus.Copy(t, "genuine/"+name) }
-
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(context.Background(), args, &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 // keys lists the keys of a JSON object, sorted.
 func keys(m map[string]json.RawMessage) []string {
@@ -38,8 +25,7 @@ func keys(m map[string]json.RawMessage) []string {
 }
 
 func TestNavigateCLIDryRunJSON(t *testing.T) {
-	isolate.Setup(t)
-	path := corpusCopy(t, "tree-nav.jsonl")
+	path := isolatedCopy(t, "genuine/tree-nav.jsonl")
 	before, _ := os.ReadFile(path)
 	var m map[string]json.RawMessage
 	cli(t, &m, "navigate", path, "3a43cb87", "--dry-run", "--json", "--budget", "0")
@@ -60,8 +46,7 @@ func TestNavigateCLIDryRunJSON(t *testing.T) {
 }
 
 func TestNavigateCLISummarizeJSON(t *testing.T) {
-	isolate.Setup(t)
-	path := corpusCopy(t, "tree-nav.jsonl")
+	path := isolatedCopy(t, "genuine/tree-nav.jsonl")
 	var m map[string]json.RawMessage
 	cli(t, &m, "navigate", path, "aef84878", "--summarize", "--json", "--instructions", "focus on notes")
 	if got := keys(m); !reflect.DeepEqual(got, []string{"editorText", "leafId", "summaryEntry"}) {
@@ -84,8 +69,7 @@ func TestNavigateCLISummarizeJSON(t *testing.T) {
 }
 
 func TestNavigateCLINoSummaryAndLabel(t *testing.T) {
-	isolate.Setup(t)
-	path := corpusCopy(t, "tree-nav.jsonl")
+	path := isolatedCopy(t, "genuine/tree-nav.jsonl")
 	code, out, errOut := runCLI(t, "navigate", path, "cabe21c9", "--label", "tools done")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -105,8 +89,7 @@ func TestNavigateCLINoSummaryAndLabel(t *testing.T) {
 }
 
 func TestNavigateCLIErrors(t *testing.T) {
-	isolate.Setup(t)
-	path := corpusCopy(t, "tree-nav.jsonl")
+	path := isolatedCopy(t, "genuine/tree-nav.jsonl")
 	before, _ := os.ReadFile(path)
 	// Refusals: exit 1, one line.
 	for _, args := range [][]string{
@@ -137,8 +120,7 @@ func TestNavigateCLIErrors(t *testing.T) {
 }
 
 func TestLabelCLI(t *testing.T) {
-	isolate.Setup(t)
-	path := corpusCopy(t, "tree-nav.jsonl")
+	path := isolatedCopy(t, "genuine/tree-nav.jsonl")
 	if code, _, errOut := runCLI(t, "label", path, "aef84878", "second question"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -155,8 +137,7 @@ func TestLabelCLI(t *testing.T) {
 }
 
 func TestUndoCompactionCLI(t *testing.T) {
-	isolate.Setup(t)
-	path := corpusCopy(t, "compact-twice.jsonl")
+	path := isolatedCopy(t, "genuine/compact-twice.jsonl")
 	f, _ := session.Load(path)
 	want := session.NewIndex(f).BuildContext("487b4360").Messages
 	code, out, errOut := runCLI(t, "undo-compaction", path, "--json")

@@ -2,11 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // One version everywhere: the VERSION file is the version of the binary (stamped by
@@ -14,15 +14,7 @@ import (
 // the version the extension registers) and the Neovim plugin, and CHANGELOG.md has its
 // section. scripts/set-version.sh writes them all.
 func TestOneVersionEverywhere(t *testing.T) {
-	repo := filepath.Join("..", "..")
-	read := func(p string) string {
-		t.Helper()
-		b, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(p)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	read := func(p string) string { t.Helper(); return string(testfile.ReadRepo(t, p)) }
 	version := strings.TrimSpace(read("VERSION"))
 	if releaseVersion("v"+version) != version {
 		t.Fatalf("VERSION %q is not X.Y.Z", version)

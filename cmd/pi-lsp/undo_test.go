@@ -7,15 +7,14 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
-	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // undo-compaction names the entries written after the compaction, which stay on a side
 // branch, and how to get back to them; --json lists them.
 func TestUndoCompactionSideBranch(t *testing.T) {
-	isolate.Setup(t)
-	path := corpusCopy(t, "compact-twice.jsonl")
+	path := isolatedCopy(t, "genuine/compact-twice.jsonl")
 	code, out, errOut := runCLI(t, "undo-compaction", path, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -45,7 +44,7 @@ func TestUndoCompactionSideBranch(t *testing.T) {
 	}
 
 	// The text form, and the way back it names.
-	path = corpusCopy(t, "compact-twice.jsonl")
+	path = corpus.Copy(t, "genuine/compact-twice.jsonl")
 	wantCtx := sessiontest.Index(t, path).BuildContext("").Messages
 	code, out, errOut = runCLI(t, "undo-compaction", path)
 	if code != 0 {

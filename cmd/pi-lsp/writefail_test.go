@@ -20,8 +20,7 @@ import (
 // "file too large" and leaves the session byte-identical: no half line for a running
 // pi to glue its next entry onto.
 func TestWritesPastTheFileSizeLimitLeaveTheSessionIdentical(t *testing.T) {
-	isolate.Setup(t)
-	path := corpusCopy(t, "auto-threshold.jsonl")
+	path := isolatedCopy(t, "genuine/auto-threshold.jsonl")
 	target := contextSize(t, path).first(func(m sizedMessage) bool { return m.Editable })
 	if target == "" {
 		t.Fatal("no editable message")

@@ -17,31 +17,27 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
-	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
 
 // boundaryEnv is a workspace with one session inside the sessions folder and copies of
 // it in places the server must not touch.
 type boundaryEnv struct {
-	root, agentDir, workspace, sessionDir string
-	inside                                string // a valid session inside the folder
-	outside                               string // a valid session outside the folder
-	notJSONL                              string // a valid session inside the folder, named .txt
-	symlink                               string // inside the folder, a .jsonl symlink to outside
-	dirLink                               string // a symlinked directory inside the folder, pointing outside
-	c                                     *client
+	world
+	sessionDir string
+	inside     string // a valid session inside the folder
+	outside    string // a valid session outside the folder
+	notJSONL   string // a valid session inside the folder, named .txt
+	symlink    string // inside the folder, a .jsonl symlink to outside
+	dirLink    string // a symlinked directory inside the folder, pointing outside
+	c          *client
 }
 
 func newBoundaryEnv(t *testing.T) *boundaryEnv {
-	root := isolate.Setup(t).Root
-	e := &boundaryEnv{root: root, agentDir: filepath.Join(root, "agent"), workspace: filepath.Join(root, "work", "project")}
-	if err := os.MkdirAll(e.workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	e.sessionDir = session.SessionDir(e.agentDir, e.workspace)
-	e.inside = corpus.InstallWithCwd(t, corpus.Genuine("tree-nav"), e.sessionDir, e.workspace)
-	outDir := filepath.Join(root, "outside")
+	e := &boundaryEnv{world: newWorld(t)}
+	e.sessionDir = e.sessionsFolder()
+	e.inside = e.install(t, corpus.Genuine("tree-nav"))
+	outDir := filepath.Join(e.root, "outside")
 	e.outside = corpus.InstallWithCwd(t, corpus.Genuine("tree-nav"), outDir, e.workspace)
 	e.notJSONL = filepath.Join(e.sessionDir, "notes.txt")
 	mustWrite(t, e.notJSONL, sessiontest.Read(t, e.inside))

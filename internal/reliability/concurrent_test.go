@@ -115,14 +115,10 @@ func usageMessages(tag string, size int) []json.RawMessage {
 func TestConcurrentWritersWithRealPi(t *testing.T) {
 	needLive(t, "the concurrent-writer test")
 	o := liveOracle(t)
-	root := isolate.Setup(t).Root
-	agentDir := filepath.Join(root, "agent")
-	workspace := filepath.Join(root, "work", "project")
-	if err := os.MkdirAll(workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := corpus.InstallWithCwd(t, corpus.Genuine("full-main"), session.SessionDir(agentDir, workspace), workspace)
-	c := startServer(t, serverConfig{AgentDir: agentDir, Workspace: workspace, KeepNotes: true})
+	w := newWorld(t)
+	root, workspace := w.root, w.workspace
+	path := w.install(t, corpus.Genuine("full-main"))
+	c := startServer(t, serverConfig{AgentDir: w.agentDir, Workspace: workspace, KeepNotes: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	// Pi gets its own agent dir (the fake provider, its own compaction off); pi-lsp

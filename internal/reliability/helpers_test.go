@@ -88,22 +88,42 @@ func checkPiLoads(t testing.TB, o *oracle.Oracle, path string) bool {
 	return true
 }
 
-// generatedSession isolates the test (isolate.Setup) and installs a session generated
-// with opts as the one session of a workspace there; it returns the agent dir, the
-// workspace and the session's path.
-func generatedSession(t testing.TB, opts benchgen.Options) (agentDir, workspace, path string) {
+// world is an isolated test's dirs (isolate.Setup): below its temp root, Pi's agent dir
+// and a workspace.
+type world struct{ root, agentDir, workspace string }
+
+// newWorld isolates the test and creates its workspace.
+func newWorld(t testing.TB) world {
 	t.Helper()
 	root := isolate.Setup(t).Root
-	agentDir = filepath.Join(root, "agent")
-	workspace = filepath.Join(root, "work", "project")
-	if err := os.MkdirAll(workspace, 0o755); err != nil {
+	w := world{root: root, agentDir: filepath.Join(root, "agent"), workspace: filepath.Join(root, "work", "project")}
+	if err := os.MkdirAll(w.workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	genPath := filepath.Join(root, "gen.jsonl")
+	return w
+}
+
+// sessionsFolder is Pi's sessions folder of the workspace.
+func (w world) sessionsFolder() string { return session.SessionDir(w.agentDir, w.workspace) }
+
+// install copies the session file src into the workspace's sessions folder (under the
+// name Pi gives it, its cwd the workspace) and returns the copy's path.
+func (w world) install(t testing.TB, src string) string {
+	t.Helper()
+	return corpus.InstallWithCwd(t, src, w.sessionsFolder(), w.workspace)
+}
+
+// generatedSession isolates the test and installs a session generated with opts as the
+// one session of a workspace there; it returns the agent dir, the workspace and the
+// session's path.
+func generatedSession(t testing.TB, opts benchgen.Options) (agentDir, workspace, path string) {
+	t.Helper()
+	w := newWorld(t)
+	genPath := filepath.Join(w.root, "gen.jsonl")
 	sessiontest.Generate(t, genPath, opts)
-	path = corpus.InstallWithCwd(t, genPath, session.SessionDir(agentDir, workspace), workspace)
+	path = w.install(t, genPath)
 	os.Remove(genPath)
-	return agentDir, workspace, path
+	return w.agentDir, w.workspace, path
 }
 
 // ---- processes ----

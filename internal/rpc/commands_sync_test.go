@@ -9,23 +9,20 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // TestCommandTableInSync keeps the command table, the VS Code package.json, the Neovim
 // user commands and docs/protocol.md in agreement (rust-analyzer's lsp-extensions hash
 // test, in spirit): a row added or renamed in one place and not the others fails here.
 func TestCommandTableInSync(t *testing.T) {
-	repo := filepath.Join("..", "..")
 	table := rpc.Commands()
 	if len(table) == 0 {
 		t.Fatal("empty command table")
 	}
 
 	t.Run("vscode package.json", func(t *testing.T) {
-		data, err := os.ReadFile(filepath.Join(repo, "editors", "vscode", "package.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := testfile.ReadRepo(t, "editors/vscode/package.json")
 		var pkg struct {
 			Contributes struct {
 				Commands []struct {
@@ -49,10 +46,7 @@ func TestCommandTableInSync(t *testing.T) {
 		// The extension's own commands (models/commands.ts EXTENSION_COMMANDS) share the
 		// prefix and must never be a server command.
 		own := map[string]bool{}
-		src, err := os.ReadFile(filepath.Join(repo, "editors", "vscode", "src", "models", "commands.ts"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := testfile.ReadRepo(t, "editors/vscode/src/models/commands.ts")
 		block := regexp.MustCompile(`(?s)EXTENSION_COMMANDS = \{(.*?)\}`).FindSubmatch(src)
 		if block == nil {
 			t.Fatal("no EXTENSION_COMMANDS in editors/vscode/src/models/commands.ts")
@@ -84,7 +78,7 @@ func TestCommandTableInSync(t *testing.T) {
 		// vscode-languageclient registers every server command itself; the extension
 		// registering one too makes VS Code throw on activation.
 		reg := regexp.MustCompile(`registerCommand\(\s*['"\x60](pi\.[A-Za-z]+)['"\x60]`)
-		_ = filepath.WalkDir(filepath.Join(repo, "editors", "vscode", "src"), func(p string, d os.DirEntry, err error) error {
+		_ = filepath.WalkDir(testfile.Repo("editors/vscode/src"), func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".ts") {
 				return nil
 			}
@@ -102,7 +96,7 @@ func TestCommandTableInSync(t *testing.T) {
 		defined := map[string]bool{}
 		direct := regexp.MustCompile(`nvim_create_user_command\(\s*['"](Pi[A-Za-z]+)['"]`)
 		tableKey := regexp.MustCompile(`(?m)^\s*(Pi[A-Za-z]+)\s*=\s*\{`)
-		root := filepath.Join(repo, "editors", "neovim")
+		root := testfile.Repo("editors/neovim")
 		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".lua") {
 				return err
@@ -136,14 +130,7 @@ func TestCommandTableInSync(t *testing.T) {
 	})
 
 	t.Run("docs/protocol.md", func(t *testing.T) {
-		data, err := os.ReadFile(filepath.Join(repo, "docs", "protocol.md"))
-		if os.IsNotExist(err) {
-			t.Skip("docs/protocol.md does not exist yet")
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc := string(data)
+		doc := string(testfile.ReadRepo(t, "docs/protocol.md"))
 		for _, c := range table {
 			for _, name := range []string{c.ID, c.Method} {
 				if !strings.Contains(doc, "`"+name+"`") {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,296 +17,6 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
-
-const compactTitle = "Compacting session"
-
-// appended checks the file only grew from before and returns its new lines, decoded.
-func appended(t *testing.T, before []byte, path string) []map[string]any {
-	t.Helper()
-	now := sessiontest.Read(t, path)
-	if !bytes.HasPrefix(now, before) {
-		t.Fatalf("%s was rewritten, not appended to", path)
-	}
-	var out []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(now[len(before):]), []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal(line, &m); err != nil {
-			t.Fatalf("appended line is not JSON: %s", line)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// compactEnv is a session with something to compact and a fake LLM as summarizer.
-func compactEnv(t *testing.T, llm *fakemodel.Summarizer, cfg lsptest.Config) (*lsptest.Env, string) {
-	t.Helper()
-	t.Setenv("PI_LSP_TEST_KEY", "test-key")
-	if cfg.Corpus == nil {
-		cfg.Corpus = []string{"auto-threshold"}
-	}
-	cfg.InitOptions = lsptest.Merge(llm.Config(), map[string]any{"keepRecentTokens": 200}, cfg.InitOptions)
-	e := lsptest.NewEnv(t, cfg)
-	return e, e.Sessions[cfg.Corpus[len(cfg.Corpus)-1]]
-}
-
-// hangs is a client hook (or a window/workDoneProgress/create handler) that never
-// answers: it returns only when the server gives up on the request.
-func hangs(ctx context.Context, _ json.RawMessage) (any, error) {
-	<-ctx.Done()
-	return nil, ctx.Err()
-}
-
-// hungHookEnv is compactEnv with a pi/beforeCompact hook that never answers, which the
-// server gives up on after timeout.
-func hungHookEnv(t *testing.T, llm *fakemodel.Summarizer, timeout time.Duration) (*lsptest.Env, string) {
-	t.Helper()
-	return compactEnv(t, llm, lsptest.Config{ClientHooks: true, Options: rpc.Options{HookTimeout: timeout}, Hooks: lsptest.Hooks{BeforeCompact: hangs}})
-}
-
-func isEnd(want map[string]any) func(json.RawMessage) bool { return lsptest.Has(want) }
-
-func TestCompactWithServerCreatedToken(t *testing.T) {
-	llm := fakemodel.NewSummarizer(t)
-	llm.Set(func(f *fakemodel.Summarizer) { f.Delay = 60 * time.Millisecond; f.Chunks = 6 })
-	e, path := compactEnv(t, llm, lsptest.Config{})
-	before := sessiontest.Read(t, path)
-	p := e.Start("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}}, false)
-	msgs := e.Await(15*time.Second,
-		lsptest.ResponseTo(p.ID),
-		lsptest.ServerCall("window/workDoneProgress/create"),
-		lsptest.ProgressBeginAtZero(compactTitle),
-		lsptest.ProgressReportMatching(compactTitle, "summarizing"),
-		lsptest.CompletedProgress(compactTitle),
-		lsptest.NotificationMatching("pi/compactionStart", "manual", lsptest.Has(map[string]any{"session": path, "reason": "manual"})),
-		lsptest.OnceMet(lsptest.CompletedProgress(compactTitle),
-			lsptest.NotificationMatching("pi/compactionEnd", "manual success", lsptest.Has(map[string]any{"session": path, "reason": "manual", "aborted": false, "willRetry": false}))),
-	)
-	res, cerr := p.Wait(time.Second)
-	if cerr != nil {
-		t.Fatalf("pi.compact: %v", cerr)
-	}
-	// create → begin(0%) → reports (non-decreasing) → end, all on the created token.
-	var created string
-	createSeq := -1
-	for _, m := range msgs {
-		if m.Kind == lsptest.KindCall && m.Method == "window/workDoneProgress/create" {
-			created = string(lsptest.Decode[struct{ Token json.RawMessage }](t, m.Params).Token)
-			createSeq = m.Seq
-			break
-		}
-	}
-	ps := lsptest.ProgressOf(msgs, compactTitle)
-	if ps[0].Token != created || ps[0].Seq < createSeq {
-		t.Errorf("begin token %s at #%d, created token %s at #%d", ps[0].Token, ps[0].Seq, created, createSeq)
-	}
-	if !ps[0].Canc {
-		t.Errorf("begin is not cancellable")
-	}
-	last := 0.0
-	reports := 0
-	for _, pr := range ps[1 : len(ps)-1] {
-		if pr.Kind != "report" {
-			t.Errorf("unexpected %s between begin and end", pr.Kind)
-			continue
-		}
-		reports++
-		if pr.Pct == nil || *pr.Pct < last || *pr.Pct > 100 {
-			t.Errorf("report percentage %v after %v", pr.Pct, last)
-		} else {
-			last = *pr.Pct
-		}
-	}
-	if reports == 0 {
-		t.Errorf("no progress reports")
-	}
-	// compactionStart comes after begin, compactionEnd before end.
-	var startSeq, endSeq int
-	for _, m := range msgs {
-		switch m.Method {
-		case "pi/compactionStart":
-			startSeq = m.Seq
-		case "pi/compactionEnd":
-			endSeq = m.Seq
-		}
-	}
-	if startSeq < ps[0].Seq || endSeq > ps[len(ps)-1].Seq {
-		t.Errorf("order: begin #%d start #%d end-event #%d progress-end #%d", ps[0].Seq, startSeq, endSeq, ps[len(ps)-1].Seq)
-	}
-	// The answer comes last, so a client that closes its progress UI on the answer
-	// has seen every report.
-	for _, m := range msgs {
-		if m.Kind == lsptest.KindResponse && m.ID == p.ID && m.Seq < ps[len(ps)-1].Seq {
-			t.Errorf("answer #%d before progress end #%d", m.Seq, ps[len(ps)-1].Seq)
-		}
-	}
-	// The entry was appended, and is what the answer and compactionEnd say.
-	lines := appended(t, before, path)
-	if len(lines) != 1 || lines[0]["type"] != "compaction" {
-		t.Fatalf("appended %v, want one compaction entry", lines)
-	}
-	entry := lines[0]
-	if entry["parentId"] != "8852ca19" || entry["fromHook"] != false {
-		t.Errorf("entry parentId %v fromHook %v", entry["parentId"], entry["fromHook"])
-	}
-	if !strings.HasPrefix(entry["summary"].(string), "## Goal\nFake summary from the test endpoint.") {
-		t.Errorf("summary = %q", entry["summary"])
-	}
-	got := lsptest.Decode[struct {
-		Entry        map[string]any `json:"entry"`
-		TokensBefore float64        `json:"tokensBefore"`
-		TokensAfter  float64        `json:"tokensAfter"`
-	}](t, res)
-	if got.Entry["id"] != entry["id"] || got.TokensBefore != entry["tokensBefore"] || got.TokensAfter <= 0 || got.TokensAfter >= got.TokensBefore {
-		t.Errorf("answer %s does not match the entry %v", lsptest.Trunc(res), entry)
-	}
-	for _, m := range msgs {
-		if m.Method == "pi/compactionEnd" {
-			r := lsptest.Fields(m.Params)["result"].(map[string]any)
-			if r["summary"] != entry["summary"] || r["firstKeptEntryId"] != entry["firstKeptEntryId"] {
-				t.Errorf("compactionEnd.result %v differs from the entry", r)
-			}
-			if _, ok := lsptest.Fields(m.Params)["errorMessage"]; ok {
-				t.Errorf("errorMessage on success: %s", m.Params)
-			}
-		}
-	}
-	// The new state is pushed.
-	e.Await(5*time.Second, lsptest.NotificationMatching("pi/sessionChanged", "new leaf", lsptest.Has(map[string]any{"session": path, "leafId": entry["id"]})))
-}
-
-func TestCompactWithClientToken(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		token any
-		raw   string
-	}{{"numeric", 42, "42"}, {"string", "tok-abc", `"tok-abc"`}} {
-		t.Run(tc.name, func(t *testing.T) {
-			llm := fakemodel.NewSummarizer(t)
-			llm.Set(func(f *fakemodel.Summarizer) { f.Delay = 30 * time.Millisecond })
-			e, path := compactEnv(t, llm, lsptest.Config{})
-			p := e.Start("workspace/executeCommand", map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{"session": path}}, "workDoneToken": tc.token}, false)
-			msgs := e.Await(15*time.Second, lsptest.ResponseTo(p.ID), lsptest.CompletedProgress(compactTitle), lsptest.ProgressBeginAtZero(compactTitle))
-			if _, err := p.Wait(time.Second); err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range msgs {
-				if m.Kind == lsptest.KindCall && m.Method == "window/workDoneProgress/create" {
-					t.Errorf("server created a token although the client sent one")
-				}
-			}
-			for _, pr := range lsptest.Progresses(msgs) {
-				if pr.Token != tc.raw {
-					t.Errorf("progress on token %s, want %s exactly", pr.Token, tc.raw)
-				}
-			}
-		})
-	}
-	t.Run("pi/compact request", func(t *testing.T) {
-		llm := fakemodel.NewSummarizer(t)
-		e, _ := compactEnv(t, llm, lsptest.Config{})
-		p := e.Start("pi/compact", map[string]any{"workDoneToken": "custom-7"}, true)
-		msgs := e.Await(15*time.Second, lsptest.ResponseTo(p.ID), lsptest.CompletedProgress(compactTitle))
-		if _, err := p.Wait(time.Second); err != nil {
-			t.Fatal(err)
-		}
-		if ps := lsptest.ProgressOf(msgs, compactTitle); ps[0].Token != `"custom-7"` {
-			t.Errorf("token %s", ps[0].Token)
-		}
-	})
-}
-
-// TestCompactCancel cancels a compaction while the summary streams: the answer is
-// -32800, nothing is written, compactionEnd says aborted, and progress still ends.
-func TestCompactCancel(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		stringID bool
-		how      string // "request" or "progress"
-		token    any    // client token for progress cancellation (nil: server-created)
-	}{
-		{"$/cancelRequest numeric id", false, "request", nil},
-		{"$/cancelRequest string id", true, "request", nil},
-		{"workDoneProgress/cancel server token", false, "progress", nil},
-		{"workDoneProgress/cancel numeric client token", true, "progress", 7},
-		{"workDoneProgress/cancel string client token", false, "progress", "tok-x"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			llm := fakemodel.NewSummarizer(t)
-			llm.Set(func(f *fakemodel.Summarizer) { f.Hold = true })
-			e, path := compactEnv(t, llm, lsptest.Config{})
-			before := sessiontest.Read(t, path)
-			args := map[string]any{"command": "pi.compact", "arguments": []any{map[string]any{}}}
-			if tc.token != nil {
-				args["workDoneToken"] = tc.token
-			}
-			p := e.Start("workspace/executeCommand", args, tc.stringID)
-			select {
-			case <-llm.Started:
-			case <-time.After(10 * time.Second):
-				t.Fatal("the summarizer was never called")
-			}
-			msgs := e.Await(5*time.Second, lsptest.ProgressReportMatching(compactTitle, "summarizing"))
-			if tc.how == "request" {
-				p.Cancel()
-			} else {
-				tok := json.RawMessage(lsptest.ProgressOf(msgs, compactTitle)[0].Token)
-				e.Notify("window/workDoneProgress/cancel", map[string]any{"token": tok})
-			}
-			t0 := time.Now()
-			_, cerr := p.Wait(5 * time.Second)
-			if cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
-				t.Fatalf("answer %v, want %d", cerr, rpc.CodeRequestCancelled)
-			}
-			if d := time.Since(t0); d > 2*time.Second {
-				t.Errorf("cancellation took %v", d)
-			}
-			e.Await(5*time.Second,
-				lsptest.CompletedProgress(compactTitle),
-				lsptest.NotificationMatching("pi/compactionEnd", "aborted", lsptest.Has(map[string]any{"reason": "manual", "aborted": true, "willRetry": false, "errorMessage": nil, "result": nil})),
-			)
-			if !bytes.Equal(sessiontest.Read(t, path), before) {
-				t.Errorf("the session file changed")
-			}
-			deadline := time.Now().Add(5 * time.Second)
-			for llm.Cancelled.Load() == 0 && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if llm.Cancelled.Load() == 0 {
-				t.Errorf("the summary request was not aborted")
-			}
-		})
-	}
-}
-
-// TestShutdownWithJobInFlight: shutdown answers within a second, the running job gets
-// -32800 and writes nothing, and exit then returns 0.
-func TestShutdownWithJobInFlight(t *testing.T) {
-	llm := fakemodel.NewSummarizer(t)
-	llm.Set(func(f *fakemodel.Summarizer) { f.Hold = true })
-	e, path := compactEnv(t, llm, lsptest.Config{})
-	before := sessiontest.Read(t, path)
-	p := e.Start("pi/compact", map[string]any{}, false)
-	select {
-	case <-llm.Started:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the summarizer was never called")
-	}
-	e.Shutdown(time.Second)
-	if _, cerr := p.Wait(time.Second); cerr == nil || cerr.Code != rpc.CodeRequestCancelled {
-		t.Fatalf("job answer %v, want %d", cerr, rpc.CodeRequestCancelled)
-	}
-	e.Notify("exit", nil)
-	if code := e.ExitCode(3 * time.Second); code != 0 {
-		t.Errorf("exit code %d", code)
-	}
-	if !bytes.Equal(sessiontest.Read(t, path), before) {
-		t.Errorf("the session file changed")
-	}
-}
 
 // TestCompactHooks: with experimental.pi.hooks the client decides before compacting.
 func TestCompactHooks(t *testing.T) {
@@ -453,6 +165,132 @@ func TestCompactNothingToCompact(t *testing.T) {
 	e.Await(5*time.Second, lsptest.CompletedProgress(compactTitle), lsptest.NotificationMatching("pi/compactionEnd", "not aborted", lsptest.Has(map[string]any{"aborted": false})))
 	if !bytes.Equal(sessiontest.Read(t, path), before) {
 		t.Errorf("the session file changed")
+	}
+	if n := llm.Requests.Load(); n != 0 {
+		t.Errorf("summarizer called %d times", n)
+	}
+}
+
+// TestPreviewEditCommitCompaction: a preview gives the draft summary; the user edits it;
+// committing writes exactly the edited text, marked as edited.
+func TestPreviewEditCommitCompaction(t *testing.T) {
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
+	path := e.Sessions["full-main"]
+	before, _ := os.ReadFile(path)
+	prev, err := e.PreviewCompaction(map[string]any{"instructions": "focus on tests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev.SpanKey == "" || !strings.Contains(prev.Summary, "## Goal") || prev.TokensAfter >= prev.TokensBefore {
+		t.Fatalf("preview: %+v", prev)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Fatal("a preview wrote to the session")
+	}
+	edited := prev.Summary + "\n\n## Note from the user\nKeep the CLI flags stable."
+	if _, err := e.CommitCompaction(map[string]any{"summary": edited, "spanKey": prev.SpanKey, "instructions": "focus on tests"}); err != nil {
+		t.Fatal(err)
+	}
+	last := sessiontest.Last(t, path)
+	c := last.Compaction()
+	if last.Type != session.TypeCompaction || c.Summary != edited || c.FirstKeptEntryID != prev.FirstKeptEntryID {
+		t.Fatalf("committed entry %s", last.Raw())
+	}
+	var details struct{ Edited bool }
+	json.Unmarshal(last.RawField("details"), &details)
+	if !details.Edited {
+		t.Fatalf("details not marked edited: %s", last.RawField("details"))
+	}
+	// A second commit of the same preview no longer matches the session.
+	_, err = e.CommitCompaction(map[string]any{"summary": edited, "spanKey": prev.SpanKey})
+	if ce, ok := err.(*lsptest.CallError); !ok || ce.Code != -32801 {
+		if ce == nil || ce.Kind() != "alreadyCompacted" {
+			t.Fatalf("stale commit: %v", err)
+		}
+	}
+}
+
+// TestPinnedMessageIsQuotedAndProtected pins a user message through the server; the next
+// compaction quotes it; pins are listed in previews.
+func TestPinnedMessageIsQuotedAndProtected(t *testing.T) {
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}, InitOptions: map[string]any{"keepRecentTokens": 60}})
+	path := e.Sessions["full-main"]
+	users := sessiontest.UserMessages(sessiontest.Index(t, path))
+	if len(users) == 0 {
+		t.Fatal("no user message")
+	}
+	pinID, pinText := users[len(users)-1].ID, users[len(users)-1].Text
+	if _, err := e.Command("pi.pin", map[string]any{"entryId": pinID}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := e.Call("pi/compact", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sessiontest.Last(t, path).Compaction().Summary, pinText) {
+		t.Fatalf("pinned text not quoted: %s", raw)
+	}
+	if _, err := e.Call("pi/pin", map[string]any{"entryId": "nope"}); err == nil {
+		t.Fatal("pinning an unknown entry succeeded")
+	}
+}
+
+// TestCompactionJobWorksOnItsSnapshot: a compaction computes on a snapshot of the
+// session taken when it starts. While it waits for its hook, another writer appends to
+// the file and the server refreshes its followed index (pi/sessionChanged names the new
+// leaf); the job's view does not change with it, so its write is refused as a
+// concurrent change (ContentModified) and the file is exactly what the other writer
+// left.
+func TestCompactionJobWorksOnItsSnapshot(t *testing.T) {
+	llm := fakemodel.NewSummarizer(t)
+	var e *lsptest.Env
+	var path, line string
+	const other = "0e0e0e0e"
+	envReady := make(chan struct{})
+	first := true
+	e, path = compactEnv(t, llm, lsptest.Config{ClientHooks: true, Hooks: lsptest.Hooks{
+		BeforeCompact: func(ctx context.Context, p json.RawMessage) (any, error) {
+			<-envReady
+			if first {
+				first = false
+				f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					return nil, err
+				}
+				_, err = f.WriteString(line)
+				f.Close()
+				if err != nil {
+					return nil, err
+				}
+				// The server follows the file while the job waits: its index now ends
+				// at the other writer's entry.
+				e.Await(10*time.Second, lsptest.NotificationMatching("pi/sessionChanged", "the other writer's leaf", lsptest.Has(map[string]any{"leafId": other})))
+			}
+			return map[string]any{"summary": "A summary of the path the job was started on."}, nil
+		}}})
+	line = fmt.Sprintf(`{"type":"custom","id":%q,"parentId":%q,"timestamp":"2025-01-01T00:00:00.000Z","customType":"another-writer"}`+"\n", other, sessiontest.Last(t, path).ID)
+	before := sessiontest.Read(t, path)
+	close(envReady)
+	_, err := e.Compact(nil)
+	var ce *lsptest.CallError
+	if !errors.As(err, &ce) || ce.Code != rpc.CodeContentModified {
+		t.Fatalf("answer %v, want ContentModified (%d): the session changed while compacting", err, rpc.CodeContentModified)
+	}
+	if after := sessiontest.Read(t, path); !bytes.Equal(after, append(before, line...)) {
+		t.Fatalf("the file is not what the other writer left:\n%s", after[len(before):])
+	}
+	// The next job takes a snapshot of the session as it now is, and writes.
+	res, err := e.Call("pi/compact", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Entry struct {
+			ParentID string `json:"parentId"`
+		} `json:"entry"`
+	}
+	if err := json.Unmarshal(res, &c); err != nil || c.Entry.ParentID != other {
+		t.Errorf("the second compaction %s: want it on the other writer's entry %s (%v)", lsptest.Trunc(res), other, err)
 	}
 	if n := llm.Requests.Load(); n != 0 {
 		t.Errorf("summarizer called %d times", n)

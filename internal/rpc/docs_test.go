@@ -8,6 +8,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/rpc/internal/gen"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // TestGeneratedFilesAreCurrent fails when a file generated from the command table and
@@ -15,7 +16,7 @@ import (
 // protocol.lua, the Pi extension's protocol.ts, commands_markdown.go) differs from what
 // the Go types render now.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root := testfile.Repo("")
 	files, err := gen.Generate(root)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package rpc_test
 
 import (
 	"encoding/json"
-	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -10,18 +9,6 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 )
-
-func wantCode(t *testing.T, err error, code int64) *lsptest.CallError {
-	t.Helper()
-	var ce *lsptest.CallError
-	if !errors.As(err, &ce) {
-		t.Fatalf("got %v, want JSON-RPC error %d", err, code)
-	}
-	if ce.Code != code {
-		t.Fatalf("got error %d %q (kind %s), want %d", ce.Code, ce.Message, ce.Kind(), code)
-	}
-	return ce
-}
 
 func TestInitializeAdvertisesCommandTable(t *testing.T) {
 	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"tree-nav"}})

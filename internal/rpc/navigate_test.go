@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
+	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
@@ -201,4 +202,40 @@ func TestTreeHooks(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestPreviewAndCommitBranchSummary previews a branch summary, edits it, and navigates
+// with the edited text.
+func TestPreviewAndCommitBranchSummary(t *testing.T) {
+	e := lsptest.NewEnv(t, lsptest.Config{Corpus: []string{"full-main"}})
+	path := e.Sessions["full-main"]
+	ix := sessiontest.Index(t, path)
+	var target string
+	for _, en := range ix.Path(ix.LeafID()) {
+		if en.Role() == session.RoleAssistant {
+			target = en.ID // the first assistant message
+			break
+		}
+	}
+	prev, err := e.PreviewBranchSummary(map[string]any{"targetId": target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(prev.Summary, "The user explored a different conversation branch") {
+		t.Fatalf("preview: %+v", prev)
+	}
+	edited := prev.Summary + "\n- remember: the second branch was abandoned on purpose"
+	if _, err := e.Navigate(map[string]any{"targetId": target, "summarize": true, "summary": edited}); err != nil {
+		t.Fatal(err)
+	}
+	last := sessiontest.Last(t, path)
+	b := last.BranchSummary()
+	if last.Type != session.TypeBranchSummary || b.Summary != edited || last.ParentID != target {
+		t.Fatalf("entry %s", last.Raw())
+	}
+	var details struct{ Edited bool }
+	json.Unmarshal(last.RawField("details"), &details)
+	if !details.Edited {
+		t.Fatal("branch summary not marked edited")
+	}
 }

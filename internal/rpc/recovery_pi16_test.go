@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/fakemodel"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/lsptest"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
@@ -24,11 +25,7 @@ import (
 func TestRecoveryWritesWhatPi16Wrote(t *testing.T) {
 	for _, name := range []string{"overflow-recovery", "length-recovery"} {
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "genuine-1.6", name+".jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines := bytes.SplitAfter(bytes.TrimRight(data, "\n"), []byte("\n"))
+			lines := bytes.SplitAfter(bytes.TrimRight(corpus.Read(t, "genuine-1.6/"+name+".jsonl"), "\n"), []byte("\n"))
 			type entry struct {
 				Type             string          `json:"type"`
 				ID               string          `json:"id"`
@@ -60,16 +57,13 @@ func TestRecoveryWritesWhatPi16Wrote(t *testing.T) {
 			userIdx, failIdx := edit-2, edit-1
 			piCompaction := es[edit+1]
 
-			e := lsptest.NewEnv(t, lsptest.Config{InitOptions: map[string]any{"contextWindow": 128000, "maxTokens": 4096}})
+			e := lsptest.NewEnv(t, lsptest.Config{InitOptions: map[string]any{"contextWindow": 128000, "maxTokens": 4096},
+				// Pi's settings when it wrote the file (test/pi/rpc-scenarios-1.6.mjs).
+				AgentFiles: map[string]string{"settings.json": `{"compaction":{"enabled":true,"reserveTokens":16384,"keepRecentTokens":30}}`}})
 			llm := fakemodel.NewSummarizer(t)
 			cfg := llm.Config()
 			cfg["contextWindow"], cfg["maxTokens"] = 128000, 4096
 			e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": cfg})
-			// Pi's settings when it wrote the file (test/pi/rpc-scenarios-1.6.mjs).
-			if err := os.WriteFile(filepath.Join(e.AgentDir, "settings.json"),
-				[]byte(`{"compaction":{"enabled":true,"reserveTokens":16384,"keepRecentTokens":30}}`), 0o644); err != nil {
-				t.Fatal(err)
-			}
 			if err := os.MkdirAll(e.SessionDir, 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -107,11 +101,7 @@ func TestRecoveryWritesWhatPi16Wrote(t *testing.T) {
 			if comp["firstKeptEntryId"] != piCompaction.FirstKeptEntryID {
 				t.Errorf("compaction keeps from %v, Pi's from %s", comp["firstKeptEntryId"], piCompaction.FirstKeptEntryID)
 			}
-			f, err := session.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range session.NewIndex(f).BuildContext("").Messages {
+			for _, m := range sessiontest.Index(t, path).BuildContext("").Messages {
 				if m.Role == session.RoleAssistant && (m.StopReason == "error" || m.StopReason == "length") {
 					t.Errorf("the failed answer is still in the context")
 				}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/heap"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
 // fzWatchdog fails the test when fn does not return within d (a hang).
@@ -119,7 +120,7 @@ func fzCheckFile(t *testing.T, f *session.File) {
 	_ = ix.Labels()
 }
 
-const fzHeader = `{"type":"session","version":3,"id":"fz","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
+var fzHeader = testfile.SessionHeader("fz")
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(fzHeader + "\n"))

@@ -11,7 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
-const limitsHeader = `{"type":"session","version":3,"id":"lim","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
+var limitsHeader = testfile.SessionHeader("lim")
 
 // A file with more entries than its size allows a genuine session is refused with
 // ErrTooDense, by Parse and by Load, and the error names the count and the size.

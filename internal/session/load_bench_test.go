@@ -13,6 +13,12 @@ import (
 // BenchmarkLoadIndex is a session's load and index, as a job or the server's first look
 // at a session makes them.
 func BenchmarkLoadIndex(b *testing.B) {
+	benchLoads(b, func(*session.Index) {})
+}
+
+// benchLoads times, on the benchmark session, its load and index and then what then
+// does with the index.
+func benchLoads(b *testing.B, then func(ix *session.Index)) {
 	path, size := sessiontest.Bench(b)
 	b.SetBytes(size)
 	for b.Loop() {
@@ -20,7 +26,7 @@ func BenchmarkLoadIndex(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		session.NewIndex(f)
+		then(session.NewIndex(f))
 	}
 }
 
@@ -28,20 +34,13 @@ func BenchmarkLoadIndex(b *testing.B) {
 // SessionManager.open + buildSessionContext + prepareCompaction: a session's load and
 // index, its context and the preparation of a compaction at its leaf.
 func BenchmarkOpenContextPrepare(b *testing.B) {
-	path, size := sessiontest.Bench(b)
-	b.SetBytes(size)
-	for b.Loop() {
-		f, err := session.Load(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ix := session.NewIndex(f)
+	benchLoads(b, func(ix *session.Index) {
 		ix.BuildContext("")
 		branch, proj := ix.ProjectedPath(ix.LeafID())
 		if _, err := compaction.PrepareProjected(branch, proj, session.DefaultCompactionSettings); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
 
 // BenchmarkLiveRefresh is the server's refresh of a followed session after one line was

@@ -15,7 +15,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/watchdog"
 )
 
-const regularHeader = `{"type":"session","version":3,"id":"reg","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
+var regularHeader = testfile.SessionHeader("reg")
 
 // within runs fn and fails the test unless it returns within d (a blocked open of a
 // FIFO is then released by opening its other end).

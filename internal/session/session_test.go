@@ -21,7 +21,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
-const header = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
+var header = testfile.SessionHeader("s1")
 
 func writeFile(t *testing.T, content string) string {
 	t.Helper()

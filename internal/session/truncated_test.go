@@ -3,7 +3,6 @@ package session
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,14 +16,13 @@ import (
 func TestTruncatedFileMessagesAnswerEmptyAndReportRewritten(t *testing.T) {
 	for _, how := range []string{"truncated", "replaced"} {
 		t.Run(how, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "s.jsonl")
-			head := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
+			head := testfile.SessionHeader("s")
 			lines := []string{
 				`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"a string","timestamp":1}}`,
 				`{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"blocks"}],"timestamp":2}}`,
 				`{"type":"message","id":"a3","parentId":"a2","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"bashExecution","command":"ls","output":"out","exitCode":0,"timestamp":3}}`,
 			}
-			testfile.Write(t, path, head+"\n"+strings.Join(lines, "\n")+"\n")
+			path := testfile.Temp(t, "s.jsonl", head+"\n"+strings.Join(lines, "\n")+"\n")
 			f, err := Load(path)
 			if err != nil {
 				t.Fatal(err)

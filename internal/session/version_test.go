@@ -3,7 +3,6 @@ package session
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,9 +24,8 @@ func TestNewerVersionIsReadOnly(t *testing.T) {
 		{"v3.5 after a blank line", "\n" + `{"type":"session","version":3.5,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "s.jsonl")
 			body := tc.header + "\n" + entry + "\n"
-			testfile.Write(t, p, body)
+			p := testfile.Temp(t, "s.jsonl", body)
 			f, err := Load(p)
 			if err != nil {
 				t.Fatalf("a %s session must load: %v", tc.name, err)

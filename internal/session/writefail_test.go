@@ -17,11 +17,10 @@ import (
 // A write that fails part-way is taken back: the file is byte-identical afterwards, so
 // a running pi's next line is never glued to a partial one of ours.
 
-const failHeader = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
-
+// failSession is a session of one user message, a1, followed by tail.
 func failSession(t *testing.T, tail string) string {
 	t.Helper()
-	return testfile.Temp(t, "s.jsonl", failHeader+"\n"+`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}`+"\n"+tail)
+	return testfile.Temp(t, "s.jsonl", testfile.SessionHeader("s1")+"\n"+`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}`+"\n"+tail)
 }
 
 func bigLabel(n int) []NewEntry {

@@ -16,24 +16,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/session"
 	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/testfile"
 )
 
-// Dir is the absolute path of testdata/corpus, found from this file so that it does not
-// depend on the test's working directory.
-func Dir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "corpus")
-}
+// Dir is the path of testdata/corpus, which does not depend on the test's working
+// directory (testfile.Repo).
+func Dir() string { return testfile.Repo("testdata/corpus") }
 
 // Path is the corpus file rel (slash-separated, e.g. "genuine/tree-nav.jsonl").
-func Path(rel string) string { return filepath.Join(Dir(), filepath.FromSlash(rel)) }
+func Path(rel string) string { return testfile.Repo("testdata/corpus/" + rel) }
 
 // Genuine is the genuine session name (without .jsonl), written by real Pi 0.73.1.
 func Genuine(name string) string { return Path("genuine/" + name + ".jsonl") }
@@ -41,11 +38,7 @@ func Genuine(name string) string { return Path("genuine/" + name + ".jsonl") }
 // Read returns the bytes of the corpus file rel.
 func Read(t testing.TB, rel string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(Path(rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return testfile.ReadRepo(t, "testdata/corpus/"+rel)
 }
 
 // Copy copies the corpus file rel into a fresh temp dir under its base name and

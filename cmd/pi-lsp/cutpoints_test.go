@@ -1,16 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/oracle"
 	"github.com/pi-lsp/pi-lsp/internal/session"
-	"github.com/pi-lsp/pi-lsp/internal/testsupport/isolate"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/corpus"
+	"github.com/pi-lsp/pi-lsp/internal/testsupport/sessiontest"
 )
+
+// Cut points (docs/rewind.md): "summarize up to here" (`compact --keep-from`) and
+// "condense this range" (`condense`), each checked against the context Pi 1.6.0's library
+// builds of the file it wrote.
 
 // "Condense this range": `pi-lsp condense FILE FROM TO` on copies of genuine Pi 1.6.0
 // sessions replaces the first message of a closed range (its tool calls with their
@@ -23,12 +27,7 @@ func TestCondenseMatchesPi16(t *testing.T) {
 	o := oracle.NeedLive(t)
 	for _, file := range []string{"system-tools.jsonl", "compact-twice.jsonl"} {
 		t.Run(file, func(t *testing.T) {
-			isolate.Setup(t)
-			data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "genuine-1.6", file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := writeTemp(t, file, data)
+			path := isolatedCopy(t, "genuine-1.6/"+file)
 			ordered := contextOrder(t, path)
 			var users []int
 			for i, m := range ordered {
@@ -58,7 +57,7 @@ func TestCondenseMatchesPi16(t *testing.T) {
 			if len(dry.Targets) < 2 || dry.Targets[0] != from || !strings.Contains(dry.Summary, "<summary>") || len(dry.Coverage.Entities) == 0 {
 				t.Fatalf("dry run %+v", dry)
 			}
-			if got, _ := os.ReadFile(path); string(got) != string(data) {
+			if got := sessiontest.Read(t, path); !bytes.Equal(got, corpus.Read(t, "genuine-1.6/"+file)) {
 				t.Fatal("a dry run wrote")
 			}
 			var done struct {
@@ -90,12 +89,8 @@ func TestCondenseMatchesPi16(t *testing.T) {
 
 // A range that splits a tool call from its result is refused, and nothing is written.
 func TestCondenseRefusesAnOpenRange(t *testing.T) {
-	isolate.Setup(t)
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "genuine-1.6", "system-tools.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := writeTemp(t, "s.jsonl", data)
+	path := isolatedCopy(t, "genuine-1.6/system-tools.jsonl")
+	data := sessiontest.Read(t, path)
 	ordered := contextOrder(t, path)
 	var from, to string
 	for i, m := range ordered {
@@ -111,7 +106,7 @@ func TestCondenseRefusesAnOpenRange(t *testing.T) {
 	if code != 1 || !strings.Contains(errb, "after the range") {
 		t.Errorf("exit %d: %s", code, errb)
 	}
-	if got, _ := os.ReadFile(path); string(got) != string(data) {
+	if got := sessiontest.Read(t, path); !bytes.Equal(got, data) {
 		t.Error("a refused condense wrote")
 	}
 	if code, _, _ := runCLI(t, "condense", path, from); code != 2 {
@@ -122,4 +117,75 @@ func TestCondenseRefusesAnOpenRange(t *testing.T) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// "Summarize up to here": `compact --keep-from ID` on copies of genuine Pi 1.6.0
+// sessions, at a user message, at an assistant message inside a turn (a split turn)
+// and at the first message after a compaction, writes a compaction whose kept part
+// starts at the chosen entry, and Pi 1.6.0's library builds exactly the context
+// `pi-lsp context` reports. A tool result is refused, with the nearest valid cuts.
+func TestCompactKeepFromMatchesPi16(t *testing.T) {
+	o := oracle.NeedLive(t)
+	for _, file := range []string{"system-tools.jsonl", "compact-twice.jsonl", "auto-threshold.jsonl"} {
+		rel := "genuine-1.6/" + file
+		ordered := contextOrder(t, corpus.Copy(t, rel))
+		pick := map[string]string{}
+		// The latest of each kind: the earliest would leave nothing to summarize.
+		for i := len(ordered) - 1; i > 0; i-- {
+			m := ordered[i]
+			switch {
+			case m.role == session.RoleUser && pick["user"] == "":
+				pick["user"] = m.id
+			case m.role == session.RoleAssistant && ordered[i-1].role == session.RoleToolResult && pick["split"] == "":
+				pick["split"] = m.id
+			case m.role == session.RoleToolResult && pick["toolResult"] == "":
+				pick["toolResult"] = m.id
+			}
+		}
+		for _, what := range []string{"user", "split"} {
+			id := pick[what]
+			if id == "" {
+				continue
+			}
+			t.Run(file+"/"+what, func(t *testing.T) {
+				path := isolatedCopy(t, rel)
+				var dry struct {
+					FirstKept string `json:"firstKeptEntryId"`
+					Split     bool   `json:"isSplitTurn"`
+				}
+				cli(t, &dry, "compact", path, "--keep-from", id, "--dry-run", "--json")
+				if dry.FirstKept != id || dry.Split != (what == "split") {
+					t.Errorf("dry run: %+v", dry)
+				}
+				var written json.RawMessage
+				cli(t, &written, "compact", path, "--keep-from", id, "--summarizer", "extractive", "--json")
+				last := sessiontest.Last(t, path)
+				if last.Type != session.TypeCompaction || last.Compaction().FirstKeptEntryID != id {
+					t.Fatalf("last entry %s", last.Raw())
+				}
+				msgs, _ := sameContextAsPi(t, o, path, "compact --keep-from "+id)
+				summaries := 0
+				for _, m := range msgs {
+					if strings.Contains(string(m), `"role":"compactionSummary"`) {
+						summaries++
+					}
+				}
+				if summaries != 1 {
+					t.Errorf("%d compaction summaries in the context", summaries)
+				}
+			})
+		}
+		if id := pick["toolResult"]; id != "" {
+			t.Run(file+"/toolResult", func(t *testing.T) {
+				path := isolatedCopy(t, rel)
+				code, _, errb := runCLI(t, "compact", path, "--keep-from", id, "--summarizer", "extractive")
+				if code != 1 || !strings.Contains(errb, "tool result") || !strings.Contains(errb, "nearest valid cuts are") {
+					t.Errorf("exit %d: %s", code, errb)
+				}
+				if got := sessiontest.Read(t, path); !bytes.Equal(got, corpus.Read(t, rel)) {
+					t.Error("a refused compaction wrote")
+				}
+			})
+		}
+	}
 }
