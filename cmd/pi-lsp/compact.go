@@ -57,11 +57,36 @@ func (r *reporter) Notice(message string) {
 	}
 }
 
-// summarizerFlags declares --summarizer and --model on a command that summarizes.
-func summarizerFlags(fs *flag.FlagSet) (kind, model *string) {
-	kind = fs.String("summarizer", "", "extractive, model (the session's model, or --model) or openai; default: the session's model when its credential resolves, else extractive")
-	model = fs.String("model", "", "summarize with PROVIDER/ID[:THINKING] of Pi's catalog or models.json (default: the session's model)")
-	return kind, model
+// summaryFlags are the flags of a command whose job writes a summary: its focus, and the
+// summarizer and model that write it.
+type summaryFlags struct{ instructions, kind, model *string }
+
+func summaryFlagsOf(fs *flag.FlagSet) summaryFlags {
+	return summaryFlags{
+		instructions: fs.String("instructions", "", "custom focus for the summary"),
+		kind:         fs.String("summarizer", "", "extractive, model (the session's model, or --model) or openai; default: the session's model when its credential resolves, else extractive"),
+		model:        fs.String("model", "", "summarize with PROVIDER/ID[:THINKING] of Pi's catalog or models.json (default: the session's model)"),
+	}
+}
+
+// config is the application layer's configuration for the job, summarizing as the flags
+// ask.
+func (f summaryFlags) config(keepRecent, reserve int) service.Config {
+	c := svc(*f.kind, keepRecent, reserve)
+	c.SummarizerConfig.Model = *f.model
+	return c
+}
+
+// writeFlags are the flags of a command whose job may write the session: --dry-run
+// (shows instead what dryRun says), --json and --force.
+type writeFlags struct{ dryRun, json, force *bool }
+
+func writeFlagsOf(fs *flag.FlagSet, dryRun string) writeFlags {
+	return writeFlags{
+		dryRun: fs.Bool("dry-run", false, dryRun+"; write nothing"),
+		json:   fs.Bool("json", false, "print JSON"),
+		force:  forceFlag(fs),
+	}
 }
 
 // quietRun reports whether the command runs with --quiet.
@@ -73,23 +98,19 @@ func quietRun(stderr io.Writer) bool {
 func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
 	keepFrom := fs.String("keep-from", "", "keep the context verbatim from this entry on and summarize what is before it (\"summarize up to here\")")
-	instructions := fs.String("instructions", "", "custom focus for the summary")
+	sf := summaryFlagsOf(fs)
 	keep := fs.Int("keep-recent", 0, "tokens of recent history to keep verbatim (default: Pi settings, 20000)")
 	reserve := fs.Int("reserve", 0, "reserve tokens (default: Pi settings, 16384)")
-	kind, model := summarizerFlags(fs)
 	summaryFile := fs.String("summary-file", "", "use this file's text as the summary instead of generating one")
-	dryRun := fs.Bool("dry-run", false, "show the cut and what would be summarized; write nothing")
+	wf := writeFlagsOf(fs, "show the cut and what would be summarized")
 	coverage := fs.Bool("coverage", false, "with --dry-run: generate the summary and list the entities of the summarized range it does not carry")
-	asJSON := fs.Bool("json", false, "print JSON")
-	force := forceFlag(fs)
 	path, err := fileArg(fs, args)
 	if err != nil {
 		return err
 	}
-	c := svc(*kind, *keep, *reserve)
-	c.SummarizerConfig.Model = *model
-	req := service.CompactRequest{Path: path, Leaf: *leaf, KeepFrom: *keepFrom, Instructions: *instructions, Force: *force,
-		DryRun: *dryRun, Coverage: *dryRun && *coverage,
+	dryRun, asJSON := *wf.dryRun, *wf.json
+	req := service.CompactRequest{Path: path, Leaf: *leaf, KeepFrom: *keepFrom, Instructions: *sf.instructions, Force: *wf.force,
+		DryRun: dryRun, Coverage: dryRun && *coverage,
 		// pi compacts with its own model and settings, where its settings cut.
 		Asked: setFlags(fs, "keep-from", "keep-recent", "reserve", "summarizer", "model", "summary-file")}
 	if *summaryFile != "" {
@@ -97,19 +118,19 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 			return err
 		}
 	}
-	out, err := c.Compact(ctx, req, newReporter(stderr, "compact"))
+	out, err := sf.config(*keep, *reserve).Compact(ctx, req, newReporter(stderr, "compact"))
 	if err != nil {
 		return forceHint(err)
 	}
 	switch {
 	case out.NothingToCompact != "":
-		return printNothingToCompact(stdout, out, *asJSON)
-	case *dryRun && *coverage:
-		return printCoverage(stdout, out, *asJSON)
-	case *dryRun:
-		return printCompactDryRun(stdout, out.Run.Preparation, *asJSON, out.Choice)
+		return printNothingToCompact(stdout, out, asJSON)
+	case dryRun && *coverage:
+		return printCoverage(stdout, out, asJSON)
+	case dryRun:
+		return printCompactDryRun(stdout, out.Run.Preparation, asJSON, out.Choice)
 	}
-	return printCompacted(stdout, path, out, *asJSON)
+	return printCompacted(stdout, path, out, asJSON)
 }
 
 // summaryFileHook is the hook of --summary-file: the file's text is the summary.
