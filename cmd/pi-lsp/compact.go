@@ -8,92 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/service"
 )
-
-// forceFlag declares --force on a command that writes.
-func forceFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("force", false, "write even though a running pi process writes the session")
-}
-
-// reporter shows a job's steps on stderr, a line each with the time since the start
-// ("pi-lsp compact: summarizing (12ms)", "pi-lsp compact: summarizing: attempt 2 of 2
-// after stall (61s)"), so a slow or failing model is never silence: when stderr is a
-// terminal or with --progress, never with --quiet (progressShown). A notice (a wanted
-// model that could not be used: why, and the fix) is one line, unless --quiet.
-type reporter struct {
-	stderr io.Writer
-	cmd    string
-	start  time.Time
-	show   bool
-	mu     sync.Mutex // a split turn's two summaries report at once
-}
-
-func newReporter(stderr io.Writer, cmd string) *reporter {
-	return &reporter{stderr: stderr, cmd: cmd, start: time.Now(), show: progressShown(stderr)}
-}
-
-func (r *reporter) Report(message string, _ int) {
-	if !r.show {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !strings.HasSuffix(message, ")") { // an attempt's line says its own time
-		message += fmt.Sprintf(" (%s)", time.Since(r.start).Round(time.Millisecond))
-	}
-	fmt.Fprintf(r.stderr, "pi-lsp %s: %s\n", r.cmd, message)
-}
-
-func (r *reporter) Notice(message string) {
-	if !quietRun(r.stderr) {
-		fmt.Fprintf(r.stderr, "pi-lsp: %s\n", message)
-	}
-}
-
-// summaryFlags are the flags of a command whose job writes a summary: its focus, and the
-// summarizer and model that write it.
-type summaryFlags struct{ instructions, kind, model *string }
-
-func summaryFlagsOf(fs *flag.FlagSet) summaryFlags {
-	return summaryFlags{
-		instructions: fs.String("instructions", "", "custom focus for the summary"),
-		kind:         fs.String("summarizer", "", "extractive, model (the session's model, or --model) or openai; default: the session's model when its credential resolves, else extractive"),
-		model:        fs.String("model", "", "summarize with PROVIDER/ID[:THINKING] of Pi's catalog or models.json (default: the session's model)"),
-	}
-}
-
-// config is the application layer's configuration for the job, summarizing as the flags
-// ask.
-func (f summaryFlags) config(keepRecent, reserve int) service.Config {
-	c := svc(*f.kind, keepRecent, reserve)
-	c.SummarizerConfig.Model = *f.model
-	return c
-}
-
-// writeFlags are the flags of a command whose job may write the session: --dry-run
-// (shows instead what dryRun says), --json and --force.
-type writeFlags struct{ dryRun, json, force *bool }
-
-func writeFlagsOf(fs *flag.FlagSet, dryRun string) writeFlags {
-	return writeFlags{
-		dryRun: fs.Bool("dry-run", false, dryRun+"; write nothing"),
-		json:   fs.Bool("json", false, "print JSON"),
-		force:  forceFlag(fs),
-	}
-}
-
-// quietRun reports whether the command runs with --quiet.
-func quietRun(stderr io.Writer) bool {
-	cs, ok := stderr.(*cliStderr)
-	return ok && cs.inv != nil && cs.inv.quiet != nil && *cs.inv.quiet
-}
 
 func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
