@@ -1,6 +1,8 @@
 // The language client: finding the server binary, starting and restarting it (with a restart
 // budget), settings → initializationOptions and didChangeConfiguration, the server's
-// notifications, and the two request forms every command uses.
+// notifications as events (onNotification), and the two request forms every command uses.
+// It is given (ClientDeps) only what it uses of the other parts; who follows its
+// notifications is decided in extension.ts.
 //
 // vscode-languageclient registers the server's commands (pi.compact, pi.navigate, ...) itself from
 // initialize's executeCommandProvider.commands; this extension never registers those ids again.
@@ -20,14 +22,13 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import type { PiContext } from "./context";
 import { EXTENSION_COMMANDS as C } from "./models/commands";
 import { describeSource, findServer, versionMismatch } from "./models/server";
 import { didChangeConfigurationParams, toInitializationOptions } from "./models/settings";
 import { CLIENT_ID, CLIENT_NAME, settingsNow } from "./identity";
 import { nestTree } from "./models/tree";
-import { toolOutputClearedText } from "./models/clear";
-import { info as showInfo, showMessage } from "./notifications";
+import { MessageTarget, showMessage } from "./notifications";
+import type { Jobs } from "./progress";
 import {
   CompactionEnd,
   CompactionStart,
@@ -41,10 +42,48 @@ import {
   ToolOutputCleared,
   TreeResult,
 } from "./protocol";
+import type { StatusBar } from "./status";
 import { testLog } from "./testLog";
 
+/** What the client is given: the only things of the other parts it uses. */
+export interface ClientDeps {
+  /** The extension's folder (its bin/ holds the bundled server) and version (checked against the server's). */
+  readonly extensionPath: string;
+  readonly extensionVersion: string;
+  readonly output: vscode.OutputChannel;
+  /** middleware.executeCommand: the interactive side of the server's commands (commands/index.ts). */
+  readonly executeCommand: (command: string, args: unknown[], next: (command: string, args: unknown[]) => unknown) => unknown;
+  /** middleware.handleWorkDoneProgress: the job tracker's routing of $/progress (progress.ts). */
+  readonly handleWorkDoneProgress: Jobs["handleWorkDoneProgress"];
+  /** Shows the client's own state (server missing, stopped, failed) in the status bar; with no argument, the usage view again. */
+  readonly showState: StatusBar["render"];
+  /** Reads the session into the views: once the server runs, and for a message's Refresh button. */
+  readonly refreshViews: () => Promise<void>;
+}
 
-export class PiClient {
+/** The server's notifications the extension follows, by name (Notifications), with their params. */
+export interface ServerNotifications {
+  sessionChanged: SessionChanged;
+  draftReady: DraftReady;
+  contextUsage: ContextUsage;
+  fileOps: FileOps;
+  toolOutputCleared: ToolOutputCleared;
+  compactionStart: CompactionStart;
+  compactionEnd: CompactionEnd;
+}
+
+const FOLLOWED: readonly (keyof ServerNotifications)[] = [
+  "sessionChanged",
+  "draftReady",
+  "contextUsage",
+  "fileOps",
+  "toolOutputCleared",
+  "compactionStart",
+  "compactionEnd",
+];
+
+
+export class PiClient implements vscode.Disposable {
   client: LanguageClient | undefined;
   private readonly clientDisposables: vscode.Disposable[] = [];
   private crashes: number[] = [];
@@ -54,21 +93,40 @@ export class PiClient {
   /** Version mismatches already shown ("server/extension"), so each is said once. */
   private readonly toldMismatch = new Set<string>();
 
-  constructor(private readonly pi: PiContext) {}
+  /** One event per followed notification: it outlives each LanguageClient a (re)start makes. */
+  private readonly notified = new Map<keyof ServerNotifications, vscode.EventEmitter<unknown>>(FOLLOWED.map((n) => [n, new vscode.EventEmitter<unknown>()]));
+  /** Where the client's own messages send their buttons (Show Output, Refresh). */
+  private readonly messages: MessageTarget;
+
+  constructor(private readonly deps: ClientDeps) {
+    this.messages = { output: deps.output, views: { refresh: deps.refreshViews } };
+  }
+
+  dispose(): void {
+    for (const e of this.notified.values()) e.dispose();
+  }
+
+  /**
+   * Follows one of the server's notifications, across restarts. The client itself reacts to
+   * none: extension.ts subscribes the status bar, the views and the draft tracker.
+   */
+  onNotification<K extends keyof ServerNotifications>(name: K, listener: (params: ServerNotifications[K]) => void): vscode.Disposable {
+    return this.notified.get(name)!.event((p) => listener(p as ServerNotifications[K]));
+  }
 
   async start(): Promise<void> {
-    const pi = this.pi;
+    const deps = this.deps;
     const settings = settingsNow();
     this.serverPath = settings.serverPath;
-    const found = findServer(pi.extension.extensionPath, settings.serverPath, process.env.PATH ?? "", os.homedir());
+    const found = findServer(deps.extensionPath, settings.serverPath, process.env.PATH ?? "", os.homedir());
     if (!found.ok) {
-      pi.output.appendLine(`[pi-lsp] ${found.message.text}`);
-      pi.status.render("$(error) Pi: pi-lsp not found", found.message.text, "error");
+      deps.output.appendLine(`[pi-lsp] ${found.message.text}`);
+      deps.showState("$(error) Pi: pi-lsp not found", found.message.text, "error");
       testLog("serverMissing", { message: found.message.text });
-      void showMessage(pi, found.message);
+      void showMessage(this.messages, found.message);
       return;
     }
-    pi.output.appendLine(`[pi-lsp] starting ${found.command} serve --stdio (${found.source}: ${describeSource(found.source)})`);
+    deps.output.appendLine(`[pi-lsp] starting ${found.command} serve --stdio (${found.source}: ${describeSource(found.source)})`);
     const serverOptions: ServerOptions = {
       command: found.command,
       args: ["serve"], // TransportKind.stdio appends --stdio
@@ -76,7 +134,7 @@ export class PiClient {
       options: { env: { ...process.env } },
     };
     const clientOptions: LanguageClientOptions = {
-      outputChannel: pi.output,
+      outputChannel: deps.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: () => toInitializationOptions(settingsNow()),
       errorHandler: {
@@ -85,7 +143,7 @@ export class PiClient {
       },
       initializationFailedHandler: (error) => {
         const msg = error instanceof Error ? error.message : String(error);
-        void showMessage(pi, {
+        void showMessage(this.messages, {
           severity: "error",
           text: `pi-lsp failed to initialize: ${msg}. Check "Pi: Show Server Output"; if the binary is old or not pi-lsp, fix piLsp.server.path.`,
           actions: ["showOutput", "openSettings"],
@@ -93,77 +151,35 @@ export class PiClient {
         return false;
       },
       middleware: {
-        executeCommand: (command, args, next) => pi.executeCommand(command, args, next),
-        handleWorkDoneProgress: (token, params, next) => pi.jobs.handleWorkDoneProgress(token, params, next),
+        executeCommand: (command, args, next) => deps.executeCommand(command, args, next),
+        handleWorkDoneProgress: (token, params, next) => deps.handleWorkDoneProgress(token, params, next),
       },
     };
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
     this.client = client;
     this.clientDisposables.push(
-      client.onNotification(Notifications.sessionChanged, (p: SessionChanged) => {
-        testLog("sessionChanged", { ...p });
-        pi.drafts.leafMoved(p.session, p.leafId);
-        if (p.current !== false) {
-          pi.status.ownerChanged(p);
-          pi.status.summarizerChanged(p);
-        }
-        pi.status.render();
-        if (p.current !== false) pi.views.scheduleRefresh();
-      }),
-      client.onNotification(Notifications.draftReady, (p: DraftReady) => {
-        testLog("draftReady", { ...p });
-        pi.drafts.draftReady(p);
-        pi.status.render();
-      }),
-      client.onNotification(Notifications.contextUsage, (p: ContextUsage) => {
-        if (p.current === false) return; // another session of the folder changed: the views show the current one
-        pi.status.usage = p;
-        pi.status.render();
-      }),
-      client.onNotification(Notifications.fileOps, (p: FileOps) => {
-        if (p.current === false) return;
-        pi.views.updateFiles(p);
-      }),
-      client.onNotification(Notifications.toolOutputCleared, (p: ToolOutputCleared) => {
-        testLog("toolOutputCleared", { ...p, cleared: p.cleared.length });
-        void showInfo(toolOutputClearedText(p));
-        pi.views.scheduleRefresh();
-      }),
-      client.onNotification(Notifications.compactionStart, (p: CompactionStart) => {
-        pi.status.compacting = p.reason;
-        pi.status.render();
-      }),
-      client.onNotification(Notifications.compactionEnd, (p: CompactionEnd) => {
-        pi.status.compacting = undefined;
-        if (!p.aborted && !p.errorMessage) pi.drafts.compacted(p.session);
-        pi.status.render();
-        testLog("compactionEnd", { ...p, result: undefined });
-        if (p.reason !== "manual" && p.errorMessage && !p.aborted) {
-          void showMessage(pi, {
-            severity: "warning",
-            text: `Pi's ${p.reason} compaction failed: ${p.errorMessage}`,
-            actions: ["showOutput"],
-          });
-        }
+      ...FOLLOWED.map((name) => {
+        const event = this.notified.get(name)!;
+        return client.onNotification(Notifications[name], (p: unknown) => event.fire(p));
       }),
       client.onDidChangeState((e) => {
         this.running = e.newState === State.Running;
         void vscode.commands.executeCommand("setContext", "piLsp.running", this.running);
-        if (e.newState === State.Stopped) pi.status.render("$(debug-disconnect) Pi: stopped", "pi-lsp is not running. Click to restart.", "warning", C.restartServer);
+        if (e.newState === State.Stopped) deps.showState("$(debug-disconnect) Pi: stopped", "pi-lsp is not running. Click to restart.", "warning", C.restartServer);
       }),
     );
     try {
       await client.start();
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
-      pi.output.appendLine(`[pi-lsp] start failed: ${msg}`);
+      deps.output.appendLine(`[pi-lsp] start failed: ${msg}`);
       testLog("startFailed", { message: msg });
-      pi.status.render("$(error) Pi: pi-lsp failed", msg, "error", C.showOutput);
+      deps.showState("$(error) Pi: pi-lsp failed", msg, "error", C.showOutput);
       return;
     }
     const info = client.initializeResult?.serverInfo;
-    pi.output.appendLine(`[pi-lsp] running ${info?.name ?? "?"} ${info?.version ?? ""} (${found.command}, ${describeSource(found.source)})`);
-    const extensionVersion = String(pi.extension.extension.packageJSON.version ?? "");
+    deps.output.appendLine(`[pi-lsp] running ${info?.name ?? "?"} ${info?.version ?? ""} (${found.command}, ${describeSource(found.source)})`);
+    const extensionVersion = deps.extensionVersion;
     const mismatch = versionMismatch(info?.version, extensionVersion);
     testLog("started", {
       serverInfo: info,
@@ -175,11 +191,11 @@ export class PiClient {
     });
     if (mismatch && !this.toldMismatch.has(`${info?.version}/${extensionVersion}`)) {
       this.toldMismatch.add(`${info?.version}/${extensionVersion}`);
-      pi.output.appendLine(`[pi-lsp] ${mismatch}`);
-      void showMessage(pi, { severity: "warning", text: mismatch, actions: ["openSettings", "showOutput"] });
+      deps.output.appendLine(`[pi-lsp] ${mismatch}`);
+      void showMessage(this.messages, { severity: "warning", text: mismatch, actions: ["openSettings", "showOutput"] });
     }
-    pi.status.render();
-    await pi.views.refresh();
+    deps.showState();
+    await deps.refreshViews();
   }
 
   async stop(): Promise<void> {
@@ -208,10 +224,10 @@ export class PiClient {
     this.crashes.push(now);
     testLog("serverClosed", { crashes: this.crashes.length });
     if (this.crashes.length <= 3) {
-      this.pi.output.appendLine(`[pi-lsp] the server exited unexpectedly; restarting (${this.crashes.length}/3)`);
+      this.deps.output.appendLine(`[pi-lsp] the server exited unexpectedly; restarting (${this.crashes.length}/3)`);
       return { action: CloseAction.Restart, handled: true };
     }
-    void showMessage(this.pi, {
+    void showMessage(this.messages, {
       severity: "error",
       text: `pi-lsp crashed ${this.crashes.length} times in 3 minutes and was not restarted. "Pi: Show Server Output" has its log; fix piLsp.server.path if it points at the wrong binary, then run "Pi: Restart Server".`,
       actions: ["showOutput", "openSettings"],
@@ -221,7 +237,7 @@ export class PiClient {
 
   async onConfigurationChanged(e: vscode.ConfigurationChangeEvent): Promise<void> {
     if (!e.affectsConfiguration(CLIENT_ID)) return;
-    this.pi.status.render();
+    this.deps.showState();
     const settings = settingsNow();
     const client = this.client;
     if (client && client.isRunning()) {
@@ -244,7 +260,7 @@ export class PiClient {
   /** The running client, or undefined after telling the user how to get it back. */
   requireClient(): LanguageClient | undefined {
     if (this.client && this.client.isRunning()) return this.client;
-    void showMessage(this.pi, {
+    void showMessage(this.messages, {
       severity: "error",
       text: 'pi-lsp is not running. Run "Pi: Restart Server"; "Pi: Show Server Output" says why it stopped.',
       actions: ["showOutput"],

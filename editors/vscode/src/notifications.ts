@@ -3,7 +3,6 @@
 
 import * as vscode from "vscode";
 import { CLIENT_ID } from "./identity";
-import type { PiContext } from "./context";
 import { Action, errorKind, UserMessage } from "./models/errors";
 import { testLog } from "./testLog";
 
@@ -15,7 +14,16 @@ const LABELS: Record<Action, string> = {
   refresh: "Refresh",
 };
 
-export async function showMessage(pi: PiContext, m: UserMessage): Promise<void> {
+/**
+ * What a message's own buttons reach: the output channel (Show Output) and the views
+ * (Refresh). A PiContext is one; the client, which has no context, makes its own.
+ */
+export interface MessageTarget {
+  readonly output: vscode.OutputChannel;
+  readonly views: { refresh(): Promise<void> };
+}
+
+export async function showMessage(pi: MessageTarget, m: UserMessage): Promise<void> {
   const buttons = m.actions.map((a) => LABELS[a]);
   testLog("message", { severity: m.severity, text: m.text });
   const show =

@@ -5,6 +5,7 @@
 
 import * as vscode from "vscode";
 import { ProgressToken, WorkDoneProgressBegin, WorkDoneProgressCancelNotification, WorkDoneProgressEnd, WorkDoneProgressReport } from "vscode-languageclient/node";
+import type { PiClient } from "./client";
 import type { PiContext } from "./context";
 import { describeError } from "./models/errors";
 import { forceAfterOwnedByPi, showMessage } from "./notifications";
@@ -24,7 +25,8 @@ export class Jobs {
   private readonly sinks: JobSink[] = [];
   private readonly sinkByToken = new Map<ProgressToken, JobSink>();
 
-  runOnce<T>(pi: PiContext, title: string, command: string, params: object, asRequest = false): Thenable<Outcome<T>> {
+  /** Runs one request of `server` in a progress notification; Cancel cancels the request and its progress token. */
+  runOnce<T>(server: Pick<PiClient, "client" | "custom" | "execute">, title: string, command: string, params: object, asRequest = false): Thenable<Outcome<T>> {
     return vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Pi: ${title}`, cancellable: true },
       async (progress, token) => {
@@ -34,13 +36,13 @@ export class Jobs {
         const sub = token.onCancellationRequested(() => {
           testLog("jobCancel", { command });
           // The request is cancelled by sendRequest ($/cancelRequest); the progress token too.
-          const client = pi.server.client;
+          const client = server.client;
           if (sink.token !== undefined && client) {
             void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: sink.token });
           }
         });
         try {
-          const result = asRequest ? await pi.server.custom<T>(command, params, token) : await pi.server.execute<T>(command, params, token);
+          const result = asRequest ? await server.custom<T>(command, params, token) : await server.execute<T>(command, params, token);
           testLog("jobDone", { command, result: result as unknown });
           return { ok: true as const, value: result };
         } catch (err) {
@@ -99,7 +101,7 @@ export class Jobs {
  * command (workspace/executeCommand), or with `asRequest` the custom request of that name.
  */
 export async function runJob<T>(pi: PiContext, title: string, what: string, command: string, params: object, asRequest = false): Promise<T | undefined> {
-  const r = await pi.jobs.runOnce<T>(pi, title, command, params, asRequest);
+  const r = await pi.jobs.runOnce<T>(pi.server, title, command, params, asRequest);
   if (r.ok) return r.value;
   if (await forceAfterOwnedByPi(what, r.error, params)) return runJob<T>(pi, title, what, command, { ...params, force: true }, asRequest);
   void showMessage(pi, describeError(what, r.error));

@@ -1,7 +1,7 @@
 // The two ways a command asks the server for something, with errors turned into
 // messages. They reach the client through the context (pi.server), so the commands import
 // this module, never client.ts; the client's executeCommand middleware (the commands) is
-// injected into the context by extension.ts, so client.ts imports no command either.
+// given to the client by extension.ts, so client.ts imports no command either.
 
 import type { PiContext } from "./context";
 import { describeError } from "./models/errors";

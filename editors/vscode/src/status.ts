@@ -5,11 +5,16 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { settingsNow } from "./identity";
-import type { PiContext } from "./context";
 import { EXTENSION_COMMANDS as C } from "./models/commands";
-import { DEFAULT_RESERVE_TOKENS, statusView } from "./models/status";
+import { DEFAULT_RESERVE_TOKENS, DraftTracker, statusView } from "./models/status";
 import { ContextResult, ContextUsage, SessionChanged, SummarizerChoice } from "./protocol";
 import { testLog } from "./testLog";
+
+/** What the status bar is given: the drafts it marks ready, and the channel its owner and summarizer lines go to. */
+export interface StatusBarDeps {
+  readonly drafts: Pick<DraftTracker, "readyFor">;
+  readonly output: vscode.OutputChannel;
+}
 
 export class StatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
@@ -22,8 +27,10 @@ export class StatusBar implements vscode.Disposable {
   /** The summarizer and model a compaction of the current session would use, and the last line written about it. */
   private summarizer: SummarizerChoice | undefined;
   private summarizerLine = "";
+  /** The session the Pi Session view shows (set by its refresh; none before the first). */
+  private treeSession: string | undefined;
 
-  constructor(private readonly pi: PiContext) {
+  constructor(private readonly deps: StatusBarDeps) {
     this.item = vscode.window.createStatusBarItem("piLsp.context", vscode.StatusBarAlignment.Right, 100);
     this.item.name = "Pi Context Usage";
     this.item.command = C.treeCompact;
@@ -46,7 +53,7 @@ export class StatusBar implements vscode.Disposable {
     const line = c.notice ? `[pi-lsp] ${c.notice}` : `[pi-lsp] ${c.label}${c.credential ? ` (key: ${c.credential})` : ""}`;
     if (line !== this.summarizerLine) {
       this.summarizerLine = line;
-      this.pi.output.appendLine(line);
+      this.deps.output.appendLine(line);
       testLog("summarizer", { kind: c.kind, label: c.label, notice: c.notice ?? null });
     }
   }
@@ -65,9 +72,22 @@ export class StatusBar implements vscode.Disposable {
     }
     if (line !== this.ownerLine) {
       this.ownerLine = line;
-      this.pi.output.appendLine(line);
+      this.deps.output.appendLine(line);
       testLog("owner", { live: !!this.live, pid: o?.pid ?? null });
     }
+  }
+
+  /**
+   * What a refresh of the views read: the session the tree now shows (undefined: none) and
+   * its context figure (undefined: not read), drawn at once.
+   */
+  refreshed(treeSession: string | undefined, context: ContextResult | undefined): void {
+    this.treeSession = treeSession;
+    this.lastContext = context;
+    this.usage = context
+      ? { session: context.session, tokens: context.tokens, contextWindow: context.contextWindow, percent: context.percent, current: true, estimate: context.estimate, source: context.source }
+      : undefined;
+    this.render();
   }
 
   /** With `text`: a fixed state (server missing, stopped, failed). Without: the usage view. */
@@ -82,9 +102,8 @@ export class StatusBar implements vscode.Disposable {
       return;
     }
     const reserve = settingsNow().reserveTokens ?? DEFAULT_RESERVE_TOKENS;
-    // The views are made after the status bar: at the first render there is no tree yet.
-    const session = this.usage?.session ?? this.pi.views?.tree.model?.session;
-    const draftReady = this.pi.drafts.readyFor(session);
+    const session = this.usage?.session ?? this.treeSession;
+    const draftReady = this.deps.drafts.readyFor(session);
     const view = statusView(this.usage, reserve, draftReady);
     const live = this.live ? " $(broadcast) live" : "";
     status.text = (this.compacting ? `$(sync~spin) Pi compacting (${this.compacting})…` : view.text) + live;

@@ -14,7 +14,7 @@ import { clearToolOutput, clearToolOutputInteractive } from "./clear";
 import { compact, keepDroppedEntity, previewCompaction, showLastCompactionSummary } from "./compaction";
 import { contextBySizeInteractive, editContext, editContextInteractive, editRow, replaceRow, showContext } from "./contextEdit";
 import { label, labelInteractive, labelRow, pin, pinInteractive, pinRow, undoCompaction, undoCompactionRow } from "./entries";
-import { navigate, navigateHere, openFile, previewBranchSummary, showFiles, showTree } from "./navigation";
+import { navigate, navigateHere, openFile, showFiles, showTree } from "./navigation";
 import { condenseRange, registerRewind, rewindFilesTo } from "./rewind";
 import { selectSession, selectSessionInteractive } from "./sessions";
 
@@ -68,7 +68,6 @@ export async function executeServerCommand(
 /** The extension-side commands (piLsp.*; never the server's pi.* ids, which languageclient owns). */
 export function registerCommands(pi: PiContext): vscode.Disposable[] {
   const reg = (id: string, fn: (...args: any[]) => unknown) => vscode.commands.registerCommand(id, fn);
-  pi.previews.again = { compaction: previewCompaction, branch: previewBranchSummary };
   return [
     ...registerRewind(pi),
     reg(C.treeRefresh, () => pi.views.refresh()),

@@ -4,6 +4,7 @@
 // document stays dirty and the user can fix it and save again.
 
 import * as vscode from "vscode";
+import type { PiClient } from "../client";
 import type { PiContext } from "../context";
 import { describeError, errorKind } from "../models/errors";
 import {
@@ -27,14 +28,26 @@ import {
 } from "../models/preview";
 import { coverageLensTitles } from "../models/clear";
 import { EXTENSION_COMMANDS } from "../models/commands";
+import type { DraftTracker } from "../models/status";
 import { forceAfterOwnedByPi, info } from "../notifications";
 import { CommitCompactionParams, CommitCompactionResult, Methods, NavigateParams, NavigateResult } from "../protocol";
 import { testLog } from "../testLog";
+import type { Views } from "../views";
 import { PreviewFileSystem } from "../views/previewFileSystem";
 import { infoMoved } from "./navigated";
 import { openSummary } from "./summary";
 
-export class PreviewState {
+/**
+ * What committing a saved preview uses: the server it commits through, the draft tracker
+ * told of a compaction, and the views refreshed after it.
+ */
+export interface PreviewDeps {
+  readonly server: Pick<PiClient, "isRunning" | "custom" | "execute">;
+  readonly drafts: Pick<DraftTracker, "compacted">;
+  readonly views: Pick<Views, "scheduleRefresh">;
+}
+
+export class PreviewState implements vscode.Disposable {
   readonly store = new PreviewStore();
   readonly fs: PreviewFileSystem;
   /** pi-summary: documents committed by a save, closed once VS Code has marked them saved. */
@@ -44,28 +57,37 @@ export class PreviewState {
   readonly autoSaveNoticeShown = new Set<string>();
   /** Fired when a preview is put, so the coverage CodeLens of its document is drawn again. */
   readonly lensesChanged = new vscode.EventEmitter<void>();
+  private readonly askedAgain = new vscode.EventEmitter<SummaryDraft>();
   /**
-   * How to preview again after a refused save: the compaction and navigation commands
-   * (set by registerCommands, so this module imports neither of them).
+   * Fired when the user asks for a new preview after a refused save (the previewed span or
+   * branch is gone). The compaction and navigation commands answer it, subscribed in
+   * extension.ts, so this module imports neither of them.
    */
-  again: { compaction: (pi: PiContext) => unknown; branch: (pi: PiContext, targetId: string, instructions?: string) => unknown } = {
-    compaction: () => undefined,
-    branch: () => undefined,
-  };
+  readonly onAskedAgain = this.askedAgain.event;
 
-  constructor(pi: PiContext) {
-    this.fs = new PreviewFileSystem(this.store, (uri, text) => commitPreview(pi, uri, text));
+  constructor(deps: PreviewDeps) {
+    const parts: CommitParts = { ...deps, previews: this, askAgain: (draft) => this.askedAgain.fire(draft) };
+    this.fs = new PreviewFileSystem(this.store, (uri, text) => commitPreview(parts, uri, text));
+  }
+
+  dispose(): void {
+    this.lensesChanged.dispose();
+    this.askedAgain.dispose();
   }
 }
 
+/** What the commit of a saved preview works with: the previews' own state and their dependencies. */
+interface CommitParts extends PreviewDeps {
+  readonly previews: PreviewState;
+  readonly askAgain: (draft: SummaryDraft) => void;
+}
+
 /** The pi-summary: file system and the save listeners that commit and then close a preview. */
-export function registerPreviews(pi: PiContext): vscode.Disposable[] {
-  const previews = pi.previews;
+export function registerPreviews(previews: PreviewState): vscode.Disposable[] {
   return [
     vscode.workspace.registerFileSystemProvider(PREVIEW_SCHEME, previews.fs, { isCaseSensitive: true }),
-    previews.lensesChanged,
-    vscode.languages.registerCodeLensProvider({ scheme: PREVIEW_SCHEME }, { onDidChangeCodeLenses: previews.lensesChanged.event, provideCodeLenses: (doc) => coverageLenses(pi, doc) }),
-    vscode.workspace.onDidSaveTextDocument((doc) => void afterPreviewSaved(pi, doc)),
+    vscode.languages.registerCodeLensProvider({ scheme: PREVIEW_SCHEME }, { onDidChangeCodeLenses: previews.lensesChanged.event, provideCodeLenses: (doc) => coverageLenses(previews, doc) }),
+    vscode.workspace.onDidSaveTextDocument((doc) => void afterPreviewSaved(previews, doc)),
     vscode.workspace.onWillSaveTextDocument((e) => {
       if (e.document.uri.scheme === PREVIEW_SCHEME) previews.saveReasons.set(e.document.uri.toString(), e.reason);
     }),
@@ -127,8 +149,8 @@ export async function openPreview(pi: PiContext, draft: SummaryDraft): Promise<v
 const KEEP_ENTITY = "Keep a Dropped Entity…";
 
 /** The compaction preview's first line: what the summary carries of the range's critical entities, and what it drops. */
-function coverageLenses(pi: PiContext, doc: vscode.TextDocument): vscode.CodeLens[] {
-  const stored = pi.previews.store.get(doc.uri.path);
+function coverageLenses(previews: PreviewState, doc: vscode.TextDocument): vscode.CodeLens[] {
+  const stored = previews.store.get(doc.uri.path);
   if (!stored || stored.committed || stored.draft.kind !== "compaction") return [];
   const lenses = coverageLensTitles(stored.draft.preview.coverage);
   const top = new vscode.Range(0, 0, 0, 0);
@@ -138,8 +160,8 @@ function coverageLenses(pi: PiContext, doc: vscode.TextDocument): vscode.CodeLen
 }
 
 /** FileSystemProvider.writeFile of a pi-summary: document: commit its text. Throws to fail the save. */
-async function commitPreview(pi: PiContext, uri: vscode.Uri, text: string): Promise<void> {
-  const previews = pi.previews;
+async function commitPreview(parts: CommitParts, uri: vscode.Uri, text: string): Promise<void> {
+  const previews = parts.previews;
   const stored = previews.store.get(uri.path);
   if (!stored || !parsePreviewPath(uri.path)) {
     throw vscode.FileSystemError.Unavailable("This is not an open Pi preview. Run \"Pi: Preview Compaction\" to make one.");
@@ -153,7 +175,7 @@ async function commitPreview(pi: PiContext, uri: vscode.Uri, text: string): Prom
   }
   const problem = commitProblem(text);
   if (problem) throw vscode.FileSystemError.Unavailable(`Not saved: ${problem}.`);
-  if (!pi.server.isRunning()) {
+  if (!parts.server.isRunning()) {
     throw vscode.FileSystemError.Unavailable('pi-lsp is not running: run "Pi: Restart Server", then save again.');
   }
   const reason = previews.saveReasons.get(uri.toString());
@@ -170,11 +192,11 @@ async function commitPreview(pi: PiContext, uri: vscode.Uri, text: string): Prom
   }
   testLog("previewSave", { kind: stored.draft.kind, uri: uri.toString(), text, reason });
   const draft = stored.draft;
-  if (draft.kind === "compaction") await commitCompactionDraft(pi, uri, draft, text);
-  else await commitBranchDraft(pi, uri, draft, text);
+  if (draft.kind === "compaction") await commitCompactionDraft(parts, uri, draft, text);
+  else await commitBranchDraft(parts, uri, draft, text);
 }
 
-async function commitCompactionDraft(pi: PiContext, uri: vscode.Uri, draft: CompactionDraft, text: string): Promise<void> {
+async function commitCompactionDraft(parts: CommitParts, uri: vscode.Uri, draft: CompactionDraft, text: string): Promise<void> {
   let accept = false;
   let force = false;
   for (;;) {
@@ -182,7 +204,7 @@ async function commitCompactionDraft(pi: PiContext, uri: vscode.Uri, draft: Comp
     let r: CommitCompactionResult;
     try {
       r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "Pi: compacting with the edited summary" }, () =>
-        pi.server.custom<CommitCompactionResult>(Methods.commitCompaction, params),
+        parts.server.custom<CommitCompactionResult>(Methods.commitCompaction, params),
       );
     } catch (err) {
       const kind = errorKind(err);
@@ -209,25 +231,25 @@ async function commitCompactionDraft(pi: PiContext, uri: vscode.Uri, draft: Comp
         continue;
       }
       if (kind === "sessionChanged" || (err as { code?: unknown }).code === -32801) {
-        offerPreviewAgain(pi, draft);
+        offerPreviewAgain(parts, draft);
         throw vscode.FileSystemError.Unavailable(sessionChangedText("compaction"));
       }
       throw vscode.FileSystemError.Unavailable(describeError("Compaction", err).text);
     }
     const edited = r.entry.details?.edited ?? text !== draft.preview.summary;
-    pi.previews.store.write(uri.path, text, true);
-    pi.previews.closeAfterSave.add(uri.toString());
-    pi.drafts.compacted(draft.preview.session);
+    parts.previews.store.write(uri.path, text, true);
+    parts.previews.closeAfterSave.add(uri.toString());
+    parts.drafts.compacted(draft.preview.session);
     testLog("previewCommitted", { kind: draft.kind, uri: uri.toString(), entryId: r.entry.id, edited, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter });
     void info(committedMessage(r, edited), "Show Summary").then((pick) => {
       if (pick === "Show Summary") void openSummary(r.entry.summary, r.entry.id, r.tokensBefore);
     });
-    pi.views.scheduleRefresh();
+    parts.views.scheduleRefresh();
     return;
   }
 }
 
-async function commitBranchDraft(pi: PiContext, uri: vscode.Uri, draft: BranchDraft, text: string): Promise<void> {
+async function commitBranchDraft(parts: CommitParts, uri: vscode.Uri, draft: BranchDraft, text: string): Promise<void> {
   // expectLeafId (from the preview) makes the server refuse when the branch left behind changed.
   let params: NavigateParams = navigateSummaryParams(draft, text);
   let r: NavigateResult;
@@ -235,7 +257,7 @@ async function commitBranchDraft(pi: PiContext, uri: vscode.Uri, draft: BranchDr
     try {
       const p = params;
       r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "Pi: moving with the edited branch summary" }, () =>
-        pi.server.execute<NavigateResult>("pi.navigate", p),
+        parts.server.execute<NavigateResult>("pi.navigate", p),
       );
       break;
     } catch (err) {
@@ -245,38 +267,36 @@ async function commitBranchDraft(pi: PiContext, uri: vscode.Uri, draft: BranchDr
         continue;
       }
       if (errorKind(err) === "sessionChanged" || (err as { code?: unknown }).code === -32801) {
-        offerPreviewAgain(pi, draft);
+        offerPreviewAgain(parts, draft);
         throw vscode.FileSystemError.Unavailable(sessionChangedText("branch"));
       }
       throw vscode.FileSystemError.Unavailable(describeError("Navigation", err).text);
     }
   }
-  pi.previews.store.write(uri.path, text, true);
-  pi.previews.closeAfterSave.add(uri.toString());
+  parts.previews.store.write(uri.path, text, true);
+  parts.previews.closeAfterSave.add(uri.toString());
   testLog("previewCommitted", { kind: draft.kind, uri: uri.toString(), leafId: r.leafId, summaryEntryId: r.summaryEntry?.id, edited: text !== draft.preview.summary });
-  const parts = [`Moved the session to ${draft.preview.targetId} with ${text !== draft.preview.summary ? "your edited" : "the previewed"} branch summary.`];
-  infoMoved(parts, r.editorText);
-  pi.views.scheduleRefresh();
+  const moved = [`Moved the session to ${draft.preview.targetId} with ${text !== draft.preview.summary ? "your edited" : "the previewed"} branch summary.`];
+  infoMoved(moved, r.editorText);
+  parts.views.scheduleRefresh();
 }
 
 /** The save failed because the previewed span (or branch) is gone: say so, and offer a new preview. */
-function offerPreviewAgain(pi: PiContext, draft: SummaryDraft): void {
+function offerPreviewAgain(parts: CommitParts, draft: SummaryDraft): void {
   const again = draft.kind === "compaction" ? "Preview Again" : "Summarize and Edit Again";
   const text = sessionChangedText(draft.kind);
   testLog("message", { severity: "warning", text });
   void vscode.window.showWarningMessage(text, again).then((pick) => {
-    if (pick !== again) return;
-    if (draft.kind === "compaction") void pi.previews.again.compaction(pi);
-    else void pi.previews.again.branch(pi, draft.preview.targetId, draft.instructions);
+    if (pick === again) parts.askAgain(draft);
   });
 }
 
 /** A committed preview is closed once VS Code has marked it saved (so closing never asks to save). */
-async function afterPreviewSaved(pi: PiContext, doc: vscode.TextDocument): Promise<void> {
+async function afterPreviewSaved(previews: PreviewState, doc: vscode.TextDocument): Promise<void> {
   const key = doc.uri.toString();
-  if (doc.uri.scheme !== PREVIEW_SCHEME || !pi.previews.closeAfterSave.delete(key)) return;
+  if (doc.uri.scheme !== PREVIEW_SCHEME || !previews.closeAfterSave.delete(key)) return;
   const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === key);
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
-  pi.previews.store.delete(doc.uri.path);
+  previews.store.delete(doc.uri.path);
   testLog("previewClosed", { uri: key });
 }

@@ -79,3 +79,34 @@ test("context.ts imports no value", () => {
   assert.deepEqual([...src.matchAll(/require\("([^"]+)"\)/g)].map((r) => r[1]), []);
   assert.doesNotMatch(fs.readFileSync(path.join(OUT, "..", "src", "context.ts"), "utf8"), /^import (?!type )/m);
 });
+
+// The parts are given only what they use (vscode-go's goMain.ts, rust-analyzer's ctx.ts):
+// no constructor takes the whole PiContext, and extension.ts builds the context of finished
+// parts instead of casting a half-built one. Commands, which are functions of the context,
+// still take it.
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (e.name !== "test") out.push(...sources(p));
+    } else if (e.name.endsWith(".ts")) out.push(p);
+  }
+  return out;
+}
+
+const SRC = path.join(OUT, "..", "src");
+
+test("no part's constructor takes the whole context", () => {
+  const files = sources(SRC);
+  assert.ok(files.length > 10, `only ${files.length} sources found in ${SRC}`);
+  const offenders = files.filter((f) => /constructor\([^)]*\bPiContext\b/.test(fs.readFileSync(f, "utf8"))).map((f) => path.relative(SRC, f));
+  assert.deepEqual(offenders, []);
+  for (const part of ["client.ts", "status.ts", path.join("views", "index.ts")]) {
+    assert.doesNotMatch(fs.readFileSync(path.join(SRC, part), "utf8"), /\bPiContext\b/, `${part} names PiContext`);
+  }
+});
+
+test("extension.ts casts no half-built object to the context", () => {
+  assert.doesNotMatch(fs.readFileSync(path.join(SRC, "extension.ts"), "utf8"), /as PiContext|Partial<PiContext>|\?: PiContext\[/);
+});

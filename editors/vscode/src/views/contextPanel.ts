@@ -7,21 +7,32 @@
 
 import * as fs from "node:fs";
 import * as vscode from "vscode";
+import type { PiClient } from "../client";
 import type { PiContext } from "../context";
 import { pictureFigures, renderPicture, shortTokens } from "../models/contextPicture";
 import { ViewNode } from "../models/tree";
 import { ContextBreakdownResult, Methods } from "../protocol";
 import { testLog } from "../testLog";
+import type { Views } from "./index";
 
 /** The commands the panel's buttons may run (the webview cannot name any other). */
 const ACTIONS = new Set(["pi.clearToolOutput", "pi.contextBySize", "pi.previewCompaction", "pi.compact"]);
 
 let current: ContextPanel | undefined;
 
+/** What the panel uses: the extension's folder (its media/), the server it reads the picture from, the tree it reveals entries in. */
+interface ContextPanelDeps {
+  readonly extensionUri: vscode.Uri;
+  readonly server: Pick<PiClient, "custom">;
+  readonly views: RevealViews;
+}
+
+type RevealViews = Pick<Views, "tree" | "treeView" | "refresh">;
+
 /** Opens the panel (or brings it forward and refreshes it). */
 export async function showContextPanel(pi: PiContext): Promise<ContextBreakdownResult | undefined> {
   if (!pi.server.requireClient()) return undefined;
-  if (!current) current = new ContextPanel(pi);
+  if (!current) current = new ContextPanel({ extensionUri: pi.extension.extensionUri, server: pi.server, views: pi.views });
   else current.panel.reveal(undefined, true);
   return current.refresh();
 }
@@ -40,8 +51,8 @@ class ContextPanel {
   private readonly disposables: vscode.Disposable[] = [];
   private loaded = false;
 
-  constructor(private readonly pi: PiContext) {
-    const media = vscode.Uri.joinPath(pi.extension.extensionUri, "media");
+  constructor(private readonly deps: ContextPanelDeps) {
+    const media = vscode.Uri.joinPath(deps.extensionUri, "media");
     this.panel = vscode.window.createWebviewPanel("piLsp.contextPicture", "Pi Context", { viewColumn: vscode.ViewColumn.Active, preserveFocus: true }, {
       enableScripts: true,
       localResourceRoots: [media],
@@ -96,7 +107,7 @@ class ContextPanel {
   async refresh(): Promise<ContextBreakdownResult | undefined> {
     let r: ContextBreakdownResult;
     try {
-      r = await this.pi.server.custom<ContextBreakdownResult>(Methods.contextBreakdown, { history: true });
+      r = await this.deps.server.custom<ContextBreakdownResult>(Methods.contextBreakdown, { history: true });
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       void this.panel.webview.postMessage({ type: "render", html: `<p class="error">Cannot read the context: ${msg.replace(/</g, "&lt;")}</p>` });
@@ -117,7 +128,7 @@ class ContextPanel {
       return;
     }
     if (m.type === "reveal" && typeof m.entryId === "string" && m.entryId) {
-      const ok = await revealEntry(this.pi, m.entryId);
+      const ok = await revealEntry(this.deps.views, m.entryId);
       testLog("contextPanelReveal", { entryId: m.entryId, revealed: ok });
       return;
     }
@@ -130,7 +141,7 @@ class ContextPanel {
 }
 
 /** Reveals, selects and focuses the tree row of an entry (false when the tree does not show it). */
-export async function revealEntry(pi: PiContext, entryId: string): Promise<boolean> {
+export async function revealEntry(views: RevealViews, entryId: string): Promise<boolean> {
   await vscode.commands.executeCommand("piLsp.sessionTree.focus");
   const find = (nodes: readonly ViewNode[]): ViewNode | undefined => {
     for (const n of nodes) {
@@ -140,14 +151,14 @@ export async function revealEntry(pi: PiContext, entryId: string): Promise<boole
     }
     return undefined;
   };
-  let node = find(pi.views.tree.model?.items ?? []);
+  let node = find(views.tree.model?.items ?? []);
   if (!node) {
-    await pi.views.refresh();
-    node = find(pi.views.tree.model?.items ?? []);
+    await views.refresh();
+    node = find(views.tree.model?.items ?? []);
   }
   if (!node) return false;
   try {
-    await pi.views.treeView.reveal(node, { select: true, focus: true, expand: true });
+    await views.treeView.reveal(node, { select: true, focus: true, expand: true });
     return true;
   } catch {
     return false;

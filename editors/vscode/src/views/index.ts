@@ -4,13 +4,25 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { PiContext } from "../context";
+import type { PiClient } from "../client";
 import { buildFilesModel } from "../models/files";
+import type { DraftTracker } from "../models/status";
 import { buildTreeModel, ViewNode } from "../models/tree";
 import { ContextResult, FileOps, FilesResult, Methods } from "../protocol";
+import type { StatusBar } from "../status";
 import { testLog } from "../testLog";
 import { FilesProvider, ModifiedFilesDecorations } from "./files";
 import { SessionTreeProvider } from "./sessionTree";
+
+/**
+ * What the views are given: the server they read the session from, the draft tracker told
+ * where the leaf is, and the status bar told what the refresh read.
+ */
+export interface ViewsDeps {
+  readonly server: Pick<PiClient, "isRunning" | "fetchTree" | "custom">;
+  readonly drafts: Pick<DraftTracker, "leafMoved">;
+  readonly status: Pick<StatusBar, "refreshed">;
+}
 
 export class Views implements vscode.Disposable {
   readonly tree = new SessionTreeProvider();
@@ -20,7 +32,7 @@ export class Views implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private refreshTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly pi: PiContext) {
+  constructor(private readonly deps: ViewsDeps) {
     this.treeView = vscode.window.createTreeView("piLsp.sessionTree", {
       treeDataProvider: this.tree,
       showCollapseAll: true,
@@ -56,17 +68,17 @@ export class Views implements vscode.Disposable {
   }
 
   async refresh(): Promise<void> {
-    const pi = this.pi;
-    if (!pi.server.isRunning()) return;
+    const { server, drafts, status } = this.deps;
+    if (!server.isRunning()) return;
     const [tree, files, ctx] = await Promise.allSettled([
-      pi.server.fetchTree(),
-      pi.server.custom<FilesResult>(Methods.files, {}),
-      pi.server.custom<ContextResult>(Methods.context, {}),
+      server.fetchTree(),
+      server.custom<FilesResult>(Methods.files, {}),
+      server.custom<ContextResult>(Methods.context, {}),
     ]);
     if (tree.status === "fulfilled" && tree.value) {
       const changed = this.tree.set(buildTreeModel(tree.value));
       const model = this.tree.model!;
-      pi.drafts.leafMoved(model.session, model.leafId);
+      drafts.leafMoved(model.session, model.leafId);
       this.treeView.description = `${path.basename(model.session, ".jsonl").replace(/^.*_/, "").slice(0, 8)} · ${model.pathLength}/${model.entryCount} entries`;
       this.treeView.message = undefined;
       void vscode.commands.executeCommand("setContext", "piLsp.hasSession", true);
@@ -82,15 +94,7 @@ export class Views implements vscode.Disposable {
         testLog("treeRefreshFailed", { kind, message: String((tree.reason as Error)?.message ?? tree.reason) });
       }
     }
-    if (ctx.status === "fulfilled" && ctx.value) {
-      pi.status.lastContext = ctx.value;
-      const c = ctx.value;
-      pi.status.usage = { session: c.session, tokens: c.tokens, contextWindow: c.contextWindow, percent: c.percent, current: true, estimate: c.estimate, source: c.source };
-    } else {
-      pi.status.lastContext = undefined;
-      pi.status.usage = undefined;
-    }
-    pi.status.render();
+    status.refreshed(this.tree.model?.session, ctx.status === "fulfilled" && ctx.value ? ctx.value : undefined);
     if (files.status === "fulfilled" && files.value) {
       this.updateFiles({ ...files.value, current: true });
     } else {
