@@ -8,20 +8,8 @@
 // and runs its own pi process (own process group, killed at the end). The
 // session files Pi wrote are copied byte for byte to OUTDIR/<name>.jsonl.
 // Without scenario names every scenario runs (three at a time).
-import fs from "node:fs";
-import path from "node:path";
-import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, cloneAndFork, parseScenarioArgs, runScenarios, secondCompaction, treeStart } from "./scenario-runner.mjs";
+import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, autoCompactionScenario, cloneAndFork, last, parseScenarioArgs, runScenarios, secondCompaction, thresholdScenario, treeStart } from "./scenario-runner.mjs";
 import { PiRpc, writeAgentDir } from "./pi-rpc.mjs";
-
-// ---------------------------------------------------------------------------
-// Scenario helpers
-
-function last(arr, pred) {
-  for (let i = arr.length - 1; i >= 0; i--) if (pred(arr[i])) return arr[i];
-  return undefined;
-}
-
-const isCompactionEnd = (reason) => (e) => e.type === "compaction_end" && e.reason === reason;
 
 // ---------------------------------------------------------------------------
 // Scenarios. `keep` is compaction.keepRecentTokens in the agent settings.
@@ -74,39 +62,18 @@ const SCENARIOS = {
     },
   },
 
-  "auto-threshold": {
-    keep: 200,
-    async run(c) {
-      const { pi } = c;
-      await c.prompt("SCRIPT:tools please create notes.txt");
-      const from = pi.events.length;
-      await c.prompt("SCRIPT:chat BIGUSAGE report a huge prompt usage");
-      // Pi compacts after agent_end; wait for it explicitly rather than trusting settle().
-      const { event } = await pi.waitEvent(isCompactionEnd("threshold"), { from, what: "compaction_end{threshold}" });
-      if (!event.result) throw new Error(`auto-threshold: compaction failed: ${event.errorMessage}`);
-      await pi.settle();
-      await c.prompt("SCRIPT:chat after the automatic compaction");
-      await c.record("auto-threshold");
-    },
-  },
+  "auto-threshold": thresholdScenario(200),
 
-  overflow: {
+  // A request over the context window: Pi compacts and retries it.
+  overflow: autoCompactionScenario({
     keep: 200,
-    async run(c) {
-      const { pi } = c;
-      await c.steps("SCRIPT:tools please create notes.txt", "SCRIPT:more and other.txt");
-      const from = pi.events.length;
-      await c.prompt("SCRIPT:overflow this request overflows the context");
-      const { index } = await pi.waitEvent((e) => isCompactionEnd("overflow")(e) && e.willRetry === true, {
-        from,
-        what: "compaction_end{overflow, willRetry}",
-      });
-      await pi.waitEvent((e) => e.type === "agent_end", { from: index, what: "agent_end of the retry" });
-      await pi.settle();
-      await c.prompt("SCRIPT:chat after the overflow recovery");
-      await c.record("overflow");
-    },
-  },
+    file: "overflow",
+    before: ["SCRIPT:tools please create notes.txt", "SCRIPT:more and other.txt"],
+    trigger: "SCRIPT:overflow this request overflows the context",
+    reason: "overflow",
+    retry: true,
+    after: "SCRIPT:chat after the overflow recovery",
+  }),
 
   tree: {
     keep: 150,
