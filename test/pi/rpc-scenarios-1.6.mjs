@@ -17,7 +17,7 @@
 // files name a neutral temp path, never where Pi is installed.
 import fs from "node:fs";
 import path from "node:path";
-import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, autoCompactionScenario, cloneAndFork, last, parseScenarioArgs, runScenarios, secondCompaction, thresholdScenario, treeStart } from "./scenario-runner.mjs";
+import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, abortSlowStream, autoCompactionScenario, cloneAndFork, last, miscEnd, parseScenarioArgs, runScenarios, secondCompaction, thresholdScenario, treeStart } from "./scenario-runner.mjs";
 import { HERE, PiRpc, REPO, fakeModel, helperReport, piPackageDir, writeAgentDir } from "./pi-rpc.mjs";
 
 // Without PI_LSP_PI_DIR, the Pi 1.6.0 that scripts/install-pi.sh puts in .tools/pi-current.
@@ -301,20 +301,10 @@ const SCENARIOS = {
   misc: {
     keep: 20000,
     async run(c) {
-      const { pi } = c;
       await c.prompt("SCRIPT:chat hello");
-      const from = pi.events.length;
-      await c.send({ type: "prompt", message: "SCRIPT:slow tell a long story" });
-      await pi.waitEvent((e) => e.type === "message_update" && e.assistantMessageEvent?.type === "text_delta", { from, what: "first text delta" });
-      await c.send({ type: "abort" });
-      await pi.waitEvent((e) => e.type === "agent_settled", { from, what: "agent_settled after abort" });
-      await pi.settle();
+      await abortSlowStream(c);
       await c.prompt("SCRIPT:fail this request fails upstream");
-      await c.send({ type: "bash", command: "printf 'line1\\nline2\\n'; exit 3" });
-      await c.send({ type: "set_session_name", name: "first name" });
-      await c.send({ type: "set_session_name", name: "second name" });
-      await c.prompt("SCRIPT:chat all good now");
-      await c.record("misc-messages");
+      await miscEnd(c);
     },
   },
 };

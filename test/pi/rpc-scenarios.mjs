@@ -8,7 +8,7 @@
 // and runs its own pi process (own process group, killed at the end). The
 // session files Pi wrote are copied byte for byte to OUTDIR/<name>.jsonl.
 // Without scenario names every scenario runs (three at a time).
-import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, autoCompactionScenario, cloneAndFork, last, parseScenarioArgs, runScenarios, secondCompaction, thresholdScenario, treeStart } from "./scenario-runner.mjs";
+import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, abortSlowStream, autoCompactionScenario, cloneAndFork, last, miscEnd, parseScenarioArgs, runScenarios, secondCompaction, thresholdScenario, treeStart } from "./scenario-runner.mjs";
 import { PiRpc, writeAgentDir } from "./pi-rpc.mjs";
 
 // ---------------------------------------------------------------------------
@@ -94,29 +94,15 @@ const SCENARIOS = {
   misc: {
     keep: 20000,
     async run(c) {
-      const { pi } = c;
       await c.prompt("SCRIPT:think a question that needs some thought");
       await c.send({ type: "set_model", provider: "fake", modelId: "fake-model-2" });
       await c.send({ type: "set_thinking_level", level: "high" });
       await c.prompt("SCRIPT:chat describe this image", {
         extra: { images: [{ type: "image", data: TINY_PNG, mimeType: "image/png" }] },
       });
-      // Abort a slow stream after the first text delta: a persisted aborted assistant.
-      const from = pi.events.length;
-      await c.send({ type: "prompt", message: "SCRIPT:slow tell a long story" });
-      await pi.waitEvent((e) => e.type === "message_update" && e.assistantMessageEvent?.type === "text_delta", {
-        from,
-        what: "first text delta",
-      });
-      await c.send({ type: "abort" });
-      await pi.waitEvent((e) => e.type === "agent_end", { from, what: "agent_end after abort" });
-      await pi.settle();
+      await abortSlowStream(c);
       await c.steps("SCRIPT:fail this request fails upstream", "SCRIPT:length this answer gets cut by the length limit");
-      await c.send({ type: "bash", command: "printf 'line1\\nline2\\n'; exit 3" });
-      await c.send({ type: "set_session_name", name: "first name" });
-      await c.send({ type: "set_session_name", name: "second name" });
-      await c.prompt("SCRIPT:chat all good now");
-      await c.record("misc-messages");
+      await miscEnd(c);
     },
   },
 };

@@ -192,6 +192,32 @@ export function thresholdScenario(keep) {
 }
 
 /**
+ * A step of both Pis' "misc" scenario: a slow stream aborted after its first
+ * text delta, which Pi persists as an aborted assistant message.
+ */
+export async function abortSlowStream(c) {
+  const { pi } = c;
+  const from = pi.events.length;
+  await c.send({ type: "prompt", message: "SCRIPT:slow tell a long story" });
+  await pi.waitEvent((e) => e.type === "message_update" && e.assistantMessageEvent?.type === "text_delta", { from, what: "first text delta" });
+  await c.send({ type: "abort" });
+  await pi.waitEvent((e) => e.type === pi.settledEvent, { from, what: `${pi.settledEvent} after abort` });
+  await pi.settle();
+}
+
+/**
+ * The end of both Pis' "misc" scenario: a failing bash command, a session
+ * named twice and a last prompt, recorded as misc-messages.
+ */
+export async function miscEnd(c) {
+  await c.send({ type: "bash", command: "printf 'line1\\nline2\\n'; exit 3" });
+  await c.send({ type: "set_session_name", name: "first name" });
+  await c.send({ type: "set_session_name", name: "second name" });
+  await c.prompt("SCRIPT:chat all good now");
+  await c.record("misc-messages");
+}
+
+/**
  * The start of both Pis' "tree" scenario: three questions, then a navigation
  * with a summary (and custom instructions) to the second one, and another
  * second question there. Returns the user messages of the first branch and
