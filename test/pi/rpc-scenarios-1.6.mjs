@@ -17,7 +17,7 @@
 // files name a neutral temp path, never where Pi is installed.
 import fs from "node:fs";
 import path from "node:path";
-import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, abortSlowStream, autoCompactionScenario, cloneAndFork, last, miscEnd, parseScenarioArgs, runScenarios, secondCompaction, thresholdScenario, treeStart } from "./scenario-runner.mjs";
+import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, abortSlowStream, autoCompactionScenario, cloneAndFork, fullStart, last, miscEnd, parseScenarioArgs, runScenarios, secondCompaction, thresholdScenario, treeStart } from "./scenario-runner.mjs";
 import { HERE, PiRpc, REPO, fakeModel, helperReport, piPackageDir, writeAgentDir } from "./pi-rpc.mjs";
 
 // Without PI_LSP_PI_DIR, the Pi 1.6.0 that scripts/install-pi.sh puts in .tools/pi-current.
@@ -262,10 +262,7 @@ const SCENARIOS = {
   full: {
     keep: 20000,
     async run(c) {
-      await c.steps("SCRIPT:tools please create notes.txt and check it", "SCRIPT:chat second question");
-      const main = await c.record("full-main");
-      const users = await c.userEntries();
-      if (users.length < 2) throw new Error("full: expected two user messages");
+      const { main, users } = await fullStart(c, "SCRIPT:chat second question");
       await c.steps(`/label ${users[0].entryId} first-prompt`, "/custom fixture");
       await c.send({ type: "set_session_name", name: "rpc-fixture-session" });
       await c.send({ type: "bash", command: "echo user-bash-output" });

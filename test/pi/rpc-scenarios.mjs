@@ -8,7 +8,7 @@
 // and runs its own pi process (own process group, killed at the end). The
 // session files Pi wrote are copied byte for byte to OUTDIR/<name>.jsonl.
 // Without scenario names every scenario runs (three at a time).
-import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, abortSlowStream, autoCompactionScenario, cloneAndFork, last, miscEnd, parseScenarioArgs, runScenarios, secondCompaction, thresholdScenario, treeStart } from "./scenario-runner.mjs";
+import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, abortSlowStream, autoCompactionScenario, cloneAndFork, fullStart, last, miscEnd, parseScenarioArgs, runScenarios, secondCompaction, thresholdScenario, treeStart } from "./scenario-runner.mjs";
 import { PiRpc, writeAgentDir } from "./pi-rpc.mjs";
 
 // ---------------------------------------------------------------------------
@@ -19,10 +19,7 @@ const SCENARIOS = {
     // 140 puts the manual cut exactly on the second user message (no split turn).
     keep: 140,
     async run(c) {
-      await c.steps("SCRIPT:tools please create notes.txt and check it", "SCRIPT:more also create other.txt and read both files");
-      const main = await c.record("full-main");
-      const users = await c.userEntries();
-      if (users.length < 2) throw new Error("full: expected two user messages");
+      const { main, users } = await fullStart(c, "SCRIPT:more also create other.txt and read both files");
 
       const compact = await c.send({ type: "compact", customInstructions: "Focus on notes.txt" });
       if (!compact.data?.firstKeptEntryId) throw new Error("full: compact returned no firstKeptEntryId");

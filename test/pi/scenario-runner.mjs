@@ -85,6 +85,19 @@ export class ScenarioCtx {
 }
 
 /**
+ * The start of both Pis' "full" scenario: a prompt with tools, then second,
+ * the session recorded as full-main. Returns its file (main) and its two user
+ * messages (users).
+ */
+export async function fullStart(c, second) {
+  await c.steps("SCRIPT:tools please create notes.txt and check it", second);
+  const main = await c.record("full-main");
+  const users = await c.userEntries();
+  if (users.length < 2) throw new Error("full: expected two user messages");
+  return { main, users };
+}
+
+/**
  * The end of both Pis' "full" scenario: a clone of the session, then, back in
  * the main session file, a fork at the second and one at the first user
  * message, each continued by a prompt.
