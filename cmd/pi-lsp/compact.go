@@ -8,88 +8,28 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/compaction"
 	"github.com/pi-lsp/pi-lsp/internal/rpc"
 	"github.com/pi-lsp/pi-lsp/internal/service"
 )
 
-// forceFlag declares --force on a command that writes.
-func forceFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("force", false, "write even though a running pi process writes the session")
-}
-
-// reporter shows a job's steps on stderr, a line each with the time since the start
-// ("pi-lsp compact: summarizing (12ms)", "pi-lsp compact: summarizing: attempt 2 of 2
-// after stall (61s)"), so a slow or failing model is never silence: when stderr is a
-// terminal or with --progress, never with --quiet (progressShown). A notice (a wanted
-// model that could not be used: why, and the fix) is one line, unless --quiet.
-type reporter struct {
-	stderr io.Writer
-	cmd    string
-	start  time.Time
-	show   bool
-	mu     sync.Mutex // a split turn's two summaries report at once
-}
-
-func newReporter(stderr io.Writer, cmd string) *reporter {
-	return &reporter{stderr: stderr, cmd: cmd, start: time.Now(), show: progressShown(stderr)}
-}
-
-func (r *reporter) Report(message string, _ int) {
-	if !r.show {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !strings.HasSuffix(message, ")") { // an attempt's line says its own time
-		message += fmt.Sprintf(" (%s)", time.Since(r.start).Round(time.Millisecond))
-	}
-	fmt.Fprintf(r.stderr, "pi-lsp %s: %s\n", r.cmd, message)
-}
-
-func (r *reporter) Notice(message string) {
-	if !quietRun(r.stderr) {
-		fmt.Fprintf(r.stderr, "pi-lsp: %s\n", message)
-	}
-}
-
-// summarizerFlags declares --summarizer and --model on a command that summarizes.
-func summarizerFlags(fs *flag.FlagSet) (kind, model *string) {
-	kind = fs.String("summarizer", "", "extractive, model (the session's model, or --model) or openai; default: the session's model when its credential resolves, else extractive")
-	model = fs.String("model", "", "summarize with PROVIDER/ID[:THINKING] of Pi's catalog or models.json (default: the session's model)")
-	return kind, model
-}
-
-// quietRun reports whether the command runs with --quiet.
-func quietRun(stderr io.Writer) bool {
-	cs, ok := stderr.(*cliStderr)
-	return ok && cs.inv != nil && cs.inv.quiet != nil && *cs.inv.quiet
-}
-
 func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	leaf := fs.String("leaf", "", "leaf entry id (default: Pi's leaf, the last entry)")
 	keepFrom := fs.String("keep-from", "", "keep the context verbatim from this entry on and summarize what is before it (\"summarize up to here\")")
-	instructions := fs.String("instructions", "", "custom focus for the summary")
+	sf := summaryFlagsOf(fs)
 	keep := fs.Int("keep-recent", 0, "tokens of recent history to keep verbatim (default: Pi settings, 20000)")
 	reserve := fs.Int("reserve", 0, "reserve tokens (default: Pi settings, 16384)")
-	kind, model := summarizerFlags(fs)
 	summaryFile := fs.String("summary-file", "", "use this file's text as the summary instead of generating one")
-	dryRun := fs.Bool("dry-run", false, "show the cut and what would be summarized; write nothing")
+	wf := writeFlagsOf(fs, "show the cut and what would be summarized")
 	coverage := fs.Bool("coverage", false, "with --dry-run: generate the summary and list the entities of the summarized range it does not carry")
-	asJSON := fs.Bool("json", false, "print JSON")
-	force := forceFlag(fs)
 	path, err := fileArg(fs, args)
 	if err != nil {
 		return err
 	}
-	c := svc(*kind, *keep, *reserve)
-	c.SummarizerConfig.Model = *model
-	req := service.CompactRequest{Path: path, Leaf: *leaf, KeepFrom: *keepFrom, Instructions: *instructions, Force: *force,
-		DryRun: *dryRun, Coverage: *dryRun && *coverage,
+	dryRun, asJSON := *wf.dryRun, *wf.json
+	req := service.CompactRequest{Path: path, Leaf: *leaf, KeepFrom: *keepFrom, Instructions: *sf.instructions, Force: *wf.force,
+		DryRun: dryRun, Coverage: dryRun && *coverage,
 		// pi compacts with its own model and settings, where its settings cut.
 		Asked: setFlags(fs, "keep-from", "keep-recent", "reserve", "summarizer", "model", "summary-file")}
 	if *summaryFile != "" {
@@ -97,19 +37,19 @@ func runCompact(ctx context.Context, fs *flag.FlagSet, args []string, stdout, st
 			return err
 		}
 	}
-	out, err := c.Compact(ctx, req, newReporter(stderr, "compact"))
+	out, err := sf.config(*keep, *reserve).Compact(ctx, req, newReporter(stderr, "compact"))
 	if err != nil {
 		return forceHint(err)
 	}
 	switch {
 	case out.NothingToCompact != "":
-		return printNothingToCompact(stdout, out, *asJSON)
-	case *dryRun && *coverage:
-		return printCoverage(stdout, out, *asJSON)
-	case *dryRun:
-		return printCompactDryRun(stdout, out.Run.Preparation, *asJSON, out.Choice)
+		return printNothingToCompact(stdout, out, asJSON)
+	case dryRun && *coverage:
+		return printCoverage(stdout, out, asJSON)
+	case dryRun:
+		return printCompactDryRun(stdout, out.Run.Preparation, asJSON, out.Choice)
 	}
-	return printCompacted(stdout, path, out, *asJSON)
+	return printCompacted(stdout, path, out, asJSON)
 }
 
 // summaryFileHook is the hook of --summary-file: the file's text is the summary.

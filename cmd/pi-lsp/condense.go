@@ -13,18 +13,16 @@ import (
 )
 
 func runCondense(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
-	instructions := fs.String("instructions", "", "custom focus for the summary")
-	kind, model := summarizerFlags(fs)
-	dryRun := fs.Bool("dry-run", false, "summarize and show the result; write nothing")
+	sf := summaryFlagsOf(fs)
+	wf := writeFlagsOf(fs, "summarize and show the result")
 	restore := fs.Bool("restore", false, "put back every message of the range condensed from FROM_ID")
-	asJSON := fs.Bool("json", false, "print JSON")
-	force := forceFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	inv := invocationOf(fs)
-	req := service.CondenseRequest{Session: pos[0], FromID: pos[1], Instructions: *instructions, DryRun: *dryRun, Restore: *restore, Force: *force}
+	dryRun, asJSON := *wf.dryRun, *wf.json
+	req := service.CondenseRequest{Session: pos[0], FromID: pos[1], Instructions: *sf.instructions, DryRun: dryRun, Restore: *restore, Force: *wf.force}
 	switch {
 	case *restore && len(pos) == 3:
 		return inv.fail("--restore takes FROM_ID only")
@@ -33,16 +31,14 @@ func runCondense(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 	case len(pos) == 3:
 		req.ToID = pos[2]
 	}
-	c := svc(*kind, 0, 0)
-	c.SummarizerConfig.Model = *model
-	out, err := c.Condense(ctx, req, newReporter(stderr, "condense"))
+	out, err := sf.config(0, 0).Condense(ctx, req, newReporter(stderr, "condense"))
 	if err != nil {
 		if errors.Is(err, service.ErrCondenseUsage) {
 			return inv.fail(err.Error())
 		}
 		return err
 	}
-	if *asJSON {
+	if asJSON {
 		j := map[string]any{"tokensBefore": out.TokensBefore, "tokensAfter": out.TokensAfter}
 		if out.Plan != nil {
 			j["targets"], j["summary"], j["summarizer"], j["coverage"] = out.Plan.Targets, out.Text, out.Summarizer, out.Coverage
@@ -52,7 +48,7 @@ func runCondense(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 			entries = append(entries, json.RawMessage(e.Raw()))
 		}
 		j["entries"] = entries
-		if *dryRun {
+		if dryRun {
 			j["dryRun"] = true
 		}
 		return writeJSON(stdout, j)
@@ -61,7 +57,7 @@ func runCondense(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 	switch {
 	case *restore:
 		fmt.Fprintf(stdout, "Restored %d messages of %s condensed from %s\n", len(out.Written), name, req.FromID)
-	case *dryRun:
+	case dryRun:
 		fmt.Fprintf(stdout, "Would condense %d messages of %s (%s to %s) with %s; the first would hold:\n\n%s\n\n", len(out.Plan.Targets), name, req.FromID, req.ToID, out.Summarizer, out.Text)
 	default:
 		fmt.Fprintf(stdout, "Condensed %d messages of %s (%s to %s) with %s: %d context edits written\n", len(out.Plan.Targets), name, req.FromID, req.ToID, out.Summarizer, len(out.Written))
@@ -78,7 +74,7 @@ func runCondense(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 		}
 		fmt.Fprintln(stdout)
 	}
-	if !*restore && !*dryRun {
+	if !*restore && !dryRun {
 		fmt.Fprintf(stdout, "restore: pi-lsp condense %s %s --restore (or one message: pi-lsp edit-context %s ID --restore)\n", pos[0], req.FromID, pos[0])
 	}
 	return nil

@@ -16,24 +16,19 @@ import (
 
 func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	summarize := fs.Bool("summarize", false, "summarize the branch being left (a branch_summary entry)")
-	instructions := fs.String("instructions", "", "custom focus for the summary")
+	sf := summaryFlagsOf(fs)
 	replace := fs.Bool("replace-instructions", false, "the --instructions text replaces the summary prompt")
 	label := fs.String("label", "", "label the summary entry (or, without a summary, the target)")
 	budget := fs.Int("budget", 0, "token budget of the summarized messages (0 = none; default: context window - branchSummary.reserveTokens)")
 	leaf := fs.String("leaf", "", "navigate from this entry (default: Pi's leaf, the last entry)")
-	kind, model := summarizerFlags(fs)
-	dryRun := fs.Bool("dry-run", false, "show the branch that would be summarized; write nothing")
-	asJSON := fs.Bool("json", false, "print JSON")
-	force := forceFlag(fs)
+	wf := writeFlagsOf(fs, "show the branch that would be summarized")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	path, target := pos[0], pos[1] // two, or parseArgs refused them
-	c := svc(*kind, 0, 0)
-	c.SummarizerConfig.Model = *model
 	req := service.NavigateRequest{Path: path, Target: target, FromLeaf: *leaf, Summarize: *summarize,
-		Instructions: *instructions, ReplaceInstructions: *replace, Label: *label, Force: *force, DryRun: *dryRun,
+		Instructions: *sf.instructions, ReplaceInstructions: *replace, Label: *label, Force: *wf.force, DryRun: *wf.dryRun,
 		// pi summarizes with its own model and budget.
 		Asked: setFlags(fs, "budget", "summarizer", "model")}
 	if len(setFlags(fs, "budget")) > 0 {
@@ -42,14 +37,14 @@ func runNavigate(ctx context.Context, fs *flag.FlagSet, args []string, stdout, s
 			req.Budget = -1 // no limit
 		}
 	}
-	out, err := c.Navigate(ctx, req, newReporter(stderr, "navigate"))
+	out, err := sf.config(0, 0).Navigate(ctx, req, newReporter(stderr, "navigate"))
 	if err != nil {
 		return forceHint(err)
 	}
 	switch {
-	case *dryRun:
-		return printNavigateDryRun(stdout, target, out.Result, *asJSON)
-	case *asJSON:
+	case *wf.dryRun:
+		return printNavigateDryRun(stdout, target, out.Result, *wf.json)
+	case *wf.json:
 		return printNavigatedJSON(stdout, out)
 	case out.Via == service.ViaPi:
 		return printNavigationByPi(stdout, path, out)
