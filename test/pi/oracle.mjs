@@ -108,8 +108,10 @@ async function workerMain() {
   async function constants() {
     if (constantsCache) return constantsCache;
     const ai = await import(findPiAi());
+    // pi-ai 1.6.0 moved the faux provider's registration out of its index into compat.js.
+    const registerFauxProvider = ai.registerFauxProvider ?? (await import(new URL("compat.js", findPiAi()).href)).registerFauxProvider;
     const captured = [];
-    const reg = ai.registerFauxProvider({
+    const reg = registerFauxProvider({
       provider: "pi-lsp-oracle-faux",
       api: "pi-lsp-oracle-faux",
       models: [{ id: "oracle-faux", contextWindow: 128000 }],

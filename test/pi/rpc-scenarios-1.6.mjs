@@ -17,7 +17,7 @@
 // files name a neutral temp path, never where Pi is installed.
 import fs from "node:fs";
 import path from "node:path";
-import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, cloneAndFork, parseScenarioArgs, runScenarios, secondCompaction, treeStart } from "./scenario-runner.mjs";
+import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, abortSlowStream, autoCompactionScenario, cloneAndFork, fullStart, last, miscEnd, parseScenarioArgs, runScenarios, secondCompaction, thresholdScenario, treeStart } from "./scenario-runner.mjs";
 import { HERE, PiRpc, REPO, fakeModel, helperReport, piPackageDir, writeAgentDir } from "./pi-rpc.mjs";
 
 // Without PI_LSP_PI_DIR, the Pi 1.6.0 that scripts/install-pi.sh puts in .tools/pi-current.
@@ -72,35 +72,37 @@ function countKinds(entries) {
   return got;
 }
 
-function last(arr, pred) {
-  for (let i = arr.length - 1; i >= 0; i--) if (pred(arr[i])) return arr[i];
-  return undefined;
-}
-
 const isMsg = (role) => (e) => e.type === "message" && e.message.role === role;
-
-/** Throw unless events hold exactly one successful compaction for reason (and, with retry, one that retries). */
-function expectOneCompaction(scenario, events, reason, { retry = false } = {}) {
-  const ends = events.filter((e) => e.type === "compaction_end");
-  const matching = ends.filter((e) => e.reason === reason);
-  if (matching.length !== 1 || !matching[0].result || (retry && matching[0].willRetry !== true)) {
-    throw new Error(`${scenario}: expected one successful ${reason} compaction${retry ? " with retry" : ""}: ${JSON.stringify(ends).slice(0, 400)}`);
-  }
-}
 
 /**
  * A scenario in which a request fails once and Pi recovers: the failed
  * attempt is omitted (a context_edit), the session compacted and the request
  * retried. first comes before the failing prompt, after follows the recovery.
  */
-function recoveryScenario(name, file, first, failing, after) {
-  return {
+function recoveryScenario(file, first, failing, after) {
+  return autoCompactionScenario({
     keep: 30,
+    file,
+    before: [first],
+    trigger: failing,
+    reason: "overflow",
+    retry: true,
+    after,
+    check: (c) => c.expect({ context_edit: 1, compaction: 1 }),
+  });
+}
+
+/**
+ * A scenario that runs steps, throws unless the session then holds the entry
+ * counts want (as Ctx16.expect), hands the entries to check, which throws on
+ * what it finds wrong, and records the session as file.
+ */
+function checkedScenario(file, steps, want, check) {
+  return {
+    keep: 20000,
     async run(c) {
-      await c.prompt(first);
-      expectOneCompaction(name, await c.prompt(failing), "overflow", { retry: true });
-      await c.prompt(after);
-      await c.expect({ context_edit: 1, compaction: 1 });
+      await c.steps(...steps);
+      check(await c.expect(want));
       await c.record(file);
     },
   };
@@ -114,27 +116,25 @@ function recoveryScenario(name, file, first, failing, after) {
 const SCENARIOS = {
   // System messages: the first declaration, a patch after pi.setActiveTools removes two tools,
   // and a patch that adds them back.
-  system: {
-    keep: 20000,
-    async run(c) {
-      await c.steps(
-        "SCRIPT:tools please create notes.txt and check it",
-        "/tools read,bash",
-        "SCRIPT:chat what can you do with only read and bash",
-        "/tools read,bash,edit,write",
-        "SCRIPT:chat all four tools are back",
-      );
-      const es = await c.expect({ "message:system": 3 });
+  system: checkedScenario(
+    "system-tools",
+    [
+      "SCRIPT:tools please create notes.txt and check it",
+      "/tools read,bash",
+      "SCRIPT:chat what can you do with only read and bash",
+      "/tools read,bash,edit,write",
+      "SCRIPT:chat all four tools are back",
+    ],
+    { "message:system": 3 },
+    (es) => {
       const sys = es.filter(isMsg("system")).map((e) => e.message);
       if (!sys[1].toolsRemoved || sys[1].toolsRemoved.length !== 2) throw new Error(`system: expected a patch removing 2 tools: ${JSON.stringify(sys[1]).slice(0, 300)}`);
       if (!sys[2].toolsAdded || sys[2].toolsAdded.length !== 2) throw new Error(`system: expected a patch adding 2 tools: ${JSON.stringify(sys[2]).slice(0, 300)}`);
-      await c.record("system-tools");
     },
-  },
+  ),
 
   // HTTP 400 "maximum context length": the failed attempt, its omission, the recovery compaction, the retry.
   overflow: recoveryScenario(
-    "overflow",
     "overflow-recovery",
     "SCRIPT:tools please create notes.txt",
     "SCRIPT:overflow this request overflows the context",
@@ -143,7 +143,6 @@ const SCENARIOS = {
 
   // A cut-off answer (finish_reason "length" below maxTokens): omitted, compacted, retried.
   length: recoveryScenario(
-    "length",
     "length-recovery",
     "SCRIPT:chat CHARS=600 a first question",
     "SCRIPT:lengthonce this answer is cut off the first time",
@@ -151,22 +150,21 @@ const SCENARIOS = {
   ),
 
   // context_edit replacements and an omission, written by a turn_end extension handler.
-  edits: {
-    keep: 20000,
-    async run(c) {
-      await c.steps(
-        "/arm replace",
-        "SCRIPT:more write other.txt and read the files",
-        "/arm omit",
-        "SCRIPT:chat an answer the extension hides",
-        "SCRIPT:chat a last answer that stays",
-      );
-      const es = await c.expect({ context_edit: 4 });
+  edits: checkedScenario(
+    "context-edits",
+    [
+      "/arm replace",
+      "SCRIPT:more write other.txt and read the files",
+      "/arm omit",
+      "SCRIPT:chat an answer the extension hides",
+      "SCRIPT:chat a last answer that stays",
+    ],
+    { context_edit: 4 },
+    (es) => {
       const edits = es.filter((e) => e.type === "context_edit");
       if (edits.filter((e) => e.replacement === null).length !== 1) throw new Error("edits: expected exactly one omission");
-      await c.record("context-edits");
     },
-  },
+  ),
 
   // Prompt-cache warming: a priced model with a short cache lifetime; one warm, then the
   // extension stops further warms.
@@ -191,21 +189,20 @@ const SCENARIOS = {
   },
 
   // A retain-none compaction (firstKeptEntryId = its own id) from a turn_end compaction draft.
-  "retain-none": {
-    keep: 20000,
-    async run(c) {
-      await c.steps(
-        "SCRIPT:tools please create notes.txt",
-        "/arm retain-none",
-        "SCRIPT:chat the extension compacts after this answer",
-        "SCRIPT:chat after the retain-none compaction",
-      );
-      const es = await c.expect({ compaction: 1 });
+  "retain-none": checkedScenario(
+    "retain-none",
+    [
+      "SCRIPT:tools please create notes.txt",
+      "/arm retain-none",
+      "SCRIPT:chat the extension compacts after this answer",
+      "SCRIPT:chat after the retain-none compaction",
+    ],
+    { compaction: 1 },
+    (es) => {
       const comp = es.find((e) => e.type === "compaction");
       if (comp.firstKeptEntryId !== comp.id || comp.fromHook !== true) throw new Error(`retain-none: unexpected compaction ${JSON.stringify(comp).slice(0, 300)}`);
-      await c.record("retain-none");
     },
-  },
+  ),
 
   // Manual compaction cutting inside a long tool turn: split turn.
   "compact-split": COMPACT_SPLIT,
@@ -243,15 +240,7 @@ const SCENARIOS = {
   },
 
   // Threshold compaction: a turn reports 120000 prompt tokens.
-  threshold: {
-    keep: 30,
-    async run(c) {
-      await c.prompt("SCRIPT:tools please create notes.txt");
-      expectOneCompaction("threshold", await c.prompt("SCRIPT:chat BIGUSAGE report a huge prompt usage"), "threshold");
-      await c.prompt("SCRIPT:chat after the automatic compaction");
-      await c.record("auto-threshold");
-    },
-  },
+  threshold: thresholdScenario(30),
 
   // Navigation with and without a branch summary, labels set and cleared.
   tree: {
@@ -273,10 +262,7 @@ const SCENARIOS = {
   full: {
     keep: 20000,
     async run(c) {
-      await c.steps("SCRIPT:tools please create notes.txt and check it", "SCRIPT:chat second question");
-      const main = await c.record("full-main");
-      const users = await c.userEntries();
-      if (users.length < 2) throw new Error("full: expected two user messages");
+      const { main, users } = await fullStart(c, "SCRIPT:chat second question");
       await c.steps(`/label ${users[0].entryId} first-prompt`, "/custom fixture");
       await c.send({ type: "set_session_name", name: "rpc-fixture-session" });
       await c.send({ type: "bash", command: "echo user-bash-output" });
@@ -312,20 +298,10 @@ const SCENARIOS = {
   misc: {
     keep: 20000,
     async run(c) {
-      const { pi } = c;
       await c.prompt("SCRIPT:chat hello");
-      const from = pi.events.length;
-      await c.send({ type: "prompt", message: "SCRIPT:slow tell a long story" });
-      await pi.waitEvent((e) => e.type === "message_update" && e.assistantMessageEvent?.type === "text_delta", { from, what: "first text delta" });
-      await c.send({ type: "abort" });
-      await pi.waitEvent((e) => e.type === "agent_settled", { from, what: "agent_settled after abort" });
-      await pi.settle();
+      await abortSlowStream(c);
       await c.prompt("SCRIPT:fail this request fails upstream");
-      await c.send({ type: "bash", command: "printf 'line1\\nline2\\n'; exit 3" });
-      await c.send({ type: "set_session_name", name: "first name" });
-      await c.send({ type: "set_session_name", name: "second name" });
-      await c.prompt("SCRIPT:chat all good now");
-      await c.record("misc-messages");
+      await miscEnd(c);
     },
   },
 };

@@ -8,20 +8,8 @@
 // and runs its own pi process (own process group, killed at the end). The
 // session files Pi wrote are copied byte for byte to OUTDIR/<name>.jsonl.
 // Without scenario names every scenario runs (three at a time).
-import fs from "node:fs";
-import path from "node:path";
-import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, cloneAndFork, parseScenarioArgs, runScenarios, secondCompaction, treeStart } from "./scenario-runner.mjs";
+import { COMPACT_SPLIT, ScenarioCtx, TINY_PNG, abortSlowStream, autoCompactionScenario, cloneAndFork, fullStart, last, miscEnd, parseScenarioArgs, runScenarios, secondCompaction, thresholdScenario, treeStart } from "./scenario-runner.mjs";
 import { PiRpc, writeAgentDir } from "./pi-rpc.mjs";
-
-// ---------------------------------------------------------------------------
-// Scenario helpers
-
-function last(arr, pred) {
-  for (let i = arr.length - 1; i >= 0; i--) if (pred(arr[i])) return arr[i];
-  return undefined;
-}
-
-const isCompactionEnd = (reason) => (e) => e.type === "compaction_end" && e.reason === reason;
 
 // ---------------------------------------------------------------------------
 // Scenarios. `keep` is compaction.keepRecentTokens in the agent settings.
@@ -31,10 +19,7 @@ const SCENARIOS = {
     // 140 puts the manual cut exactly on the second user message (no split turn).
     keep: 140,
     async run(c) {
-      await c.steps("SCRIPT:tools please create notes.txt and check it", "SCRIPT:more also create other.txt and read both files");
-      const main = await c.record("full-main");
-      const users = await c.userEntries();
-      if (users.length < 2) throw new Error("full: expected two user messages");
+      const { main, users } = await fullStart(c, "SCRIPT:more also create other.txt and read both files");
 
       const compact = await c.send({ type: "compact", customInstructions: "Focus on notes.txt" });
       if (!compact.data?.firstKeptEntryId) throw new Error("full: compact returned no firstKeptEntryId");
@@ -74,39 +59,18 @@ const SCENARIOS = {
     },
   },
 
-  "auto-threshold": {
-    keep: 200,
-    async run(c) {
-      const { pi } = c;
-      await c.prompt("SCRIPT:tools please create notes.txt");
-      const from = pi.events.length;
-      await c.prompt("SCRIPT:chat BIGUSAGE report a huge prompt usage");
-      // Pi compacts after agent_end; wait for it explicitly rather than trusting settle().
-      const { event } = await pi.waitEvent(isCompactionEnd("threshold"), { from, what: "compaction_end{threshold}" });
-      if (!event.result) throw new Error(`auto-threshold: compaction failed: ${event.errorMessage}`);
-      await pi.settle();
-      await c.prompt("SCRIPT:chat after the automatic compaction");
-      await c.record("auto-threshold");
-    },
-  },
+  "auto-threshold": thresholdScenario(200),
 
-  overflow: {
+  // A request over the context window: Pi compacts and retries it.
+  overflow: autoCompactionScenario({
     keep: 200,
-    async run(c) {
-      const { pi } = c;
-      await c.steps("SCRIPT:tools please create notes.txt", "SCRIPT:more and other.txt");
-      const from = pi.events.length;
-      await c.prompt("SCRIPT:overflow this request overflows the context");
-      const { index } = await pi.waitEvent((e) => isCompactionEnd("overflow")(e) && e.willRetry === true, {
-        from,
-        what: "compaction_end{overflow, willRetry}",
-      });
-      await pi.waitEvent((e) => e.type === "agent_end", { from: index, what: "agent_end of the retry" });
-      await pi.settle();
-      await c.prompt("SCRIPT:chat after the overflow recovery");
-      await c.record("overflow");
-    },
-  },
+    file: "overflow",
+    before: ["SCRIPT:tools please create notes.txt", "SCRIPT:more and other.txt"],
+    trigger: "SCRIPT:overflow this request overflows the context",
+    reason: "overflow",
+    retry: true,
+    after: "SCRIPT:chat after the overflow recovery",
+  }),
 
   tree: {
     keep: 150,
@@ -127,29 +91,15 @@ const SCENARIOS = {
   misc: {
     keep: 20000,
     async run(c) {
-      const { pi } = c;
       await c.prompt("SCRIPT:think a question that needs some thought");
       await c.send({ type: "set_model", provider: "fake", modelId: "fake-model-2" });
       await c.send({ type: "set_thinking_level", level: "high" });
       await c.prompt("SCRIPT:chat describe this image", {
         extra: { images: [{ type: "image", data: TINY_PNG, mimeType: "image/png" }] },
       });
-      // Abort a slow stream after the first text delta: a persisted aborted assistant.
-      const from = pi.events.length;
-      await c.send({ type: "prompt", message: "SCRIPT:slow tell a long story" });
-      await pi.waitEvent((e) => e.type === "message_update" && e.assistantMessageEvent?.type === "text_delta", {
-        from,
-        what: "first text delta",
-      });
-      await c.send({ type: "abort" });
-      await pi.waitEvent((e) => e.type === "agent_end", { from, what: "agent_end after abort" });
-      await pi.settle();
+      await abortSlowStream(c);
       await c.steps("SCRIPT:fail this request fails upstream", "SCRIPT:length this answer gets cut by the length limit");
-      await c.send({ type: "bash", command: "printf 'line1\\nline2\\n'; exit 3" });
-      await c.send({ type: "set_session_name", name: "first name" });
-      await c.send({ type: "set_session_name", name: "second name" });
-      await c.prompt("SCRIPT:chat all good now");
-      await c.record("misc-messages");
+      await miscEnd(c);
     },
   },
 };

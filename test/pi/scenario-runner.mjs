@@ -85,6 +85,19 @@ export class ScenarioCtx {
 }
 
 /**
+ * The start of both Pis' "full" scenario: a prompt with tools, then second,
+ * the session recorded as full-main. Returns its file (main) and its two user
+ * messages (users).
+ */
+export async function fullStart(c, second) {
+  await c.steps("SCRIPT:tools please create notes.txt and check it", second);
+  const main = await c.record("full-main");
+  const users = await c.userEntries();
+  if (users.length < 2) throw new Error("full: expected two user messages");
+  return { main, users };
+}
+
+/**
  * The end of both Pis' "full" scenario: a clone of the session, then, back in
  * the main session file, a fork at the second and one at the first user
  * message, each continued by a prompt.
@@ -130,6 +143,91 @@ export async function secondCompaction(c) {
   const { summary } = (await c.send({ type: "compact", customInstructions: "Keep the file names" })).data;
   if (!summary.includes("updated checkpoint")) throw new Error(`compact-twice: second compaction should update the previous summary: ${summary.slice(0, 200)}`);
   return summary;
+}
+
+/** The last element of arr that satisfies pred, or undefined. */
+export function last(arr, pred) {
+  for (let i = arr.length - 1; i >= 0; i--) if (pred(arr[i])) return arr[i];
+  return undefined;
+}
+
+/**
+ * Prompt with message, which makes Pi compact on its own for reason
+ * ("threshold"; "overflow" with retry, when the request fails and Pi retries it
+ * after the compaction), and wait until Pi is done. Pi 0.73.1 compacts after the
+ * prompt's agent_end and retries in a run of its own; Pi 1.6 does both before the
+ * prompt's agent_settled: waiting on the events serves both. Throws unless exactly
+ * one compaction of reason succeeded (and, with retry, retried the request).
+ */
+export async function promptCompacting(c, message, reason, { retry = false } = {}) {
+  const { pi } = c;
+  const from = pi.events.length;
+  await c.prompt(message);
+  const isEnd = (e) => e.type === "compaction_end" && e.reason === reason;
+  const { index } = await pi.waitEvent(isEnd, { from, timeoutMs: c.timeoutMs, what: `compaction_end{${reason}}` });
+  if (retry) await pi.waitEvent((e) => e.type === pi.settledEvent, { from: index, timeoutMs: c.timeoutMs, what: "the end of the retried run" });
+  await pi.settle();
+  const ends = pi.events.slice(from).filter((e) => e.type === "compaction_end");
+  const matching = ends.filter(isEnd);
+  if (matching.length !== 1 || !matching[0].result || (retry && matching[0].willRetry !== true)) {
+    throw new Error(`${c.name}: expected one successful ${reason} compaction${retry ? " with retry" : ""}: ${JSON.stringify(ends).slice(0, 400)}`);
+  }
+}
+
+/**
+ * A scenario in which Pi compacts on its own: the steps before, the prompt
+ * trigger that makes Pi compact for reason (as promptCompacting), the prompt
+ * after, then check(c) when given, and the session recorded as file.
+ */
+export function autoCompactionScenario({ keep, file, before, trigger, reason, retry = false, after, check }) {
+  return {
+    keep,
+    async run(c) {
+      await c.steps(...before);
+      await promptCompacting(c, trigger, reason, { retry });
+      await c.prompt(after);
+      if (check) await check(c);
+      await c.record(file);
+    },
+  };
+}
+
+/** Both Pis' threshold scenario: a turn reports 120000 prompt tokens, and Pi compacts after it. */
+export function thresholdScenario(keep) {
+  return autoCompactionScenario({
+    keep,
+    file: "auto-threshold",
+    before: ["SCRIPT:tools please create notes.txt"],
+    trigger: "SCRIPT:chat BIGUSAGE report a huge prompt usage",
+    reason: "threshold",
+    after: "SCRIPT:chat after the automatic compaction",
+  });
+}
+
+/**
+ * A step of both Pis' "misc" scenario: a slow stream aborted after its first
+ * text delta, which Pi persists as an aborted assistant message.
+ */
+export async function abortSlowStream(c) {
+  const { pi } = c;
+  const from = pi.events.length;
+  await c.send({ type: "prompt", message: "SCRIPT:slow tell a long story" });
+  await pi.waitEvent((e) => e.type === "message_update" && e.assistantMessageEvent?.type === "text_delta", { from, what: "first text delta" });
+  await c.send({ type: "abort" });
+  await pi.waitEvent((e) => e.type === pi.settledEvent, { from, what: `${pi.settledEvent} after abort` });
+  await pi.settle();
+}
+
+/**
+ * The end of both Pis' "misc" scenario: a failing bash command, a session
+ * named twice and a last prompt, recorded as misc-messages.
+ */
+export async function miscEnd(c) {
+  await c.send({ type: "bash", command: "printf 'line1\\nline2\\n'; exit 3" });
+  await c.send({ type: "set_session_name", name: "first name" });
+  await c.send({ type: "set_session_name", name: "second name" });
+  await c.prompt("SCRIPT:chat all good now");
+  await c.record("misc-messages");
 }
 
 /**
