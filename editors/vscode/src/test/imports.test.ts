@@ -9,13 +9,14 @@ import * as path from "node:path";
 
 const OUT = path.resolve(__dirname, "..");
 
-function modules(dir: string): string[] {
+/** The files under dir whose names end in ending, the tests' own folder left out. */
+function filesUnder(dir: string, ending: string): string[] {
   const out: string[] = [];
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (e.name !== "test") out.push(...modules(p));
-    } else if (e.name.endsWith(".js")) out.push(p);
+      if (e.name !== "test") out.push(...filesUnder(p, ending));
+    } else if (e.name.endsWith(ending)) out.push(p);
   }
   return out;
 }
@@ -29,7 +30,7 @@ function resolveLocal(from: string, spec: string): string | undefined {
 
 function graph(): Map<string, string[]> {
   const g = new Map<string, string[]>();
-  for (const m of modules(OUT)) {
+  for (const m of filesUnder(OUT, ".js")) {
     const src = fs.readFileSync(m, "utf8");
     const deps: string[] = [];
     for (const r of src.matchAll(/require\("([^"]+)"\)/g)) {
@@ -84,21 +85,11 @@ test("context.ts imports no value", () => {
 // no constructor takes the whole PiContext, and extension.ts builds the context of finished
 // parts instead of casting a half-built one. Commands, which are functions of the context,
 // still take it.
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) {
-      if (e.name !== "test") out.push(...sources(p));
-    } else if (e.name.endsWith(".ts")) out.push(p);
-  }
-  return out;
-}
 
 const SRC = path.join(OUT, "..", "src");
 
 test("no part's constructor takes the whole context", () => {
-  const files = sources(SRC);
+  const files = filesUnder(SRC, ".ts");
   assert.ok(files.length > 10, `only ${files.length} sources found in ${SRC}`);
   const offenders = files.filter((f) => /constructor\([^)]*\bPiContext\b/.test(fs.readFileSync(f, "utf8"))).map((f) => path.relative(SRC, f));
   assert.deepEqual(offenders, []);
