@@ -5,7 +5,10 @@
 #     multi-line `import { a, b } from "…"` included;
 #   - generated code: a file whose first lines say "Code generated" or "do not edit", and
 #     the BEGIN GENERATED … END GENERATED part of a file.
-# Every row that remains counts as real, boilerplate and shape rows included.
+# Every row that remains counts as real, boilerplate and shape rows included. A middle
+# count blanks only the lines inside Go `import (…)` blocks: `duplicates` passes over
+# import statements (its README says so) but reads the lines of a Go import block as code,
+# so two files importing the same six packages in a row make a row.
 #
 #   scripts/dup-count.sh            # the counts, then the real rows
 #   DUP_SECONDS=120 DUP_MOST=200    # passed to duplicates (defaults shown)
@@ -19,14 +22,28 @@ TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
 raw="$(duplicates --seconds "$SECONDS_" --most "$MOST" | head -1)"
-git ls-files -z --cached --others --exclude-standard | python3 -c '
+BLANK='
 import os, re, sys
 
-dest = sys.argv[1]
+dest, only_go_imports = sys.argv[1], sys.argv[2] == "go-imports"
 
 def blank(path, lines):
-    """Lines of path with its preamble and generated lines made empty."""
+    """Lines of path with its preamble and generated lines made empty (with
+    only_go_imports, the lines of its Go import blocks only)."""
     drop = set()
+    if only_go_imports:
+        if not path.endswith(".go"):
+            return lines
+        block = False
+        for i, l in enumerate(lines):
+            t = l.strip()
+            if block:
+                drop.add(i)
+                block = not t.startswith(")")
+            elif re.match(r"import\s*\($", t):
+                drop.add(i)
+                block = True
+        return ["" if i in drop else l for i, l in enumerate(lines)]
     if re.search(r"Code generated|do not edit", "\n".join(lines[:5]), re.I):
         return [""] * len(lines)
     inside = False
@@ -73,9 +90,14 @@ for path in sys.stdin.buffer.read().decode().split("\0"):
     text = data.decode("utf-8", "replace")
     with open(out, "w", encoding="utf-8") as f:
         f.write("\n".join(blank(path, text.split("\n"))))
-' "$TMP/tree"
+'
+files() { git ls-files -z --cached --others --exclude-standard; }
+files | python3 -c "$BLANK" "$TMP/tree" all
+files | python3 -c "$BLANK" "$TMP/imports" go-imports
+imports="$(duplicates --repo "$TMP/imports" --seconds "$SECONDS_" --most "$MOST" | head -1)"
 blanked="$(duplicates --repo "$TMP/tree" --seconds "$SECONDS_" --most "$MOST")"
 echo "all:      $raw"
+echo "imports:  $imports (Go import blocks passed over)"
 echo "blanked:  $(head -1 <<<"$blanked")"
 real="$(tail -n +2 <<<"$blanked" | grep -c '^D[0-9]' || true)"
 echo "real:     $real pairs"
