@@ -47,8 +47,9 @@ var (
 
 // CheckCoverage lists the entities of p's summarized messages and those summary lacks.
 // An entity's text is redacted (redact.String) before it is cut, as the summary it is
-// looked for in is: the list never shows a secret the summary left out.
-func CheckCoverage(p *Preparation, summary string) Coverage {
+// looked for in is: the list never shows a secret the summary left out. It stops with
+// ctx's error once ctx is done (the analysis of a large range takes seconds).
+func CheckCoverage(ctx context.Context, p *Preparation, summary string) (Coverage, error) {
 	msgs := append(append([]*session.Message(nil), p.MessagesToSummarize...), p.TurnPrefixMessages...)
 	entryOf := p.entriesOf()
 	var ents []Entity
@@ -71,7 +72,12 @@ func CheckCoverage(p *Preparation, summary string) Coverage {
 	for _, f := range modified {
 		add("file", f)
 	}
-	for _, m := range msgs {
+	for i, m := range msgs {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return Coverage{}, err
+			}
+		}
 		from = m
 		switch m.Role {
 		case session.RoleUser, session.RoleAssistant:
@@ -98,7 +104,10 @@ func CheckCoverage(p *Preparation, summary string) Coverage {
 			add("command", clip(firstLine(redact.String(m.Bash().Command)), 120))
 		}
 	}
-	a := analyze(context.Background(), msgs, false)
+	a := analyze(ctx, msgs, false)
+	if err := ctx.Err(); err != nil {
+		return Coverage{}, err // the analysis stopped part way
+	}
 	users := userTexts(msgs)
 	for _, c := range a.constraints(0) {
 		from = users.with(c)
@@ -125,7 +134,7 @@ func CheckCoverage(p *Preparation, summary string) Coverage {
 	if len(ents) > 0 {
 		out.Covered = float64(len(ents)-len(out.Missing)) / float64(len(ents))
 	}
-	return out
+	return out, nil
 }
 
 // entriesOf maps each message of the projected path to the entry it comes from.

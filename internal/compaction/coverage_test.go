@@ -1,6 +1,8 @@
 package compaction_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -8,6 +10,33 @@ import (
 	"github.com/pi-lsp/pi-lsp/internal/fileops"
 	"github.com/pi-lsp/pi-lsp/internal/session"
 )
+
+// checkCoverage is compaction.CheckCoverage on a context that is never done.
+func checkCoverage(t *testing.T, p *compaction.Preparation, summary string) compaction.Coverage {
+	t.Helper()
+	c, err := compaction.CheckCoverage(context.Background(), p, summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A cancelled check stops with the context's error instead of analysing the range.
+func TestCoverageStopsWhenCancelled(t *testing.T) {
+	var msgs []*session.Message
+	for i := range 200 {
+		msgs = append(msgs, decode(t, userMsg(strings.Repeat("Keep the retry policy of client.go. ", 20)+string(rune('a'+i%26))))...)
+	}
+	p := &compaction.Preparation{MessagesToSummarize: msgs, FileOps: fileops.New()}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := compaction.CheckCoverage(ctx, p, "## Goal\n"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if c := checkCoverage(t, p, "## Goal\n"); len(c.Entities) == 0 {
+		t.Fatal("the same range, not cancelled, has no entities")
+	}
+}
 
 // The coverage check lists the entities of the summarized range a summary lacks, and
 // counts a restated constraint or request as carried.
@@ -26,7 +55,7 @@ func TestCoverageListsWhatTheSummaryDrops(t *testing.T) {
 	full := "## Goal\nFix the flaky upload test (https://ci.example.com/runs/4812, PR #1234).\n" +
 		"## Constraints & Preferences\n- Do not touch the retry policy in client.go\n" +
 		"## Progress\n- `go test ./upload/... -run TestUpload -count=20` failed: --- FAIL: TestUpload (0.31s); cause: commit 3f9a2c1e shortened the timeout; edited upload/upload.go\n"
-	c := compaction.CheckCoverage(p, full)
+	c := checkCoverage(t, p, full)
 	if len(c.Missing) != 0 || c.Covered != 1 {
 		t.Fatalf("a summary that carries everything: missing %+v (covered %v)", c.Missing, c.Covered)
 	}
@@ -41,7 +70,7 @@ func TestCoverageListsWhatTheSummaryDrops(t *testing.T) {
 	}
 
 	thin := "## Goal\nFix a test.\n## Progress\n- edited upload/upload.go\n"
-	c = compaction.CheckCoverage(p, thin)
+	c = checkCoverage(t, p, thin)
 	missing := map[string]bool{}
 	for _, e := range c.Missing {
 		missing[e.Text] = true
@@ -75,7 +104,7 @@ func TestCoverageNamesTheEntryOfAMissingEntity(t *testing.T) {
 	ops := fileops.New()
 	ops.AddMessages(msgs)
 	p := &compaction.Preparation{MessagesToSummarize: msgs, Projected: proj, FileOps: ops}
-	c := compaction.CheckCoverage(p, "## Goal\nSomething else.\n")
+	c := checkCoverage(t, p, "## Goal\nSomething else.\n")
 	got := map[string]compaction.Entity{}
 	for _, e := range c.Missing {
 		got[e.Kind+":"+e.Text] = e

@@ -51,13 +51,17 @@ func (s *Server) handlePreviewCompaction(ctx context.Context, p previewCompactio
 			return nil, err
 		}
 	}
+	coverage, err := compaction.CheckCoverage(ctx, prep, out.Summary)
+	if err != nil {
+		return nil, err
+	}
 	return CompactionPreview{
 		Session: path, SpanKey: compaction.SpanKey(prep, p.Instructions, pinned),
 		FirstKeptEntryID: prep.FirstKeptEntryID, IsSplitTurn: prep.IsSplitTurn,
 		MessagesToSummarize: len(prep.MessagesToSummarize) + len(prep.TurnPrefixMessages),
 		KeptMessages:        len(prep.KeptMessages()), TokensBefore: prep.TokensBefore, TokensAfter: out.TokensAfter,
 		Summary: out.Summary, Audit: out.Audit, FromDraft: fromDraft, Pinned: pinned,
-		Coverage: compaction.CheckCoverage(prep, out.Summary),
+		Coverage: coverage,
 	}, nil
 }
 

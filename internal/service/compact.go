@@ -265,7 +265,10 @@ func (c Config) compactDry(ctx context.Context, req CompactRequest, rep Reporter
 	if err != nil {
 		return out, err
 	}
-	cov := compaction.CheckCoverage(p, gen.Summary)
+	cov, err := compaction.CheckCoverage(ctx, p, gen.Summary)
+	if err != nil {
+		return out, err
+	}
 	after := gen.TokensAfter
 	out.Coverage, out.Summary = &cov, gen.Summary
 	out.Result = &session.CompactionResult{Summary: gen.Summary, FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: p.TokensBefore, EstimatedTokensAfter: &after}

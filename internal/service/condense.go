@@ -104,7 +104,9 @@ func (c Config) Condense(ctx context.Context, req CondenseRequest, rep Reporter)
 	out.Text = text
 	ops := fileops.New()
 	ops.AddMessages(p.Messages)
-	out.Coverage = compaction.CheckCoverage(&compaction.Preparation{MessagesToSummarize: p.Messages, Projected: p.Units, FileOps: ops}, text)
+	if out.Coverage, err = compaction.CheckCoverage(ctx, &compaction.Preparation{MessagesToSummarize: p.Messages, Projected: p.Units, FileOps: ops}, text); err != nil {
+		return out, err
+	}
 	if req.DryRun {
 		out.TokensAfter = out.TokensBefore - p.TokensRange + float64(session.EstimateTokens(session.NewBlocksMessage(session.RoleUser, []session.Block{{Type: "text", Text: text}})))
 		return out, nil
