@@ -26,7 +26,7 @@ var contextual = []format{
 			`|(?:docker|podman|nerdctl)[ \t]+login[ \t](?:[^\n|;&<>]{0,200}?[ \t])??(?:-p|--password)(?:[ \t]+|=)(?:` + cliValue(7) + `)` +
 			`|redis-cli[ \t](?:[^\n|;&<>]{0,200}?[ \t])??-a[ \t]+(?:` + cliValue(10) + `)` +
 			`|curl[ \t](?:[^\n|;&<>]{0,300}?[ \t])??(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']*:(?P<s13>[^\s"'\\\[][^\s"'\\]{0,255}))`,
-		accept: acceptCLI, quick: hasPasswordFlag, window: 600},
+		accept: acceptCLI, quick: hasPasswordFlag, window: 600, repeat: true},
 }
 
 // cliValue is a password argument: a quoted string (the quotes stay) or a word, in the

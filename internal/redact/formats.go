@@ -105,6 +105,8 @@ type format struct {
 	value func(s string, i int) int
 	// window bounds the length of a match (see rule.window).
 	window int
+	// repeat: one match may hold several secrets (see rule.repeat).
+	repeat bool
 }
 
 // rule is the format as a rule of the table: a match must start a word (no letter,
@@ -113,5 +115,5 @@ type format struct {
 func (f format) rule() rule {
 	r := re(f.pattern)
 	return rule{kind: f.id, description: f.description, anchors: f.keywords, fold: f.fold, wordStart: len(secretGroups(r)) == 0 && f.value == nil, re: r,
-		accept: f.accept, quick: f.quick, window: f.window, value: f.value}
+		accept: f.accept, quick: f.quick, window: f.window, value: f.value, repeat: f.repeat}
 }

@@ -217,6 +217,11 @@ type rule struct {
 	// accept, when set, decides on a match of re at i whose secret is secret: g returns
 	// the text of a named group ("" for the whole match of re).
 	accept func(s string, i int, secret string, g func(name string) string) bool
+	// repeat: after a match, re runs again from the same anchor for further secrets of
+	// the same match (a command that gives its password flag twice, redis-cli -a x -a y),
+	// each secret found masked so that re, which refuses a value that starts with '[' (a
+	// marker), moves on to the next one. Needs re, without value.
+	repeat bool
 }
 
 // secretGroups are the indexes of re's groups that hold the secret: "s", or "s1", "s2",
@@ -271,6 +276,7 @@ func (r *rule) find(s string, first bool) []span {
 			continue
 		}
 		start, end, matchEnd := -1, -1, -1
+		tried := span{-1, -1} // the secret re found, before accept decided on it
 		switch {
 		case r.quick != nil && !r.quick(s, at):
 		case r.match != nil:
@@ -294,6 +300,9 @@ func (r *rule) find(s string, first bool) []span {
 					start, end = matchEnd, r.value(s, matchEnd)
 					matchEnd = end
 				}
+				if !inMarker(s, at) {
+					tried = span{start, end}
+				}
 				if end > start && r.accept != nil && (inMarker(s, at) || !r.accept(s, at, s[start:end], groupText(r.re, in, m))) {
 					start, end = -1, -1
 				}
@@ -304,6 +313,17 @@ func (r *rule) find(s string, first bool) []span {
 				if end > start && strings.HasPrefix(s[start:], markerOpen) {
 					start, end = -1, -1 // a marker is never a secret
 				}
+			}
+		}
+		if end <= start && r.repeat && tried.end > tried.start {
+			// A value refused (a $VAR) may be followed by a secret in the same match.
+			if more, e := r.again(s, at, groups, tried); len(more) > 0 {
+				spans = append(spans, more...)
+				if first {
+					break
+				}
+				pos = max(e, at+1)
+				continue
 			}
 		}
 		if end <= start {
@@ -317,9 +337,59 @@ func (r *rule) find(s string, first bool) []span {
 		if first {
 			break
 		}
+		if r.repeat {
+			more, e := r.again(s, at, groups, span{start, end})
+			spans, matchEnd = append(spans, more...), max(matchEnd, e)
+		}
 		pos = max(matchEnd, at+1)
 	}
 	return spans
+}
+
+// again finds the further secrets of a repeat rule's match at at past last, the secret
+// re found first: re runs on a copy of its window in which every secret tried is masked
+// ('[' and then 'x', same length, so positions hold), until it finds none past the last
+// one. A value accept refuses is masked and passed over. It returns the secrets found and
+// the end of the last match that held one (-1 for none).
+func (r *rule) again(s string, at int, groups []int, last span) (spans []span, matchEnd int) {
+	matchEnd = -1
+	in := s[at:]
+	if r.window > 0 && len(in) > r.window {
+		in = in[:r.window]
+	}
+	buf := []byte(in)
+	mask := func(sp span) {
+		for i := sp.start - at; i < sp.end-at && i < len(buf); i++ {
+			buf[i] = 'x'
+		}
+		if i := sp.start - at; i < len(buf) {
+			buf[i] = '['
+		}
+	}
+	for {
+		mask(last)
+		m := r.re.FindSubmatchIndex(buf)
+		if m == nil {
+			return spans, matchEnd
+		}
+		next := span{-1, -1}
+		for _, g := range groups {
+			if m[2*g] >= 0 {
+				next = span{at + m[2*g], at + m[2*g+1]}
+				break
+			}
+		}
+		if next.start <= last.start || next.end <= next.start {
+			return spans, matchEnd // no secret past the last one
+		}
+		last = next
+		if r.accept != nil && !r.accept(s, at, s[next.start:next.end], groupText(r.re, string(buf), m)) ||
+			strings.HasPrefix(s[next.start:], markerOpen) {
+			continue
+		}
+		spans = append(spans, next)
+		matchEnd = max(matchEnd, at+m[1])
+	}
 }
 
 // inMarker reports whether s[i] is inside a marker's kind ("[redacted: secret-assignment]"

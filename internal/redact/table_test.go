@@ -52,6 +52,34 @@ func TestFormatRows(t *testing.T) {
 // The assignment rows on the examples gitleaks' generic rule is tested with (its true
 // positives are redacted, the false positives it lists are left), and on ordinary code
 // of the languages a coding session shows, where a name of a secret holds no secret.
+// A command that gives its password flag twice has each value redacted in one pass (the
+// match of the command used to end at the first, so the second stayed; FuzzRedactJSON's
+// seed a3af5c0b0246aa6d), and a value the rule refuses between them does not stop it.
+func TestRepeatedPasswordFlags(t *testing.T) {
+	first, second := secrets.Tok("rf", 14, secrets.Alnum), secrets.Tok("rs", 18, secrets.Alnum)
+	for _, in := range []string{
+		"redis-cli -a " + first + " -a " + second + " ping",
+		"redis-cli -a $REDIS_PASS -a " + first + " -a " + second,
+		"mysql -u root -p" + first + " -p" + second + " shop",
+		"docker login -u ci -p " + first + " -p '" + second + "' registry.example.com",
+		"curl -u a:" + first + " -u b:" + second + " https://example.com",
+	} {
+		out := String(in)
+		if strings.Contains(out, first) || strings.Contains(out, second) || Has(out) {
+			t.Errorf("%q → %q", in, out)
+		}
+		if strings.Count(out, "[redacted: cli-password]") != 2 {
+			t.Errorf("%q → %q: want two markers", in, out)
+		}
+		if String(out) != out {
+			t.Errorf("not idempotent: %q → %q", out, String(out))
+		}
+	}
+	if in := "redis-cli -a $REDIS_PASS ping"; String(in) != in {
+		t.Errorf("a variable was redacted: %q", String(in))
+	}
+}
+
 func TestAssignmentRows(t *testing.T) {
 	rnd := func(seed string, n int) string { return secrets.Tok(seed, n, secrets.Alnum)[len(seed):] + "7" }
 	for _, in := range []string{
