@@ -86,41 +86,20 @@ type FlatNode struct {
 	Children   *struct{} `json:"children,omitempty"` // hides TreeNode.Children
 }
 
-// flatTreePage walks the tree depth-first and builds the nodes of positions [offset,
-// offset+limit) only (limit 0: to the end); total counts them all. A page of a large
-// session costs a walk over pointers, not a node per entry.
+// flatTreePage is the page [offset, offset+limit) of the tree in depth-first order
+// (limit 0: to the end) with the tree's marks; total counts every node.
 func flatTreePage(ctx context.Context, ix *session.Index, offset, limit int) (nodes []FlatNode, total int, err error) {
+	flat, total, err := ix.FlatTree(ctx, offset, limit)
+	if err != nil {
+		return nil, 0, err
+	}
 	marks := service.MarksOf(ix)
-	roots := ix.Tree()
-	type item struct {
-		n      *session.Node
-		parent string
-		depth  int
-	}
-	stack := make([]item, 0, len(roots))
-	for i := len(roots) - 1; i >= 0; i-- {
-		stack = append(stack, item{roots[i], "", 0})
-	}
-	for ; len(stack) > 0; total++ {
-		if total%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, 0, err
-			}
-		}
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		e := it.n.Entry
-		if total >= offset && (limit == 0 || total < offset+limit) {
-			t := treeNode(it.n, marks)
-			t.Children = nil // the flat form has no children
-			nodes = append(nodes, FlatNode{TreeNode: *t, ParentID: it.parent, Depth: it.depth, ChildCount: len(it.n.Children)})
-		}
-		for i := len(it.n.Children) - 1; i >= 0; i-- {
-			stack = append(stack, item{it.n.Children[i], e.ID, it.depth + 1})
-		}
-	}
-	if nodes == nil {
-		nodes = []FlatNode{}
+	nodes = make([]FlatNode, 0, len(flat))
+	for i := range flat {
+		f := &flat[i]
+		t := treeNode(&f.Node, marks)
+		t.Children = nil // the flat form has no children
+		nodes = append(nodes, FlatNode{TreeNode: *t, ParentID: f.ParentID, Depth: f.Depth, ChildCount: f.ChildCount})
 	}
 	return nodes, total, nil
 }
