@@ -63,6 +63,33 @@ type leafProjection struct {
 	proj Projection
 }
 
+// extended is c with e appended to its leaf's path: the projection of the new leaf
+// without projecting the path again (an append of a reply to a long session otherwise
+// projects all of it). Only when e continues c's leaf and cannot change what the entries
+// before it project to: not a compaction or a context edit, and no context edit on the
+// path (one may name an id before the entry that has it). nil otherwise. The parts of
+// c's arrays it reads are never written: appends go past their ends.
+func (c *leafProjection) extended(ix *Index, e *Entry) *leafProjection {
+	if e.parent != c.leaf || e.Type == TypeCompaction || e.Type == TypeContextEdit || c.proj.LastEdit >= 0 {
+		return nil
+	}
+	var path []*Entry
+	if ix.linear {
+		path = ix.pathFrom(e) // a part of the file's entries
+	} else {
+		path = append(c.path[:len(c.path):len(c.path)], e)
+	}
+	p := c.proj
+	at := len(p.Messages)
+	p.Messages = appendEntryMessages(p.Messages, e)
+	pe := ProjectedEntry{Entry: e}
+	if len(p.Messages) > at {
+		pe.Messages = p.Messages[at:len(p.Messages):len(p.Messages)]
+	}
+	p.Entries = append(p.Entries, pe)
+	return &leafProjection{leaf: e, path: path, proj: p}
+}
+
 // ProjectedPath is Path(from) with its projection (ProjectPath), both kept until the
 // index changes: callers must not modify either. nil and an empty projection when from
 // names no entry.
@@ -76,12 +103,20 @@ func (ix *Index) ProjectedPath(from string) ([]*Entry, Projection) {
 
 func (ix *Index) projectionOf(leaf *Entry) ([]*Entry, Projection) {
 	if c := ix.projected.Load(); c != nil && c.leaf == leaf {
-		return c.path, c.proj
+		return c.handedOut()
 	}
 	path := ix.pathFrom(leaf)
 	c := &leafProjection{leaf: leaf, path: path, proj: ProjectPath(path)}
 	ix.projected.Store(c)
-	return c.path, c.proj
+	return c.handedOut()
+}
+
+// handedOut is c's path and projection with their capacity cut, so that a caller's
+// append copies them instead of writing where an extension of c appends.
+func (c *leafProjection) handedOut() ([]*Entry, Projection) {
+	p := c.proj
+	p.Entries, p.Messages = p.Entries[:len(p.Entries):len(p.Entries)], p.Messages[:len(p.Messages):len(p.Messages)]
+	return c.path[:len(c.path):len(c.path)], p
 }
 
 // NewIndex indexes a parsed file.
@@ -191,7 +226,7 @@ func (ix *Index) relinks(e *Entry) bool { return ix.Entry(e.ID) != nil || ix.mis
 // Append indexes an entry appended to the file (the follower and the writer use it).
 // It changes the parent links of indexed entries when e relinks them (see relinks).
 func (ix *Index) Append(e *Entry) {
-	ix.projected.Store(nil) // a new entry can change what a leaf's path is
+	kept := ix.projected.Swap(nil) // a new entry can change what a leaf's path is
 	dup := ix.Entry(e.ID) != nil
 	ix.dups = ix.dups || dup
 	if ix.linear {
@@ -206,10 +241,16 @@ func (ix *Index) Append(e *Entry) {
 	ix.add(e, len(ix.File.Entries)-1)
 	if dup || ix.missing[e.ID] {
 		ix.linkParents() // the new entry changes what an existing parentId names
+		kept = nil
 	} else if e.ParentID != "" {
 		e.parent = ix.Entry(e.ParentID)
 		if e.parent == nil {
 			ix.missing[e.ParentID] = true
+		}
+	}
+	if kept != nil {
+		if c := kept.extended(ix, e); c != nil {
+			ix.projected.Store(c)
 		}
 	}
 	if e.ParentID == e.ID && e.ID != "" {
