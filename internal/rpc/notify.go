@@ -211,24 +211,20 @@ func (s *Server) pushStale() {
 	if err != nil {
 		return
 	}
-	var ops *FileOps
-	var key string
 	var leafPath []*session.Entry
 	var cwd, state string
 	if s.host.withIndex(path, func(ix *session.Index) error {
 		leafPath, cwd, state = ix.LeafPath(), ix.File.Header.Cwd, stateKey(ix)
 		return nil
-	}) == nil {
-		// Outside the session's lock: stat and hash on disk, the path's records kept.
-		stale := staleFiles(cwd, s.host.readRecords(path, state, leafPath))
-		b, _ := json.Marshal(stale)
-		key = string(b)
-		read, mod := fileops.ForPath(leafPath)
-		ops = &FileOps{Session: path, ReadFiles: read, ModifiedFiles: mod, Stale: stale, Current: true}
-	}
-	if ops == nil {
+	}) != nil {
 		return
 	}
+	// Outside the session's lock: stat and hash on disk, the path's records kept.
+	stale := staleFiles(cwd, s.host.readRecords(path, state, leafPath))
+	b, _ := json.Marshal(stale)
+	key := string(b)
+	read, mod := fileops.ForPath(leafPath)
+	ops := &FileOps{Session: path, ReadFiles: read, ModifiedFiles: mod, Stale: stale, Current: true}
 	s.drafts.mu.Lock()
 	changed := s.drafts.lastStale[path] != key
 	s.drafts.lastStale[path] = key
