@@ -77,7 +77,7 @@ func (c *leafProjection) extended(ix *Index, e *Entry) *leafProjection {
 	if ix.linear {
 		path = ix.pathFrom(e) // a part of the file's entries
 	} else {
-		path = append(c.path[:len(c.path):len(c.path)], e)
+		path = append(c.path, e) // past c.path's end, as the projection's appends below
 	}
 	p := c.proj
 	at := len(p.Messages)
