@@ -315,31 +315,26 @@ func (r *rule) find(s string, first bool) []span {
 				}
 			}
 		}
-		if end <= start && r.repeat && tried.end > tried.start {
-			// A value refused (a $VAR) may be followed by a secret in the same match.
-			if more, e := r.again(s, at, groups, tried); len(more) > 0 {
-				spans = append(spans, more...)
-				if first {
-					break
-				}
-				pos = max(e, at+1)
-				continue
-			}
+		// A repeat rule's match may hold further secrets, also after a refused one (a $VAR).
+		var more []span
+		if r.repeat && tried.end > tried.start && (end <= start || !first) {
+			var moreEnd int
+			more, moreEnd = r.again(s, at, groups, tried)
+			matchEnd = max(matchEnd, moreEnd)
 		}
-		if end <= start {
+		if end <= start && len(more) == 0 {
 			pos = at + 1
 			if r.skip != nil {
 				pos = max(pos, r.skip(s, at))
 			}
 			continue
 		}
-		spans = append(spans, span{start, end})
+		if end > start {
+			spans = append(spans, span{start, end})
+		}
+		spans = append(spans, more...)
 		if first {
 			break
-		}
-		if r.repeat {
-			more, e := r.again(s, at, groups, span{start, end})
-			spans, matchEnd = append(spans, more...), max(matchEnd, e)
 		}
 		pos = max(matchEnd, at+1)
 	}
